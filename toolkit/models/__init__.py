@@ -1,0 +1,57 @@
+"""Analytics on collected frames: quote pricing and pool capacity.
+
+Pure functions: polars frames (with the store's column names and dtypes) or numbers in,
+polars frames or numbers out; no I/O, no clock. Amounts stay exact (Int128); floats appear
+only for derived figures such as fees in basis points and blocking probabilities.
+
+``toolkit.models.pricing`` and ``toolkit.models.capacity`` hold the functions by topic; the
+most used are re-exported here.
+"""
+
+from toolkit.models.capacity import (
+    capacity_timeline,
+    empirical_blocking,
+    erlang_b,
+    erlang_b_load,
+    erlang_b_servers,
+    kaufman_roberts,
+    kaufman_roberts_occupancy,
+    max_rfq_rate,
+    mean_hold,
+    offered_load,
+    pool_size_for,
+    to_units,
+)
+from toolkit.models.pricing import (
+    compare_with_tiers,
+    effective_fee_bps,
+    eta_validity_stats,
+    fee_by_amount_bucket,
+    fee_curve,
+    latency_stats,
+    price_drift,
+    tier_premium_summary,
+)
+
+__all__ = [
+    "capacity_timeline",
+    "compare_with_tiers",
+    "effective_fee_bps",
+    "empirical_blocking",
+    "erlang_b",
+    "erlang_b_load",
+    "erlang_b_servers",
+    "eta_validity_stats",
+    "fee_by_amount_bucket",
+    "fee_curve",
+    "kaufman_roberts",
+    "kaufman_roberts_occupancy",
+    "latency_stats",
+    "max_rfq_rate",
+    "mean_hold",
+    "offered_load",
+    "pool_size_for",
+    "price_drift",
+    "tier_premium_summary",
+    "to_units",
+]

@@ -1,0 +1,183 @@
+"""Capacity seen in collected data: pool state over time and the observed 404 share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from toolkit.models._frames import Kind, check_keys, duration_seconds, epoch_seconds, prepare
+from toolkit.models._loss import check_real
+
+_EVENT_SPEC: dict[str, Kind] = {
+    "source": "str",
+    "event_id": "int",
+    "event": "str",
+    "received_at": "datetime",
+    "chain": "int",
+    "token": "str",
+    "pool_type": "str",
+    "balance": "amount",
+    "reserved": "amount",
+    "outstanding": "amount",
+}
+_POOL = ["source", "chain", "token", "pool_type"]
+_STATE = ["balance", "reserved", "outstanding"]
+
+_OBS_SPEC: dict[str, Kind] = {"observed_at": "datetime", "status": "int"}
+_BLOCKING_BY = ("src_chain", "dst_chain", "token")
+
+
+def capacity_timeline(events: pl.DataFrame) -> pl.DataFrame:
+    """Step function of each pool's liquidity from a ``liquidity_events`` frame.
+
+    One row per state a pool was in: ``valid_from`` is when the state was received,
+    ``valid_to`` when the next one was (null for the current state) and ``duration_s`` the
+    time between. Pools are keyed by ``(source, chain, token, pool_type)``: ``source`` stays
+    in the key because two services' pools are different pools even with the same name.
+    ``fee`` events are ignored, and a state equal to the one before it (the stream pushes the
+    current state again on every reconnect) does not start a new step.
+
+    Amounts stay exact (Int128): ``available`` (the event's ``balance``), ``reserved``,
+    ``outstanding`` and ``total`` (their sum). ``utilization`` is ``(reserved + outstanding) /
+    total``, null when the total is zero or a part is unknown. An empty input gives an empty
+    frame with these columns.
+
+    >>> import datetime as dt
+    >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+    >>> events = pl.DataFrame({
+    ...     "source": ["svc", "svc"], "event_id": [1, 2], "event": ["liquidity"] * 2,
+    ...     "received_at": [at, at + dt.timedelta(seconds=15)], "chain": [1, 1],
+    ...     "token": ["USDC"] * 2, "pool_type": ["main"] * 2, "balance": [100, 60],
+    ...     "reserved": [0, 40], "outstanding": [0, 0],
+    ... })
+    >>> capacity_timeline(events)["utilization"].to_list()
+    [0.0, 0.4]
+    """
+    frame = prepare(events, "capacity_timeline", _EVENT_SPEC)
+    steps = (
+        frame.filter(pl.col("event") == "liquidity")
+        .sort([*_POOL, "received_at", "event_id"], nulls_last=True)
+        .filter(_state_changed())
+        .with_columns(
+            pl.col("received_at").shift(-1).over(_POOL).alias("valid_to"),
+            (pl.col("balance") + pl.col("reserved") + pl.col("outstanding")).alias("total"),
+        )
+    )
+    total = pl.col("total")
+    used = (pl.col("reserved") + pl.col("outstanding")).cast(pl.Float64)
+    return steps.select(
+        *_POOL,
+        pl.col("received_at").alias("valid_from"),
+        "valid_to",
+        (epoch_seconds("valid_to") - epoch_seconds("received_at")).alias("duration_s"),
+        "event_id",
+        pl.col("balance").alias("available"),
+        "reserved",
+        "outstanding",
+        "total",
+        pl.when(total > 0).then(used / total.cast(pl.Float64)).alias("utilization"),
+    )
+
+
+def empirical_blocking(
+    observations: pl.DataFrame,
+    *,
+    by: str | Sequence[str] = _BLOCKING_BY,
+    window: str | None = "1m",
+    hold_s: float = 15.0,
+) -> pl.DataFrame:
+    """Observed 404 share of RFQ attempts per route and time window, with its offered load.
+
+    Only 200 and 404 answers are the loss system's arrivals (``answered``): a 404 is the
+    capacity refusal, a 200 a reservation. Other statuses (400, 401, 5xx, 0 for a transport
+    failure) are counted in ``other`` and left out of the share. Per group:
+
+    - ``blocking = blocked / answered`` and its binomial standard error
+      ``sqrt(b·(1 − b) / answered)`` (null without answers);
+    - ``rate_per_s = answered / window length`` and ``offered_load = rate_per_s · hold_s``
+      erlangs, to set against :func:`erlang_b` or :func:`kaufman_roberts`. ``hold_s`` is the
+      mean hold (15 s for a sweep that never converts; see :func:`mean_hold`).
+
+    ``window`` is a fixed-length polars duration (``"30s"``, ``"1m"``); windows are aligned
+    to the epoch, so the first and last are often partial and their rate reads low.
+    ``window=None`` takes each group whole, over the span from its first to its last attempt.
+    Retries after a 404 are new arrivals here; they break the Poisson assumption of the
+    formulas, which is one reason observed and theoretical blocking differ.
+
+    >>> import datetime as dt
+    >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+    >>> obs = pl.DataFrame({
+    ...     "observed_at": [at + dt.timedelta(seconds=s) for s in (0, 10, 20, 30)],
+    ...     "status": [200, 404, 200, 500], "src_chain": [1] * 4, "dst_chain": [10] * 4,
+    ...     "token": ["USDC"] * 4,
+    ... })
+    >>> empirical_blocking(obs).select("answered", "blocked", "offered_load").row(0)
+    (3, 1, 0.75)
+    """
+    func = "empirical_blocking"
+    frame = prepare(observations, func, _OBS_SPEC)
+    keys = check_keys(frame, func, by)
+    hold = check_real(hold_s, "hold_s")
+    if window is None:
+        first, last = pl.col("observed_at").min(), pl.col("observed_at").max()
+        if keys:
+            first, last = first.over(keys), last.over(keys)
+        windowed = frame.with_columns(first.alias("window_start"), last.alias("window_end"))
+    else:
+        seconds = duration_seconds(window, "window", func)
+        windowed = frame.with_columns(
+            pl.col("observed_at").dt.truncate(window).alias("window_start")
+        ).with_columns(pl.col("window_start").dt.offset_by(window).alias("window_end"))
+    status = pl.col("status")
+    counts = (
+        windowed.group_by([*keys, "window_start", "window_end"])
+        .agg(
+            pl.len().cast(pl.Int64).alias("attempts"),
+            (status == 200).sum().cast(pl.Int64).alias("ok"),
+            (status == 404).sum().cast(pl.Int64).alias("blocked"),
+        )
+        .with_columns(
+            (pl.col("ok") + pl.col("blocked")).alias("answered"),
+        )
+        .with_columns(
+            (pl.col("attempts") - pl.col("answered")).alias("other"),
+            pl.when(pl.col("answered") > 0)
+            .then(pl.col("blocked") / pl.col("answered"))
+            .alias("blocking"),
+        )
+    )
+    span = epoch_seconds("window_end") - epoch_seconds("window_start")
+    length = span if window is None else pl.lit(seconds)
+    blocking = pl.col("blocking")
+    return (
+        counts.with_columns(
+            (blocking * (1.0 - blocking) / pl.col("answered")).sqrt().alias("std_error"),
+            pl.when(length > 0).then(pl.col("answered") / length).alias("rate_per_s"),
+        )
+        .with_columns((pl.col("rate_per_s") * hold).alias("offered_load"))
+        .select(
+            *keys,
+            "window_start",
+            "window_end",
+            "attempts",
+            "answered",
+            "ok",
+            "blocked",
+            "other",
+            "blocking",
+            "std_error",
+            pl.col("rate_per_s").cast(pl.Float64),
+            pl.col("offered_load").cast(pl.Float64),
+        )
+        .sort([*keys, "window_start"], nulls_last=True)
+    )
+
+
+def _state_changed() -> pl.Expr:
+    """True on a pool's first event and wherever its state differs from the previous one."""
+    changed = pl.lit(False)
+    for column in _STATE:
+        changed = changed | pl.col(column).ne_missing(pl.col(column).shift(1).over(_POOL))
+    first = pl.int_range(pl.len()).over(_POOL) == 0
+    return first | changed
