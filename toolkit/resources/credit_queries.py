@@ -1,0 +1,96 @@
+"""Queries of the transaction-building credit endpoints (each answers with ``Calls``)."""
+
+from __future__ import annotations
+
+from pydantic import model_validator
+
+from toolkit.resources._base import Query, RuleError
+from toolkit.resources.types import (
+    Amount,
+    DigitString,
+    Flag,
+    HexAddress,
+    NonEmptyStr,
+    PositiveAmount,
+)
+
+__all__ = [
+    "AutoTopUpQuery",
+    "DrawQuery",
+    "LockQuery",
+    "ReceiverQuery",
+    "RepayQuery",
+    "UnlockQuery",
+]
+
+
+class LockQuery(Query):
+    """``.../lock``: deposit ``amount`` of ``earnAsset``; ``earn`` wraps into that strategy."""
+
+    amount: PositiveAmount
+    earn_asset: HexAddress
+    earn: NonEmptyStr | None = None
+
+
+class UnlockQuery(Query):
+    """``.../unlock``: withdraw ``amount`` of ``collateral``; ``unwrap`` adds the unwrap call."""
+
+    amount: PositiveAmount
+    collateral: HexAddress
+    unwrap: Flag | None = None
+
+
+class DrawQuery(Query):
+    """``.../draw``: draw ``amount`` (smallest units) of credit to ``receiver``.
+
+    >>> DrawQuery(amount="1000000", receiver="0x" + "11" * 20).amount_int
+    1000000
+    """
+
+    amount: PositiveAmount
+    receiver: HexAddress
+
+    @property
+    def amount_int(self) -> int:
+        """``amount`` as an integer."""
+        return int(self.amount)
+
+
+class RepayQuery(Query):
+    """``.../repay``: repay ``amount`` (smallest units)."""
+
+    amount: PositiveAmount
+
+    @property
+    def amount_int(self) -> int:
+        """``amount`` as an integer."""
+        return int(self.amount)
+
+
+class AutoTopUpQuery(Query):
+    """``.../auto-topup/enable`` and ``/update``; ``healthFactor`` in basis points.
+
+    >>> from toolkit.resources import parse_query
+    >>> parse_query(AutoTopUpQuery, {"receiver": "0x" + "11" * 20, "threshold": "10",
+    ...                              "targetBalance": "5"})
+    Traceback (most recent call last):
+    ...
+    toolkit.resources.errors.InvalidInput: targetBalance: must be at least threshold
+    """
+
+    receiver: HexAddress
+    threshold: Amount
+    target_balance: Amount
+    health_factor: DigitString | None = None
+
+    @model_validator(mode="after")
+    def _target_at_least_threshold(self) -> AutoTopUpQuery:
+        if int(self.target_balance) < int(self.threshold):
+            raise RuleError(("targetBalance",), "must be at least threshold")
+        return self
+
+
+class ReceiverQuery(Query):
+    """``.../auto-topup/disable`` and ``/config``: the receiver concerned."""
+
+    receiver: HexAddress
