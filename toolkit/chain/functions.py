@@ -1,0 +1,208 @@
+"""The one table of contract functions the toolkit builds calls for, and a generic ABI codec.
+
+Keys are ``<family>.<function>``; the family says which contract kind the call is meant for
+(the selector depends only on the canonical signature). Assumptions worth knowing:
+
+- ``vault.redeem`` is ERC-4626 ``redeem(shares, receiver, owner)``. ERC-7540 asynchronous vaults
+  claim a fulfilled redeem request with the very same function (third argument = controller),
+  so one entry serves both; we use it rather than a bespoke ``claim(requestId, ...)`` because it
+  is the standard any ERC-7540 vault implements.
+- ``collateralEscrow.deposit/withdraw(address token, uint256 amount)`` are assumed signatures:
+  the credit protocol's escrow sources are not public, only its call shapes.
+- ``creditHub.addCreditReceiver/removeCreditReceiver`` are documented on the hub in some places
+  and on the operator in others; the selector is the same either way.
+- ``router.swap`` is the swap router of the embedded service (our own neutral ABI).
+- ``escrow.open`` is the partner-escrow ``open(StandardOrder)``; it is encoded and decoded by
+  :mod:`toolkit.chain.escrow` and its single argument is a :class:`StandardOrder`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import eth_abi
+from eth_abi.exceptions import DecodingError, InsufficientDataBytes
+from eth_utils import function_signature_to_4byte_selector, to_checksum_address
+
+from toolkit.chain import _abi, escrow
+from toolkit.chain.errors import InvalidValue
+
+__all__ = ["FUNCTIONS", "SIGNATURES", "DecodedCall", "Function", "decode_call", "encode_call"]
+
+_PARAM_RE = re.compile(
+    r"^(address|bytes|uint(8|16|32|48|64|128|160|256)) ([A-Za-z_][A-Za-z0-9_]*)$"
+)
+
+
+@dataclass(frozen=True)
+class Function:
+    """One contract function: its table key, Solidity name and named parameters."""
+
+    key: str
+    name: str
+    params: tuple[tuple[str, str], ...]  # (type, name)
+
+    @property
+    def signature(self) -> str:
+        """The canonical signature, e.g. ``approve(address,uint256)``."""
+        return f"{self.name}({','.join(t for t, _ in self.params)})"
+
+    @property
+    def selector(self) -> str:
+        """The 4-byte selector as ``0x`` hex."""
+        return _abi.hexstr(function_signature_to_4byte_selector(self.signature))
+
+    @property
+    def types(self) -> list[str]:
+        return [t for t, _ in self.params]
+
+
+def _function(key: str, declaration: str) -> Function:
+    name, _, rest = declaration.partition("(")
+    params: list[tuple[str, str]] = []
+    inner = rest.rstrip(")")
+    for part in filter(None, (p.strip() for p in inner.split(","))):
+        match = _PARAM_RE.match(part)
+        if match is None:  # pragma: no cover - guards the table below
+            raise ValueError(f"{key}: cannot parse parameter {part!r}")
+        params.append((match.group(1), match.group(3)))
+    return Function(key=key, name=name, params=tuple(params))
+
+
+_DECLARATIONS = {
+    "erc20.approve": "approve(address spender,uint256 amount)",
+    "erc20.transfer": "transfer(address to,uint256 amount)",
+    "vault.deposit": "deposit(uint256 assets,address receiver)",
+    "vault.redeem": "redeem(uint256 shares,address receiver,address owner)",
+    "vault.requestRedeem": "requestRedeem(uint256 shares,address controller,address owner)",
+    "creditHub.drawCredit": "drawCredit(address borrower,address receiver,uint256 amount)",
+    "creditHub.repay": "repay(address borrower,uint256 amount)",
+    "creditHub.setOperator": "setOperator(address operator)",
+    "creditHub.addCreditReceiver": "addCreditReceiver(address receiver)",
+    "creditHub.removeCreditReceiver": "removeCreditReceiver(address receiver)",
+    "collateralEscrow.deposit": "deposit(address token,uint256 amount)",
+    "collateralEscrow.withdraw": "withdraw(address token,uint256 amount)",
+    "operator.openCreditLine": "openCreditLine(address borrower,address receiver,uint256 amount)",
+    "operator.revoke": "revoke()",
+    "operator.finalizeRevoke": "finalizeRevoke()",
+    "liquidityPool.borrow": (
+        "borrow(address borrowToken,uint256 amount,address target,bytes targetCallData,"
+        "uint256 nonce,uint256 deadline,bytes signature)"
+    ),
+    "router.swap": (
+        "swap(address tokenIn,address tokenOut,uint256 amountIn,uint256 minAmountOut,"
+        "address recipient)"
+    ),
+}
+
+_OPEN = Function(key="escrow.open", name="open", params=((escrow.ORDER_TYPE, "order"),))
+
+FUNCTIONS: Mapping[str, Function] = MappingProxyType(
+    {key: _function(key, decl) for key, decl in _DECLARATIONS.items()} | {_OPEN.key: _OPEN}
+)
+"""Every known function by key."""
+
+SIGNATURES: Mapping[str, str] = MappingProxyType(
+    {key: fn.signature for key, fn in FUNCTIONS.items()}
+)
+"""Key → canonical signature (what the selector is the keccak of)."""
+
+_BY_SELECTOR: dict[str, Function] = {}
+for _fn in FUNCTIONS.values():
+    if _fn.selector in _BY_SELECTOR:  # pragma: no cover - guards the table above
+        raise RuntimeError(f"{_fn.key} and {_BY_SELECTOR[_fn.selector].key} share a selector")
+    _BY_SELECTOR[_fn.selector] = _fn
+
+
+@dataclass(frozen=True)
+class DecodedCall:
+    """A decoded call: the function's table key and its arguments by parameter name.
+
+    Addresses are checksummed, integers are ``int``, ``bytes`` parameters are ``bytes``; the
+    argument of ``escrow.open`` is ``order`` (a :class:`~toolkit.chain.escrow.StandardOrder`).
+    """
+
+    function: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        """The arguments in declaration order."""
+        return tuple(self.args.values())
+
+
+def _lookup(function: str) -> Function:
+    if not isinstance(function, str) or function not in FUNCTIONS:
+        known = ", ".join(sorted(FUNCTIONS))
+        raise InvalidValue("function", f"unknown function {function!r}; known: {known}")
+    return FUNCTIONS[function]
+
+
+def _normalise(type_: str, value: Any, name: str) -> Any:
+    if type_ == "address":
+        return _abi.address(value, name)
+    if type_ == "bytes":
+        return _abi.data(value, name)
+    return _abi.uint(value, int(type_[4:]), name)
+
+
+def encode_call(function: str, *args: Any) -> str:
+    """ABI-encode a call of a known function as ``0x`` hex calldata.
+
+    Example:
+        >>> encode_call("erc20.approve", "0x000025c3226C00B2Cdc200005a1600509f4e00C0", 5)[:10]
+        '0x095ea7b3'
+    """
+    fn = _lookup(function)
+    if function == "escrow.open":
+        if len(args) != 1:
+            raise InvalidValue("args", f"escrow.open takes 1 argument (order), got {len(args)}")
+        return escrow.encode_open(args[0])
+    if len(args) != len(fn.params):
+        names = ", ".join(n for _, n in fn.params)
+        raise InvalidValue(
+            "args", f"{function} takes {len(fn.params)} arguments ({names}), got {len(args)}"
+        )
+    values = [_normalise(t, v, n) for (t, n), v in zip(fn.params, args, strict=True)]
+    selector = function_signature_to_4byte_selector(fn.signature)
+    return _abi.hexstr(selector + eth_abi.encode(fn.types, values))
+
+
+def decode_call(data: str | bytes) -> DecodedCall:
+    """Decode calldata of a known function; unknown selectors and malformed data are rejected.
+
+    Example:
+        >>> call = decode_call(encode_call("creditHub.setOperator", "0x" + "ab" * 20))
+        >>> call.function, call.args
+        ('creditHub.setOperator', {'operator': '0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB'})
+    """
+    raw = _abi.data(data, "data")
+    if len(raw) < 4:
+        raise InvalidValue("data", "too short to hold a function selector")
+    selector = _abi.hexstr(raw[:4])
+    fn = _BY_SELECTOR.get(selector)
+    if fn is None:
+        raise InvalidValue("data", f"unknown function selector {selector}")
+    if fn.key == "escrow.open":
+        try:
+            order = escrow.decode_open(raw)
+        except InvalidValue as exc:
+            raise InvalidValue("data", exc.rule) from exc
+        return DecodedCall(fn.key, {"order": order})
+    try:
+        decoded = eth_abi.decode(fn.types, raw[4:])
+    except InsufficientDataBytes as exc:
+        raise InvalidValue("data", f"truncated {fn.key} calldata ({exc})") from exc
+    except (DecodingError, OverflowError, ValueError) as exc:
+        raise InvalidValue("data", f"malformed {fn.key} calldata ({exc})") from exc
+    if eth_abi.encode(fn.types, list(decoded)) != raw[4:]:
+        raise InvalidValue("data", f"not the canonical ABI encoding of {fn.key}")
+    args = {
+        name: str(to_checksum_address(value)) if type_ == "address" else value
+        for (type_, name), value in zip(fn.params, decoded, strict=True)
+    }
+    return DecodedCall(fn.key, args)

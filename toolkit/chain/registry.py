@@ -1,0 +1,358 @@
+"""The registry of chains, tokens and partner-escrow contract addresses (``data/registry.toml``).
+
+Lookups raise :class:`~toolkit.chain.errors.NotInRegistry` (a ``LookupError``) naming what was
+asked, e.g. ``chain 999: not in the registry``. Addresses are returned checksummed and looked up
+case-insensitively; token symbols are looked up case-insensitively too (``usdc`` finds ``USDC``).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from eth_utils import is_checksum_address
+
+from toolkit.chain import caip2
+from toolkit.chain.errors import InvalidValue, NotInRegistry
+
+__all__ = [
+    "DEFAULT_PATH",
+    "Chain",
+    "Contracts",
+    "Registry",
+    "Token",
+    "default_registry",
+]
+
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "data" / "registry.toml"
+
+_MAX_DECIMALS = 36
+_ADDRESS_RE = re.compile(r"^0x[0-9a-fA-F]{40}$")
+
+
+@dataclass(frozen=True)
+class Chain:
+    """One EVM chain: id, display name, CAIP-2 id, native coin symbol, EIP-1559 support."""
+
+    chain_id: int
+    name: str
+    caip2: str
+    native_symbol: str
+    eip1559: bool
+
+
+@dataclass(frozen=True)
+class Token:
+    """One ERC-20 token on one chain."""
+
+    chain_id: int
+    symbol: str
+    address: str
+    decimals: int
+
+
+@dataclass(frozen=True)
+class Contracts:
+    """The partner-escrow contracts on one chain."""
+
+    escrow: str
+    output_settler: str
+    oracle: str
+
+
+def _int_id(chain_id: Any) -> int:
+    if isinstance(chain_id, bool) or not isinstance(chain_id, int):
+        raise InvalidValue("chainId", "must be an integer")
+    return chain_id
+
+
+class Registry:
+    """Chains, tokens and contract addresses, validated on construction.
+
+    Example:
+        >>> reg = Registry.load()
+        >>> reg.token(8453, "USDC").address
+        '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+    """
+
+    def __init__(
+        self,
+        chains: Iterable[Chain],
+        tokens: Iterable[Token],
+        contracts: Mapping[int, Contracts],
+    ) -> None:
+        self._chains: dict[int, Chain] = {}
+        for chain in chains:
+            if chain.chain_id in self._chains:
+                raise InvalidValue(f"chains.{chain.chain_id}", "duplicate chain")
+            self._chains[chain.chain_id] = chain
+        self._tokens: dict[int, list[Token]] = {cid: [] for cid in self._chains}
+        self._by_symbol: dict[tuple[int, str], Token] = {}
+        self._by_address: dict[tuple[int, str], Token] = {}
+        for token in tokens:
+            if token.chain_id not in self._chains:
+                raise InvalidValue(
+                    f"tokens.{token.symbol}", f"chain {token.chain_id} is not in the chains"
+                )
+            key = (token.chain_id, token.symbol.lower())
+            if key in self._by_symbol:
+                raise InvalidValue(
+                    f"tokens.{token.symbol}", f"duplicate symbol on chain {token.chain_id}"
+                )
+            addr_key = (token.chain_id, token.address.lower())
+            if addr_key in self._by_address:
+                raise InvalidValue(
+                    f"tokens.{token.symbol}",
+                    f"address {token.address} is already listed on chain {token.chain_id}",
+                )
+            self._by_symbol[key] = token
+            self._by_address[addr_key] = token
+            self._tokens[token.chain_id].append(token)
+        missing = sorted(set(self._chains) - set(contracts))
+        if missing:
+            raise InvalidValue("contracts", f"no contracts for chain {missing[0]}")
+        self._contracts = {cid: contracts[cid] for cid in self._chains}
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Registry:
+        """Read and validate a registry TOML file (default: the repository's registry).
+
+        Example:
+            >>> Registry.load().chain(10).name
+            'Optimism'
+        """
+        file = Path(path) if path is not None else DEFAULT_PATH
+        with file.open("rb") as handle:
+            data = tomllib.load(handle)
+        return cls.from_mapping(data)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Registry:
+        """Build a registry from the parsed TOML structure; errors name the TOML key path.
+
+        Example:
+            >>> Registry.from_mapping({"contracts": {}, "chains": {}}).chains()
+            Traceback (most recent call last):
+            ...
+            toolkit.chain.errors.InvalidValue: contracts.escrow: is required
+        """
+        _keys(data, "", required={"chains", "contracts"}, optional={"tokens"})
+        defaults = _contracts(data["contracts"], "contracts", required=True)
+        raw_chains = data["chains"]
+        if not isinstance(raw_chains, Mapping):
+            raise InvalidValue("chains", "must be a table")
+        chains = []
+        per_chain: dict[int, Contracts] = {}
+        for key, raw in raw_chains.items():
+            chain, overrides = _chain(str(key), raw)
+            chains.append(chain)
+            merged = {**defaults, **overrides}
+            per_chain[chain.chain_id] = Contracts(**merged)
+        raw_tokens = data.get("tokens", [])
+        if not isinstance(raw_tokens, list):
+            raise InvalidValue("tokens", "must be an array of tables")
+        tokens = [_token(raw, f"tokens[{i}]") for i, raw in enumerate(raw_tokens)]
+        return cls(chains, tokens, per_chain)
+
+    def chain(self, chain_id: int) -> Chain:
+        """The chain with this id.
+
+        Example:
+            >>> default_registry().chain(8453).caip2
+            'eip155:8453'
+        """
+        try:
+            return self._chains[_int_id(chain_id)]
+        except KeyError:
+            raise NotInRegistry(f"chain {chain_id}") from None
+
+    def chains(self) -> tuple[Chain, ...]:
+        """Every chain, by ascending chain id.
+
+        Example:
+            >>> [c.chain_id for c in default_registry().chains()]
+            [1, 10, 130, 8453, 42161]
+        """
+        return tuple(self._chains[cid] for cid in sorted(self._chains))
+
+    def token(self, chain_id: int, symbol: str) -> Token:
+        """The token with this symbol on this chain (symbol case-insensitive).
+
+        Example:
+            >>> default_registry().token(42161, "weth").decimals
+            18
+        """
+        self.chain(chain_id)
+        if not isinstance(symbol, str):
+            raise InvalidValue("symbol", "must be a string")
+        try:
+            return self._by_symbol[(chain_id, symbol.lower())]
+        except KeyError:
+            raise NotInRegistry(f"token {symbol} on chain {chain_id}") from None
+
+    def token_by_address(self, chain_id: int, address: str) -> Token:
+        """The token at this address on this chain (address case-insensitive).
+
+        Example:
+            >>> usdc = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"
+            >>> default_registry().token_by_address(1, usdc).symbol
+            'USDC'
+        """
+        self.chain(chain_id)
+        if not isinstance(address, str) or not _ADDRESS_RE.match(address):
+            raise InvalidValue("address", "must be a 0x-prefixed 20-byte hex address")
+        try:
+            return self._by_address[(chain_id, address.lower())]
+        except KeyError:
+            raise NotInRegistry(f"token {address} on chain {chain_id}") from None
+
+    def tokens(self, chain_id: int) -> tuple[Token, ...]:
+        """Every token on this chain, in file order.
+
+        Example:
+            >>> [t.symbol for t in default_registry().tokens(10)]
+            ['USDC', 'WETH', 'WBTC']
+        """
+        self.chain(chain_id)
+        return tuple(self._tokens[chain_id])
+
+    def contracts(self, chain_id: int) -> Contracts:
+        """The partner-escrow contracts on this chain.
+
+        Example:
+            >>> default_registry().contracts(1).oracle
+            '0x0000003E06000007A224AeE90052fA6bb46d43C9'
+        """
+        self.chain(chain_id)
+        return self._contracts[chain_id]
+
+    def escrow(self, chain_id: int) -> str:
+        """The input settler escrow (target of ``open()``) on this chain.
+
+        Example:
+            >>> default_registry().escrow(8453)
+            '0x000025c3226C00B2Cdc200005a1600509f4e00C0'
+        """
+        return self.contracts(chain_id).escrow
+
+    def output_settler(self, chain_id: int) -> str:
+        """The output settler (fills outputs) on this chain.
+
+        Example:
+            >>> default_registry().output_settler(42161)
+            '0x0000000000eC36B683C2E6AC89e9A75989C22a2e'
+        """
+        return self.contracts(chain_id).output_settler
+
+    def oracle(self, chain_id: int) -> str:
+        """The cross-chain fill oracle on this chain.
+
+        Example:
+            >>> default_registry().oracle(10)
+            '0x0000003E06000007A224AeE90052fA6bb46d43C9'
+        """
+        return self.contracts(chain_id).oracle
+
+    def __repr__(self) -> str:
+        count = sum(len(tokens) for tokens in self._tokens.values())
+        return f"Registry(chains={sorted(self._chains)}, tokens={count})"
+
+
+@lru_cache(maxsize=1)
+def default_registry() -> Registry:
+    """The registry of the repository's ``data/registry.toml``, loaded once.
+
+    Example:
+        >>> default_registry() is default_registry()
+        True
+    """
+    return Registry.load()
+
+
+def _keys(
+    raw: Any, where: str, *, required: AbstractSet[str], optional: AbstractSet[str] = frozenset()
+) -> None:
+    if not isinstance(raw, Mapping):
+        raise InvalidValue(where or "registry", "must be a table")
+    for key in sorted(required):
+        if key not in raw:
+            raise InvalidValue(_path(where, key), "is required")
+    for key in raw:
+        if key not in required | optional:
+            raise InvalidValue(_path(where, str(key)), "unknown key")
+
+
+def _path(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _address(raw: Any, where: str) -> str:
+    if not isinstance(raw, str) or not is_checksum_address(raw):
+        raise InvalidValue(where, "must be an EIP-55 checksummed address")
+    return raw
+
+
+def _text(raw: Any, where: str) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise InvalidValue(where, "must be a non-empty string")
+    return raw
+
+
+def _contracts(raw: Any, where: str, *, required: bool) -> dict[str, str]:
+    names = {"escrow", "output_settler", "oracle"}
+    if required:
+        _keys(raw, where, required=names)
+    else:
+        _keys(raw, where, required=set(), optional=names)
+    return {name: _address(raw[name], f"{where}.{name}") for name in names if name in raw}
+
+
+def _chain(key: str, raw: Any) -> tuple[Chain, dict[str, str]]:
+    where = f"chains.{key}"
+    if not key.isascii() or not key.isdigit() or key.startswith("0"):
+        raise InvalidValue(where, "chain table keys must be positive decimal chain ids")
+    chain_id = int(key)
+    _keys(
+        raw,
+        where,
+        required={"name", "caip2", "native_symbol", "eip1559"},
+        optional={"contracts"},
+    )
+    expected = caip2.format(chain_id)
+    if raw["caip2"] != expected:
+        raise InvalidValue(f"{where}.caip2", f"must be {expected}")
+    if not isinstance(raw["eip1559"], bool):
+        raise InvalidValue(f"{where}.eip1559", "must be true or false")
+    chain = Chain(
+        chain_id=chain_id,
+        name=_text(raw["name"], f"{where}.name"),
+        caip2=expected,
+        native_symbol=_text(raw["native_symbol"], f"{where}.native_symbol"),
+        eip1559=raw["eip1559"],
+    )
+    overrides = _contracts(raw.get("contracts", {}), f"{where}.contracts", required=False)
+    return chain, overrides
+
+
+def _token(raw: Any, where: str) -> Token:
+    _keys(raw, where, required={"chain", "symbol", "address", "decimals"})
+    chain_id = raw["chain"]
+    if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
+        raise InvalidValue(f"{where}.chain", "must be a positive integer chain id")
+    decimals = raw["decimals"]
+    if isinstance(decimals, bool) or not isinstance(decimals, int):
+        raise InvalidValue(f"{where}.decimals", "must be an integer")
+    if not 0 <= decimals <= _MAX_DECIMALS:
+        raise InvalidValue(f"{where}.decimals", f"must be between 0 and {_MAX_DECIMALS}")
+    return Token(
+        chain_id=chain_id,
+        symbol=_text(raw["symbol"], f"{where}.symbol"),
+        address=_address(raw["address"], f"{where}.address"),
+        decimals=decimals,
+    )
