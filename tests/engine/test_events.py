@@ -1,0 +1,115 @@
+import pytest
+
+from toolkit.engine import (
+    EXACT_OUTPUT,
+    LIQUIDITY_KINDS,
+    Engine,
+    EventsTruncated,
+    InvalidInput,
+    NoRoute,
+    OrderTerms,
+)
+from toolkit.scenario import FeeTier, Scenario
+
+UNIT = 1_000 * 10**6
+
+
+def test_a_full_lifecycle_in_events(single: Engine, usdc: dict[int, str]):
+    token = usdc[8453]
+    a = single.quote(1, 8453, token, UNIT, 0.0, kind=EXACT_OUTPUT)
+    b = single.quote(1, 8453, token, 2 * UNIT, 1.0, kind=EXACT_OUTPUT)
+    single.convert(a.quote_id, "0xa", 2.0)
+    single.fill("0xa", 20.0)  # b lapses at 16, before this call
+    single.settle("0xa", 30.0)
+    events = single.events_since(0)
+    assert [e.id for e in events] == [1, 2, 3, 4, 5, 6]
+    assert [(e.kind, e.key, e.time) for e in events] == [
+        ("created", a.quote_id, 0.0),
+        ("created", b.quote_id, 1.0),
+        ("rekeyed", "0xa", 2.0),
+        ("released", b.quote_id, 16),
+        ("filled", "0xa", 20.0),
+        ("repaid", "0xa", 30.0),
+    ]
+    assert events[2].detail == a.quote_id
+    figures = [(e.reserved, e.outstanding, e.available) for e in events]
+    total = 15 * UNIT
+    assert figures == [
+        (UNIT, 0, total - UNIT),
+        (3 * UNIT, 0, total - 3 * UNIT),
+        (3 * UNIT, 0, total - 3 * UNIT),
+        (UNIT, 0, total - UNIT),
+        (0, UNIT, total - UNIT),
+        (0, 0, total),
+    ]
+    assert all(e.pool == "8453:USDC:usdc" and e.balance == total for e in events)
+    assert [e.is_liquidity for e in events] == [True, True, False, True, True, True]
+    assert "rekeyed" not in LIQUIDITY_KINDS
+
+
+def test_events_since_returns_the_tail(single: Engine):
+    for i in range(5):
+        single.reserve("8453:USDC:usdc", UNIT, float(i), 100.0)
+    assert [e.id for e in single.events_since(3)] == [4, 5]
+    assert single.events_since(5) == [] and single.events_since(99) == []
+    assert single.last_event_id == 5
+    with pytest.raises(InvalidInput, match="event_id: must be a non-negative integer"):
+        single.events_since(-1)
+
+
+def test_repaid_events_carry_the_earned_fee(engine: Engine, usdc: dict[int, str]):
+    q = engine.quote(1, 10, usdc[10], 10**10, 0.0)
+    engine.convert(q.quote_id, "0x1", 1.0)
+    engine.fill("0x1", 2.0)
+    engine.settle("0x1", 3.0)
+    repaid = engine.events_since(0)[-1]
+    earned = q.input_amount - q.output_amount - q.fill_cost
+    assert repaid.kind == "repaid" and repaid.detail == earned
+    initial = engine.scenario.pools_for(10, "USDC")[0].balance
+    assert repaid.balance == initial + earned
+    before = engine.events_since(0)[-2]
+    assert before.balance == initial
+
+
+def test_fee_changes_are_events(engine: Engine):
+    tiers = (FeeTier(7, 1, 10**6), FeeTier(4, 10**6, 10**12))
+    engine.set_fee_tiers(1, 10, "USDC", tiers, now=5.0)
+    assert engine.fee_tiers(1, 10, "USDC") == tiers
+    event = engine.events_since(0)[-1]
+    assert (event.kind, event.key, event.pool, event.detail) == ("fee", "1:10:USDC", None, tiers)
+    assert not event.is_liquidity
+
+
+def test_fee_changes_are_validated(engine: Engine):
+    with pytest.raises(InvalidInput, match="fee_tiers: tiers must be contiguous"):
+        engine.set_fee_tiers(1, 10, "USDC", (FeeTier(7, 1, 5), FeeTier(4, 6, 10)), now=0.0)
+    with pytest.raises(InvalidInput, match="fee plus maximum premium must be below 10000"):
+        engine.set_fee_tiers(1, 10, "USDC", [FeeTier(9_990, 1, 5)], now=0.0)
+    with pytest.raises(NoRoute, match="no route from chain 1 to chain 1 for USDC"):
+        engine.set_fee_tiers(1, 1, "USDC", (FeeTier(7, 1, 5),), now=0.0)
+    with pytest.raises(NoRoute):
+        engine.fee_tiers(1, 1, "USDC")
+    assert engine.last_event_id == 0
+
+
+def test_new_tiers_price_new_quotes(engine: Engine, usdc: dict[int, str]):
+    engine.set_fee_tiers(1, 10, "USDC", (FeeTier(40, 1, 10**12),), now=0.0)
+    assert engine.quote(1, 10, usdc[10], 10**9, 1.0).fee_bps == 40
+
+
+def test_retention_drops_old_events(single_scenario: Scenario):
+    engine = Engine(single_scenario, max_events=10)
+    for i in range(6000):
+        engine.reserve("8453:USDC:usdc", 1, float(i), 0.5)
+    assert engine.last_event_id == 12_000 - 1  # the last release is still due
+    kept = engine.events_since(engine.last_event_id - 10)
+    assert [e.id for e in kept] == list(range(engine.last_event_id - 9, engine.last_event_id + 1))
+    with pytest.raises(EventsTruncated, match="event_id: events up to"):
+        engine.events_since(0)
+
+
+def test_direct_fills_are_their_own_kind(single: Engine, usdc: dict[int, str]):
+    terms = OrderTerms(1, usdc[1], UNIT, 8453, usdc[8453], UNIT)
+    single.fill("0x1", 0.0, terms)
+    event = single.events_since(0)[-1]
+    assert (event.kind, event.reserved, event.outstanding) == ("filled_direct", 0, UNIT)

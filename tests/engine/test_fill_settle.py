@@ -1,0 +1,104 @@
+import pytest
+
+from toolkit.engine import (
+    EXACT_OUTPUT,
+    Engine,
+    FillRejected,
+    InvalidInput,
+    NoCapacity,
+    OrderTerms,
+    UnknownReservation,
+)
+
+
+def _order(engine: Engine, usdc: dict[int, str], amount: int, now: float, order_id: str):
+    q = engine.quote(1, 8453, usdc[8453], amount, now, kind=EXACT_OUTPUT)
+    assert engine.convert(q.quote_id, order_id, now + 1)
+    terms = OrderTerms(1, usdc[1], q.input_amount, 8453, usdc[8453], q.output_amount)
+    return q, terms
+
+
+def test_fill_then_settle_repays_the_pool_with_the_fee(engine: Engine, usdc: dict[int, str]):
+    q, terms = _order(engine, usdc, 50_000 * 10**6, 0.0, "0x1")
+    before = engine.pool(q.pool, 2.0)
+    fill = engine.fill("0x1", 10.0, terms)
+    earned = q.input_amount - q.output_amount - q.fill_cost
+    assert fill.earned == earned > 0
+    assert engine.outstanding("0x1") == (q.pool, q.output_amount, earned)
+    settlement = engine.settle("0x1", 700.0)
+    assert (settlement.amount, settlement.earned) == (q.output_amount, earned)
+    after = engine.pool(q.pool, 700.0)
+    assert after.balance == before.balance + earned
+    assert (after.reserved, after.outstanding) == (0, 0)
+    assert engine.outstanding("0x1") is None
+
+
+def test_settle_twice_or_unknown(engine: Engine, usdc: dict[int, str]):
+    _, terms = _order(engine, usdc, 10**9, 0.0, "0x1")
+    engine.fill("0x1", 5.0, terms)
+    engine.settle("0x1", 6.0)
+    with pytest.raises(UnknownReservation, match="key: nothing outstanding under '0x1'"):
+        engine.settle("0x1", 7.0)
+
+
+def test_fill_twice_is_rejected(engine: Engine, usdc: dict[int, str]):
+    _, terms = _order(engine, usdc, 10**9, 0.0, "0x1")
+    engine.fill("0x1", 5.0, terms)
+    with pytest.raises(FillRejected, match="order_id: 0x1 is already filled"):
+        engine.fill("0x1", 6.0, terms)
+
+
+def test_terms_must_match_the_reservation(engine: Engine, usdc: dict[int, str]):
+    q, terms = _order(engine, usdc, 10**9, 0.0, "0x1")
+    with pytest.raises(FillRejected, match="output amount 1000000001 differs from the reserved"):
+        engine.fill("0x1", 5.0, terms._replace(output_amount=q.output_amount + 1))
+    with pytest.raises(FillRejected, match=r"input amount \d+ is below the quoted"):
+        engine.fill("0x1", 5.0, terms._replace(input_amount=q.input_amount - 1))
+    with pytest.raises(FillRejected, match="output token differs from the reservation"):
+        engine.fill("0x1", 5.0, terms._replace(output_token=usdc[10], dst_chain=10))
+    assert engine.reservation("0x1", 5.0) is not None  # rejected fills change nothing
+
+
+def test_direct_fill_reprices_the_order(engine: Engine, usdc: dict[int, str]):
+    # An order built without a quote id: nothing reserved, filled if its input still pays.
+    q = engine.quote(1, 8453, usdc[8453], 10**9, 0.0, kind=EXACT_OUTPUT)
+    terms = OrderTerms(1, usdc[1], q.input_amount, 8453, usdc[8453], q.output_amount)
+    engine.advance(20.0)  # the quote lapsed
+    with pytest.raises(FillRejected, match=r"is below the \d+ the service charges now"):
+        engine.fill("0xcheap", 20.0, terms._replace(input_amount=q.input_amount - 1))
+    fill = engine.fill("0xfair", 20.0, terms)
+    assert not fill.reserved and fill.earned == q.input_amount - q.output_amount - q.fill_cost
+
+
+def test_direct_fill_on_unknown_routes_is_rejected(engine: Engine, usdc: dict[int, str]):
+    terms = OrderTerms(1, usdc[1], 10**9, 1, usdc[1], 10**8)
+    with pytest.raises(FillRejected, match="order 0x9: no route from chain 1 to chain 1"):
+        engine.fill("0x9", 0.0, terms)
+    terms = OrderTerms(1, usdc[1], 10**9, 10, usdc[10], 10**13)
+    with pytest.raises(FillRejected, match="order 0x9: amount: 10000000000000 is outside"):
+        engine.fill("0x9", 0.0, terms)
+    with pytest.raises(InvalidInput, match=r"terms\.input_amount: must be a positive integer"):
+        engine.fill("0x9", 0.0, terms._replace(input_amount=-1))
+    with pytest.raises(InvalidInput, match="terms: must be an OrderTerms"):
+        engine.fill("0x9", 0.0, (1, 2))  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="order_id: must be a non-empty string"):
+        engine.fill("", 0.0)
+
+
+def test_direct_fill_needs_capacity(single: Engine, usdc: dict[int, str]):
+    unit = 1_000 * 10**6
+    terms = OrderTerms(1, usdc[1], unit, 8453, usdc[8453], unit)
+    for i in range(15):
+        single.fill(f"0x{i}", 0.0, terms)
+    with pytest.raises(NoCapacity, match="order 0xf: no pool has"):
+        single.fill("0xf", 0.0, terms)
+
+
+def test_convert_rejects_an_order_id_in_use(engine: Engine, usdc: dict[int, str]):
+    _order(engine, usdc, 10**9, 0.0, "0x1")
+    q = engine.quote(1, 8453, usdc[8453], 10**9, 2.0)
+    with pytest.raises(InvalidInput, match="order_id: 0x1 already holds a reservation or a fill"):
+        engine.convert(q.quote_id, "0x1", 3.0)
+    assert engine.reservation(q.quote_id, 3.0) is not None
+    with pytest.raises(InvalidInput, match="order_id: must be a non-empty string"):
+        engine.convert(q.quote_id, "", 3.0)

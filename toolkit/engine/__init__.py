@@ -1,0 +1,104 @@
+"""The reservation engine: pure, single-threaded, time passed in as ``now`` (seconds).
+
+The engine holds the service's liquidity pools (per destination chain and token) and the
+reservations against them, and prices quotes. It reads no clock and no global randomness: the
+embedded service passes wall-clock time, a backtest a virtual clock. ``now`` must never go
+backwards.
+
+Pools have ``balance``, ``reserved`` and ``outstanding`` (filled or lent, awaiting repayment);
+``available = balance − reserved − outstanding``.
+
+Lifecycle (the spec's state table):
+
+- :meth:`Engine.quote` prices an RFQ (formula in :mod:`toolkit.engine.pricing`) on the pool
+  with the most available liquidity and reserves the output amount for 15 s under a new quote
+  id (``validUntil = floor(now) + 15``). :class:`NoRoute` (400) when no route is configured or
+  the amount is outside its limits; :class:`NoCapacity` (404) when no pool can serve it now.
+- :meth:`Engine.convert` re-keys a live quote reservation to the on-chain order id for 60 s
+  from the call (True), or returns False and reserves nothing when the quote lapsed.
+- :meth:`Engine.fill` moves an order's reservation to outstanding (or, when the reservation
+  lapsed, takes available liquidity directly if the order's terms still pay);
+  :meth:`Engine.settle` repays it and adds the fee earned to the pool's balance.
+- :meth:`Engine.borrow_quote` / :meth:`Engine.authorize` are the liquidity API's borrow quote
+  and signing authorization on the same reservation mechanism; loans are repaid by ``settle``.
+- Lapses are lazy: a heap of expiry times is popped up to ``now`` at the start of every call;
+  entries for re-keyed or consumed reservations are skipped when popped.
+- Every change is an :class:`Event` in an append-only log with ids 1, 2, 3, ... and the pool's
+  state after it; :meth:`Engine.events_since` feeds the SSE stream and backtests.
+
+Using it:
+
+- The embedded service passes wall-clock seconds (never decreasing: use ``max(last, time())``),
+  maps :class:`NoRoute` / :class:`NoCapacity` / :class:`InvalidInput` to their ``status``
+  (400 / 404 / 400), checks a posted quote against :meth:`Engine.reservation`, serves
+  ``/liquidity/pools`` from :meth:`Engine.pools` and the SSE stream from
+  :meth:`Engine.events_since` (after :meth:`Engine.advance`; only events whose
+  :attr:`Event.is_liquidity` is true are liquidity updates, ``fee`` events are fee updates).
+- Backtests pass a virtual clock, may model other holding times with ``quote(..., hold=)`` or
+  raw :meth:`Engine.reserve`, and bound memory with ``Engine(..., max_events=0)`` when they do
+  not read the log. :class:`toolkit.world.World` adds the escrow and the filler.
+
+>>> from toolkit.engine import Engine
+>>> from toolkit.scenario import load_scenario
+>>> engine = Engine(load_scenario("single-pool", env={}))
+>>> usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+>>> q = engine.quote(1, 8453, usdc, 10**9, now=0.0, kind="ExactOutput")
+>>> engine.pool(q.pool, now=1.0).available
+14000000000
+>>> engine.pool(q.pool, now=15.0).available
+15000000000
+>>> [e.kind for e in engine.events_since(0)]
+['created', 'released']
+"""
+
+from toolkit.engine.core import HOLD
+from toolkit.engine.engine import Engine
+from toolkit.engine.errors import (
+    EngineError,
+    EventsTruncated,
+    FillRejected,
+    InvalidInput,
+    NoCapacity,
+    NoRoute,
+    UnknownReservation,
+)
+from toolkit.engine.events import LIQUIDITY_KINDS, Event
+from toolkit.engine.pricing import exact_input, exact_output, premium_bps, tier_fee_bps
+from toolkit.engine.results import (
+    EXACT_INPUT,
+    EXACT_OUTPUT,
+    Fill,
+    Loan,
+    OrderTerms,
+    PoolState,
+    Quote,
+    Reservation,
+    Settlement,
+)
+
+__all__ = [
+    "EXACT_INPUT",
+    "EXACT_OUTPUT",
+    "HOLD",
+    "LIQUIDITY_KINDS",
+    "Engine",
+    "EngineError",
+    "Event",
+    "EventsTruncated",
+    "Fill",
+    "FillRejected",
+    "InvalidInput",
+    "Loan",
+    "NoCapacity",
+    "NoRoute",
+    "OrderTerms",
+    "PoolState",
+    "Quote",
+    "Reservation",
+    "Settlement",
+    "UnknownReservation",
+    "exact_input",
+    "exact_output",
+    "premium_bps",
+    "tier_fee_bps",
+]

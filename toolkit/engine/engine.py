@@ -1,0 +1,335 @@
+"""The reservation engine: quotes, conversions, fills, loans and settlements (see the package).
+
+Methods validate their arguments before touching any state, so a rejected call changes nothing
+(apart from the clock moving to ``now`` and the lapses due by then).
+"""
+
+from __future__ import annotations
+
+from toolkit.engine.errors import (
+    FillRejected,
+    InvalidInput,
+    NoCapacity,
+    NoRoute,
+    UnknownReservation,
+)
+from toolkit.engine.events import BORROWED, FILLED, FILLED_DIRECT, REKEYED, REPAID
+from toolkit.engine.quoting import QuoteBook
+from toolkit.engine.results import (
+    EXACT_INPUT,
+    EXACT_OUTPUT,
+    Fill,
+    Loan,
+    OrderTerms,
+    Quote,
+    Settlement,
+)
+from toolkit.engine.state import AMOUNT, KIND, LIVE, POOL, QUOTE, PoolSlot
+from toolkit.scenario import Scenario
+
+__all__ = ["Engine"]
+
+_QUOTE = "quote"
+_ORDER = "order"
+_BORROW = "borrow"
+_new = tuple.__new__
+
+
+class Engine(QuoteBook):
+    """The pure, single-threaded reservation engine; every method takes ``now`` in seconds.
+
+    ``seed`` makes quote ids distinct between engines (ids are a counter behind a seed tag);
+    ``max_events`` bounds the event log's memory (None keeps every event).
+
+    >>> from toolkit.scenario import load_scenario
+    >>> engine = Engine(load_scenario("default", env={}))
+    >>> usdc_base = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    >>> q = engine.quote(1, 8453, usdc_base, 1_000_000_000, now=100.0)
+    >>> q.quote_id, q.valid_until, q.input_amount, q.output_amount, q.fee_bps
+    ('qt_0_1', 115, 1000000000, 999450000, 5)
+    >>> engine.convert(q.quote_id, "0xabc", now=105.0)
+    True
+    """
+
+    def __init__(self, scenario: Scenario, *, seed: int = 0, max_events: int | None = None) -> None:
+        super().__init__(scenario, seed=seed, max_events=max_events)
+        # key -> (pool, amount, earned): a tuple, as one is made per fill.
+        self._outstanding: dict[str, tuple[PoolSlot, int, int]] = {}
+        windows = scenario.windows
+        self._quote_window = windows.quote_seconds
+        self._order_window = windows.order_seconds
+        self._borrow_window = windows.borrow_quote_seconds
+
+    # -- partner-intents flow -----------------------------------------------------------------
+
+    def quote(
+        self,
+        src_chain: int,
+        dst_chain: int,
+        token: str,
+        amount: int,
+        now: float,
+        *,
+        kind: str = EXACT_INPUT,
+        src_token: str | None = None,
+        hold: float | None = None,
+    ) -> Quote:
+        """Price an RFQ and reserve its output for the quote window (``floor(now) + 15``).
+
+        ``token`` is the destination token address; ``src_token`` (optional) must be the same
+        symbol's token on the source chain. ``hold`` replaces the window by a lifetime in
+        seconds (backtests use it to model other holding times). Raises :class:`NoRoute` (400)
+        and :class:`NoCapacity` (404).
+
+        >>> from toolkit.scenario import load_scenario
+        >>> engine = Engine(load_scenario("default", env={}))
+        >>> weth_op = "0x4200000000000000000000000000000000000006"
+        >>> q = engine.quote(8453, 10, weth_op, 10**18, now=0.0, kind="ExactOutput")
+        >>> q.output_amount, q.input_amount, q.fee_bps
+        (1000000000000000000, 1000516925129231283, 5)
+        """
+        return self._quote(
+            src_chain,
+            dst_chain,
+            token,
+            amount,
+            now,
+            kind,
+            src_token,
+            None,
+            self._quote_window,
+            hold,
+            "qt",
+            _QUOTE,
+        )
+
+    def convert(self, quote_id: str, order_id: str, now: float) -> bool:
+        """Re-key a live quote reservation to ``order_id`` for the order window (60 s from now).
+
+        Returns False, reserving nothing, when the quote lapsed or is unknown (the transaction
+        endpoint still returns calldata then).
+
+        >>> from toolkit.scenario import load_scenario
+        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> q = engine.quote(1, 8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", 10**9, 0.0)
+        >>> engine.convert(q.quote_id, "0x01", 16.0)
+        False
+        """
+        if not isinstance(order_id, str) or not order_id:
+            raise InvalidInput("order_id: must be a non-empty string")
+        self._tick(now)
+        res = self._reservations.get(quote_id) if isinstance(quote_id, str) else None
+        if res is None or res[KIND] != _QUOTE:
+            return False
+        if order_id in self._reservations or order_id in self._outstanding:
+            raise InvalidInput(f"order_id: {order_id} already holds a reservation or a fill")
+        del self._reservations[quote_id]
+        res[LIVE] = False
+        pool = res[POOL]
+        amount = res[AMOUNT]
+        self._push(order_id, _ORDER, pool, amount, now + self._order_window, res[QUOTE])
+        self._log.extend((now, REKEYED, order_id, pool, amount, quote_id))
+        return True
+
+    def fill(self, order_id: str, now: float, terms: OrderTerms | None = None) -> Fill:
+        """Fill an order: its reservation moves to outstanding, repaid by :meth:`settle`.
+
+        Without a live reservation (it lapsed, or the order was built without a quote id) the
+        order is filled from available liquidity if ``terms`` are given, the route exists, its
+        input covers today's price for its output and a pool has the output available;
+        otherwise :class:`FillRejected` or :class:`NoCapacity` says why. With a reservation,
+        ``terms`` (if given) must match it.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> q = engine.quote(1, 8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", 10**9, 0.0)
+        >>> engine.convert(q.quote_id, "0x01", 1.0)
+        True
+        >>> engine.fill("0x01", 30.0)
+        Fill(order_id='0x01', pool='8453:USDC:usdc', amount=1000000000, earned=0, reserved=True)
+        """
+        if not isinstance(order_id, str) or not order_id:
+            raise InvalidInput("order_id: must be a non-empty string")
+        if terms is not None and not isinstance(terms, OrderTerms):
+            raise InvalidInput("terms: must be an OrderTerms")
+        self._tick(now)
+        if order_id in self._outstanding:
+            raise FillRejected(f"order_id: {order_id} is already filled")
+        res = self._reservations.get(order_id)
+        if res is None or res[KIND] != _ORDER:
+            return self._fill_direct(order_id, now, terms)
+        quote: Quote = res[QUOTE]
+        if terms is not None:
+            self._check_terms(order_id, terms, quote)
+        del self._reservations[order_id]
+        res[LIVE] = False
+        pool = res[POOL]
+        amount = res[AMOUNT]
+        pool.reserved -= amount
+        pool.outstanding += amount
+        earned = quote.input_amount - amount - quote.fill_cost
+        self._outstanding[order_id] = (pool, amount, earned)
+        self._log.extend((now, FILLED, order_id, pool, amount, None))
+        return _new(Fill, (order_id, pool.id, amount, earned, True))
+
+    def _check_terms(self, order_id: str, terms: OrderTerms, quote: Quote) -> None:
+        dst_symbol = self._symbols.get((terms.dst_chain, str(terms.output_token).lower()))
+        if terms.dst_chain != quote.dst_chain or dst_symbol != quote.symbol:
+            raise FillRejected(f"order {order_id}: output token differs from the reservation")
+        if terms.output_amount != quote.output_amount:
+            raise FillRejected(
+                f"order {order_id}: output amount {terms.output_amount} differs from the "
+                f"reserved {quote.output_amount}"
+            )
+        if terms.input_amount < quote.input_amount:
+            raise FillRejected(
+                f"order {order_id}: input amount {terms.input_amount} is below the quoted "
+                f"{quote.input_amount}"
+            )
+
+    def _fill_direct(self, order_id: str, now: float, terms: OrderTerms | None) -> Fill:
+        if terms is None:
+            raise FillRejected(
+                f"order_id: {order_id} holds no live reservation; give its terms to fill it "
+                "from available liquidity"
+            )
+        for name in ("src_chain", "dst_chain", "input_amount", "output_amount"):
+            value = getattr(terms, name)
+            if type(value) is not int or value <= 0:
+                raise InvalidInput(f"terms.{name}: must be a positive integer")
+        try:
+            route = self._route(
+                terms.src_chain, terms.dst_chain, terms.output_token, terms.input_token
+            )
+        except NoRoute as exc:
+            raise FillRejected(f"order {order_id}: {exc}") from None
+        output = terms.output_amount
+        pool = self._pick(route, None)
+        try:
+            required, _, _, _ = self._price(route, output, EXACT_OUTPUT, pool)
+        except NoRoute as exc:
+            raise FillRejected(f"order {order_id}: {exc}") from None
+        if terms.input_amount < required:
+            raise FillRejected(
+                f"order {order_id}: input amount {terms.input_amount} is below the "
+                f"{required} the service charges now for this output"
+            )
+        free = pool.balance - pool.reserved - pool.outstanding
+        if output > free:
+            raise NoCapacity(
+                f"order {order_id}: no pool has {output} {route.symbol} available on chain "
+                f"{route.dst} ({free} at most)"
+            )
+        pool.outstanding += output
+        earned = terms.input_amount - output - route.fill_cost
+        self._outstanding[order_id] = (pool, output, earned)
+        self._log.extend((now, FILLED_DIRECT, order_id, pool, output, None))
+        return Fill(order_id, pool.id, output, earned, False)
+
+    def settle(self, key: str, now: float) -> Settlement:
+        """Repay a filled order or an authorized loan: outstanding falls, the fee joins the pool.
+
+        ``key`` is the order id (fills) or the borrow quote id (loans).
+
+        >>> from toolkit.scenario import load_scenario
+        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> engine.settle("0x01", 0.0)
+        Traceback (most recent call last):
+        ...
+        toolkit.engine.errors.UnknownReservation: key: nothing outstanding under '0x01'
+        """
+        self._tick(now)
+        debt = self._outstanding.pop(key, None) if isinstance(key, str) else None
+        if debt is None:
+            raise UnknownReservation(f"key: nothing outstanding under {key!r}")
+        pool, amount, earned = debt
+        pool.outstanding -= amount
+        pool.balance += earned
+        self._log.extend((now, REPAID, key, pool, amount, earned))
+        return _new(Settlement, (key, pool.id, amount, earned))
+
+    # -- liquidity API ------------------------------------------------------------------------
+
+    def borrow_quote(
+        self,
+        src_chain: int,
+        dst_chain: int,
+        token: str,
+        amount: int,
+        now: float,
+        *,
+        kind: str = EXACT_INPUT,
+        pool: str | None = None,
+    ) -> Quote:
+        """Price a borrow and reserve it for the borrow-quote window; same rules as :meth:`quote`.
+
+        ``pool`` is a preferred pool address; it is used when it can serve the amount.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> engine = Engine(load_scenario("default", env={}))
+        >>> usdc_arb = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
+        >>> engine.borrow_quote(1, 42161, usdc_arb, 10**8, now=0.0).quote_duration
+        60
+        """
+        if pool is not None:
+            route = self._route(src_chain, dst_chain, token, None)
+            preferred = self._pick(route, pool)
+            free = preferred.balance - preferred.reserved - preferred.outstanding
+            if type(amount) is not int or free < amount:
+                pool = None  # fall back to the pool with the most liquidity
+        return self._quote(
+            src_chain,
+            dst_chain,
+            token,
+            amount,
+            now,
+            kind,
+            None,
+            pool,
+            self._borrow_window,
+            None,
+            "bq",
+            _BORROW,
+        )
+
+    def authorize(self, quote_id: str, now: float) -> Loan:
+        """Consume a live borrow quote: its amount becomes outstanding until :meth:`settle`.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> engine = Engine(load_scenario("default", env={}))
+        >>> usdc_arb = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
+        >>> q = engine.borrow_quote(1, 42161, usdc_arb, 10**8, now=0.0)
+        >>> engine.authorize(q.quote_id, 5.0).amount == q.output_amount
+        True
+        """
+        self._tick(now)
+        res = self._take(quote_id, _BORROW, "quote_id")
+        quote: Quote = res[QUOTE]
+        pool = res[POOL]
+        amount = res[AMOUNT]
+        pool.reserved -= amount
+        pool.outstanding += amount
+        earned = quote.input_amount - amount - quote.fill_cost
+        self._outstanding[quote_id] = (pool, amount, earned)
+        self._log.extend((now, BORROWED, quote_id, pool, amount, None))
+        return Loan(
+            quote_id,
+            pool.id,
+            pool.address,
+            quote.dst_chain,
+            quote.symbol,
+            quote.dst_token,
+            amount,
+            quote.borrow_cost,
+            quote.input_amount,
+        )
+
+    def outstanding(self, key: str) -> tuple[str, int, int] | None:
+        """``(pool, amount, earned)`` outstanding under ``key``, or None.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> Engine(load_scenario("single-pool", env={})).outstanding("0x01") is None
+        True
+        """
+        debt = self._outstanding.get(key) if isinstance(key, str) else None
+        return None if debt is None else (debt[0].id, debt[1], debt[2])

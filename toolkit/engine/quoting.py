@@ -1,0 +1,240 @@
+"""Routes, pricing and priced reservations: the quoting half of the engine.
+
+:class:`QuoteBook` resolves a request to an onboarded route, picks the pool, prices the amount
+(formula in :mod:`toolkit.engine.pricing`) and reserves the output; it also holds the routes'
+fee tiers. :class:`toolkit.engine.engine.Engine` adds the flows (RFQ, conversion, fills, loans,
+settlement) on top.
+"""
+
+from __future__ import annotations
+
+import math
+from heapq import heappush
+from typing import Any
+
+from toolkit.engine.core import ReservationCore
+from toolkit.engine.errors import InvalidInput, NoCapacity, NoRoute
+from toolkit.engine.events import CREATED, FEE
+from toolkit.engine.pricing import BPS, exact_input, exact_output, premium_bps, tier_fee_bps
+from toolkit.engine.results import EXACT_INPUT, EXACT_OUTPUT, Quote
+from toolkit.engine.state import PoolSlot, RouteSlot
+from toolkit.scenario import FeeTier, Scenario, check_tiers
+
+__all__ = ["QuoteBook"]
+
+_KINDS = (EXACT_INPUT, EXACT_OUTPUT)
+_new = tuple.__new__
+
+
+class QuoteBook(ReservationCore):
+    """Onboarded routes and their fee tiers, pricing, and priced reservations."""
+
+    def __init__(self, scenario: Scenario, *, seed: int = 0, max_events: int | None = None) -> None:
+        super().__init__(scenario, seed=seed, max_events=max_events)
+        self._symbols: dict[tuple[int, str], str] = {}
+        for token in scenario.tokens:
+            self._symbols[(token.chain, token.address)] = token.symbol
+            self._symbols[(token.chain, token.address.lower())] = token.symbol
+        self._routes: dict[tuple[int, int, str], RouteSlot] = {}
+        for route in scenario.routes:
+            self._routes[(route.src, route.dst, route.token)] = RouteSlot(
+                route.src,
+                route.dst,
+                route.token,
+                _tier_tuples(route.fee_tiers),
+                tuple(self._pools[p.id] for p in scenario.pools_for(route.dst, route.token)),
+                scenario.fill_cost(route.dst, route.token),
+                scenario.eta(route.src, route.dst),
+                scenario.token(route.src, route.token).address,
+                scenario.token(route.dst, route.token).address,
+            )
+        self._kink = scenario.pricing.utilization_kink_bps
+        self._premium_max = scenario.pricing.premium_max_bps
+
+    # -- pricing ------------------------------------------------------------------------------
+
+    def _route(
+        self, src_chain: int, dst_chain: int, token: str, src_token: str | None
+    ) -> RouteSlot:
+        try:
+            symbol = self._symbols.get((dst_chain, token))
+            route = self._routes.get((src_chain, dst_chain, symbol)) if symbol else None
+        except TypeError:  # an unhashable argument; named below
+            symbol = route = None
+        if route is None:
+            if not isinstance(token, str):
+                raise InvalidInput("token: must be a token address")
+            if type(dst_chain) is not int:
+                raise InvalidInput("dst_chain: must be an integer chain id")
+            if type(src_chain) is not int:
+                raise InvalidInput("src_chain: must be an integer chain id")
+            symbol = self._symbols.get((dst_chain, token.lower()))
+            if symbol is None:
+                raise NoRoute(f"token: {token} is not an onboarded token on chain {dst_chain}")
+            route = self._routes.get((src_chain, dst_chain, symbol))
+            if route is None:
+                raise NoRoute(f"no route from chain {src_chain} to chain {dst_chain} for {symbol}")
+        if src_token is not None and src_token != route.src_token:
+            if not isinstance(src_token, str):
+                raise InvalidInput("src_token: must be a token address")
+            if src_token.lower() != route.src_token.lower():
+                raise NoRoute(f"src_token: {src_token} is not {symbol} on chain {src_chain}")
+        return route
+
+    def _price(
+        self, route: RouteSlot, amount: int, kind: str, pool: PoolSlot
+    ) -> tuple[int, int, int, int]:
+        """``(input, output, fee_bps, fee)`` on ``pool``; NoRoute when limits or fees fail."""
+        tier = tier_fee_bps(route.tiers, amount)
+        if tier is None:
+            low, high = route.tiers[0][0], route.tiers[-1][1]
+            raise NoRoute(f"amount: {amount} is outside the route's limits [{low}, {high}]")
+        fee_bps = tier
+        if self._premium_max:
+            used = pool.reserved + pool.outstanding + amount
+            fee_bps += premium_bps(used, pool.balance, self._kink, self._premium_max)
+        if kind == EXACT_INPUT:
+            input_amount, output, fee = exact_input(amount, fee_bps, route.fill_cost)
+            if output <= 0:
+                raise NoRoute(f"amount: {amount} does not cover the fee and the fill cost")
+        else:
+            input_amount, output, fee = exact_output(amount, fee_bps, route.fill_cost)
+        return input_amount, output, fee_bps, fee
+
+    def _pick(self, route: RouteSlot, pool_address: str | None) -> PoolSlot:
+        """The pool with the most available liquidity, or the pool at ``pool_address`` if given."""
+        pools = route.pools
+        best = pools[0]
+        best_free = best.balance - best.reserved - best.outstanding
+        for pool in pools[1:]:
+            free = pool.balance - pool.reserved - pool.outstanding
+            if free > best_free:
+                best, best_free = pool, free
+        if pool_address is None:
+            return best
+        if not isinstance(pool_address, str):
+            raise InvalidInput("pool: must be a pool address")
+        for pool in pools:
+            if pool.address.lower() == pool_address.lower():
+                return pool
+        raise NoRoute(f"pool: no {route.symbol} pool at {pool_address} on chain {route.dst}")
+
+    def _quote(
+        self,
+        src_chain: int,
+        dst_chain: int,
+        token: str,
+        amount: int,
+        now: float,
+        kind: str,
+        src_token: str | None,
+        pool_address: str | None,
+        window: int,
+        hold: float | None,
+        prefix: str,
+        res_kind: str,
+    ) -> Quote:
+        self._tick(now)
+        route = self._route(src_chain, dst_chain, token, src_token)
+        if type(amount) is not int or amount <= 0:
+            raise InvalidInput("amount: must be a positive integer")
+        if kind != EXACT_INPUT and kind != EXACT_OUTPUT:
+            raise InvalidInput(f"kind: must be one of {', '.join(_KINDS)}")
+        if hold is None:
+            valid_until = math.floor(now) + window
+            expires: float = valid_until
+        else:
+            try:
+                ok = 0 < hold < math.inf
+            except TypeError:
+                ok = False
+            if not ok:
+                raise InvalidInput("hold: must be a positive finite number of seconds")
+            expires = now + hold
+            valid_until = math.floor(expires)
+        pool = self._pick(route, pool_address)
+        input_amount, output, fee_bps, fee = self._price(route, amount, kind, pool)
+        free = pool.balance - pool.reserved - pool.outstanding
+        if output > free:
+            raise NoCapacity(
+                f"no pool can serve {output} {route.symbol} on chain {dst_chain} now "
+                f"({free} available)"
+            )
+        key = self._new_key(prefix)
+        # tuple.__new__ skips the NamedTuple's Python-level __new__: a third of the cost.
+        quote: Quote = _new(
+            Quote,
+            (
+                key,
+                kind,
+                src_chain,
+                dst_chain,
+                route.symbol,
+                route.src_token,
+                route.dst_token,
+                input_amount,
+                output,
+                fee_bps,
+                fee,
+                route.fill_cost,
+                pool.id,
+                pool.address,
+                valid_until,
+                expires,
+                route.eta,
+                window,
+            ),
+        )
+        self._seq = seq = self._seq + 1
+        res = [expires, seq, key, res_kind, pool, output, quote, True]
+        heappush(self._heap, res)
+        self._reservations[key] = res
+        pool.reserved += output
+        self._log.extend((now, CREATED, key, pool, output, None))
+        return quote
+
+    # -- fees ----------------------------------------------------------------------
+
+    def fee_tiers(self, src_chain: int, dst_chain: int, symbol: str) -> tuple[FeeTier, ...]:
+        """The route's current fee tiers; :class:`NoRoute` when it is not onboarded.
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> Engine(load_scenario("default", env={})).fee_tiers(1, 10, "USDC")[0].fee_bps
+        5
+        """
+        route = self._routes.get((src_chain, dst_chain, symbol))
+        if route is None:
+            raise NoRoute(f"no route from chain {src_chain} to chain {dst_chain} for {symbol}")
+        return tuple(FeeTier(fee, low, high) for low, high, fee in route.tiers)
+
+    def set_fee_tiers(
+        self, src_chain: int, dst_chain: int, symbol: str, tiers: tuple[FeeTier, ...], now: float
+    ) -> None:
+        """Replace a route's fee tiers and log a ``fee`` event.
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import FeeTier, load_scenario
+        >>> engine = Engine(load_scenario("default", env={}))
+        >>> engine.set_fee_tiers(1, 10, "USDC", (FeeTier(7, 1, 10**12),), now=0.0)
+        >>> engine.events_since(0)[-1].detail
+        (FeeTier(fee_bps=7, min_amount=1, max_amount=1000000000000),)
+        """
+        route = self._routes.get((src_chain, dst_chain, symbol))
+        if route is None:
+            raise NoRoute(f"no route from chain {src_chain} to chain {dst_chain} for {symbol}")
+        if isinstance(tiers, list):
+            tiers = tuple(tiers)
+        try:
+            check_tiers(tiers, "fee_tiers")
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from None
+        if max(t.fee_bps for t in tiers) + self._premium_max >= BPS:
+            raise InvalidInput("fee_tiers: fee plus maximum premium must be below 10000")
+        self._tick(now)
+        route.tiers = _tier_tuples(tiers)
+        self._log.extend((now, FEE, f"{src_chain}:{dst_chain}:{symbol}", None, 0, tiers))
+
+
+def _tier_tuples(tiers: Any) -> tuple[tuple[int, int, int], ...]:
+    return tuple((t.min_amount, t.max_amount, t.fee_bps) for t in tiers)

@@ -1,0 +1,148 @@
+"""Find, read and load scenario files; environment overrides live only here.
+
+``read_scenario`` is pure apart from reading the data file. ``load_scenario`` adds the two
+environment overrides (``TOOLKIT_API_KEY``, ``TOOLKIT_SIGNER_KEY``) from a mapping you pass (the
+process environment by default), so the dataclasses never read the environment themselves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+from toolkit.scenario.address import check_private_key
+from toolkit.scenario.errors import ScenarioError
+from toolkit.scenario.model import Auth, Scenario
+from toolkit.scenario.parse import ContractDefaults, parse_scenario
+from toolkit.scenario.secret import Secret
+
+__all__ = [
+    "API_KEY_ENV",
+    "SCENARIO_DIR",
+    "SIGNER_KEY_ENV",
+    "apply_environment",
+    "load_scenario",
+    "read_scenario",
+    "scenario_names",
+    "scenario_path",
+]
+
+#: ``data/scenarios`` of the repository.
+SCENARIO_DIR = Path(__file__).resolve().parents[2] / "data" / "scenarios"
+#: Comma-separated API keys that replace the scenario's accepted keys.
+API_KEY_ENV = "TOOLKIT_API_KEY"
+#: Hex private key that replaces the scenario's borrow-authorization signing key.
+SIGNER_KEY_ENV = "TOOLKIT_SIGNER_KEY"
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+
+
+def scenario_names() -> list[str]:
+    """Names of the scenarios shipped in ``data/scenarios``.
+
+    >>> "default" in scenario_names()
+    True
+    """
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+
+
+def scenario_path(name_or_path: str | os.PathLike[str]) -> Path:
+    """Resolve a scenario name (``"default"``) or a path to a TOML file.
+
+    >>> scenario_path("default").name
+    'default.toml'
+    """
+    if isinstance(name_or_path, str) and _NAME.match(name_or_path):
+        path = SCENARIO_DIR / f"{name_or_path}.toml"
+        if not path.is_file():
+            known = ", ".join(scenario_names()) or "none"
+            raise ScenarioError("scenario", f"no scenario named {name_or_path!r} (known: {known})")
+        return path
+    if not isinstance(name_or_path, str | os.PathLike):
+        raise ScenarioError("scenario", "must be a scenario name or a path to a TOML file")
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise ScenarioError("scenario", f"no such file: {path}")
+    return path
+
+
+def _registry_defaults() -> ContractDefaults | None:
+    """Contract addresses from ``toolkit.chain.registry`` when that package is installed."""
+    if importlib.util.find_spec("toolkit.chain.registry") is None:
+        return None
+    from toolkit.chain.registry import default_registry
+
+    registry = default_registry()
+
+    def lookup(chain_id: int) -> Mapping[str, str] | None:
+        try:
+            contracts = registry.contracts(chain_id)
+        except LookupError:
+            return None
+        return {
+            "escrow": contracts.escrow,
+            "output_settler": contracts.output_settler,
+            "oracle": contracts.oracle,
+        }
+
+    return lookup
+
+
+def read_scenario(name_or_path: str | os.PathLike[str]) -> Scenario:
+    """Read and validate a scenario file, without environment overrides.
+
+    >>> read_scenario("single-pool").pools[0].id
+    '8453:USDC:usdc'
+    """
+    path = scenario_path(name_or_path)
+    try:
+        with path.open("rb") as f:
+            doc = tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError("(document)", f"invalid TOML: {exc}", path.name) from None
+    try:
+        return parse_scenario(doc, contract_defaults=_registry_defaults())
+    except ScenarioError as exc:
+        raise exc.with_source(path.name) from None
+
+
+def apply_environment(scenario: Scenario, env: Mapping[str, str]) -> Scenario:
+    """Return ``scenario`` with the API keys and signing key overridden from ``env``.
+
+    ``TOOLKIT_API_KEY`` holds one key or several separated by commas; it replaces the accepted
+    keys. ``TOOLKIT_SIGNER_KEY`` replaces the signing key. Empty values are ignored.
+
+    >>> s = apply_environment(read_scenario("default"), {"TOOLKIT_API_KEY": "k1,k2"})
+    >>> s.auth.accepts("k2"), s.auth.accepts("demo-key")
+    (True, False)
+    """
+    auth = scenario.auth
+    raw_keys = env.get(API_KEY_ENV, "")
+    if raw_keys:
+        keys = [k.strip() for k in raw_keys.split(",") if k.strip()]
+        if not keys:
+            raise ScenarioError(API_KEY_ENV, "must hold at least one non-empty key")
+        auth = Auth(api_keys=tuple(Secret(k) for k in keys), signer_key=auth.signer_key)
+    raw_signer = env.get(SIGNER_KEY_ENV, "")
+    if raw_signer:
+        signer = check_private_key(raw_signer.strip(), SIGNER_KEY_ENV)
+        auth = Auth(api_keys=auth.api_keys, signer_key=Secret(signer))
+    if auth is scenario.auth:
+        return scenario
+    return dataclasses.replace(scenario, auth=auth)
+
+
+def load_scenario(
+    name_or_path: str | os.PathLike[str], env: Mapping[str, str] = os.environ
+) -> Scenario:
+    """Read a scenario by name or path and apply the environment overrides.
+
+    >>> load_scenario("default", env={}).name
+    'default'
+    """
+    return apply_environment(read_scenario(name_or_path), env)

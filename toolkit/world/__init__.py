@@ -1,0 +1,42 @@
+"""The simulated world behind the partner-intents flow: the escrow, the filler, settlement.
+
+:class:`World` wraps a :class:`toolkit.engine.Engine` and shares its clock (every call takes
+``now`` and moves the engine's clock; time never goes backwards).
+
+- :meth:`World.broadcast` takes an ``open()`` transaction (``to``, chain id, calldata, sender),
+  decodes it with :func:`toolkit.chain.escrow.decode_open`, checks what the escrow contract
+  checks (the target is the escrow, ``originChainId`` is the chain, ``now < fillDeadline <=
+  expires``, one deposit per order id) and records the order ``Deposited`` under
+  :func:`toolkit.chain.escrow.order_id`. :meth:`World.deposit` is the fast path for backtests:
+  an :class:`EscrowOrder` built directly, with no ABI encoding.
+- The service's filler: :meth:`World.fill` (engine fill, until fillDeadline, honouring
+  exclusivity), :meth:`World.settle` after the settlement delay (engine settle: the pool is
+  repaid with its fee), :meth:`World.refund` after ``expires`` for unfilled orders.
+- :meth:`World.advance` runs the filler up to ``now``: settles every filled order whose
+  settlement delay passed and fills every escrowed order whose source confirmations passed;
+  failed fills are retried until the fillDeadline, then reported missed (reclaimable).
+
+Statuses: Deposited, Filled, Settled, Refunded (:class:`OrderStatus`).
+"""
+
+from toolkit.world.escrow import read_open
+from toolkit.world.order import (
+    EscrowOrder,
+    OrderState,
+    OrderStatus,
+    Progress,
+    Reverted,
+    WorldError,
+)
+from toolkit.world.world import World
+
+__all__ = [
+    "EscrowOrder",
+    "OrderState",
+    "OrderStatus",
+    "Progress",
+    "Reverted",
+    "World",
+    "WorldError",
+    "read_open",
+]

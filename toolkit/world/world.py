@@ -1,0 +1,380 @@
+"""The simulated on-chain side of the partner-intents flow: escrow, filler and settlement."""
+
+from __future__ import annotations
+
+import math
+from heapq import heappop, heappush
+
+from toolkit.engine import Engine, Fill, FillRejected, NoCapacity, Settlement
+from toolkit.scenario import Scenario
+from toolkit.world.escrow import read_open
+from toolkit.world.order import (
+    EscrowOrder,
+    OrderState,
+    OrderStatus,
+    Progress,
+    Reverted,
+    WorldError,
+)
+
+__all__ = ["World"]
+
+_DEPOSITED = OrderStatus.DEPOSITED
+_FILLED = OrderStatus.FILLED
+_SETTLED = OrderStatus.SETTLED
+_REFUNDED = OrderStatus.REFUNDED
+_NOTHING = Progress((), (), (), (), 0)
+
+
+class _Record:
+    """One order's mutable life in the world."""
+
+    __slots__ = (
+        "deposited_at",
+        "depositor",
+        "exclusive_fill",
+        "fill",
+        "filled_at",
+        "order",
+        "refunded_at",
+        "settled_at",
+        "status",
+    )
+
+    def __init__(self, order: EscrowOrder, depositor: str, now: float) -> None:
+        self.order = order
+        self.status = _DEPOSITED
+        self.depositor = depositor
+        self.deposited_at = now
+        self.filled_at: float | None = None
+        self.settled_at: float | None = None
+        self.refunded_at: float | None = None
+        self.exclusive_fill = False
+        self.fill: Fill | None = None
+
+
+class World:
+    """The escrow contracts and the service's filler, on the engine's clock.
+
+    ``retry_seconds`` spaces the filler's retries of an order it could not fill yet (no
+    capacity, price not covered). With ``refund_expired`` the users reclaim every missed order
+    as soon as its ``expires`` passes (backtests); otherwise refunds are explicit calls. With
+    ``keep_finished=False`` settled and refunded orders are forgotten (``order`` no longer finds
+    them; ``counts`` still counts them), which keeps long replays' memory and garbage-collector
+    work bounded by the orders in flight.
+
+    >>> from toolkit.engine import Engine, OrderTerms
+    >>> from toolkit.scenario import load_scenario
+    >>> scenario = load_scenario("single-pool", env={})
+    >>> engine = Engine(scenario)
+    >>> world = World(scenario, engine)
+    >>> usdc_eth = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+    >>> usdc_base = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    >>> q = engine.quote(1, 8453, usdc_base, 10**9, now=0.0)
+    >>> engine.convert(q.quote_id, "0xorder", now=2.0)
+    True
+    >>> terms = OrderTerms(1, usdc_eth, q.input_amount, 8453, usdc_base, q.output_amount)
+    >>> user = "0x" + "11" * 20
+    >>> world.deposit(EscrowOrder("0xorder", user, terms, user, 362, 43562), now=5.0)
+    '0xorder'
+    >>> world.advance(41.0).filled, world.advance(641.0).settled
+    (('0xorder',), ('0xorder',))
+    >>> world.order("0xorder").status
+    <OrderStatus.SETTLED: 'Settled'>
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        engine: Engine,
+        *,
+        retry_seconds: float = 1.0,
+        refund_expired: bool = False,
+        keep_finished: bool = True,
+    ) -> None:
+        if not isinstance(scenario, Scenario):
+            raise WorldError("scenario: must be a toolkit.scenario.Scenario")
+        if not isinstance(engine, Engine):
+            raise WorldError("engine: must be a toolkit.engine.Engine")
+        if isinstance(retry_seconds, bool) or not isinstance(retry_seconds, int | float):
+            raise WorldError("retry_seconds: must be a positive number of seconds")
+        if not 0 < retry_seconds < math.inf:
+            raise WorldError("retry_seconds: must be a positive number of seconds")
+        self._scenario = scenario
+        self._engine = engine
+        self._retry = retry_seconds
+        self._refund_expired = bool(refund_expired)
+        self._keep_finished = bool(keep_finished)
+        self._filler = scenario.filler.lower()
+        self._confirmations = {c.id: c.confirmation_seconds for c in scenario.chains}
+        self._settle_delay = scenario.windows.settlement_delay_seconds
+        self._orders: dict[str, _Record] = {}
+        self._seq = 0
+        # Heaps of (time, seq, order id): fills due once source confirmations pass, settlements
+        # due once the settlement delay passes, refunds due once ``expires`` passes.
+        self._to_fill: list[tuple[float, int, str]] = []
+        self._to_settle: list[tuple[float, int, str]] = []
+        self._to_refund: list[tuple[float, int, str]] = []
+        self._counts = dict.fromkeys(OrderStatus, 0)
+
+    @property
+    def engine(self) -> Engine:
+        """The reservation engine the filler draws on."""
+        return self._engine
+
+    # -- escrow ---------------------------------------------------------------------------------
+
+    def broadcast(self, tx_to: str, chain_id: int, data: str, sender: str, now: float) -> str:
+        """Send an ``open()`` transaction: decode, check as the escrow does, deposit; the order id.
+
+        ``sender`` is who the escrow pulls the inputs from (recorded as the depositor).
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> s = load_scenario("single-pool", env={})
+        >>> world = World(s, Engine(s))
+        >>> try:
+        ...     world.broadcast(s.chain(1).escrow, 1, "0x7515fd56", "0x" + "11" * 20, now=0.0)
+        ... except WorldError as exc:
+        ...     print(str(exc)[:35])
+        calldata: truncated open() calldata
+        """
+        self._engine.advance(now)
+        if not isinstance(sender, str) or len(sender) != 42 or not sender.startswith("0x"):
+            raise WorldError("sender: must be a 0x-prefixed 20-byte hex address")
+        order = read_open(self._scenario, tx_to, chain_id, data, now)
+        return self.deposit(order, now, sender=sender)
+
+    def deposit(self, order: EscrowOrder, now: float, *, sender: str | None = None) -> str:
+        """Escrow an order that was built without calldata (the backtests' fast path).
+
+        Applies the escrow's timing checks and its one-deposit-per-order-id rule; the filler
+        picks the order up once the source chain's confirmations have passed.
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> s = load_scenario("single-pool", env={})
+        >>> world = World(s, Engine(s))
+        >>> try:
+        ...     world.deposit("0x01", now=0.0)
+        ... except WorldError as exc:
+        ...     print(exc)
+        order: must be an EscrowOrder
+        """
+        self._engine.advance(now)
+        if not isinstance(order, EscrowOrder):
+            raise WorldError("order: must be an EscrowOrder")
+        if not now < order.fill_deadline:
+            raise Reverted(
+                "TimestampPassed", f"fillDeadline {order.fill_deadline} is not after {now}"
+            )
+        if not now < order.expires:
+            raise Reverted("TimestampPassed", f"expires {order.expires} is not after {now}")
+        if order.fill_deadline > order.expires:
+            raise Reverted(
+                "FillDeadlineAfterExpiry", f"fillDeadline {order.fill_deadline} > {order.expires}"
+            )
+        key = order.order_id
+        if key in self._orders:
+            raise Reverted("InvalidOrderStatus", f"order {key} was already opened")
+        confirmations = self._confirmations.get(order.terms.src_chain)
+        if confirmations is None:
+            raise WorldError(f"order: source chain {order.terms.src_chain} is not in the scenario")
+        self._orders[key] = _Record(order, sender or order.user, now)
+        self._counts[_DEPOSITED] += 1
+        self._seq = seq = self._seq + 1
+        heappush(self._to_fill, (now + confirmations, seq, key))
+        return key
+
+    def refund(self, order_id: str, now: float) -> None:
+        """Reclaim an unfilled order after its ``expires`` (anyone may call it).
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> s = load_scenario("single-pool", env={})
+        >>> try:
+        ...     World(s, Engine(s)).refund("0x01", now=0.0)
+        ... except WorldError as exc:
+        ...     print(exc)
+        order_id: the escrow holds no order '0x01'
+        """
+        self._engine.advance(now)
+        record = self._record(order_id)
+        if record.status is not _DEPOSITED:
+            raise Reverted("InvalidOrderStatus", f"order {order_id} is {record.status.value}")
+        if not now > record.order.expires:
+            raise Reverted("TimestampNotPassed", f"expires {record.order.expires} not before {now}")
+        self._set_status(record, _REFUNDED)
+        record.refunded_at = now
+
+    # -- the service's filler -------------------------------------------------------------------
+
+    def fill(self, order_id: str, now: float) -> Fill:
+        """The service fills an escrowed order on the destination chain (engine fill).
+
+        Allowed until ``fillDeadline``; exclusivity lets only ``exclusive_for`` fill before
+        ``exclusive_until`` (the service, unless the order named another filler). See the class
+        example for a whole flow.
+        """
+        self._engine.advance(now)
+        record = self._record(order_id)
+        order = record.order
+        if record.status is not _DEPOSITED:
+            raise WorldError(f"order {order_id}: is {record.status.value}, not Deposited")
+        if now > order.fill_deadline:
+            raise WorldError(f"order {order_id}: fillDeadline {order.fill_deadline} has passed")
+        exclusive = order.exclusive_for is not None and now < order.exclusive_until
+        if exclusive and str(order.exclusive_for).lower() != self._filler:
+            raise Reverted("ExclusiveTo", f"order {order_id} is exclusive to {order.exclusive_for}")
+        return self._fill(order_id, record, now, exclusive)
+
+    def _fill(self, order_id: str, record: _Record, now: float, exclusive: bool) -> Fill:
+        fill = self._engine.fill(order_id, now, record.order.terms)
+        self._set_status(record, _FILLED)
+        record.filled_at = now
+        record.fill = fill
+        record.exclusive_fill = exclusive
+        self._seq = seq = self._seq + 1
+        heappush(self._to_settle, (now + self._settle_delay, seq, order_id))
+        return fill
+
+    def settle(self, order_id: str, now: float) -> Settlement:
+        """Settle a filled order once the settlement delay passed: the pool is repaid.
+
+        See the class example for a whole flow.
+        """
+        self._engine.advance(now)
+        record = self._record(order_id)
+        if record.status is not _FILLED:
+            raise WorldError(f"order {order_id}: is {record.status.value}, not Filled")
+        assert record.filled_at is not None
+        due = record.filled_at + self._settle_delay
+        if now < due:
+            raise WorldError(f"order {order_id}: settles at {due}, not before")
+        return self._settle(order_id, record, now)
+
+    def _settle(self, order_id: str, record: _Record, now: float) -> Settlement:
+        settlement = self._engine.settle(order_id, now)
+        self._set_status(record, _SETTLED)
+        record.settled_at = now
+        return settlement
+
+    def advance(self, now: float) -> Progress:
+        """Run the filler up to ``now``: settle what is due, then fill what is confirmed.
+
+        Orders whose fill fails for capacity or price are retried every ``retry_seconds``
+        until their fillDeadline; then they are reported as missed (reclaimable).
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> s = load_scenario("single-pool", env={})
+        >>> World(s, Engine(s)).advance(10.0)
+        Progress(filled=(), settled=(), missed=(), refunded=(), retried=0)
+        """
+        self._engine.advance(now)
+        fills, settles, refunds = self._to_fill, self._to_settle, self._to_refund
+        if not (
+            (fills and fills[0][0] <= now)
+            or (settles and settles[0][0] <= now)
+            or (refunds and refunds[0][0] < now)
+        ):
+            return _NOTHING  # the common case in a replay: one call per request
+        settled: list[str] = []
+        filled: list[str] = []
+        missed: list[str] = []
+        refunded: list[str] = []
+        retried = 0
+        orders = self._orders
+        while settles and settles[0][0] <= now:
+            key = heappop(settles)[2]
+            record = orders.get(key)  # None once settled and forgotten
+            if record is not None and record.status is _FILLED:
+                self._settle(key, record, now)
+                settled.append(key)
+        filler = self._filler
+        while fills and fills[0][0] <= now:
+            key = heappop(fills)[2]
+            record = orders.get(key)
+            if record is None or record.status is not _DEPOSITED:
+                continue
+            order = record.order
+            if now > order.fill_deadline:
+                missed.append(key)
+                self._missed(key, record)
+                continue
+            exclusive = order.exclusive_for is not None and now < order.exclusive_until
+            try:
+                if exclusive and str(order.exclusive_for).lower() != filler:
+                    raise Reverted("ExclusiveTo", f"order {key} is exclusive to another filler")
+                self._fill(key, record, now, exclusive)
+            except (NoCapacity, FillRejected, Reverted):
+                retried += 1
+                if now + self._retry <= order.fill_deadline:
+                    self._seq = seq = self._seq + 1
+                    heappush(fills, (now + self._retry, seq, key))
+                else:
+                    missed.append(key)
+                    self._missed(key, record)
+                continue
+            filled.append(key)
+        while refunds and refunds[0][0] < now:
+            key = heappop(refunds)[2]
+            record = orders.get(key)
+            if record is not None and record.status is _DEPOSITED:
+                self._set_status(record, _REFUNDED)
+                record.refunded_at = now
+                refunded.append(key)
+        return Progress(tuple(filled), tuple(settled), tuple(missed), tuple(refunded), retried)
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def order(self, order_id: str) -> OrderState:
+        """A snapshot of one order; WorldError when the escrow never saw it.
+
+        See the class example.
+        """
+        r = self._record(order_id)
+        return OrderState(
+            r.order,
+            r.status,
+            r.depositor,
+            r.deposited_at,
+            r.filled_at,
+            r.settled_at,
+            r.refunded_at,
+            r.exclusive_fill,
+            r.fill,
+        )
+
+    def counts(self) -> dict[OrderStatus, int]:
+        """How many orders are in each status now.
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> s = load_scenario("single-pool", env={})
+        >>> World(s, Engine(s)).counts()[OrderStatus.DEPOSITED]
+        0
+        """
+        return dict(self._counts)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _record(self, order_id: str) -> _Record:
+        record = self._orders.get(order_id) if isinstance(order_id, str) else None
+        if record is None:
+            raise WorldError(f"order_id: the escrow holds no order {order_id!r}")
+        return record
+
+    def _set_status(self, record: _Record, status: OrderStatus) -> None:
+        self._counts[record.status] -= 1
+        self._counts[status] += 1
+        record.status = status
+        if not self._keep_finished and (status is _SETTLED or status is _REFUNDED):
+            # A forgotten order id could be opened again; the escrow's own status would say
+            # Claimed or Refunded, so replays must not reuse order ids (nonces make them unique).
+            del self._orders[record.order.order_id]
+
+    def _missed(self, key: str, record: _Record) -> None:
+        if self._refund_expired:
+            self._seq = seq = self._seq + 1
+            heappush(self._to_refund, (record.order.expires, seq, key))
