@@ -41,6 +41,7 @@ from collections.abc import Callable
 import simpy
 
 from toolkit.engine import EXACT_INPUT, EXACT_OUTPUT, Engine, NoCapacity, NoRoute, OrderTerms
+from toolkit.models.capacity import erlang_b, kaufman_roberts
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.world import EscrowOrder, OrderStatus, World
 
@@ -51,23 +52,6 @@ SERVERS, LOAD = 15, 8.108
 
 
 # -- theory ---------------------------------------------------------------------------------
-
-
-def erlang_b(servers: int, load: float) -> float:
-    """Erlang's loss formula by the stable recursion."""
-    b = 1.0
-    for n in range(1, servers + 1):
-        b = load * b / (n + load * b)
-    return b
-
-
-def kaufman_roberts(capacity: int, loads: list[float], sizes: list[int]) -> list[float]:
-    """Per-class blocking of a multi-rate loss system (Kaufman-Roberts recursion)."""
-    q = [1.0] + [0.0] * capacity
-    for j in range(1, capacity + 1):
-        q[j] = sum(a * b * q[j - b] for a, b in zip(loads, sizes, strict=True) if j >= b) / j
-    total = sum(q)
-    return [sum(q[capacity - b + 1 :]) / total for b in sizes]
 
 
 def batch_stats(outcomes: list[bool], batches: int = 30) -> tuple[float, float]:
