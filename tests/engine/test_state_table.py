@@ -32,11 +32,15 @@ def test_quote_lapse_after_15_s_releases_capacity(single: Engine, token: str):
     assert single.quote(1, 8453, token, UNIT, 115.0, kind=EXACT_OUTPUT).output_amount == UNIT
 
 
-def test_valid_until_counts_from_the_whole_second(single: Engine, token: str):
-    q = single.quote(1, 8453, token, UNIT, 100.9, kind=EXACT_OUTPUT)
-    assert q.valid_until == 115
-    assert single.pool(POOL, 114.99).reserved == UNIT
-    assert single.pool(POOL, 115.0).reserved == 0
+def test_valid_until_is_the_nearest_whole_second_and_ends_the_reservation(
+    single: Engine, token: str
+):
+    late = single.quote(1, 8453, token, UNIT, 100.9, kind=EXACT_OUTPUT)
+    assert late.valid_until == 116  # round(100.9) + 15: held 15.1 s
+    assert single.pool(POOL, 115.99).reserved == UNIT
+    assert single.pool(POOL, 116.0).reserved == 0
+    early = single.quote(1, 8453, token, UNIT, 200.2, kind=EXACT_OUTPUT)
+    assert early.valid_until == 215  # round(200.2) + 15: held 14.8 s
 
 
 def test_convert_before_lapse_holds_for_60_s_from_the_call(single: Engine, token: str):

@@ -12,8 +12,9 @@ Lifecycle (the spec's state table):
 
 - :meth:`Engine.quote` prices an RFQ (formula in :mod:`toolkit.engine.pricing`) on the pool
   with the most available liquidity and reserves the output amount for 15 s under a new quote
-  id (``validUntil = floor(now) + 15``). :class:`NoRoute` (400) when no route is configured or
-  the amount is outside its limits; :class:`NoCapacity` (404) when no pool can serve it now.
+  id (``validUntil = round(now) + 15``, when the reservation ends). :class:`NoRoute` (400)
+  when no route is configured or the amount is outside its limits; :class:`NoCapacity` (404)
+  when no pool can serve it now.
 - :meth:`Engine.convert` re-keys a live quote reservation to the on-chain order id for 60 s
   from the call (True), or returns False and reserves nothing when the quote lapsed.
 - :meth:`Engine.fill` moves an order's reservation to outstanding (or, when the reservation

@@ -74,7 +74,7 @@ class Engine(QuoteBook):
         src_token: str | None = None,
         hold: float | None = None,
     ) -> Quote:
-        """Price an RFQ and reserve its output for the quote window (``floor(now) + 15``).
+        """Price an RFQ and reserve its output until ``validUntil = round(now) + 15``.
 
         ``token`` is the destination token address; ``src_token`` (optional) must be the same
         symbol's token on the source chain. ``hold`` replaces the window by a lifetime in

@@ -141,7 +141,11 @@ class QuoteBook(ReservationCore):
         if kind != EXACT_INPUT and kind != EXACT_OUTPUT:
             raise InvalidInput(f"kind: must be one of {', '.join(_KINDS)}")
         if hold is None:
-            valid_until = math.floor(now) + window
+            # validUntil is a whole second and the reservation ends exactly then (the spec:
+            # "after which the quote and its reservation expire"). Rounding to the nearest second,
+            # not truncating, keeps the mean hold at exactly `window` seconds, which is what the
+            # Erlang-B / Kaufman-Roberts mean-hold mapping assumes.
+            valid_until = math.floor(now + 0.5) + window
             expires: float = valid_until
         else:
             try:
