@@ -130,16 +130,20 @@ classes = st.lists(st.tuples(st.floats(0.0, 30.0), st.integers(1, 8)), min_size=
 
 @settings(max_examples=50, deadline=None)
 @given(st.integers(0, 60), classes, st.floats(1.01, 3.0))
-def test_blocking_is_a_probability_and_rises_with_load(
+def test_blocking_is_a_probability_and_the_widest_class_suffers_more_under_load(
     capacity: int, spec: list[tuple[float, int]], factor: float
 ) -> None:
     loads = [load for load, _ in spec]
     sizes = [size for _, size in spec]
     blocking = kaufman_roberts(capacity, loads, sizes)
     assert all(0.0 <= value <= 1.0 for value in blocking)
-    heavier = kaufman_roberts(capacity, [load * factor for load in loads], sizes)
-    for before, after in zip(blocking, heavier, strict=True):
-        assert after >= before - 1e-12
+    # Scaling every load up does NOT raise every class's blocking: with C = 4 and classes of
+    # 1 and 4 units, doubling both loads lowers the 1-unit class's blocking (0.434 -> 0.424),
+    # because the wide class then holds the whole pool more often, leaving the narrow class
+    # facing an empty rather than a full system. What does hold: the pool is empty less often.
+    heavier = kaufman_roberts_occupancy(capacity, [load * factor for load in loads], sizes)
+    lighter = kaufman_roberts_occupancy(capacity, loads, sizes)
+    assert heavier[0] <= lighter[0] + 1e-12
     # A wider request needs more free units, so it is blocked at least as often.
     for (b_i, size_i), (b_j, size_j) in itertools.combinations(
         zip(blocking, sizes, strict=True), 2
