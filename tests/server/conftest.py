@@ -1,0 +1,147 @@
+"""Fixtures for the embedded service tests: a fake clock, apps, and an in-process client.
+
+The client is ``httpx.AsyncClient`` over ``httpx.ASGITransport`` (no socket), driven from
+synchronous tests by one private event loop per test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from toolkit.scenario import Scenario, load_scenario
+from toolkit.server import create_app
+
+KEY = "demo-key"
+AUTH = {"X-Auth-Token": KEY}
+T0 = 1_760_000_000.0
+USER = "0x1111111111111111111111111111111111111111"
+USDC = {
+    1: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+    10: "0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85",
+    8453: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    42161: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831",
+}
+WETH_BASE = "0x4200000000000000000000000000000000000006"
+
+
+MakeClient = Callable[[FastAPI], "Client"]
+
+
+class FakeClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, start: float = T0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class Client:
+    """Synchronous facade over ``httpx.AsyncClient(transport=httpx.ASGITransport(app))``."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+        self._loop = asyncio.new_event_loop()
+        self._client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://embedded"
+        )
+
+    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        return self._loop.run_until_complete(self._client.request(method, url, **kwargs))
+
+    def get(self, url: str, **kwargs: Any) -> httpx.Response:
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> httpx.Response:
+        return self.request("POST", url, **kwargs)
+
+    def call_later(self, delay: float, callback: Callable[[], object]) -> None:
+        """Run ``callback`` on the client's loop ``delay`` seconds from now (while a call runs)."""
+        self._loop.call_later(delay, callback)
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self._client.aclose())
+        # sse-starlette leaves a shutdown watcher task on the loop; cancel it before closing.
+        pending = asyncio.all_tasks(self._loop)
+        for task in pending:
+            task.cancel()
+        if pending:
+            self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self._loop.close()
+
+
+@pytest.fixture
+def scenario() -> Scenario:
+    return load_scenario("default", env={})
+
+
+@pytest.fixture
+def single_pool() -> Scenario:
+    return load_scenario("single-pool", env={})
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def app(scenario: Scenario, clock: FakeClock) -> FastAPI:
+    return create_app(scenario, clock=clock, heartbeat=0.2, tick=0.05)
+
+
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[Client]:
+    c = Client(app)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+@pytest.fixture
+def make_client() -> Iterator[MakeClient]:
+    """Build clients for other apps inside a test; all are closed at the end."""
+    made: list[Client] = []
+
+    def make(app: FastAPI) -> Client:
+        c = Client(app)
+        made.append(c)
+        return c
+
+    yield make
+    for c in made:
+        c.close()
+
+
+def rfq_params(
+    src: int = 1, dst: int = 8453, amount: int = 1_000_000_000, **extra: str
+) -> dict[str, str]:
+    """Query of a valid USDC RFQ on the default scenario."""
+    params = {
+        "srcChain": f"eip155:{src}",
+        "dstChain": f"eip155:{dst}",
+        "amount": str(amount),
+        "token": USDC[dst],
+        "user": USER,
+    }
+    params.update(extra)
+    return params
+
+
+def pool(client: Client, pool_id: str) -> dict[str, int]:
+    """The ``/sim/pools`` figures of one pool, as integers."""
+    for entry in client.get("/sim/pools").json()["data"]:
+        if entry["id"] == pool_id:
+            return {k: int(entry[k]) for k in ("balance", "reserved", "outstanding", "available")}
+    raise AssertionError(f"no pool {pool_id}")

@@ -1,0 +1,134 @@
+"""The spec's state table over time, on a fake clock, and the whole flow over HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolkit.chain.escrow import decode_open, order_id
+from toolkit.scenario import Scenario
+from toolkit.server import create_app
+
+from .conftest import AUTH, Client, FakeClock, MakeClient, pool, rfq_params
+
+ESCROW = "0x000025c3226C00B2Cdc200005a1600509f4e00C0"
+POOL = "8453:USDC:usdc"
+UNIT = 1_000_000_000  # one ExactOutput quote of 1,000 USDC in the single-pool scenario
+
+
+def full_quote(client: Client) -> dict[str, Any]:
+    params = rfq_params(src=1, dst=8453, amount=UNIT, type="ExactOutput")
+    answer = client.get("/partner-intents/rfq", params=params, headers=AUTH)
+    assert answer.status_code == 200, answer.text
+    quote: dict[str, Any] = answer.json()["quotes"][0]
+    return quote
+
+
+def quote_status(client: Client) -> int:
+    params = rfq_params(src=1, dst=8453, amount=UNIT, type="ExactOutput")
+    return client.get("/partner-intents/rfq", params=params, headers=AUTH).status_code
+
+
+def single(scenario: Scenario, clock: FakeClock, make_client: MakeClient) -> Client:
+    return make_client(create_app(scenario, clock=clock))
+
+
+def test_rfq_reservation_lapses_after_15_s(
+    single_pool: Scenario, clock: FakeClock, make_client: MakeClient
+) -> None:
+    client = single(single_pool, clock, make_client)
+    for _ in range(15):
+        full_quote(client)
+    assert pool(client, POOL)["available"] == 0
+    assert quote_status(client) == 404
+    clock.advance(14.9)
+    assert quote_status(client) == 404
+    clock.advance(0.1)  # validUntil = t0 + 15: capacity returns
+    assert pool(client, POOL)["available"] == 15 * UNIT
+    assert quote_status(client) == 200
+
+
+def test_transaction_with_quote_id_holds_until_60_s_after_the_call(
+    single_pool: Scenario, clock: FakeClock, make_client: MakeClient
+) -> None:
+    client = single(single_pool, clock, make_client)
+    quotes = [full_quote(client) for _ in range(15)]
+    clock.advance(10)
+    assert client.post("/partner-intents/transaction", json=quotes[0]).status_code == 200
+    clock.advance(5)  # t0 + 15: the other 14 quotes lapse, the converted one holds on
+    assert pool(client, POOL)["reserved"] == UNIT
+    assert quote_status(client) == 200  # capacity came back for everyone else
+    clock.advance(54.9)  # t0 + 69.9: the new RFQ lapsed at t0 + 30, the order still holds
+    assert pool(client, POOL)["reserved"] == UNIT
+    clock.advance(0.1)  # t0 + 70 = call + 60 s: released
+    assert pool(client, POOL)["reserved"] == 0
+
+
+def test_transaction_without_quote_id_reserves_nothing(
+    single_pool: Scenario, clock: FakeClock, make_client: MakeClient
+) -> None:
+    client = single(single_pool, clock, make_client)
+    quote = full_quote(client)
+    quote_id = quote.pop("quoteId")
+    answer = client.post("/partner-intents/transaction", json=quote)
+    assert answer.status_code == 200
+    assert answer.json()["transactionRequest"]["data"].startswith("0x7515fd56")
+    # Only the RFQ's own reservation exists, and it is not refreshed by the call.
+    assert pool(client, POOL)["reserved"] == UNIT
+    clock.advance(15)
+    assert pool(client, POOL)["reserved"] == 0
+    # Posting the lapsed quote id later is not an error either, and reserves nothing.
+    quote["quoteId"] = quote_id
+    assert client.post("/partner-intents/transaction", json=quote).status_code == 200
+    assert pool(client, POOL)["reserved"] == 0
+
+
+def test_lapsed_quote_id_is_not_refreshed(
+    single_pool: Scenario, clock: FakeClock, make_client: MakeClient
+) -> None:
+    client = single(single_pool, clock, make_client)
+    quote = full_quote(client)
+    clock.advance(16)
+    tx = client.post("/partner-intents/transaction", json=quote).json()["transactionRequest"]
+    key = order_id(decode_open(tx["data"]), ESCROW)
+    assert client.get(f"/sim/orders/{key}").status_code == 404
+    assert pool(client, POOL)["reserved"] == 0
+
+
+def test_whole_flow_repays_the_pool_with_the_fee(
+    scenario: Scenario, clock: FakeClock, make_client: MakeClient
+) -> None:
+    client = make_client(create_app(scenario, clock=clock))
+    start = pool(client, POOL)
+    answer = client.get("/partner-intents/rfq", params=rfq_params(), headers=AUTH)
+    quote = answer.json()["quotes"][0]
+    output = int(quote["preview"]["outputs"][0]["amount"])
+    paid = int(quote["preview"]["inputs"][0]["amount"])
+    assert pool(client, POOL)["reserved"] == output
+
+    clock.advance(3)
+    tx = client.post("/partner-intents/transaction", json=quote).json()["transactionRequest"]
+    order = client.post("/sim/broadcast", json=tx).json()
+    assert order["status"] == "Deposited"
+    assert order["reservation"]["kind"] == "order"
+
+    clock.advance(scenario.chain(1).confirmation_seconds)
+    progress = client.post("/sim/advance").json()
+    assert progress["filled"] == [order["orderId"]]
+    filled = pool(client, POOL)
+    assert (filled["reserved"], filled["outstanding"]) == (0, output)
+
+    clock.advance(scenario.windows.settlement_delay_seconds)
+    progress = client.post("/sim/advance").json()
+    assert progress["settled"] == [order["orderId"]]
+    end = pool(client, POOL)
+    fee = paid - output - scenario.fill_cost(8453, "USDC")
+    assert fee == 500_000  # 5 bps of 1,000 USDC
+    assert end == {
+        "balance": start["balance"] + fee,
+        "reserved": 0,
+        "outstanding": 0,
+        "available": start["available"] + fee,
+    }
+    state = client.get(f"/sim/orders/{order['orderId']}").json()
+    assert state["status"] == "Settled"
+    assert state["fill"]["earned"] == str(fee)

@@ -1,0 +1,61 @@
+"""The embedded service: the partner-intents and liquidity surfaces of the interface over HTTP.
+
+:func:`create_app` builds a FastAPI app around one reservation engine (:mod:`toolkit.engine`)
+and a scenario (:mod:`toolkit.scenario`); ``toolkit serve`` runs it with uvicorn on 127.0.0.1.
+Responses follow the spec and validate against the vendor's OpenAPI document; errors are
+``{error, debug?}`` with the spec's status codes. ``/sim/...`` (tag ``simulation``) is not part
+of the interface: it stands in for the chains so a whole flow can run over HTTP.
+
+In-process use goes through ``httpx.ASGITransport``; the endless event stream needs a socket,
+which :func:`serve_in_thread` provides on a free loopback port.
+
+>>> import asyncio, httpx
+>>> from toolkit.scenario import load_scenario
+>>> from toolkit.server import create_app
+>>> app = create_app(load_scenario("default", env={}), clock=lambda: 1_760_000_000.0)
+>>> async def rfq():
+...     transport = httpx.ASGITransport(app=app)
+...     async with httpx.AsyncClient(transport=transport, base_url="http://sim") as client:
+...         answer = await client.get("/partner-intents/rfq", headers={"X-Auth-Token": "demo-key"},
+...             params={"srcChain": "eip155:1", "dstChain": "eip155:8453", "amount": "1000000000",
+...                     "token": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+...                     "user": "0x" + "11" * 20})
+...         return answer.json()["quotes"][0]["validUntil"]
+>>> asyncio.run(rfq())
+1760000015
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolkit.server.app import create_app, resolve_scenario
+    from toolkit.server.errors import ApiError
+    from toolkit.server.loopback import serve_in_thread
+    from toolkit.server.service import PROTOCOL, Service
+
+__all__ = ["PROTOCOL", "ApiError", "Service", "create_app", "resolve_scenario", "serve_in_thread"]
+
+# Loaded on first access: ``toolkit --help`` imports ``toolkit.server.command``, which must not
+# pull in FastAPI, the engine and eth-account through this package's ``__init__``.
+_HOMES = {
+    "create_app": "toolkit.server.app",
+    "resolve_scenario": "toolkit.server.app",
+    "ApiError": "toolkit.server.errors",
+    "serve_in_thread": "toolkit.server.loopback",
+    "PROTOCOL": "toolkit.server.service",
+    "Service": "toolkit.server.service",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,148 @@
+"""``create_app``: the embedded service as one FastAPI application."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+from fastapi import APIRouter, FastAPI
+from fastapi.routing import APIRoute
+from starlette.routing import Route
+
+from toolkit.scenario import Scenario, load_scenario
+from toolkit.server import events, intents, liquidity, signature, sim
+from toolkit.server.docs import SECURITY_SCHEMES
+from toolkit.server.errors import install_error_handlers
+from toolkit.server.service import Service
+
+__all__ = ["create_app", "resolve_scenario"]
+
+_DESCRIPTION: Final = """\
+The embedded intent liquidity service: the partner-intents and liquidity surfaces of the
+interface, backed by the toolkit's reservation engine and a scenario's pools and routes.
+
+Errors are `{error, debug?}` bodies: 400 names the parameter and the rule, 401 is a missing or
+unknown `X-Auth-Token`, 404 is no capacity now (or an unknown path).
+
+Endpoints tagged **simulation** (`/sim/...`) are not part of the interface: they stand in for
+the chains (broadcasting the escrow transaction, filling, settling) so that a whole flow can run
+over HTTP.
+"""
+
+_TAGS: Final = [
+    {"name": "partner-intents", "description": "Firm quotes and the escrow open() transaction."},
+    {"name": "liquidity", "description": "Discovery, borrow quotes, authorizations, events."},
+    {
+        "name": "simulation",
+        "description": "Not part of the interface: the embedded service's stand-in for chains.",
+    },
+]
+
+
+def resolve_scenario(scenario: Scenario | str | os.PathLike[str] | None) -> Scenario:
+    """A loaded scenario from a scenario, a name, a path, or None (the ``default`` scenario).
+
+    Names and paths are loaded with :func:`toolkit.scenario.load_scenario`, which applies the
+    ``TOOLKIT_API_KEY`` and ``TOOLKIT_SIGNER_KEY`` environment overrides.
+
+    >>> resolve_scenario("single-pool").name
+    'single-pool'
+    """
+    if scenario is None:
+        return load_scenario("default")
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, str | os.PathLike):
+        return load_scenario(scenario)
+    raise TypeError("scenario: must be a Scenario, a scenario name or a path to a TOML file")
+
+
+def create_app(
+    scenario: Scenario | str | os.PathLike[str] | None = None,
+    *,
+    clock: Callable[[], float] = time.time,
+    heartbeat: float = 15.0,
+    tick: float = 1.0,
+    max_events: int = 100_000,
+) -> FastAPI:
+    """The embedded service for ``scenario`` (default ``default``) as an ASGI app.
+
+    ``clock`` returns the time in seconds (inject a fake one in tests); ``heartbeat`` is the
+    seconds between ``: ping`` comments on idle event streams; ``tick`` the seconds between a
+    stream's checks for lapsed reservations; ``max_events`` how many engine events the log keeps
+    for resuming streams. The app holds one engine; ``app.state.service`` is its
+    :class:`Service`.
+
+    >>> import httpx, asyncio
+    >>> from toolkit.scenario import load_scenario
+    >>> app = create_app(load_scenario("default", env={}))
+    >>> async def health():
+    ...     transport = httpx.ASGITransport(app=app)
+    ...     async with httpx.AsyncClient(transport=transport, base_url="http://sim") as client:
+    ...         return (await client.get("/health")).json()
+    >>> asyncio.run(health())
+    {'status': 'ok'}
+    """
+    service = Service(
+        resolve_scenario(scenario),
+        clock=clock,
+        heartbeat=heartbeat,
+        tick=tick,
+        max_events=max_events,
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            service.close_streams()
+
+    app = FastAPI(
+        title="Embedded intent liquidity service",
+        version="0.0.1",
+        description=_DESCRIPTION,
+        openapi_tags=_TAGS,
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    install_error_handlers(app)
+    for module in (intents, liquidity, signature, events, sim):
+        app.include_router(module.router)
+    _dispatch_directly(app, [m.router for m in (intents, liquidity, signature, events, sim)])
+    _add_security_schemes(app)
+    return app
+
+
+def _dispatch_directly(app: FastAPI, routers: list[APIRouter]) -> None:
+    """Serve every operation through a plain Starlette route placed ahead of its FastAPI route.
+
+    The FastAPI routes declare the operations (paths, parameters, response models) for the
+    OpenAPI document. The handlers take only the request and validate it themselves with
+    :mod:`toolkit.resources`, so FastAPI's per-request dependency solving (which among other
+    things parses every query string a second time) would be pure overhead: it is half the
+    app's time on an RFQ. Starlette matches routes in order, so the plain routes answer.
+    """
+    direct = [
+        Route(route.path, route.endpoint, methods=sorted(route.methods or ()), name=route.name)
+        for router in routers
+        for route in router.routes
+        if isinstance(route, APIRoute)
+    ]
+    app.router.routes[:0] = direct
+
+
+def _add_security_schemes(app: FastAPI) -> None:
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = generate()
+        schema.setdefault("components", {}).setdefault("securitySchemes", {}).update(
+            SECURITY_SCHEMES
+        )
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -1,0 +1,201 @@
+"""The state behind one app: scenario, engine, world, clock, nonces, and event-stream wake-ups.
+
+Concurrency model: handlers are ``async def`` and call the engine synchronously, with no
+``await`` between reading the clock and the last engine call of a request. The event loop runs
+one handler step at a time, so every engine step is atomic under concurrent requests without a
+lock. Streams wait on :meth:`Service.wait_for_change` between engine reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from toolkit.chain.registry import Chain as RegistryChain
+from toolkit.chain.registry import Contracts, Registry, default_registry
+from toolkit.chain.registry import Token as RegistryToken
+from toolkit.engine import Engine
+from toolkit.scenario import Pool, Scenario
+from toolkit.world import World
+
+__all__ = ["PROTOCOL", "Service", "registry_for"]
+
+#: The one intent protocol the embedded service serves.
+PROTOCOL: Final = "partner-escrow"
+
+
+def registry_for(scenario: Scenario) -> Registry:
+    """A chain registry holding exactly the scenario's chains, tokens and escrow contracts.
+
+    The escrow ``open()`` builder reads contract addresses from a registry; building it from the
+    scenario keeps a scenario's contract overrides and extra chains in force.
+
+    >>> from toolkit.scenario import load_scenario
+    >>> registry_for(load_scenario("single-pool", env={})).escrow(8453)
+    '0x000025c3226C00B2Cdc200005a1600509f4e00C0'
+    """
+    known = default_registry()
+    chains = []
+    contracts = {}
+    for chain in scenario.chains:
+        try:
+            base = known.chain(chain.id)
+            native, eip1559 = base.native_symbol, base.eip1559
+        except LookupError:
+            native, eip1559 = "ETH", True
+        chains.append(RegistryChain(chain.id, chain.name, f"eip155:{chain.id}", native, eip1559))
+        contracts[chain.id] = Contracts(chain.escrow, chain.output_settler, chain.oracle)
+    tokens = [RegistryToken(t.chain, t.symbol, t.address, t.decimals) for t in scenario.tokens]
+    return Registry(chains, tokens, contracts)
+
+
+@dataclass(frozen=True)
+class _Nonces:
+    """Deterministic nonces: a per-scenario base plus a counter (never global randomness)."""
+
+    base: int
+
+    @classmethod
+    def for_scenario(cls, scenario: Scenario) -> _Nonces:
+        digest = hashlib.sha256(f"toolkit.server nonce base: {scenario.name}".encode()).digest()
+        # 64 bits of seed above a 64-bit counter: distinct per scenario, far below 2**256.
+        return cls(int.from_bytes(digest[:8], "big") << 64)
+
+
+class Service:
+    """One embedded service: the engine, the simulated world on the same engine (the ``/sim``
+    surface), the scenario's registry, the clock, and the event-stream bookkeeping.
+
+    >>> from toolkit.scenario import load_scenario
+    >>> service = Service(load_scenario("single-pool", env={}), clock=lambda: 100.0)
+    >>> service.now()
+    100.0
+    >>> service.next_nonce() + 1 == service.next_nonce()
+    True
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        clock: Callable[[], float] = time.time,
+        heartbeat: float = 15.0,
+        tick: float = 1.0,
+        max_events: int = 100_000,
+    ) -> None:
+        if not isinstance(scenario, Scenario):
+            raise TypeError("scenario: must be a toolkit.scenario.Scenario")
+        if not callable(clock):
+            raise TypeError("clock: must be a callable returning seconds")
+        for name, value in (("heartbeat", heartbeat), ("tick", tick)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+                raise ValueError(f"{name}: must be a positive number of seconds")
+        self.scenario = scenario
+        # A bounded log: a long-running server must not grow without end. Streams further
+        # behind than the log reaches get a fresh snapshot (see toolkit.server.events).
+        self.engine = Engine(scenario, max_events=max_events)
+        self.registry = registry_for(scenario)
+        self.world = World(scenario, self.engine)
+        self.heartbeat = float(heartbeat)
+        self.tick = float(tick)
+        self._clock = clock
+        self._nonces = _Nonces.for_scenario(scenario)
+        self._nonce_count = 0
+        self._pools: dict[str, Pool] = {pool.id: pool for pool in scenario.pools}
+        self._waiters: set[asyncio.Future[None]] = set()
+        self._waiters_lock = threading.Lock()
+        self._closed = False
+        self._open_streams = 0
+
+    # -- time and nonces ----------------------------------------------------------------------
+
+    def now(self) -> float:
+        """The clock's time, never earlier than the engine's (a wall clock may step back)."""
+        now = float(self._clock())
+        if not math.isfinite(now):
+            raise ValueError("clock: returned a non-finite time")
+        engine_clock = self.engine.clock
+        return engine_clock if now < engine_clock else now
+
+    def next_nonce(self) -> int:
+        """The next order or borrow nonce of this app."""
+        self._nonce_count += 1
+        return self._nonces.base + self._nonce_count
+
+    def pool_config(self, pool_id: str) -> Pool:
+        """The scenario's description of a pool (chain, token, type, address)."""
+        return self._pools[pool_id]
+
+    # -- event streams ------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close_streams` was called: open streams end, new ones end at once."""
+        return self._closed
+
+    @property
+    def open_streams(self) -> int:
+        """How many event streams are open now."""
+        return self._open_streams
+
+    def stream_opened(self) -> None:
+        """Count an event stream in (its generator calls this, and :meth:`stream_closed`)."""
+        self._open_streams += 1
+
+    def stream_closed(self) -> None:
+        """Count an event stream out."""
+        self._open_streams -= 1
+
+    def notify(self) -> None:
+        """Wake every stream waiting for a change (call after the engine logged events)."""
+        with self._waiters_lock:
+            waiters = list(self._waiters)
+            self._waiters.clear()
+        for waiter in waiters:
+            _wake(waiter)
+
+    def close_streams(self) -> None:
+        """End every event stream (thread-safe): used at shutdown so that uvicorn can stop."""
+        self._closed = True
+        self.notify()
+
+    async def wait_for_change(self, timeout: float) -> None:
+        """Return on the next :meth:`notify`, on :meth:`close_streams`, or after ``timeout``."""
+        if self._closed:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        with self._waiters_lock:
+            self._waiters.add(waiter)
+        try:
+            if self._closed:
+                return
+            await asyncio.wait_for(waiter, timeout)
+        except TimeoutError:
+            pass
+        finally:
+            with self._waiters_lock:
+                self._waiters.discard(waiter)
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    loop = waiter.get_loop()
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        if not waiter.done():
+            waiter.set_result(None)
+    elif not loop.is_closed():
+        loop.call_soon_threadsafe(_settle, waiter)
+
+
+def _settle(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
