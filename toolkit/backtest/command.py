@@ -1,0 +1,143 @@
+"""``toolkit backtest``: replay a generated day of order flow and print a short summary.
+
+Light on purpose: the CLI imports this module to build its parser, so the heavy imports
+(polars, the engine, the store) happen inside :func:`run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from decimal import Decimal
+from typing import Any, TextIO
+
+__all__ = ["add_arguments", "format_summary", "run"]
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+def _non_negative_rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``backtest`` options to ``parser``.
+
+    >>> p = argparse.ArgumentParser(); add_arguments(p)
+    >>> p.parse_args(["--hours", "2"]).hours
+    2.0
+    """
+    parser.add_argument("--scenario", default="default", help="scenario name (default: default)")
+    parser.add_argument(
+        "--hours", type=_positive, default=24.0, help="virtual hours of flow (default: 24)"
+    )
+    parser.add_argument(
+        "--rate",
+        type=_non_negative_rate,
+        default=1.0,
+        help="mean RFQs per second before the daily profile (default: 1)",
+    )
+    parser.add_argument("--seed", type=_count, default=0, help="random seed (default: 0)")
+    parser.add_argument(
+        "--retries",
+        type=_count,
+        default=0,
+        help="client retries after a 404, with exponential backoff (default: 0)",
+    )
+    parser.add_argument(
+        "--db", default=None, metavar="PATH", help="also write the result to this DuckDB file"
+    )
+
+
+def _units(amount: int, decimals: int) -> str:
+    value = Decimal(amount).scaleb(-decimals)
+    return f"{value:,.{min(decimals, 6)}f}"
+
+
+def format_summary(summary: dict[str, Any], decimals: dict[str, int]) -> str:
+    """The text ``toolkit backtest`` prints for a replay summary.
+
+    ``decimals`` maps each pool id to its token's decimals (fee revenue in whole tokens).
+
+    >>> from toolkit.backtest import generate_flow, replay
+    >>> result = replay(generate_flow("single-pool", hours=0.1, seed=1), "single-pool")
+    >>> print(format_summary(result.summary, {"8453:USDC:usdc": 6}).splitlines()[1])
+    requests          180
+    """
+    n = summary["requests"]
+    lines = [
+        f"backtest of scenario {summary['scenario']} (seed {summary['seed']})",
+        f"requests     {n:>8,}",
+        f"attempts     {summary['attempts']:>8,}",
+        f"filled       {summary['filled']:>8,}   fill rate {100 * summary['fill_rate']:.2f} %",
+        f"expired      {summary['expired']:>8,}",
+        f"no capacity  {summary['no_capacity']:>8,}   "
+        f"404 rate {100 * summary['rfq_404_rate']:.2f} % of attempts",
+        f"no route     {summary['no_route']:>8,}",
+        "",
+        f"{'pool':<20} {'fee revenue':>22} {'peak util':>10} {'mean util':>10}",
+    ]
+    for pool, revenue in summary["fee_revenue"].items():
+        token = pool.split(":")[1]
+        amount = _units(revenue, decimals.get(pool, 0))
+        lines.append(
+            f"{pool:<20} {amount:>17} {token:<4} "
+            f"{100 * summary['peak_utilization'][pool]:>8.1f} % "
+            f"{100 * summary['mean_utilization'][pool]:>8.1f} %"
+        )
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Generate the flow, replay it, print the summary and optionally store it; 0 on success."""
+    stream = sys.stdout if out is None else out
+    from toolkit.backtest import RetryPolicy, generate_flow, replay, resolve_scenario
+
+    try:
+        scenario = resolve_scenario(args.scenario)
+        flow = generate_flow(scenario, hours=args.hours, rate=args.rate, seed=args.seed)
+        if flow.height == 0:
+            raise ValueError("rate: the flow has no requests; raise --rate or --hours")
+        retry = RetryPolicy(max_retries=args.retries) if args.retries else None
+        result = replay(flow, scenario, seed=args.seed, retry=retry)
+    except ValueError as exc:
+        print(f"toolkit backtest: error: {exc}", file=sys.stderr)
+        return 2
+    decimals = {p.id: scenario.token(p.chain, p.token).decimals for p in scenario.pools}
+    print(format_summary(result.summary, decimals), file=stream)
+    if args.db is not None:
+        from toolkit.store import Store, StoreError
+
+        try:
+            with Store(args.db) as store:
+                run_id = result.to_store(store)
+        except StoreError as exc:
+            print(f"toolkit backtest: error: {exc}", file=sys.stderr)
+            return 1
+        print(f"\nwritten to {args.db} as run {run_id}", file=stream)
+    return 0

@@ -1,0 +1,164 @@
+"""Seeded distributions for order-flow generation: request sizes and conversion delays.
+
+Each distribution is a frozen dataclass that checks its parameters on construction and draws
+from a ``numpy.random.Generator`` passed in, so a flow is a pure function of its seed.
+
+Sizes come back as exact integers (smallest units, polars ``Int128``); log-normal draws are
+rounded to a ``step`` so that the last bits of a float never decide an amount.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+__all__ = [
+    "Constant",
+    "DelayModel",
+    "Exponential",
+    "Fixed",
+    "LogNormal",
+    "SizeModel",
+    "Uniform",
+]
+
+
+def _positive_real(value: object, name: str, *, allow_zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name}: must be a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
+        rule = "a finite number >= 0" if allow_zero else "a finite number > 0"
+        raise ValueError(f"{name}: must be {rule}, got {value!r}")
+    return number
+
+
+def _positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{name}: must be a positive integer, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class LogNormal:
+    """Log-normal request sizes: ``median`` in smallest units, ``sigma`` the log-space spread.
+
+    Draws are rounded to a multiple of ``step`` smallest units (at least one step).
+
+    >>> import numpy as np
+    >>> sizes = LogNormal(median=5_000_000_000, sigma=1.0)
+    >>> sizes.sample(np.random.default_rng(1), 3, step=10_000).dtype
+    Int128
+    """
+
+    median: int
+    sigma: float = 1.0
+
+    def __post_init__(self) -> None:
+        _positive_int(self.median, "LogNormal.median")
+        _positive_real(self.sigma, "LogNormal.sigma", allow_zero=True)
+
+    def sample(self, rng: np.random.Generator, n: int, step: int = 1) -> pl.Series:
+        """Draw ``n`` sizes rounded to multiples of ``step``."""
+        _positive_int(step, "step")
+        mu = math.log(self.median / step)
+        counts = np.rint(rng.lognormal(mu, self.sigma, size=n))
+        # Int64 counts of steps: a draw past 2**62 steps is far outside any fee tier anyway.
+        counts = np.clip(counts, 1, 2**62).astype(np.int64)
+        units = pl.Series("amount", counts, dtype=pl.Int64).cast(pl.Int128)
+        return units * pl.Series([step], dtype=pl.Int128)
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """Every request asks for exactly ``amount`` smallest units.
+
+    >>> import numpy as np
+    >>> Fixed(1_000_000_000).sample(np.random.default_rng(0), 2).to_list()
+    [1000000000, 1000000000]
+    """
+
+    amount: int
+
+    def __post_init__(self) -> None:
+        _positive_int(self.amount, "Fixed.amount")
+
+    def sample(self, rng: np.random.Generator, n: int, step: int = 1) -> pl.Series:
+        """``n`` copies of ``amount`` (``rng`` and ``step`` are unused: nothing is random)."""
+        return pl.repeat(self.amount, n, dtype=pl.Int128, eager=True).alias("amount")
+
+
+SizeModel = LogNormal | Fixed
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A fixed delay in seconds.
+
+    >>> import numpy as np
+    >>> Constant(5.0).sample(np.random.default_rng(0), 2).tolist()
+    [5.0, 5.0]
+    """
+
+    seconds: float
+
+    def __post_init__(self) -> None:
+        _positive_real(self.seconds, "Constant.seconds", allow_zero=True)
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` copies of ``seconds``."""
+        return np.full(n, float(self.seconds))
+
+
+@dataclass(frozen=True)
+class Uniform:
+    """A delay drawn uniformly from ``[low, high)`` seconds.
+
+    >>> import numpy as np
+    >>> bool((Uniform(1.0, 3.0).sample(np.random.default_rng(0), 100) < 3.0).all())
+    True
+    """
+
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        low = _positive_real(self.low, "Uniform.low", allow_zero=True)
+        high = _positive_real(self.high, "Uniform.high", allow_zero=True)
+        if high < low:
+            raise ValueError(f"Uniform.high: must be >= low ({low}), got {high}")
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` uniform delays."""
+        return rng.uniform(float(self.low), float(self.high), size=n)
+
+
+@dataclass(frozen=True)
+class Exponential:
+    """An exponential delay with the given ``mean`` seconds, optionally capped at ``cap``.
+
+    >>> import numpy as np
+    >>> float(Exponential(4.0, cap=10.0).sample(np.random.default_rng(0), 1000).max()) <= 10.0
+    True
+    """
+
+    mean: float
+    cap: float | None = None
+
+    def __post_init__(self) -> None:
+        _positive_real(self.mean, "Exponential.mean")
+        if self.cap is not None:
+            _positive_real(self.cap, "Exponential.cap", allow_zero=True)
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` exponential delays."""
+        draws = rng.exponential(float(self.mean), size=n)
+        if self.cap is not None:
+            np.minimum(draws, float(self.cap), out=draws)
+        return draws
+
+
+DelayModel = Constant | Uniform | Exponential

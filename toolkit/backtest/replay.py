@@ -1,0 +1,111 @@
+"""``replay``: run a whole flow through the reservation engine under a virtual clock."""
+
+from __future__ import annotations
+
+import gc
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from toolkit.backtest.loop import run_events
+from toolkit.backtest.result import BacktestResult, build_result
+from toolkit.backtest.retry import RetryPolicy
+from toolkit.backtest.scenarios import apply_overrides, resolve_scenario
+from toolkit.backtest.validate import check_flow
+from toolkit.engine import Engine
+from toolkit.scenario import Scenario
+
+__all__ = ["replay"]
+
+
+def _check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
+    return seed
+
+
+def _check_interval(interval: object) -> float:
+    problem = f"interval: must be a finite number of seconds > 0, got {interval!r}"
+    if isinstance(interval, bool) or not isinstance(interval, int | float):
+        raise ValueError(problem)
+    step = float(interval)
+    if not math.isfinite(step) or step <= 0:
+        raise ValueError(problem)
+    return step
+
+
+def replay(
+    flow: pl.DataFrame,
+    scenario: Scenario | str,
+    *,
+    seed: int = 0,
+    retry: RetryPolicy | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    interval: float = 60.0,
+) -> BacktestResult:
+    """Replay ``flow`` on a fresh engine for ``scenario`` (a name or a loaded Scenario).
+
+    Every request goes RFQ → (if it converts, after ``convert_delay``) transaction → escrow →
+    fill within the exclusivity window → settlement → repayment, on one event heap under a
+    virtual clock (see :mod:`toolkit.backtest.loop`). ``retry`` makes clients retry a 404
+    with backoff (``seed`` drives its jitter and the engine's id tag); ``overrides`` changes
+    the scenario first (see :mod:`toolkit.backtest.scenarios`); pools are sampled every
+    ``interval`` virtual seconds. The same inputs give the same result on any machine.
+
+    Bad input raises ``ValueError`` naming the column, the first offending row and the rule.
+
+    >>> from toolkit.backtest import generate_flow
+    >>> flow = generate_flow("default", hours=0.25, rate=1.0, seed=4)
+    >>> result = replay(flow, "default", seed=4)
+    >>> sorted(result.requests["outcome"].unique().to_list())
+    ['expired', 'filled']
+    """
+    seed = _check_seed(seed)
+    step = _check_interval(interval)
+    if retry is not None and not isinstance(retry, RetryPolicy):
+        raise ValueError(f"retry: must be a RetryPolicy or None, got {type(retry).__name__}")
+    base = resolve_scenario(scenario)
+    variant = apply_overrides(base, overrides)
+    columns = check_flow(flow, variant)
+    # Keep no event log: the loop samples pool states itself, and 1M requests would otherwise
+    # hold millions of events in memory.
+    engine = Engine(variant, seed=seed, max_events=0)
+    # The loop keeps a quote per request alive and creates no reference cycles, so the cyclic
+    # collector would only rescan a growing heap of live tuples: pausing it cuts a 1M-request
+    # replay by about a third. The previous setting is restored whatever happens.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        trace = run_events(engine, columns, retry=retry, seed=seed, interval=step)
+    finally:
+        if collecting:
+            gc.enable()
+    final = {state.id: state.balance for state in engine.pools(max(engine.clock, trace.end))}
+    parameters = {
+        "scenario": variant.name,
+        "seed": seed,
+        "retry": None
+        if retry is None
+        else {
+            "max_retries": retry.max_retries,
+            "base_delay": retry.base_delay,
+            "factor": retry.factor,
+            "jitter": retry.jitter,
+            "max_delay": retry.max_delay,
+        },
+        "overrides": {k: _plain(v) for k, v in sorted((overrides or {}).items())},
+        "interval": step,
+        "requests": len(columns.t),
+    }
+    return build_result(
+        variant, columns, trace, seed=seed, parameters=parameters, final_balances=final
+    )
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-friendly copy of an override value."""
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    return str(value)

@@ -1,0 +1,314 @@
+"""The outcome of a replay: a request frame, a pool time series and a summary.
+
+Column names follow the store's ``backtest_requests`` and ``backtest_pools`` tables, so
+:meth:`BacktestResult.to_store` writes them as they are (columns the tables lack go into their
+JSON ``attributes`` column).
+
+``requests`` (one row per flow row, in flow order):
+
+- ``request_id``, ``t`` (first arrival), ``src_chain``, ``dst_chain``, ``token``,
+  ``quote_type``, ``amount``: the flow row;
+- ``outcome``: ``filled``, ``expired`` (quoted but never filled: not converted, or the fill was
+  refused after a late conversion), ``no_capacity`` (404 on the last attempt) or ``no_route``;
+- ``status``: the HTTP status of the last RFQ attempt (200, 404 or 400); ``attempts``;
+- ``pool``, ``quote_id``, ``order_id``, ``input_amount``, ``output_amount``, ``fee_bps`` (tier
+  fee plus utilization premium) of the successful quote;
+- ``quoted_at``, ``ordered_at`` (transaction call), ``filled_at``, ``settled_at``: virtual
+  seconds; ``earned``: what the pool's balance gained at settlement; ``error``: why a request
+  ended without a fill, when the engine said so.
+
+``pools`` (one row per pool per sample, every ``interval`` seconds of virtual time):
+``t``, ``pool``, ``chain``, ``token``, ``pool_type``, ``capacity`` (the pool's balance),
+``available``, ``reserved``, ``outstanding``, ``utilization`` (``(reserved + outstanding) /
+capacity``), ``rfqs`` and ``no_capacity`` (RFQ attempts for the pool's chain and token since the
+previous sample, and how many got a 404; every pool of that chain and token shows the same
+counts), ``no_capacity_rate`` and ``fee_revenue`` (cumulative fees repaid to this pool).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from toolkit.backtest.loop import FILLED, NO_CAPACITY, NO_ROUTE, OUTCOMES, Trace
+from toolkit.backtest.validate import FlowColumns
+
+if TYPE_CHECKING:
+    from toolkit.store import Store
+
+__all__ = ["BacktestResult", "build_result"]
+
+_REQUEST_STORE_COLUMNS = (
+    "request_id",
+    "t",
+    "src_chain",
+    "dst_chain",
+    "token",
+    "quote_type",
+    "amount",
+    "outcome",
+    "status",
+    "quote_id",
+    "order_id",
+    "input_amount",
+    "output_amount",
+    "fee_bps",
+    "quoted_at",
+    "ordered_at",
+    "filled_at",
+    "settled_at",
+    "error",
+)
+_POOL_STORE_COLUMNS = (
+    "pool",
+    "t",
+    "chain",
+    "token",
+    "pool_type",
+    "capacity",
+    "available",
+    "reserved",
+    "outstanding",
+    "utilization",
+)
+
+
+@dataclass(frozen=True)
+class BacktestResult:
+    """What a replay produced: ``requests`` and ``pools`` frames and a ``summary`` dict.
+
+    ``summary`` holds counts (``requests``, ``attempts``, ``rejected_attempts`` and one per
+    outcome), rates (``fill_rate``, ``no_capacity_rate`` per request, ``rfq_404_rate`` per
+    attempt, ``mean_attempts``), ``end_t`` (when the last reservation lapsed or the last fill
+    settled: every pool is idle from then on) and per-pool and per-token
+    figures: ``fee_revenue`` and ``balance_start``/``balance_end`` by pool id,
+    ``fee_revenue_by_token`` and ``volume_by_token`` (filled output), ``peak_utilization`` and
+    ``mean_utilization`` by pool id (over the samples).
+
+    >>> from toolkit.backtest import generate_flow, replay
+    >>> result = replay(generate_flow("default", hours=0.2, seed=1), "default", seed=1)
+    >>> result.summary["requests"] == result.requests.height
+    True
+    """
+
+    requests: pl.DataFrame
+    pools: pl.DataFrame
+    summary: dict[str, Any]
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def to_store(
+        self, store: Store, *, run_id: str | None = None, started_at: datetime | None = None
+    ) -> str:
+        """Write the result to ``store`` under a new ``backtest`` run; return the run id.
+
+        Rows go to ``backtest_requests`` and ``backtest_pools``; a ``collection_runs`` row of
+        kind ``backtest`` records ``parameters`` and ends ``completed`` (``failed`` if a write
+        fails, ``interrupted`` on Ctrl-C). ``run_id`` defaults to a new uuid and
+        ``started_at`` to the store's clock.
+
+        >>> from toolkit.backtest import generate_flow, replay
+        >>> from toolkit.store import Store
+        >>> result = replay(generate_flow("single-pool", hours=0.1, seed=2), "single-pool")
+        >>> with Store(":memory:") as store:
+        ...     run = result.to_store(store, run_id="bt-1")
+        ...     stored = store.query("SELECT count(*) AS n FROM backtest_requests")["n"][0]
+        ...     store.run(run)["status"], stored == result.requests.height
+        ('completed', True)
+        """
+        target = f"backtest://{self.summary['scenario']}"
+        run = store.start_run(
+            "backtest", self.parameters, target, run_id=run_id, started_at=started_at
+        )
+        try:
+            store.append("backtest_requests", self.request_rows(run))
+            store.append("backtest_pools", self.pool_rows(run))
+        except KeyboardInterrupt:
+            store.finish_run(run, "interrupted")
+            raise
+        except Exception:
+            store.finish_run(run, "failed")
+            raise
+        store.finish_run(run, "completed")
+        return run
+
+    def request_rows(self, run_id: str) -> pl.DataFrame:
+        """``requests`` shaped as ``backtest_requests`` rows for ``run_id``."""
+        extra = [c for c in self.requests.columns if c not in _REQUEST_STORE_COLUMNS]
+        return self.requests.select(
+            pl.lit(run_id).alias("run_id"),
+            *_REQUEST_STORE_COLUMNS,
+            pl.lit("rfq").alias("kind"),
+            _attributes(extra),
+        )
+
+    def pool_rows(self, run_id: str) -> pl.DataFrame:
+        """``pools`` shaped as ``backtest_pools`` rows for ``run_id``."""
+        extra = [c for c in self.pools.columns if c not in _POOL_STORE_COLUMNS]
+        return self.pools.select(
+            pl.lit(run_id).alias("run_id"), *_POOL_STORE_COLUMNS, _attributes(extra)
+        )
+
+
+def _attributes(columns: list[str]) -> pl.Expr:
+    # Most JSON readers round numbers past 2**53; amounts go in as text to stay exact.
+    fields = [
+        pl.col(c).cast(pl.String) if c in ("earned", "fee_revenue") else pl.col(c) for c in columns
+    ]
+    return pl.struct(fields).struct.json_encode().alias("attributes")
+
+
+def _requests_frame(flow: FlowColumns, trace: Trace) -> pl.DataFrame:
+    quotes = trace.quotes
+    outcome = trace.outcome
+    status = [400 if o == NO_ROUTE else 404 if o == NO_CAPACITY else 200 for o in outcome]
+
+    def from_quotes(name: str, dtype: pl.DataType) -> pl.Series:
+        get = attrgetter(name)
+        return pl.Series(name, [None if q is None else get(q) for q in quotes], dtype=dtype)
+
+    pools = [
+        fp if fp is not None else (None if q is None else q.pool)
+        for fp, q in zip(trace.fill_pool, quotes, strict=True)
+    ]
+    return flow.frame.with_columns(
+        pl.Series("outcome", outcome, dtype=pl.Enum(OUTCOMES)).cast(pl.String),
+        pl.Series("status", status, dtype=pl.Int32),
+        pl.Series("attempts", trace.attempts, dtype=pl.Int32),
+        pl.Series("pool", pools, dtype=pl.String),
+        from_quotes("quote_id", pl.String()),
+        pl.Series("order_id", trace.order_id, dtype=pl.String),
+        from_quotes("input_amount", pl.Int128()),
+        from_quotes("output_amount", pl.Int128()),
+        from_quotes("fee_bps", pl.Float64()),
+        pl.Series("quoted_at", trace.quoted_at, dtype=pl.Float64),
+        pl.Series("ordered_at", trace.ordered_at, dtype=pl.Float64),
+        pl.Series("filled_at", trace.filled_at, dtype=pl.Float64),
+        pl.Series("settled_at", trace.settled_at, dtype=pl.Float64),
+        pl.Series("earned", trace.earned, dtype=pl.Int128),
+        pl.Series("error", trace.error, dtype=pl.String),
+    )
+
+
+def _pools_frame(samples: Mapping[str, list[Any]]) -> pl.DataFrame:
+    frame = pl.DataFrame(
+        {
+            "t": pl.Series(samples["t"], dtype=pl.Float64),
+            "pool": pl.Series(samples["pool"], dtype=pl.String),
+            "chain": pl.Series(samples["chain"], dtype=pl.Int64),
+            "token": pl.Series(samples["token"], dtype=pl.String),
+            "pool_type": pl.Series(samples["pool_type"], dtype=pl.String),
+            "capacity": pl.Series(samples["capacity"], dtype=pl.Int128),
+            "available": pl.Series(samples["available"], dtype=pl.Int128),
+            "reserved": pl.Series(samples["reserved"], dtype=pl.Int128),
+            "outstanding": pl.Series(samples["outstanding"], dtype=pl.Int128),
+            "utilization": pl.Series(
+                [
+                    (r + o) / b
+                    for r, o, b in zip(
+                        samples["reserved"],
+                        samples["outstanding"],
+                        samples["capacity"],
+                        strict=True,
+                    )
+                ],
+                dtype=pl.Float64,
+            ),
+            "rfqs": pl.Series(samples["rfqs"], dtype=pl.Int64),
+            "no_capacity": pl.Series(samples["no_capacity"], dtype=pl.Int64),
+            "no_capacity_rate": pl.Series(
+                [
+                    x / n if n else 0.0
+                    for x, n in zip(samples["no_capacity"], samples["rfqs"], strict=True)
+                ],
+                dtype=pl.Float64,
+            ),
+            "fee_revenue": pl.Series(samples["fee_revenue"], dtype=pl.Int128),
+        }
+    )
+    return frame
+
+
+def _ratio(numerator: int, denominator: int) -> float:
+    return numerator / denominator if denominator else 0.0
+
+
+def _summary(
+    scenario: Any, seed: int, flow: FlowColumns, trace: Trace, pools: pl.DataFrame
+) -> dict[str, Any]:
+    n = len(flow.t)
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for o in trace.outcome:
+        counts[o] += 1  # type: ignore[index]
+    attempts = sum(trace.attempts)
+    revenue = dict(trace.revenue)
+    by_token: dict[str, int] = {}
+    volume: dict[str, int] = {}
+    for p in scenario.pools:
+        by_token.setdefault(p.token, 0)
+        volume.setdefault(p.token, 0)
+    for q, earned, filled in zip(trace.quotes, trace.earned, trace.filled_at, strict=True):
+        if filled is None:
+            continue
+        symbol = q.symbol
+        volume[symbol] += q.output_amount
+        if earned is not None:
+            by_token[symbol] += earned
+    peak: dict[str, float] = {}
+    mean: dict[str, float] = {}
+    ids = pools["pool"].to_list()
+    util = pools["utilization"].to_list()
+    per_pool: dict[str, list[float]] = {p.id: [] for p in scenario.pools}
+    for pool_id, u in zip(ids, util, strict=True):
+        per_pool[pool_id].append(u)
+    for pool_id, values in per_pool.items():
+        peak[pool_id] = max(values) if values else 0.0
+        # fsum is exactly rounded, so the mean does not depend on summation order.
+        mean[pool_id] = math.fsum(values) / len(values) if values else 0.0
+    return {
+        "scenario": scenario.name,
+        "seed": seed,
+        "requests": n,
+        "attempts": attempts,
+        "rejected_attempts": trace.rejected,
+        **counts,
+        "fill_rate": _ratio(counts[FILLED], n),
+        "no_capacity_rate": _ratio(counts[NO_CAPACITY], n),
+        "rfq_404_rate": _ratio(trace.rejected, attempts),
+        "mean_attempts": _ratio(attempts, n),
+        "end_t": trace.end,
+        "fee_revenue": revenue,
+        "fee_revenue_by_token": by_token,
+        "volume_by_token": volume,
+        "balance_start": {p.id: p.balance for p in scenario.pools},
+        "peak_utilization": peak,
+        "mean_utilization": mean,
+    }
+
+
+def build_result(
+    scenario: Any,
+    flow: FlowColumns,
+    trace: Trace,
+    *,
+    seed: int,
+    parameters: Mapping[str, Any],
+    final_balances: Mapping[str, int],
+) -> BacktestResult:
+    """Assemble frames and summary from the loop's trace (columns built once, at the end)."""
+    pools = _pools_frame(trace.samples)
+    summary = _summary(scenario, seed, flow, trace, pools)
+    # Read from the engine, not derived from revenue, so that the two can be checked.
+    summary["balance_end"] = dict(final_balances)
+    return BacktestResult(
+        requests=_requests_frame(flow, trace),
+        pools=pools,
+        summary=summary,
+        parameters=json.loads(json.dumps(dict(parameters))),
+    )

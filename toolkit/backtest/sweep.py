@@ -1,0 +1,156 @@
+"""``sweep``: replay one flow over a grid of scenario variants through an executor.
+
+Each grid point is an override mapping (see :mod:`toolkit.backtest.scenarios`); its replay is
+one task submitted to a ``concurrent.futures.Executor``. The default is a process pool (spawned
+workers: forking a process that runs polars threads can deadlock) with one worker per CPU,
+or no pool at all for a single point. Any object with an ``Executor``-compatible ``submit``
+works, such as ``ThreadPoolExecutor``, a Dask ``Client.get_executor()`` or Ray's executor.
+
+Every replay uses the same seed (common random numbers), and rows come back in grid order,
+so the frame does not depend on the executor or on which task finished first.
+
+As with any spawned process pool, a script that calls :func:`sweep` with the default executor
+must do so under ``if __name__ == "__main__":`` (notebooks need nothing).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import multiprocessing
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any
+
+import polars as pl
+
+from toolkit.backtest.replay import replay
+from toolkit.backtest.retry import RetryPolicy
+from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides, resolve_scenario
+from toolkit.backtest.validate import check_flow
+from toolkit.scenario import Scenario
+
+__all__ = ["SWEEP_METRICS", "sweep", "sweep_point"]
+
+#: Scalar metrics of every sweep row (plus ``fee_revenue_<TOKEN>`` and ``volume_<TOKEN>``).
+SWEEP_METRICS: tuple[str, ...] = (
+    "requests",
+    "attempts",
+    "filled",
+    "expired",
+    "no_capacity",
+    "no_route",
+    "fill_rate",
+    "no_capacity_rate",
+    "rfq_404_rate",
+    "mean_attempts",
+    "peak_utilization",
+    "mean_utilization",
+)
+
+
+def _check_grid(grid: object) -> list[tuple[str, list[Any]]]:
+    if not isinstance(grid, Mapping):
+        raise ValueError("grid: must be a mapping of override name to a sequence of values")
+    if not grid:
+        raise ValueError(
+            f"grid: is empty; give at least one of {', '.join(OVERRIDE_KEYS)} with values"
+        )
+    axes = []
+    for key, values in grid.items():
+        if key not in OVERRIDE_KEYS:
+            raise ValueError(f"grid: unknown key {key!r}; known: {', '.join(OVERRIDE_KEYS)}")
+        if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+            raise ValueError(f"grid[{key!r}]: must be a sequence of values")
+        if not values:
+            raise ValueError(f"grid[{key!r}]: is empty; give at least one value")
+        axes.append((key, list(values)))
+    return axes
+
+
+def sweep_point(
+    flow: pl.DataFrame,
+    scenario: Scenario | str,
+    overrides: Mapping[str, Any],
+    seed: int = 0,
+    retry: RetryPolicy | None = None,
+) -> dict[str, Any]:
+    """Replay one grid point and return its summary metrics as a flat dict (one sweep row).
+
+    >>> from toolkit.backtest import generate_flow
+    >>> row = sweep_point(generate_flow("single-pool", hours=0.1, seed=1), "single-pool", {})
+    >>> row["requests"] > 0, 0.0 <= row["fill_rate"] <= 1.0
+    (True, True)
+    """
+    summary = replay(flow, scenario, seed=seed, retry=retry, overrides=overrides).summary
+    row: dict[str, Any] = {name: summary[name] for name in SWEEP_METRICS[:10]}
+    peaks = list(summary["peak_utilization"].values())
+    means = list(summary["mean_utilization"].values())
+    row["peak_utilization"] = max(peaks) if peaks else 0.0
+    row["mean_utilization"] = math.fsum(means) / len(means) if means else 0.0
+    for symbol in sorted(summary["fee_revenue_by_token"]):
+        row[f"fee_revenue_{symbol}"] = summary["fee_revenue_by_token"][symbol]
+        row[f"volume_{symbol}"] = summary["volume_by_token"][symbol]
+    return row
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def sweep(
+    flow: pl.DataFrame,
+    scenario: Scenario | str,
+    grid: Mapping[str, Sequence[Any]],
+    *,
+    executor: Executor | None = None,
+    seed: int = 0,
+    retry: RetryPolicy | None = None,
+) -> pl.DataFrame:
+    """Replay ``flow`` at every point of ``grid`` and return one row per point.
+
+    ``grid`` maps override names (``pool_scale``, ``fee_scale``, ``quote_seconds``,
+    ``order_seconds``, any other window) to the values to try; points are the Cartesian
+    product in the grid's order. Columns: one per grid key, then :data:`SWEEP_METRICS` and
+    ``fee_revenue_<TOKEN>`` / ``volume_<TOKEN>`` (smallest units).
+
+    >>> from toolkit.backtest import generate_flow
+    >>> flow = generate_flow("single-pool", hours=0.5, rate=1.0, seed=5)
+    >>> frame = sweep(flow, "single-pool", {"pool_scale": [0.5, 2.0]})
+    >>> frame["pool_scale"].to_list(), frame["no_capacity"][0] >= frame["no_capacity"][1]
+    ([0.5, 2.0], True)
+    """
+    axes = _check_grid(grid)
+    base = resolve_scenario(scenario)
+    check_flow(flow, base)
+    points = [
+        dict(zip([k for k, _ in axes], combo, strict=True))
+        for combo in itertools.product(*(values for _, values in axes))
+    ]
+    for point in points:
+        apply_overrides(base, point)  # fail here, in the caller, not inside a worker
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise ValueError("executor: must have a submit() method like concurrent.futures.Executor")
+    if executor is None and len(points) == 1:
+        rows = [sweep_point(flow, base, points[0], seed, retry)]
+    elif executor is None:
+        workers = min(len(points), _cpus())
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = [pool.submit(sweep_point, flow, base, p, seed, retry) for p in points]
+            rows = [f.result() for f in futures]
+    else:
+        futures = [executor.submit(sweep_point, flow, base, p, seed, retry) for p in points]
+        rows = [f.result() for f in futures]
+    columns: dict[str, pl.Series] = {}
+    for key, _ in axes:
+        columns[key] = pl.Series(key, [p[key] for p in points], strict=False)
+    for name in rows[0]:
+        values = [row[name] for row in rows]
+        dtype = pl.Int128 if name.startswith(("fee_revenue_", "volume_")) else None
+        columns[name] = pl.Series(name, values, dtype=dtype)
+    return pl.DataFrame(list(columns.values()))
