@@ -1,0 +1,49 @@
+"""The toolkit's DuckDB store: versioned schema, idempotent Arrow appends, runs, queries.
+
+Amounts are exact (DuckDB ``HUGEINT`` <-> polars ``Int128``), times are UTC
+(``TIMESTAMPTZ`` <-> ``Datetime("us", "UTC")``), and secrets never reach the database:
+URLs are stored without credentials and secret-looking run parameters are refused.
+
+Example:
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     store.schema_version
+    2
+"""
+
+from toolkit.store._connection import DEFAULT_PATH
+from toolkit.store._errors import StoreError
+from toolkit.store._frames import has_credentials
+from toolkit.store._migrations import MIGRATIONS, Migration, apply_migrations, schema_version
+from toolkit.store._schema import (
+    QUOTE_TYPES,
+    RUN_KINDS,
+    RUN_STATUSES,
+    TABLES,
+    Column,
+    TableSpec,
+    polars_schema,
+    table_spec,
+)
+from toolkit.store._store import Store
+from toolkit.store._urls import redact_url
+
+__all__ = [
+    "DEFAULT_PATH",
+    "MIGRATIONS",
+    "QUOTE_TYPES",
+    "RUN_KINDS",
+    "RUN_STATUSES",
+    "TABLES",
+    "Column",
+    "Migration",
+    "Store",
+    "StoreError",
+    "TableSpec",
+    "apply_migrations",
+    "has_credentials",
+    "polars_schema",
+    "redact_url",
+    "schema_version",
+    "table_spec",
+]

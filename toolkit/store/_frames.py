@@ -1,0 +1,382 @@
+"""Frames in and out of DuckDB: validation against the contract, lossless casts, Arrow.
+
+Amounts need care on both sides. polars 2.1 exports ``Int128`` to Arrow with a private format
+(``_pli128``) that pyarrow and DuckDB reject, so an Int128 column travels as Arrow
+``decimal128(38, 0)`` (same 128-bit payload, zero-copy in DuckDB) and is cast to HUGEINT in
+the INSERT. ``Decimal(38, 0)`` stops at 10^38 - 1 while HUGEINT reaches 2^127 - 1 (about
+1.7 * 10^38), so a column holding a larger magnitude goes as decimal text instead: exact,
+slower, and rare. On the way out DuckDB exports HUGEINT as ``decimal128(38, 0)`` whatever the
+magnitude, and polars' cast of that to Int128 keeps the 128 bits, so it is exact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urlsplit
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+
+from toolkit.store._errors import StoreError
+from toolkit.store._schema import Column, TableSpec
+from toolkit.store._urls import is_secret_name
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from polars._typing import PolarsDataType
+
+__all__ = [
+    "InsertPlan",
+    "conform",
+    "has_credentials",
+    "insert_plan",
+    "to_pandas",
+    "to_polars",
+]
+
+_DECIMAL_LIMIT = 10**38 - 1
+_ROW_GROUP = 122_880  # DuckDB's default row group size
+_RANGE = {
+    "INTEGER": "the INTEGER range (-2^31 to 2^31-1)",
+    "BIGINT": "the BIGINT range (-2^63 to 2^63-1)",
+    "HUGEINT": "the HUGEINT range (-2^127 to 2^127-1)",
+}
+_DIGITS = re.compile(r"^[+-]?[0-9]+$")
+#: Columns holding URLs: refused when they carry credentials (use ``redact_url``).
+_URL_COLUMNS = frozenset({"target_url", "source"})
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _first_failure(source: pl.Series, cast: pl.Series) -> object:
+    failed = source.filter(cast.is_null() & source.is_not_null())
+    return failed[0] if len(failed) else None
+
+
+def _lossless(source: pl.Series, cast: pl.Series) -> bool:
+    # Lossless means the cast value converts back to the original, nulls in the same rows.
+    return bool(cast.cast(source.dtype).eq_missing(source).all())
+
+
+def _to_integer(s: pl.Series, col: Column, where: str) -> pl.Series:
+    target = col.dtype
+    src = s.dtype
+    if src == pl.Object:
+        # Python ints too large for any polars integer end up in Object columns; as text
+        # they get the same range check (and message) as strings of digits.
+        values = s.to_list()
+        if not all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in values):
+            raise StoreError(f"{where}: expected {target}, got Object values that are not ints")
+        s = pl.Series(s.name, [None if v is None else str(v) for v in values], dtype=pl.String)
+        src = s.dtype
+    if src == pl.String:
+        out = s.cast(target, strict=False)
+        bad = _first_failure(s, out)
+        if bad is not None:
+            rule = (
+                f"is beyond {_RANGE[col.sql_type]}"
+                if _DIGITS.match(str(bad))
+                else "is not a string of digits"
+            )
+            raise StoreError(f"{where}: value {_show(bad)} {rule}")
+        return out
+    if src.is_float():
+        if col.sql_type == "HUGEINT":
+            raise StoreError(
+                f"{where}: got {src}; amounts must be exact (Int128, integers, Decimal with "
+                f"scale 0, or strings of digits), never floats"
+            )
+        finite = s.is_finite() | s.is_null()
+        if not bool(finite.all()) or not bool((s.round(0) == s).fill_null(True).all()):
+            raise StoreError(f"{where}: got {src} with non-integral values; expected {target}")
+    elif not (src.is_integer() or isinstance(src, pl.Decimal)):
+        raise StoreError(f"{where}: expected {target}, got {src}")
+    out = s.cast(target, strict=False)
+    bad = _first_failure(s, out)
+    if bad is not None:
+        raise StoreError(f"{where}: value {_show(bad)} is beyond {_RANGE[col.sql_type]}")
+    if not _lossless(s, out):
+        raise StoreError(f"{where}: casting {src} to {target} would lose digits")
+    return out
+
+
+def _to_float(s: pl.Series, col: Column, where: str) -> pl.Series:
+    src = s.dtype
+    if not (src.is_numeric() or isinstance(src, pl.Decimal)):
+        raise StoreError(f"{where}: expected {col.dtype}, got {src}")
+    out = s.cast(pl.Float64, strict=False)
+    if not _lossless(s, out):
+        raise StoreError(f"{where}: casting {src} to Float64 would lose precision")
+    return out
+
+
+def _to_datetime(s: pl.Series, col: Column, where: str) -> pl.Series:
+    src = s.dtype
+    if not isinstance(src, pl.Datetime):
+        raise StoreError(f"{where}: expected Datetime('us', 'UTC'), got {src}")
+    if src.time_zone is None:
+        raise StoreError(
+            f"{where}: datetimes must be timezone-aware (UTC); got naive {src} "
+            f"(use .dt.replace_time_zone('UTC') if the values are UTC)"
+        )
+    out = s.dt.convert_time_zone("UTC").cast(pl.Datetime("us", "UTC"))
+    if src.time_unit == "ns" and not _lossless(s, out):
+        raise StoreError(f"{where}: nanoseconds would be lost; the store keeps microseconds")
+    return out
+
+
+def _cast(s: pl.Series, col: Column, table: str) -> pl.Series:
+    where = f"{table}.{col.name}"
+    target = col.dtype
+    src = s.dtype
+    if src == target:
+        return s
+    if src == pl.Null:
+        return s.cast(target)
+    if col.sql_type in _RANGE:
+        return _to_integer(s, col, where)
+    if col.sql_type == "DOUBLE":
+        return _to_float(s, col, where)
+    if col.sql_type == "TIMESTAMPTZ":
+        return _to_datetime(s, col, where)
+    if col.sql_type == "VARCHAR" and isinstance(src, pl.Categorical | pl.Enum):
+        return s.cast(pl.String)
+    raise StoreError(f"{where}: expected {target}, got {src}")
+
+
+def has_credentials(text: str) -> bool:
+    """True when ``text`` is a URL with userinfo or secret-looking query parameters.
+
+    Example:
+        >>> has_credentials("https://u:p@host/x"), has_credentials("https://host/x?chain=1")
+        (True, False)
+    """
+    try:
+        parts = urlsplit(text)
+        userinfo = parts.username is not None or parts.password is not None
+    except ValueError:
+        return "@" in text.partition("://")[2].partition("/")[0]
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if "=" in parts.fragment:
+        pairs += parse_qsl(parts.fragment, keep_blank_values=True)
+    return userinfo or any(is_secret_name(name) for name, _ in pairs)
+
+
+def _bounds(frame: pl.DataFrame, names: list[str]) -> dict[str, tuple[int | None, int | None]]:
+    # min and max, never abs(): abs(-2^127) overflows Int128.
+    if not names:
+        return {}
+    low = frame.select(pl.col(names).min()).row(0)
+    high = frame.select(pl.col(names).max()).row(0)
+    return {name: (lo, hi) for name, lo, hi in zip(names, low, high, strict=True)}
+
+
+def _check_rules(spec: TableSpec, frame: pl.DataFrame) -> None:
+    required = list(spec.required)
+    nulls = frame.select(pl.col(required).null_count()).row(0)
+    for name, count in zip(required, nulls, strict=True):
+        if count:
+            raise StoreError(f"{spec.name}.{name}: required column has {count} null value(s)")
+    for name in spec.key:
+        values = frame.get_column(name)
+        if values.dtype.is_float() and not bool(values.is_finite().all()):
+            raise StoreError(f"{spec.name}.{name}: natural-key values must be finite numbers")
+    unsigned = [col.name for col in spec.columns if col.nonnegative]
+    for name, (low, _) in _bounds(frame, unsigned).items():
+        if low is not None and low < 0:
+            raise StoreError(f"{spec.name}.{name}: amounts must be >= 0, got {low}")
+    for col in spec.columns:
+        if col.choices is not None:
+            values = frame.get_column(col.name)
+            bad = values.filter(~values.is_in(list(col.choices)) & values.is_not_null())
+            if len(bad):
+                allowed = ", ".join(col.choices)
+                raise StoreError(
+                    f"{spec.name}.{col.name}: value {_show(bad[0])} is not one of {allowed}"
+                )
+        if col.name in _URL_COLUMNS:
+            # The value is never echoed: it is the secret being refused.
+            for value in frame.get_column(col.name).drop_nulls().unique():
+                if has_credentials(value):
+                    raise StoreError(
+                        f"{spec.name}.{col.name}: a URL carries credentials or secret query "
+                        f"parameters; store redact_url(url) instead"
+                    )
+
+
+def conform(spec: TableSpec, frame: pl.DataFrame) -> pl.DataFrame:
+    """Validate ``frame`` against ``spec`` and return it in table order and dtypes.
+
+    Missing optional columns become typed nulls; wrong dtypes are cast when no value changes;
+    rows repeating a natural key keep their first occurrence.
+
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> from toolkit.store._schema import TABLES
+        >>> f = pl.DataFrame({"snapshot_id": ["s", "s"], "chain": [1, 1],
+        ...                   "symbol": ["USDC", "USDC"], "decimals": [6, 18],
+        ...                   "observed_at": [datetime(2024, 1, 1, tzinfo=UTC)] * 2})
+        >>> conform(TABLES["token_snapshots"], f)["decimals"].to_list()
+        [6]
+    """
+    if not isinstance(frame, pl.DataFrame):
+        kind = type(frame).__name__
+        raise StoreError(f"{spec.name}: frame must be a polars DataFrame, got {kind}")
+    missing = [name for name in spec.required if name not in frame.columns]
+    unknown = [name for name in frame.columns if name not in spec.by_name]
+    problems = []
+    if missing:
+        problems.append(f"missing required columns: {', '.join(missing)}")
+    if unknown:
+        problems.append(f"unknown columns: {', '.join(unknown)}")
+    if problems:
+        raise StoreError(f"{spec.name}: {'; '.join(problems)}")
+    height = frame.height
+    columns = [
+        _cast(frame.get_column(col.name), col, spec.name)
+        if col.name in frame.columns
+        else pl.Series(col.name, [None] * height, dtype=col.dtype)
+        for col in spec.columns
+    ]
+    out = pl.DataFrame(columns)
+    _check_rules(spec, out)
+    key = pl.col(spec.key[0]) if len(spec.key) == 1 else pl.struct(spec.key)
+    # Checking first is cheaper than always filtering: repeats are the exception.
+    if out.select(key.is_duplicated().any()).item():
+        out = out.filter(key.is_first_distinct())
+    return out
+
+
+@dataclass(frozen=True)
+class InsertPlan:
+    """What an append runs: the Arrow rows (registered as a view) and three statements.
+
+    ``probe`` counts frame rows whose natural key is stored already. When it is 0 (a new
+    run, new attempts: the usual case) ``plain`` inserts everything; otherwise ``anti``
+    inserts only the rows the stored ones do not match. Probing costs a scan of the key
+    columns of the frame's partitions; an anti-join on every append would build a hash table
+    of all the stored rows of the run each time.
+    """
+
+    arrow: pa.Table
+    probe: str
+    plain: str
+    anti: str
+
+
+def insert_plan(spec: TableSpec, frame: pl.DataFrame, view: str) -> InsertPlan:
+    """Plan the idempotent insert of ``frame`` (from :func:`conform`) registered as ``view``.
+
+    Example:
+        >>> from toolkit.store._schema import TABLES
+        >>> f = pl.DataFrame(schema=TABLES["pool_snapshots"].schema)
+        >>> "ANTI JOIN" in insert_plan(TABLES["pool_snapshots"], f, "v").anti
+        True
+    """
+    huge = [col.name for col in spec.columns if col.sql_type == "HUGEINT"]
+    wide = {
+        name
+        for name, (lo, hi) in _bounds(frame, huge).items()
+        if hi is not None and lo is not None and (hi > _DECIMAL_LIMIT or lo < -_DECIMAL_LIMIT)
+    }
+    casts = [pl.col(name).cast(pl.String if name in wide else pl.Decimal(38, 0)) for name in huge]
+    # The newest compat level exports strings as Arrow string views, which DuckDB reads
+    # without the copy a large_string export costs. Record batches of one DuckDB row group
+    # let the scan run on every thread; slicing them is zero-copy.
+    table = (frame.with_columns(casts) if casts else frame).to_arrow(
+        compat_level=pl.CompatLevel.newest()
+    )
+    arrow = pa.Table.from_batches(table.to_batches(max_chunksize=_ROW_GROUP), table.schema)
+    exprs = [
+        f'CAST(b."{col.name}" AS HUGEINT)' if col.sql_type == "HUGEINT" else f'b."{col.name}"'
+        for col in spec.columns
+    ]
+    first = spec.key[0]
+    on = " AND ".join(f'e."{name}" = b."{name}"' for name in spec.key)
+    stored = (
+        f"(SELECT {quote(spec.key)} FROM {spec.name} "
+        f'WHERE "{first}" IN (SELECT DISTINCT "{first}" FROM {view})) AS e'
+    )
+    plain = (
+        f"INSERT INTO {spec.name} ({quote(spec.names)}) SELECT {', '.join(exprs)} FROM {view} AS b"
+    )
+    return InsertPlan(
+        arrow=arrow,
+        probe=f"SELECT count(*) FROM {stored} JOIN {view} AS b ON {on}",
+        plain=plain,
+        anti=f"{plain} ANTI JOIN {stored} ON {on}",
+    )
+
+
+def _huge_columns(relation: duckdb.DuckDBPyRelation) -> list[str]:
+    return [
+        name
+        for name, sql_type in zip(relation.columns, relation.types, strict=True)
+        if str(sql_type) == "HUGEINT"
+    ]
+
+
+def _exact(dtype: PolarsDataType) -> PolarsDataType:
+    """``dtype`` with the Decimal(38, 0) that DuckDB exports for HUGEINT turned into Int128."""
+    if isinstance(dtype, pl.Decimal) and dtype.precision == 38 and dtype.scale == 0:
+        return pl.Int128()
+    if isinstance(dtype, pl.List):
+        return pl.List(_exact(dtype.inner))
+    if isinstance(dtype, pl.Array):
+        return pl.Array(_exact(dtype.inner), dtype.shape)
+    if isinstance(dtype, pl.Struct):
+        return pl.Struct({field.name: _exact(field.dtype) for field in dtype.fields})
+    return dtype
+
+
+def to_polars(relation: duckdb.DuckDBPyRelation) -> pl.DataFrame:
+    """Run ``relation`` and return a polars frame with HUGEINT values as exact Int128.
+
+    Example:
+        >>> to_polars(duckdb.sql("SELECT 2::HUGEINT AS a, [3::HUGEINT] AS b")).dtypes
+        [Int128, List(Int128)]
+    """
+    names = relation.columns
+    if len(set(names)) != len(names):
+        raise StoreError(f"sql: result column names must be unique, got {', '.join(names)}")
+    # Only columns typed HUGEINT (possibly nested) are converted: a DECIMAL(38,0) the query
+    # asked for stays a Decimal.
+    huge = {
+        name
+        for name, sql_type in zip(names, relation.types, strict=True)
+        if "HUGEINT" in str(sql_type) and "DECIMAL" not in str(sql_type)
+    }
+    frame = pl.from_arrow(relation.to_arrow_table())
+    assert isinstance(frame, pl.DataFrame)
+    casts = [pl.col(name).cast(_exact(frame.schema[name])) for name in huge]
+    return frame.with_columns(casts) if casts else frame
+
+
+def to_pandas(relation: duckdb.DuckDBPyRelation | None) -> pd.DataFrame:
+    """Run ``relation`` and return a pandas frame; HUGEINT columns hold exact Python ints."""
+    import pandas as pd  # only the pandas entry point pays for importing pandas
+
+    if relation is None:
+        return pd.DataFrame()
+    huge = _huge_columns(relation)
+    table = relation.to_arrow_table()
+    frame = table.to_pandas()
+    for name in huge:
+        frame[name] = pd.Series(
+            [None if v is None else int(v) for v in table.column(name).to_pylist()],
+            dtype=object,
+            index=frame.index,
+        )
+    return frame
+
+
+def quote(names: Sequence[str]) -> str:
+    """Comma-separated double-quoted identifiers."""
+    return ", ".join(f'"{name}"' for name in names)

@@ -1,0 +1,347 @@
+"""Versioned schema migrations: an ordered list of frozen SQL scripts.
+
+A migration, once released, is never edited: a database created by an older toolkit is
+brought up to date by running the scripts it has not seen, each in its own transaction, and
+recording it in ``schema_migrations``. A new column or table is a new entry at the end.
+
+Keys and indexes: the data tables declare no PRIMARY KEY and no CHECK. A primary key is an
+ART index, which must fit in memory and which made ``ON CONFLICT DO NOTHING`` appends 3-4x
+slower than a plain insert at a few million rows (``bench/bench_store.py``). The store keeps
+natural keys unique itself: every append drops rows repeated within the frame and anti-joins
+the rest against the stored rows of the same partition (run, snapshot or source), under a
+per-file lock. Value rules (non-negative amounts, closed vocabularies) are checked on the
+frame before it reaches DuckDB, where the error can name the column. No other index is
+created: reads are scans and aggregates, which DuckDB serves from columnar storage and zone
+maps. ``collection_runs`` is small and keeps its primary key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import duckdb
+
+from toolkit.store._errors import StoreError
+from toolkit.store._sql import first_row, rollback
+
+__all__ = [
+    "MIGRATIONS",
+    "Migration",
+    "apply_migrations",
+    "pending_migrations",
+    "schema_version",
+]
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step: a version (1, 2, ...), a short name and the SQL it runs.
+
+    Example:
+        >>> MIGRATIONS[0].version, MIGRATIONS[0].name
+        (1, 'collection tables')
+    """
+
+    version: int
+    name: str
+    sql: str
+
+
+_COLLECTION_TABLES = """
+CREATE TABLE collection_runs (
+    run_id       VARCHAR PRIMARY KEY,
+    kind         VARCHAR NOT NULL,
+    parameters   VARCHAR NOT NULL,   -- JSON object, never with secrets
+    target_url   VARCHAR,            -- never with credentials
+    started_at   TIMESTAMPTZ NOT NULL,
+    ended_at     TIMESTAMPTZ,
+    status       VARCHAR NOT NULL,
+    rows_written BIGINT
+);
+
+CREATE TABLE rfq_observations (
+    run_id        VARCHAR NOT NULL,
+    attempt_id    VARCHAR NOT NULL,
+    observed_at   TIMESTAMPTZ NOT NULL,
+    round         INTEGER,
+    retry         INTEGER,
+    src_chain     BIGINT,
+    dst_chain     BIGINT,
+    token         VARCHAR,
+    src_token     VARCHAR,
+    dst_token     VARCHAR,
+    quote_type    VARCHAR,
+    amount        HUGEINT,
+    status        INTEGER NOT NULL,
+    latency_ms    DOUBLE,
+    quote_id      VARCHAR,
+    valid_until   BIGINT,
+    eta           BIGINT,
+    input_amount  HUGEINT,
+    output_amount HUGEINT,
+    fee_bps       DOUBLE,
+    error         VARCHAR
+);
+
+CREATE TABLE transactions (
+    run_id        VARCHAR NOT NULL,
+    quote_id      VARCHAR NOT NULL,
+    observed_at   TIMESTAMPTZ NOT NULL,
+    order_id      VARCHAR,
+    tx_from       VARCHAR,
+    tx_to         VARCHAR,
+    chain_id      BIGINT,
+    value         VARCHAR,
+    data          VARCHAR,
+    nonce         VARCHAR,
+    fill_deadline BIGINT,
+    expires       BIGINT,
+    exclusive_for VARCHAR,
+    input_amount  HUGEINT,
+    output_amount HUGEINT,
+    findings      VARCHAR,           -- JSON list of guard findings; '[]' means safe
+    status        INTEGER,
+    error         VARCHAR
+);
+
+CREATE TABLE borrow_quotes (
+    run_id                  VARCHAR NOT NULL,
+    attempt_id              VARCHAR NOT NULL,
+    observed_at             TIMESTAMPTZ NOT NULL,
+    src_chain               BIGINT,
+    dst_chain               BIGINT,
+    token                   VARCHAR,
+    quote_type              VARCHAR,
+    amount                  HUGEINT,
+    exclusive               BOOLEAN,
+    status                  INTEGER NOT NULL,
+    latency_ms              DOUBLE,
+    quote_id                VARCHAR,
+    borrow_cost             HUGEINT,
+    fee_bps                 DOUBLE,
+    required_input          HUGEINT,
+    required_output         HUGEINT,
+    liquidity_pool          VARCHAR,
+    quote_duration          BIGINT,
+    estimated_fill_duration BIGINT,
+    error                   VARCHAR
+);
+
+CREATE TABLE liquidity_events (
+    source      VARCHAR NOT NULL,    -- stream URL without credentials, plus protocol
+    event_id    BIGINT NOT NULL,
+    event       VARCHAR NOT NULL,
+    received_at TIMESTAMPTZ NOT NULL,
+    run_id      VARCHAR,
+    chain       BIGINT,
+    token       VARCHAR,
+    pool_type   VARCHAR,
+    address     VARCHAR,
+    balance     HUGEINT,
+    reserved    HUGEINT,
+    outstanding HUGEINT,
+    reason      VARCHAR,
+    payload     VARCHAR              -- raw JSON data of the event
+);
+
+CREATE TABLE fee_tiers (
+    snapshot_id VARCHAR NOT NULL,
+    observed_at TIMESTAMPTZ NOT NULL,
+    src_chain   BIGINT NOT NULL,
+    dst_chain   BIGINT NOT NULL,
+    token       VARCHAR NOT NULL,
+    tier        INTEGER NOT NULL,
+    fee_bps     DOUBLE,
+    min_amount  HUGEINT,
+    max_amount  HUGEINT
+);
+
+CREATE TABLE pool_snapshots (
+    snapshot_id VARCHAR NOT NULL,
+    observed_at TIMESTAMPTZ NOT NULL,
+    chain       BIGINT NOT NULL,
+    token       VARCHAR NOT NULL,
+    pool_type   VARCHAR NOT NULL,
+    address     VARCHAR,
+    balance     HUGEINT
+);
+
+CREATE TABLE token_snapshots (
+    snapshot_id VARCHAR NOT NULL,
+    observed_at TIMESTAMPTZ NOT NULL,
+    chain       BIGINT NOT NULL,
+    symbol      VARCHAR NOT NULL,
+    address     VARCHAR,
+    decimals    INTEGER
+);
+"""
+
+# Backtest results are generic on purpose: ``t`` is virtual time in seconds since the replay
+# started, and ``attributes`` (a JSON object) carries replay columns the contract does not name.
+_BACKTEST_TABLES = """
+CREATE TABLE backtest_requests (
+    run_id        VARCHAR NOT NULL,
+    request_id    VARCHAR NOT NULL,
+    t             DOUBLE NOT NULL,
+    kind          VARCHAR,
+    src_chain     BIGINT,
+    dst_chain     BIGINT,
+    token         VARCHAR,
+    quote_type    VARCHAR,
+    amount        HUGEINT,
+    outcome       VARCHAR,
+    status        INTEGER,
+    quote_id      VARCHAR,
+    order_id      VARCHAR,
+    input_amount  HUGEINT,
+    output_amount HUGEINT,
+    fee_bps       DOUBLE,
+    quoted_at     DOUBLE,
+    ordered_at    DOUBLE,
+    filled_at     DOUBLE,
+    settled_at    DOUBLE,
+    error         VARCHAR,
+    attributes    VARCHAR
+);
+
+CREATE TABLE backtest_pools (
+    run_id      VARCHAR NOT NULL,
+    pool        VARCHAR NOT NULL,
+    t           DOUBLE NOT NULL,
+    chain       BIGINT,
+    token       VARCHAR,
+    pool_type   VARCHAR,
+    capacity    HUGEINT,
+    available   HUGEINT,
+    reserved    HUGEINT,
+    outstanding HUGEINT,
+    utilization DOUBLE,
+    attributes  VARCHAR
+);
+"""
+
+#: Every migration, in order. Append only; never edit a released entry.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "collection tables", _COLLECTION_TABLES),
+    Migration(2, "backtest tables", _BACKTEST_TABLES),
+)
+
+_LEDGER = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       VARCHAR NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL
+)
+"""
+
+
+def _ledger_exists(con: duckdb.DuckDBPyConnection) -> bool:
+    row = first_row(
+        con,
+        "SELECT count(*) FROM duckdb_tables() "
+        "WHERE schema_name = 'main' AND table_name = 'schema_migrations'",
+    )
+    return bool(row and row[0])
+
+
+def _applied(con: duckdb.DuckDBPyConnection) -> dict[int, str]:
+    if not _ledger_exists(con):
+        return {}
+    rows = con.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
+    return {int(version): str(name) for version, name in rows}
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    """The highest migration version recorded in the database (0 for a fresh one).
+
+    Example:
+        >>> schema_version(duckdb.connect(":memory:"))
+        0
+    """
+    applied = _applied(con)
+    return max(applied, default=0)
+
+
+def _check_history(
+    applied: dict[int, str], migrations: tuple[Migration, ...], where: str
+) -> list[Migration]:
+    known = {m.version: m for m in migrations}
+    latest = max(known, default=0)
+    newest = max(applied, default=0)
+    if newest > latest:
+        raise StoreError(
+            f"{where}: database has schema version {newest}, newer than this toolkit's "
+            f"{latest}; a database is only opened by a toolkit that knows all its migrations "
+            f"(upgrade the toolkit)"
+        )
+    for version, name in applied.items():
+        if version not in known or known[version].name != name:
+            expected = known[version].name if version in known else "nothing"
+            raise StoreError(
+                f"{where}: migration {version} is recorded as {name!r} but this toolkit "
+                f"defines {expected!r}; migrations must never be edited once applied"
+            )
+    return [m for m in migrations if m.version not in applied]
+
+
+def pending_migrations(
+    con: duckdb.DuckDBPyConnection,
+    migrations: tuple[Migration, ...] = MIGRATIONS,
+    *,
+    where: str = ":memory:",
+) -> list[Migration]:
+    """Migrations not yet applied; raises ``StoreError`` for a newer or diverging database.
+
+    Example:
+        >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
+        [1, 2]
+    """
+    return _check_history(_applied(con), migrations, where)
+
+
+def apply_migrations(
+    con: duckdb.DuckDBPyConnection,
+    migrations: tuple[Migration, ...] = MIGRATIONS,
+    *,
+    where: str = ":memory:",
+    now: datetime | None = None,
+) -> list[int]:
+    """Apply the pending ``migrations``, each in its own transaction; return their versions.
+
+    ``where`` names the database in error messages. A failing migration is rolled back
+    whole and raises ``StoreError`` naming it; those applied before it stay applied.
+
+    Example:
+        >>> con = duckdb.connect(":memory:")
+        >>> apply_migrations(con), apply_migrations(con)
+        ([1, 2], [])
+    """
+    versions = [m.version for m in migrations]
+    if versions != sorted(set(versions)) or (versions and versions[0] < 1):
+        raise StoreError("migrations: versions must be distinct, positive and increasing")
+    pending = pending_migrations(con, migrations, where=where)
+    if pending:
+        con.execute(_LEDGER)
+    done: list[int] = []
+    for migration in pending:
+        stamp = now if now is not None else datetime.now(UTC)
+        try:
+            con.execute("BEGIN TRANSACTION")
+            con.execute(migration.sql)
+            con.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                [migration.version, migration.name, stamp],
+            )
+            con.execute("COMMIT")
+        except duckdb.Error as exc:
+            rollback(con)
+            raise StoreError(
+                f"{where}: migration {migration.version} ({migration.name!r}) failed and was "
+                f"rolled back: {exc}"
+            ) from exc
+        except BaseException:
+            rollback(con)
+            raise
+        done.append(migration.version)
+    return done

@@ -1,0 +1,340 @@
+"""The Store: one DuckDB file, migrated on open, written with idempotent Arrow appends.
+
+Concurrency: one writer. DuckDB lets one *process* open a database file read-write and then
+no other process may open it, even read-only; a second process gets a ``StoreError`` saying
+the file is locked. Inside one process, Stores on the same file share one DuckDB instance and
+one lock, so their calls take turns and a Store may be shared between threads. Collectors
+should still write through one Store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import polars as pl
+
+from toolkit.store import _connection, _runs
+from toolkit.store._connection import MEMORY, connect, lock_for, migrate, resolve_path
+from toolkit.store._errors import StoreError
+from toolkit.store._frames import conform, insert_plan, to_pandas, to_polars
+from toolkit.store._schema import table_spec
+from toolkit.store._sql import first_row, rollback
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Store"]
+
+Params = list[Any] | Mapping[str, Any] | None
+
+
+class Store:
+    """The toolkit's DuckDB database: schema, idempotent appends, runs and queries.
+
+    ``path`` defaults to ``data/toolkit.duckdb`` in the repository; ``":memory:"`` gives a
+    private in-memory database (tests, notebooks). Opening applies pending migrations;
+    ``read_only=True`` opens an existing, up-to-date database without writing to it.
+
+    Example:
+        >>> with Store(":memory:") as store:
+        ...     run = store.start_run("snapshot", {"chains": [1]}, "https://host/api")
+        ...     store.run(run)["status"]
+        'running'
+    """
+
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+        # DEFAULT_PATH is looked up at call time so tests and tools can point it elsewhere.
+        self._path = resolve_path(path, _connection.DEFAULT_PATH)
+        self._where = MEMORY if self._path is None else str(self._path)
+        self._read_only = bool(read_only)
+        self._lock = lock_for(self._path)
+        self._version = 0
+        self._con: duckdb.DuckDBPyConnection | None = connect(self._path, self._read_only)
+        try:
+            self._version = migrate(self._con, self._where, self._read_only)
+        except BaseException:
+            self.close()
+            raise
+
+    def _conn(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            raise StoreError(f"{self._where}: the store is closed")
+        return self._con
+
+    def _writable(self) -> duckdb.DuckDBPyConnection:
+        if self._read_only:
+            raise StoreError(f"{self._where}: the store was opened read-only")
+        return self._conn()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def path(self) -> Path | None:
+        """The database file, or None for an in-memory store."""
+        return self._path
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this Store refuses writes."""
+        return self._read_only
+
+    @property
+    def schema_version(self) -> int:
+        """The migration version the database is at."""
+        return self._version
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has been called."""
+        return self._con is None
+
+    def close(self) -> None:
+        """Close the connection; further calls raise ``StoreError``. Closing twice is fine."""
+        with self._lock:
+            if self._con is not None:
+                self._con.close()
+                self._con = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = ", closed" if self.closed else ""
+        mode = ", read_only=True" if self._read_only else ""
+        return f"Store(path={self._where!r}, schema_version={self._version}{mode}{state})"
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def append(self, table: str, frame: pl.DataFrame) -> int:
+        """Insert ``frame`` into ``table`` in one transaction; return the rows actually added.
+
+        Rows whose natural key is already stored (or repeated earlier in the frame) are
+        skipped, so re-running a write never duplicates rows. Columns are checked against
+        the contract: missing required or unknown columns, nulls in required columns, values
+        outside a column's choices and lossy casts raise ``StoreError`` and write nothing.
+
+        Example:
+            >>> from datetime import UTC, datetime
+            >>> store = Store(":memory:")
+            >>> frame = pl.DataFrame({"snapshot_id": ["s1"], "chain": [1], "symbol": ["USDC"],
+            ...                       "observed_at": [datetime(2024, 1, 1, tzinfo=UTC)]})
+            >>> store.append("token_snapshots", frame), store.append("token_snapshots", frame)
+            (1, 0)
+        """
+        spec = table_spec(table)
+        self._writable()
+        if not isinstance(frame, pl.DataFrame):
+            raise StoreError(
+                f"{spec.name}: frame must be a polars DataFrame, got {type(frame).__name__}"
+            )
+        if frame.height == 0:
+            return 0
+        rows = conform(spec, frame)
+        with self._lock:
+            con = self._writable()
+            view = f"_append_{spec.name}"
+            plan = insert_plan(spec, rows, view)
+            con.register(view, plan.arrow)
+            try:
+                con.execute("BEGIN TRANSACTION")
+                stored = first_row(con, plan.probe)
+                result = first_row(con, plan.anti if stored and stored[0] else plan.plain)
+                con.execute("COMMIT")
+            except duckdb.Error as exc:
+                rollback(con)
+                raise StoreError(
+                    f"{spec.name}: append failed, nothing was written ({exc})"
+                ) from None
+            except BaseException:  # e.g. KeyboardInterrupt: leave no transaction open
+                rollback(con)
+                raise
+            finally:
+                con.unregister(view)
+        return int(result[0]) if result else 0
+
+    # -- runs ------------------------------------------------------------------------------
+
+    def start_run(
+        self,
+        kind: str,
+        parameters: Mapping[str, Any],
+        target_url: str,
+        *,
+        run_id: str | None = None,
+        started_at: datetime | None = None,
+    ) -> str:
+        """Record a new run (status ``running``) and return its id, a uuid4 unless given.
+
+        ``kind`` is one of rfq, borrow, liquidity, snapshot, backtest. ``parameters`` is
+        stored as JSON; secret-looking keys are refused and URLs inside are stripped of
+        credentials. ``target_url`` is stored without userinfo or key/token query parameters.
+
+        Example:
+            >>> store = Store(":memory:")
+            >>> run = store.start_run("rfq", {"rounds": 2}, "https://u:p@host/x?apiKey=abc")
+            >>> store.run(run)["target_url"]
+            'https://host/x'
+        """
+        with self._lock:
+            return _runs.start_run(
+                self._writable(),
+                kind,
+                parameters,
+                target_url,
+                run_id=run_id,
+                started_at=started_at,
+            )
+
+    def finish_run(
+        self,
+        run_id: str,
+        status: str,
+        rows_written: int | None = None,
+        *,
+        ended_at: datetime | None = None,
+    ) -> None:
+        """Close a running run as completed, interrupted or failed.
+
+        ``rows_written`` defaults to the rows stored under ``run_id`` across all tables.
+
+        Example:
+            >>> store = Store(":memory:")
+            >>> run = store.start_run("snapshot", {}, "https://host/api")
+            >>> store.finish_run(run, "completed")
+            >>> store.run(run)["rows_written"]
+            0
+        """
+        with self._lock:
+            _runs.finish_run(self._writable(), run_id, status, rows_written, ended_at=ended_at)
+
+    def resume_run(self, run_id: str) -> None:
+        """Set an interrupted or failed run back to running; a completed run is refused.
+
+        Example:
+            >>> store = Store(":memory:")
+            >>> run = store.start_run("rfq", {}, "https://host/api")
+            >>> store.finish_run(run, "interrupted"); store.resume_run(run)
+            >>> store.run(run)["status"]
+            'running'
+        """
+        with self._lock:
+            _runs.resume_run(self._writable(), run_id)
+
+    def run(self, run_id: str) -> dict[str, Any]:
+        """One run as a dict (``parameters`` decoded); an unknown id raises ``StoreError``.
+
+        Example:
+            >>> store = Store(":memory:")
+            >>> store.run(store.start_run("rfq", {"rounds": 1}, "https://h/"))["parameters"]
+            {'rounds': 1}
+        """
+        with self._lock:
+            return _runs.get_run(self._conn(), run_id)
+
+    def runs(self, kind: str | None = None) -> pl.DataFrame:
+        """All runs, or those of one ``kind``, oldest first.
+
+        Example:
+            >>> Store(":memory:").runs().columns[:3]
+            ['run_id', 'kind', 'parameters']
+        """
+        with self._lock:
+            return _runs.list_runs(self._conn(), kind)
+
+    def attempt_ids(self, run_id: str, table: str = "rfq_observations") -> set[str]:
+        """Attempt ids stored for ``run_id`` in ``table``: what a resumed sweep skips.
+
+        Example:
+            >>> Store(":memory:").attempt_ids("run-1", "borrow_quotes")
+            set()
+        """
+        with self._lock:
+            return _runs.attempt_ids(self._conn(), run_id, table)
+
+    def last_event_id(self, source: str) -> int | None:
+        """The highest liquidity event id stored for ``source`` (send as ``Last-Event-ID``).
+
+        Example:
+            >>> Store(":memory:").last_event_id("https://host/stream") is None
+            True
+        """
+        with self._lock:
+            return _runs.last_event_id(self._conn(), source)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def _relation(self, sql: str, params: Params) -> duckdb.DuckDBPyRelation | None:
+        if not isinstance(sql, str) or not sql.strip():
+            raise StoreError("sql: must be a non-empty SQL string")
+        if params is not None and not isinstance(params, list | tuple | Mapping):
+            raise StoreError(f"params: must be a list, a dict or None, got {type(params).__name__}")
+        bound = list(params) if isinstance(params, tuple) else params
+        try:
+            return self._conn().sql(sql, params=bound)
+        except duckdb.Error as exc:
+            raise StoreError(f"sql: {exc}") from None
+
+    def query(self, sql: str, params: Params = None) -> pl.DataFrame:
+        """Run ``sql`` (``?``/``$1`` or ``$name`` parameters) and return a polars frame.
+
+        HUGEINT columns come back as exact ``Int128``; times as ``Datetime("us", "UTC")``.
+
+        Example:
+            >>> Store(":memory:").query("SELECT ?::HUGEINT AS x", [2**100])["x"].dtype
+            Int128
+        """
+        with self._lock:
+            relation = self._relation(sql, params)
+            if relation is None:
+                return pl.DataFrame()
+            try:
+                return to_polars(relation)
+            except duckdb.Error as exc:
+                raise StoreError(f"sql: {exc}") from None
+
+    def df(self, sql: str, params: Params = None) -> pd.DataFrame:
+        """Run ``sql`` and return a pandas frame (via Arrow); HUGEINT columns hold Python ints.
+
+        Example:
+            >>> Store(":memory:").df("SELECT ?::HUGEINT AS x", [2**100])["x"][0] == 2**100
+            True
+        """
+        with self._lock:
+            relation = self._relation(sql, params)
+            if relation is None:
+                return to_pandas(None)
+            try:
+                return to_pandas(relation)
+            except duckdb.Error as exc:
+                raise StoreError(f"sql: {exc}") from None
+
+    def tables(self) -> list[str]:
+        """Names of the tables in the database, sorted (``schema_migrations`` included).
+
+        Example:
+            >>> "rfq_observations" in Store(":memory:").tables()
+            True
+        """
+        with self._lock:
+            rows = (
+                self._conn()
+                .execute(
+                    "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
+                    "ORDER BY table_name"
+                )
+                .fetchall()
+            )
+        return [str(row[0]) for row in rows]
