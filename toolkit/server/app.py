@@ -67,14 +67,16 @@ def create_app(
     heartbeat: float = 15.0,
     tick: float = 1.0,
     max_events: int = 100_000,
+    seed: int = 0,
 ) -> FastAPI:
     """The embedded service for ``scenario`` (default ``default``) as an ASGI app.
 
     ``clock`` returns the time in seconds (inject a fake one in tests); ``heartbeat`` is the
     seconds between ``: ping`` comments on idle event streams; ``tick`` the seconds between a
     stream's checks for lapsed reservations; ``max_events`` how many engine events the log keeps
-    for resuming streams. The app holds one engine; ``app.state.service`` is its
-    :class:`Service`.
+    for resuming streams; ``seed`` varies the engine's quote ids and the order nonces (the same
+    seed gives the same ids on every run). The app holds one engine; ``app.state.service`` is
+    its :class:`Service`.
 
     >>> import httpx, asyncio
     >>> from toolkit.scenario import load_scenario
@@ -92,6 +94,7 @@ def create_app(
         heartbeat=heartbeat,
         tick=tick,
         max_events=max_events,
+        seed=seed,
     )
 
     @asynccontextmanager

@@ -62,8 +62,9 @@ class _Nonces:
     base: int
 
     @classmethod
-    def for_scenario(cls, scenario: Scenario) -> _Nonces:
-        digest = hashlib.sha256(f"toolkit.server nonce base: {scenario.name}".encode()).digest()
+    def for_scenario(cls, scenario: Scenario, seed: int = 0) -> _Nonces:
+        text = f"toolkit.server nonce base: {scenario.name}" + (f" seed {seed}" if seed else "")
+        digest = hashlib.sha256(text.encode()).digest()
         # 64 bits of seed above a 64-bit counter: distinct per scenario, far below 2**256.
         return cls(int.from_bytes(digest[:8], "big") << 64)
 
@@ -88,6 +89,7 @@ class Service:
         heartbeat: float = 15.0,
         tick: float = 1.0,
         max_events: int = 100_000,
+        seed: int = 0,
     ) -> None:
         if not isinstance(scenario, Scenario):
             raise TypeError("scenario: must be a toolkit.scenario.Scenario")
@@ -99,13 +101,13 @@ class Service:
         self.scenario = scenario
         # A bounded log: a long-running server must not grow without end. Streams further
         # behind than the log reaches get a fresh snapshot (see toolkit.server.events).
-        self.engine = Engine(scenario, max_events=max_events)
+        self.engine = Engine(scenario, seed=seed, max_events=max_events)
         self.registry = registry_for(scenario)
         self.world = World(scenario, self.engine)
         self.heartbeat = float(heartbeat)
         self.tick = float(tick)
         self._clock = clock
-        self._nonces = _Nonces.for_scenario(scenario)
+        self._nonces = _Nonces.for_scenario(scenario, seed)
         self._nonce_count = 0
         self._pools: dict[str, Pool] = {pool.id: pool for pool in scenario.pools}
         self._waiters: set[asyncio.Future[None]] = set()

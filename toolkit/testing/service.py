@@ -131,10 +131,10 @@ def embedded_service(
 
     The app is :func:`toolkit.server.create_app` for ``scenario`` (a name in
     ``data/scenarios``, a path or a loaded Scenario, read without environment overrides) with
-    ``clock`` (a new :class:`VirtualClock` at its default start when None). Quote ids and order
-    nonces come from the engine's counters and the scenario, so the same calls give the same
-    ids. ``retry`` is the client's retry policy; by default the client's usual policy with its
-    jitter seeded by ``seed`` (``RetryPolicy.no_retries()`` makes every 404 reach the caller).
+    ``clock`` (a new :class:`VirtualClock` at its default start when None) and ``seed``. Quote
+    ids and order nonces come from the engine's counters, the scenario and ``seed``, so the same
+    calls give the same ids. ``retry`` is the client's retry policy; by default the client's
+    usual policy with its jitter seeded by ``seed`` (``RetryPolicy.no_retries()`` makes every 404 reach the caller).
     The service and client close on exit.
 
     >>> with embedded_service("single-pool") as svc:
@@ -162,7 +162,7 @@ def embedded_service(
     elif not isinstance(clock, VirtualClock):
         raise TypeError(f"clock: must be a VirtualClock or None, got {type(clock).__name__}")
     loaded = _scenario(scenario)
-    app = create_app(loaded, clock=clock)
+    app = create_app(loaded, clock=clock, seed=seed)
     key = loaded.auth.api_keys[0] if loaded.auth.api_keys else None
     embedded = EmbeddedService(app=app, api_key=key)
     try:
