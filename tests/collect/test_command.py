@@ -1,0 +1,125 @@
+"""``toolkit collect``: what it prints, what it writes, and its one-line errors (exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from toolkit.collect import command
+from toolkit.scenario import load_scenario
+from toolkit.server import create_app, serve_in_thread
+from toolkit.store import Store
+
+
+def run_cli(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="toolkit collect")
+    command.add_arguments(parser)
+    return command.run(parser.parse_args(list(argv)))
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOOLKIT_BASE_URL", raising=False)
+    monkeypatch.delenv("TOOLKIT_API_KEY", raising=False)
+
+
+def test_rfq_and_snapshot_on_the_embedded_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "toolkit.duckdb"
+    assert (
+        run_cli("rfq", "--rounds", "1", "--db", str(db), "--no-progress", "--capacity-retries", "0")
+        == 0
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("run ") and out[0].endswith("(rfq) completed")
+    assert out[1].startswith("rows written: ") and "rfq_observations" in out[1]
+    assert out[2] == f"database: {db}"
+    assert run_cli("snapshot", "--db", str(db), "--no-progress") == 0
+    with Store(db, read_only=True) as store:
+        runs = store.runs()
+        assert runs["status"].to_list() == ["completed", "completed"]
+        assert runs["target_url"].str.starts_with("http://embedded-").all()
+        assert store.query("SELECT count(*) AS n FROM rfq_observations")["n"][0] >= 96
+
+
+def test_liquidity_on_the_embedded_default_drives_traffic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "toolkit.duckdb"
+    assert run_cli("liquidity", "--duration", "1", "--db", str(db), "--no-progress") == 0
+    assert "liquidity_events" in capsys.readouterr().out
+    with Store(db, read_only=True) as store:
+        reasons = store.query("SELECT DISTINCT reason FROM liquidity_events")["reason"]
+        assert "reservation_created" in reasons.to_list()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--base-url", "ftp://host"], "base_url: must be an absolute http(s) URL"),
+        (["--base-url", "http://user:hunter2@host:99999"], "base_url: not a valid URL"),
+        (["--resume", "no-such-run"], "no run 'no-such-run'"),
+        (["--capacity-retries", "-1"], "--capacity-retries: must be 0 or more"),
+    ],
+)
+def test_one_line_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code = run_cli("rfq", "--db", str(tmp_path / "x.duckdb"), "--no-progress", *argv)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("toolkit collect: ") and message in err and err.count("\n") == 1
+    assert "hunter2" not in err
+
+
+def test_an_unwritable_database_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    assert run_cli("snapshot", "--db", str(blocker / "db.duckdb"), "--no-progress") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("toolkit collect: cannot use the database: ") and str(blocker) in err
+
+
+def test_an_unreachable_service_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = run_cli(
+        "snapshot",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--db",
+        str(tmp_path / "x.duckdb"),
+        "--no-progress",
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot reach the service at http://127.0.0.1:9" in err
+
+
+@pytest.mark.loopback
+def test_a_rejected_key_is_a_clear_error_without_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = create_app(load_scenario("default", env={}))
+    monkeypatch.setenv("TOOLKIT_API_KEY", "sk-rejected-7c1d")
+    with serve_in_thread(app) as url:
+        code = run_cli(
+            "rfq",
+            "--base-url",
+            url,
+            "--db",
+            str(tmp_path / "x.duckdb"),
+            "--rounds",
+            "1",
+            "--no-progress",
+        )
+    captured = capsys.readouterr()
+    assert code == 2
+    assert f"the service at {url} rejected the API key (401)" in captured.err
+    assert "sk-rejected-7c1d" not in captured.err + captured.out
+    with Store(tmp_path / "x.duckdb", read_only=True) as store:
+        assert store.runs().height == 0

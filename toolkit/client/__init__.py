@@ -1,0 +1,64 @@
+"""httpx clients for the partner-intents and liquidity surfaces, sync and async.
+
+The same code talks to the real service (``base_url`` + ``api_key``, or ``TOOLKIT_BASE_URL`` +
+``TOOLKIT_API_KEY``) and, by default, to the embedded service in-process (no socket). Methods
+return :mod:`toolkit.resources` models and raise typed errors (:class:`ServiceError` and its
+subclasses). The retry policy (:class:`RetryPolicy`) is explicit and every HTTP attempt is
+reported to an ``on_attempt`` hook as an :class:`Attempt`, which is how the collectors record
+every attempt. The API key is held in a ``Secret`` and never appears in a repr, log line or
+error message.
+
+>>> from toolkit.client import ServiceClient, RetryPolicy
+>>> import httpx
+>>> def handler(request):
+...     return httpx.Response(200, json={"status": "ok"})
+>>> client = ServiceClient("https://service.example", api_key="k-123",
+...                        transport=httpx.MockTransport(handler))
+>>> client.health().status
+'ok'
+>>> "k-123" in repr(client)
+False
+"""
+
+from toolkit.client.aio import AsyncServiceClient
+from toolkit.client.asgi import StreamingASGITransport, SyncASGITransport
+from toolkit.client.config import API_KEY_ENV, BASE_URL_ENV, DEFAULT_TIMEOUT, display_url
+from toolkit.client.embedded import EmbeddedService
+from toolkit.client.errors import (
+    BadRequest,
+    InvalidResponse,
+    NoCapacity,
+    NotFound,
+    ServerError,
+    ServiceError,
+    TransportError,
+    Unauthorized,
+)
+from toolkit.client.events import StreamEvent
+from toolkit.client.operations import DEFAULT_PROTOCOL
+from toolkit.client.retry import Attempt, RetryPolicy
+from toolkit.client.sync import ServiceClient
+
+__all__ = [
+    "API_KEY_ENV",
+    "BASE_URL_ENV",
+    "DEFAULT_PROTOCOL",
+    "DEFAULT_TIMEOUT",
+    "AsyncServiceClient",
+    "Attempt",
+    "BadRequest",
+    "EmbeddedService",
+    "InvalidResponse",
+    "NoCapacity",
+    "NotFound",
+    "RetryPolicy",
+    "ServerError",
+    "ServiceClient",
+    "ServiceError",
+    "StreamEvent",
+    "StreamingASGITransport",
+    "SyncASGITransport",
+    "TransportError",
+    "Unauthorized",
+    "display_url",
+]

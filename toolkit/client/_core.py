@@ -1,0 +1,185 @@
+"""What the sync and async clients share: target, key, timeouts, hooks and attempt records."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from toolkit.client.config import (
+    display_url,
+    resolve_api_key,
+    resolve_base_url,
+    resolve_timeout,
+)
+from toolkit.client.embedded import EmbeddedService
+from toolkit.client.errors import ServiceError, TransportError
+from toolkit.client.operations import Operation
+from toolkit.client.retry import Attempt, RetryPolicy
+from toolkit.scenario.secret import Secret
+
+__all__ = ["AttemptHook", "ClientCore", "Target"]
+
+AttemptHook = Callable[[Attempt], None]
+_log = logging.getLogger("toolkit.client")
+#: Placeholder origin when a caller passes a transport without a URL (tests, fault injection).
+_TRANSPORT_ONLY_URL = "http://service.invalid"
+#: Read timeout of an event stream: longer than the service's heartbeat interval.
+DEFAULT_STREAM_TIMEOUT = 45.0
+
+
+class Target:
+    """Where a client sends requests: the base URL, and the embedded service if in-process."""
+
+    def __init__(
+        self,
+        base_url: str | None,
+        *,
+        transport_given: bool,
+        embedded: EmbeddedService | None,
+        env: Mapping[str, str] | None,
+    ) -> None:
+        self.owned = False
+        self.embedded: EmbeddedService | None = None
+        if embedded is not None:
+            if transport_given:
+                raise ValueError("transport: give a transport or an embedded service, not both")
+            self.embedded = embedded
+            self.base_url = embedded.base_url
+            return
+        resolved = resolve_base_url(base_url, env)
+        if resolved is None and not transport_given:
+            self.embedded = EmbeddedService(env=env)
+            self.owned = True
+            self.base_url = self.embedded.base_url
+            return
+        self.base_url = resolved or _TRANSPORT_ONLY_URL
+
+    def close(self) -> None:
+        """Close the embedded service if this target created it."""
+        if self.owned and self.embedded is not None:
+            self.embedded.close()
+
+
+class ClientCore:
+    """Configuration and bookkeeping common to :class:`ServiceClient` and the async client."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        api_key: str | Secret | None,
+        protocol: str,
+        timeout: httpx.Timeout | float | None,
+        stream_timeout: float,
+        retry: RetryPolicy | None,
+        on_attempt: AttemptHook | None,
+        env: Mapping[str, str] | None,
+    ) -> None:
+        key = resolve_api_key(api_key, env)
+        if key is None and target.embedded is not None:
+            key = target.embedded.api_key
+        if not isinstance(protocol, str) or not protocol.strip() or "/" in protocol:
+            raise ValueError("protocol: must be a non-empty protocol name without '/'")
+        if (
+            isinstance(stream_timeout, bool)
+            or not isinstance(stream_timeout, int | float)
+            or stream_timeout <= 0
+        ):
+            raise ValueError("stream_timeout: must be a positive number of seconds")
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise ValueError("retry: must be a RetryPolicy")
+        if on_attempt is not None and not callable(on_attempt):
+            raise ValueError("on_attempt: must be callable")
+        self.target = target
+        self.key = key
+        self.protocol = protocol
+        self.timeout = resolve_timeout(timeout)
+        self.stream_timeout = float(stream_timeout)
+        self.retry = RetryPolicy() if retry is None else retry
+        self.on_attempt = on_attempt
+
+    @property
+    def url(self) -> str:
+        """The base URL without credentials."""
+        return display_url(self.target.base_url)
+
+    def headers(self, operation: Operation[Any]) -> dict[str, str]:
+        """Request headers: the key only for operations that need it."""
+        if operation.auth and self.key is not None:
+            return {"X-Auth-Token": self.key.reveal()}
+        return {}
+
+    def secret_text(self) -> str | None:
+        """The key's text, for scrubbing it out of anything the service echoes."""
+        return None if self.key is None else self.key.reveal()
+
+    def transport_error(self, operation: str, exc: httpx.TransportError) -> TransportError:
+        """A :class:`TransportError` describing ``exc`` (key scrubbed, no URL)."""
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        secret = self.secret_text()
+        if secret:
+            detail = detail.replace(secret, "***")
+        return TransportError(operation, detail)
+
+    def stream_timeout_for(self, deadline: float | None) -> httpx.Timeout:
+        """Timeouts of a stream request: the read timeout bounded by what is left until
+        ``deadline`` (a ``time.monotonic()`` value), so a quiet stream cannot overrun it."""
+        read = self.stream_timeout
+        if deadline is not None:
+            read = max(0.05, min(read, deadline - time.monotonic() + 0.05))
+        return httpx.Timeout(
+            connect=self.timeout.connect,
+            read=read,
+            write=self.timeout.write,
+            pool=self.timeout.pool,
+        )
+
+    def record(
+        self,
+        operation: Operation[Any],
+        *,
+        number: int,
+        status: int,
+        started: float,
+        error: ServiceError | None,
+        retry_in: float | None,
+        hook: AttemptHook | None,
+    ) -> Attempt:
+        """Build the :class:`Attempt`, log it, and hand it to the client and call hooks."""
+        attempt = Attempt(
+            operation=operation.name,
+            method=operation.method,
+            path=operation.path,
+            params=dict(operation.params),
+            number=number,
+            status=status,
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+            error=None if error is None else str(error),
+            retry_in=retry_in,
+        )
+        if _log.isEnabledFor(logging.DEBUG):
+            outcome = f"HTTP {status}" if status else "no response"
+            then = "" if retry_in is None else f"; retrying in {retry_in:.2f} s"
+            _log.debug(
+                "%s %s attempt %d: %s in %.1f ms%s",
+                operation.name,
+                operation.summary(),
+                number,
+                outcome,
+                attempt.latency_ms,
+                then,
+            )
+        for callback in (self.on_attempt, hook):
+            if callback is not None:
+                callback(attempt)
+        return attempt
+
+    def describe(self, kind: str) -> str:
+        """The repr of a client: its URL and whether it holds a key, never the key."""
+        key = "Secret('***')" if self.key is not None else "None"
+        mode = ", embedded=True" if self.target.embedded is not None else ""
+        return f"{kind}(base_url={self.url!r}, api_key={key}, protocol={self.protocol!r}{mode})"

@@ -1,0 +1,383 @@
+"""The sync client of the partner-intents and liquidity surfaces."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator, Mapping
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from toolkit.client import intents, liquidity
+from toolkit.client import operations as ops
+from toolkit.client._core import DEFAULT_STREAM_TIMEOUT, AttemptHook, ClientCore, Target
+from toolkit.client.embedded import EmbeddedService
+from toolkit.client.errors import InvalidResponse, ServiceError
+from toolkit.client.events import StreamEvent
+from toolkit.client.retry import RetryPolicy
+from toolkit.client.session import SSE_HEADERS, CallSession, StreamSession
+from toolkit.client.sse import EventStreamDecoder
+from toolkit.resources import (
+    BorrowAuthorization,
+    BorrowQuote,
+    FeeTier,
+    Health,
+    PoolLiquidity,
+    Quote,
+    SolverResponse,
+    Token,
+)
+from toolkit.resources.types import PoolType, QuoteType
+from toolkit.scenario.secret import Secret
+
+__all__ = ["ServiceClient"]
+
+T = TypeVar("T")
+
+
+class ServiceClient:
+    """Sync client for the partner-intents and liquidity surfaces.
+
+    With no ``base_url`` (and no ``TOOLKIT_BASE_URL``) it talks to the embedded service
+    in-process. ``api_key`` defaults to ``TOOLKIT_API_KEY`` (or the embedded scenario's key).
+    Every HTTP attempt is reported to ``on_attempt`` as an :class:`~toolkit.client.Attempt`;
+    ``retry`` is the :class:`~toolkit.client.RetryPolicy` and ``sleep`` waits between attempts.
+
+    >>> with ServiceClient() as client:          # doctest: +SKIP
+    ...     client.health().status
+    'ok'
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        *,
+        api_key: str | Secret | None = None,
+        protocol: str = ops.DEFAULT_PROTOCOL,
+        timeout: httpx.Timeout | float | None = None,
+        stream_timeout: float = DEFAULT_STREAM_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        on_attempt: AttemptHook | None = None,
+        transport: httpx.BaseTransport | None = None,
+        embedded: EmbeddedService | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        target = Target(base_url, transport_given=transport is not None, embedded=embedded, env=env)
+        try:
+            self._core = ClientCore(
+                target,
+                api_key=api_key,
+                protocol=protocol,
+                timeout=timeout,
+                stream_timeout=stream_timeout,
+                retry=retry,
+                on_attempt=on_attempt,
+                env=env,
+            )
+            if target.embedded is not None:
+                transport = target.embedded.sync_transport()
+            self._http = httpx.Client(
+                base_url=target.base_url, transport=transport, timeout=self._core.timeout
+            )
+        except BaseException:
+            target.close()
+            raise
+        self._sleep = sleep
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """The service URL without credentials (what collectors record as the target)."""
+        return self._core.url
+
+    @property
+    def embedded(self) -> EmbeddedService | None:
+        """The in-process embedded service, or None when talking to a URL."""
+        return self._core.target.embedded
+
+    @property
+    def protocol(self) -> str:
+        """The intent protocol of the liquidity endpoints (``partner-escrow``)."""
+        return self._core.protocol
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """The retry policy."""
+        return self._core.retry
+
+    def close(self) -> None:
+        """Close connections (and the embedded service when this client started it)."""
+        try:
+            self._http.close()
+        finally:
+            self._core.target.close()
+
+    def __enter__(self) -> ServiceClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return self._core.describe("ServiceClient")
+
+    # -- the engine ----------------------------------------------------------------------
+
+    def _send(self, op: ops.Operation[T]) -> tuple[int, T]:
+        headers = self._core.headers(op)
+        if op.parse_event is None:
+            response = self._http.request(
+                op.method, op.path, params=op.params, json=op.json, headers=headers
+            )
+            if not response.is_success:
+                raise ops.error_for(op, response, self._core.secret_text())
+            assert op.parse is not None
+            return response.status_code, op.parse(response)
+        with self._http.stream(
+            op.method, op.path, params=op.params, json=op.json, headers={**headers, **SSE_HEADERS}
+        ) as response:
+            if not response.is_success:
+                response.read()
+                raise ops.error_for(op, response, self._core.secret_text())
+            ops.check_event_stream(op, response)
+            decoder = EventStreamDecoder()
+            for text in response.iter_text():
+                for event in decoder.feed(text):
+                    value = op.parse_event(event)
+                    if value is not None:
+                        return response.status_code, value
+        raise InvalidResponse(op.name, response.status_code, detail="the event stream ended empty")
+
+    def call(self, op: ops.Operation[T], *, on_attempt: AttemptHook | None = None) -> T:
+        """Run ``op`` under the retry policy; return its value or raise a typed error."""
+        session = CallSession(self._core, op, on_attempt)
+        while True:
+            session.start()
+            try:
+                status, value = self._send(op)
+            except httpx.TransportError as exc:
+                error: ServiceError = self._core.transport_error(op.name, exc)
+            except ServiceError as exc:
+                error = exc
+            else:
+                session.succeeded(status)
+                return value
+            self._sleep(session.failed(error))
+
+    # -- partner-intents -----------------------------------------------------------------
+
+    def rfq(
+        self,
+        *,
+        src_chain: int | str,
+        dst_chain: int | str,
+        amount: int | str,
+        token: str,
+        user: str,
+        src_token: str | None = None,
+        receiver: str | None = None,
+        type: QuoteType = "ExactInput",
+        on_attempt: AttemptHook | None = None,
+    ) -> Quote:
+        """Request one quote (``GET /partner-intents/rfq``); chains as ids or CAIP-2.
+
+        Raises :class:`NoCapacity` once the capacity budget is spent, :class:`BadRequest` for
+        an unknown route or bad parameters, :class:`Unauthorized` for a bad key.
+
+        >>> client.rfq(src_chain=1, dst_chain=8453, amount=10**6,   # doctest: +SKIP
+        ...            token=usdc_base, user=me).quote_id
+        'qt_00000000000001'
+        """
+        op = intents.rfq(
+            src_chain=src_chain,
+            dst_chain=dst_chain,
+            amount=amount,
+            token=token,
+            user=user,
+            src_token=src_token,
+            receiver=receiver,
+            type=type,
+        )
+        return self.call(op, on_attempt=on_attempt)
+
+    def transaction(self, quote: Quote, *, on_attempt: AttemptHook | None = None) -> Quote:
+        """The quote with its unsigned escrow ``open()`` call (never retried).
+
+        >>> client.transaction(quote).transaction_request.to   # doctest: +SKIP
+        '0x000025c3226C00B2Cdc200005a1600509f4e00C0'
+        """
+        return self.call(intents.transaction(quote), on_attempt=on_attempt)
+
+    # -- liquidity -----------------------------------------------------------------------
+
+    def tokens(self, chain: int | str) -> dict[str, Token]:
+        """Supported tokens of ``chain`` by symbol.
+
+        >>> client.tokens(8453)["USDC"].decimals   # doctest: +SKIP
+        6
+        """
+        return self.call(liquidity.tokens(chain))
+
+    def pool(self, pool_type: PoolType, chain: int | str, token_symbol: str) -> PoolLiquidity:
+        """A pool's address and the balance available now.
+
+        >>> client.pool("usdc", 8453, "USDC").balance_int > 0   # doctest: +SKIP
+        True
+        """
+        return self.call(liquidity.pool(pool_type, chain, token_symbol))
+
+    def fees(
+        self, src_chain: int | str, dst_chain: int | str, src_token: str, dst_token: str
+    ) -> list[FeeTier]:
+        """Fee tiers of a route (:class:`NotFound` when it is not configured).
+
+        >>> client.fees(1, 8453, "USDC", "USDC")[0].fee_bps   # doctest: +SKIP
+        5.0
+        """
+        return self.call(
+            liquidity.fees(src_chain, dst_chain, src_token, dst_token, protocol=self.protocol)
+        )
+
+    def solver(
+        self,
+        amount: int,
+        source_chain: int | str,
+        destination_chain: int | str,
+        source_token: str,
+        destination_token: str,
+    ) -> SolverResponse:
+        """The solver address and fill time for an amount in whole USD.
+
+        >>> client.solver(1000, 1, 8453, "USDC", "USDC").duration   # doctest: +SKIP
+        60
+        """
+        return self.call(
+            liquidity.solver(
+                amount,
+                source_chain,
+                destination_chain,
+                source_token,
+                destination_token,
+                protocol=self.protocol,
+            )
+        )
+
+    def health(self) -> Health:
+        """``GET /health``.
+
+        >>> client.health().status   # doctest: +SKIP
+        'ok'
+        """
+        return self.call(liquidity.health())
+
+    def borrow_quote(
+        self,
+        *,
+        src_chain: int | str,
+        dst_chain: int | str,
+        amount: int | str,
+        token: str,
+        type: QuoteType = "ExactInput",
+        exclusive: bool | None = None,
+        pool: str | None = None,
+        on_attempt: AttemptHook | None = None,
+    ) -> BorrowQuote:
+        """A borrow quote; its ``id`` reserves liquidity for ``quoteDuration`` seconds.
+
+        >>> client.borrow_quote(src_chain=1, dst_chain=8453, amount=10**6,  # doctest: +SKIP
+        ...                     token=usdc_base).fee_bps
+        5
+        """
+        op = liquidity.borrow_quote(
+            src_chain=src_chain,
+            dst_chain=dst_chain,
+            amount=amount,
+            token=token,
+            type=type,
+            exclusive=exclusive,
+            pool=pool,
+            protocol=self.protocol,
+        )
+        return self.call(op, on_attempt=on_attempt)
+
+    def authorize(
+        self,
+        *,
+        dst_chain: int | str,
+        caller: str,
+        input: str,
+        quote_id: str,
+        tx_hash: str,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> BorrowAuthorization:
+        """A signed borrow authorization, read from the event named ``data`` (never retried).
+
+        >>> client.authorize(dst_chain=8453, caller=me, input="0x",   # doctest: +SKIP
+        ...                  quote_id=q.id, tx_hash=deposit).signature[:2]
+        '0x'
+        """
+        op = liquidity.authorize(
+            dst_chain=dst_chain,
+            caller=caller,
+            input=input,
+            quote_id=quote_id,
+            tx_hash=tx_hash,
+            metadata=metadata,
+            protocol=self.protocol,
+        )
+        return self.call(op)
+
+    def liquidity_events(
+        self,
+        protocol: str | None = None,
+        *,
+        last_event_id: int | None = None,
+        duration: float | None = None,
+        on_attempt: AttemptHook | None = None,
+    ) -> Generator[StreamEvent, None, None]:
+        """Typed liquidity and fee events, reconnecting with ``Last-Event-ID`` after drops.
+
+        Ends after ``duration`` seconds (None: never; stop by closing the iterator). Each
+        connection is reported to ``on_attempt`` when it ends. Consecutive failed connections
+        are bounded by the retry policy's ``error_retries``; 400/401 end it at once.
+
+        >>> for event in client.liquidity_events(duration=5):   # doctest: +SKIP
+        ...     print(event.id, event.event)
+        """
+        op: ops.Operation[None] = ops.Operation(
+            "liquidity_events",
+            "GET",
+            f"/liquidity/protocol/{ops.protocol_segment(protocol or self.protocol)}/events",
+        )
+        session = StreamSession(
+            self._core, op, last_event_id=last_event_id, duration=duration, hook=on_attempt
+        )
+        while session.running():
+            error: ServiceError | None
+            try:
+                with self._http.stream("GET", op.path, **session.connect()) as response:
+                    if not response.is_success:
+                        response.read()
+                    session.opened(response)
+                    for text in response.iter_text():
+                        yield from session.feed(text)
+                        if session.expired():
+                            break
+                error = session.ended()
+            except GeneratorExit:
+                session.finish()
+                raise
+            except (httpx.TransportError, ServiceError) as exc:
+                error = session.error(exc)
+            if error is None:
+                session.finish()
+                return
+            self._sleep(session.retry(error))

@@ -1,0 +1,92 @@
+"""Collectors: the service's behaviour as DuckDB tables (RFQ and borrow-quote sweeps, the
+liquidity event stream, snapshots of the discovery endpoints).
+
+Each collector is a run in the store (``collection_runs``) with an id, a ``tqdm.auto`` progress
+bar (``progress=False`` hides it), batched idempotent writes, a clean stop on Ctrl-C (rows
+flushed, run ``interrupted``, the result returned) and resume (``run(resume=run_id)``). They
+point at the real service or, by default, at the embedded service in-process, with the same
+code: give them a :class:`toolkit.client.ServiceClient`.
+
+>>> from toolkit.client import ServiceClient          # doctest: +SKIP
+>>> from toolkit.collect import RfqSweep
+>>> from toolkit.store import Store
+>>> with ServiceClient() as client:                    # doctest: +SKIP
+...     result = RfqSweep(client, Store(), rounds=2, interval=5).run()
+>>> result.status                                      # doctest: +SKIP
+'completed'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolkit.collect.borrow import BorrowSweep
+    from toolkit.collect.grid import (
+        DEFAULT_CHAINS,
+        DEFAULT_SYMBOLS,
+        GridPoint,
+        Route,
+        discover_routes,
+        grid_for,
+        tier_amounts,
+    )
+    from toolkit.collect.rfq import DEFAULT_USER, RfqSweep
+    from toolkit.collect.run import Collector, RunResult
+    from toolkit.collect.snapshot import Snapshot
+    from toolkit.collect.stream import LiquidityStream, stream_source
+    from toolkit.collect.traffic import Traffic
+    from toolkit.collect.writer import BatchWriter
+
+# Loaded on first use: ``toolkit --help`` imports ``toolkit.collect.command``, which must not
+# pull in httpx, polars and DuckDB through this package.
+_EXPORTS = {
+    "BatchWriter": "writer",
+    "BorrowSweep": "borrow",
+    "Collector": "run",
+    "DEFAULT_CHAINS": "grid",
+    "DEFAULT_SYMBOLS": "grid",
+    "DEFAULT_USER": "rfq",
+    "GridPoint": "grid",
+    "LiquidityStream": "stream",
+    "RfqSweep": "rfq",
+    "Route": "grid",
+    "RunResult": "run",
+    "Snapshot": "snapshot",
+    "Traffic": "traffic",
+    "discover_routes": "grid",
+    "grid_for": "grid",
+    "stream_source": "stream",
+    "tier_amounts": "grid",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolkit.collect' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"toolkit.collect.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "DEFAULT_CHAINS",
+    "DEFAULT_SYMBOLS",
+    "DEFAULT_USER",
+    "BatchWriter",
+    "BorrowSweep",
+    "Collector",
+    "GridPoint",
+    "LiquidityStream",
+    "RfqSweep",
+    "Route",
+    "RunResult",
+    "Snapshot",
+    "Traffic",
+    "discover_routes",
+    "grid_for",
+    "stream_source",
+    "tier_amounts",
+]

@@ -1,0 +1,116 @@
+"""The borrow-quote sweep: every attempt of the liquidity API's borrow quote into
+``borrow_quotes``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolkit.client import Attempt, ServiceClient, ServiceError, Unauthorized
+from toolkit.collect.grid import (
+    DEFAULT_CHAINS,
+    DEFAULT_SYMBOLS,
+    GridPoint,
+    discover_routes,
+    grid_for,
+)
+from toolkit.collect.rows import borrow_rows
+from toolkit.collect.sweep import Sweep
+from toolkit.collect.writer import BatchWriter
+from toolkit.resources import BorrowQuote
+from toolkit.store import Store
+
+__all__ = ["BorrowSweep"]
+
+
+class BorrowSweep(Sweep):
+    """Sweep the borrow quote endpoint over routes × amounts × quote types.
+
+    Each returned quote id reserves liquidity for its ``quoteDuration``; like RFQs, a dense
+    sweep therefore changes the capacity it measures, which the rows make visible. ``exclusive``
+    is sent as the ``exclusive`` flag when not None. A 401 ends the run as failed.
+
+    >>> BorrowSweep(ServiceClient(), Store(), rounds=1).run().status   # doctest: +SKIP
+    'completed'
+    """
+
+    kind = "borrow"
+    table = "borrow_quotes"
+
+    def __init__(
+        self,
+        client: ServiceClient,
+        store: Store,
+        *,
+        grid: Sequence[GridPoint] | None = None,
+        rounds: int | None = None,
+        duration: float | None = None,
+        interval: float | None = None,
+        exclusive: bool | None = None,
+        chains: Sequence[int] = DEFAULT_CHAINS,
+        symbols: Sequence[str] = DEFAULT_SYMBOLS,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            client,
+            store,
+            grid=grid,
+            rounds=rounds,
+            duration=duration,
+            interval=interval,
+            **options,
+        )
+        if exclusive is not None and not isinstance(exclusive, bool):
+            raise ValueError("exclusive: must be true, false or None")
+        self.exclusive = exclusive
+        self.chains = tuple(chains)
+        self.symbols = tuple(symbols)
+
+    def prepare(self) -> None:
+        super().prepare()
+        if self.grid is None:
+            routes = discover_routes(self.client, chains=self.chains, symbols=self.symbols)
+            if not routes:
+                raise ValueError(
+                    "grid: the target has no onboarded route among chains "
+                    f"{', '.join(map(str, self.chains))} for {', '.join(self.symbols)}"
+                )
+            self.grid = grid_for(routes)
+
+    def parameters(self) -> dict[str, Any]:
+        return {
+            **self.sweep_parameters(),
+            "exclusive": self.exclusive,
+            "protocol": self.client.protocol,
+        }
+
+    def restore(self, parameters: Mapping[str, Any]) -> None:
+        super().restore(parameters)
+        exclusive = parameters.get("exclusive")
+        self.exclusive = exclusive if isinstance(exclusive, bool) else None
+
+    def visit(
+        self, run_id: str, round_no: int, index: int, point: GridPoint, writer: BatchWriter
+    ) -> None:
+        attempts: list[tuple[Attempt, float]] = []
+        quote: BorrowQuote | None = None
+        failure: ServiceError | None = None
+        try:
+            quote = self.client.borrow_quote(
+                src_chain=point.src_chain,
+                dst_chain=point.dst_chain,
+                amount=point.amount,
+                token=point.dst_token,
+                type=point.quote_type,  # type: ignore[arg-type]
+                exclusive=self.exclusive,
+                on_attempt=self.stamp(attempts),
+            )
+        except ServiceError as exc:
+            failure = exc
+        finally:
+            writer.add(
+                self.table,
+                borrow_rows(run_id, round_no, index, point, self.exclusive, attempts, quote),
+            )
+        if isinstance(failure, Unauthorized):
+            raise failure

@@ -1,0 +1,196 @@
+"""``toolkit collect rfq|borrow|liquidity|snapshot``: collect from the service into DuckDB.
+
+Light on purpose: ``toolkit --help`` imports this module; the clients, the store and polars are
+imported inside :func:`run`.
+
+The target is ``--base-url`` or ``$TOOLKIT_BASE_URL``; without either the embedded service runs
+in-process (nothing is started outside this process, no port is opened). The API key is read
+from ``$TOOLKIT_API_KEY`` only: there is no key option, so a key never lands in shell history,
+process lists or output. For ``liquidity`` against the embedded service, a background thread
+sends RFQ traffic (not recorded) so that reservations are made and lapse and the stream carries
+events; against a real service nothing is sent but the stream request.
+
+Exit status: 0 completed, 2 for a bad URL, a rejected key (401), an unreachable service, an
+unwritable database or a bad option, 130 when interrupted (the run can be resumed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = ["add_arguments", "run"]
+
+_KINDS = ("rfq", "borrow", "liquidity", "snapshot")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``collect`` options to ``parser``."""
+    parser.add_argument("kind", choices=_KINDS, help="what to collect")
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        default=None,
+        help="DuckDB file to write (default: data/toolkit.duckdb)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=None,
+        help="service URL (default: $TOOLKIT_BASE_URL, else the embedded service in-process); "
+        "the API key is read from $TOOLKIT_API_KEY",
+    )
+    parser.add_argument(
+        "--duration",
+        type=_positive_float,
+        metavar="S",
+        default=None,
+        help="stop after S seconds (sweeps: no new grid point after it; liquidity: default "
+        "until Ctrl-C)",
+    )
+    parser.add_argument(
+        "--interval",
+        type=_positive_float,
+        metavar="S",
+        default=None,
+        help="seconds between the starts of sweep rounds (default: 10)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=_positive_int,
+        metavar="N",
+        default=None,
+        help="sweep rounds (default: 1 when no --duration is given); on --resume, --rounds, "
+        "--duration and --interval replace the run's stored values",
+    )
+    parser.add_argument(
+        "--resume", metavar="RUN_ID", default=None, help="continue an interrupted or failed run"
+    )
+    parser.add_argument(
+        "--transactions",
+        action="store_true",
+        help="rfq: follow each quote through the transaction endpoint and the calldata guard",
+    )
+    parser.add_argument(
+        "--capacity-retries",
+        type=int,
+        metavar="N",
+        default=3,
+        help="rfq: retries of a capacity 404 (reservations lapse in 15 s) (default: 3)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def _fail(message: str) -> int:
+    print(f"toolkit collect: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one collection; print the run id, rows written and database path."""
+    from toolkit.client import (
+        RetryPolicy,
+        ServiceClient,
+        ServiceError,
+        TransportError,
+        Unauthorized,
+    )
+    from toolkit.store import Store, StoreError
+
+    if args.capacity_retries < 0:
+        return _fail(f"--capacity-retries: must be 0 or more, got {args.capacity_retries}")
+    try:
+        client = ServiceClient(
+            args.base_url, retry=RetryPolicy(capacity_retries=args.capacity_retries)
+        )
+    except ValueError as exc:
+        return _fail(str(exc))
+    try:
+        try:
+            store = Store(args.db)
+        except StoreError as exc:
+            return _fail(f"cannot use the database: {exc}")
+        with store:
+            try:
+                result = _collect(client, store, args)
+            except Unauthorized:
+                return _fail(
+                    f"the service at {client.base_url} rejected the API key (401); "
+                    "set TOOLKIT_API_KEY to a key it accepts"
+                )
+            except TransportError as exc:
+                return _fail(f"cannot reach the service at {client.base_url} ({exc})")
+            except ServiceError as exc:
+                return _fail(f"the service at {client.base_url} answered an error: {exc}")
+            except (StoreError, ValueError) as exc:
+                return _fail(str(exc))
+    finally:
+        client.close()
+    tables = ", ".join(f"{name} {count}" for name, count in sorted(result.by_table.items()))
+    print(f"run {result.run_id} ({result.kind}) {result.status}")
+    print(f"rows written: {result.rows_written}" + (f" ({tables})" if tables else ""))
+    print(f"database: {result.db_path}")
+    if result.status == "interrupted":
+        print(f"resume with: toolkit collect {result.kind} --resume {result.run_id}")
+        return 130
+    return 0
+
+
+def _collect(client: Any, store: Any, args: argparse.Namespace) -> Any:
+    from toolkit.collect import (
+        BorrowSweep,
+        LiquidityStream,
+        RfqSweep,
+        Snapshot,
+        Traffic,
+        discover_routes,
+        grid_for,
+    )
+
+    progress = not args.no_progress
+    if args.kind in ("rfq", "borrow"):
+        rounds, interval = args.rounds, args.interval
+        if args.resume is None:
+            rounds = rounds if rounds is not None or args.duration else 1
+            interval = 10.0 if interval is None else interval
+        sweep_type = RfqSweep if args.kind == "rfq" else BorrowSweep
+        extra = {"follow_transactions": args.transactions} if args.kind == "rfq" else {}
+        sweep = sweep_type(
+            client,
+            store,
+            rounds=rounds,
+            duration=args.duration,
+            interval=interval,
+            progress=progress,
+            **extra,
+        )
+        return sweep.run(resume=args.resume)
+    if args.kind == "snapshot":
+        return Snapshot(client, store, progress=progress).run(resume=args.resume)
+    stream = LiquidityStream(client, store, duration=args.duration, progress=progress)
+    if client.embedded is None:
+        return stream.run(resume=args.resume)
+    grid = grid_for(discover_routes(client))
+    with Traffic(client.embedded, grid):
+        return stream.run(resume=args.resume)

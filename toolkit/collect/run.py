@@ -1,0 +1,192 @@
+"""What every collector shares: a run in the store, a progress bar, batching, Ctrl-C, resume.
+
+A collection is a *run* (``collection_runs``): started with the collector's parameters and the
+target URL (never credentials), then ``completed``, ``interrupted`` (Ctrl-C) or ``failed`` (an
+error, which is re-raised after the run is closed). On Ctrl-C the collector stops cleanly: the
+rows already read are written, the run is marked ``interrupted`` and :meth:`Collector.run`
+*returns* its :class:`RunResult` (so a notebook cell or the CLI can print the run id to resume)
+instead of raising. ``run(resume=run_id)`` continues an interrupted or failed run with the
+parameters it was started with.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from tqdm.auto import tqdm
+
+from toolkit.client import ServiceClient
+from toolkit.collect.writer import BatchWriter
+from toolkit.store import Store
+
+__all__ = ["Collector", "Progress", "RunResult", "rows_in_run"]
+
+_BY_RUN = ("rfq_observations", "transactions", "borrow_quotes", "liquidity_events")
+_BY_SNAPSHOT = ("token_snapshots", "pool_snapshots", "fee_tiers")
+
+Progress = Any
+"""The progress bar handed to :meth:`Collector._collect` (a ``tqdm.auto`` bar)."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The outcome of one :meth:`Collector.run` call.
+
+    ``rows_written`` counts the rows this call inserted; ``total_rows`` every row stored under
+    the run (resumed runs included); ``by_table`` splits ``rows_written`` by table.
+    """
+
+    run_id: str
+    kind: str
+    status: str
+    rows_written: int
+    total_rows: int
+    target_url: str
+    db_path: str
+    by_table: Mapping[str, int]
+
+    def summary(self) -> str:
+        """One line for a terminal.
+
+        >>> RunResult("r1", "rfq", "completed", 5, 5, "http://h", ":memory:", {}).summary()
+        'rfq run r1 completed: 5 rows written (5 in the run) to :memory:'
+        """
+        return (
+            f"{self.kind} run {self.run_id} {self.status}: {self.rows_written} rows written "
+            f"({self.total_rows} in the run) to {self.db_path}"
+        )
+
+
+def rows_in_run(store: Store, run_id: str) -> int:
+    """Rows stored under ``run_id``: by ``run_id``, and by ``snapshot_id`` for the snapshot
+    tables (``run_id`` itself, or ``run_id:...`` for snapshots taken from the event stream).
+
+    >>> rows_in_run(Store(":memory:"), "r1")
+    0
+    """
+    parts = [f"SELECT count(*) AS n FROM {t} WHERE run_id = $run" for t in _BY_RUN]
+    parts += [
+        f"SELECT count(*) AS n FROM {t} "
+        f"WHERE snapshot_id = $run OR starts_with(snapshot_id, $prefix)"
+        for t in _BY_SNAPSHOT
+    ]
+    frame = store.query(
+        f"SELECT sum(n)::BIGINT AS n FROM ({' UNION ALL '.join(parts)})",
+        {"run": run_id, "prefix": run_id + ":"},
+    )
+    value = frame["n"][0]
+    return int(value) if value is not None else 0
+
+
+class Collector:
+    """Base of the collectors: subclasses define ``kind``, the plan and the collection loop.
+
+    ``clock`` gives unix seconds (observation times, round pacing, deadlines) and ``sleep``
+    waits; tests inject a fake pair. ``progress=False`` hides the bar.
+    """
+
+    kind: ClassVar[str] = ""
+    unit: ClassVar[str] = "request"
+
+    def __init__(
+        self,
+        client: ServiceClient,
+        store: Store,
+        *,
+        progress: bool = True,
+        batch_size: int = 500,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not isinstance(client, ServiceClient):
+            raise ValueError("client: must be a toolkit.client.ServiceClient")
+        if not isinstance(store, Store):
+            raise ValueError("store: must be a toolkit.store.Store")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError("batch_size: must be a positive integer")
+        self.client = client
+        self.store = store
+        self.progress = bool(progress)
+        self.batch_size = batch_size
+        self.clock = clock
+        self.sleep = sleep
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(client={self.client!r}, store={self.store!r})"
+
+    # -- to override ---------------------------------------------------------------------
+
+    def parameters(self) -> dict[str, Any]:
+        """The run's parameters as JSON-ready data (enough to resume it)."""
+        raise TypeError(f"{type(self).__name__} does not define its parameters")
+
+    def restore(self, parameters: Mapping[str, Any]) -> None:
+        """Take back the parameters of a run being resumed."""
+        raise TypeError(f"{type(self).__name__} cannot resume runs")
+
+    def prepare(self) -> None:
+        """Work before a new run is recorded (e.g. discover the grid); errors leave no run."""
+
+    def total(self) -> int | None:
+        """Units of work for the progress bar, or None when open-ended."""
+        return None
+
+    def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
+        """The collection loop."""
+        raise TypeError(f"{type(self).__name__} does not define its collection")
+
+    # -- the run -------------------------------------------------------------------------
+
+    def run(self, *, resume: str | None = None) -> RunResult:
+        """Collect into the store as a new run, or continue run ``resume``.
+
+        Returns the :class:`RunResult` (also after Ctrl-C, with status ``interrupted``);
+        any other error marks the run ``failed`` and is raised.
+        """
+        if resume is None:
+            self.prepare()
+            run_id = self.store.start_run(self.kind, self.parameters(), self.client.base_url)
+        else:
+            record = self.store.run(resume)
+            if record["kind"] != self.kind:
+                raise ValueError(
+                    f"resume: run {resume} is a {record['kind']} run, not a {self.kind} run"
+                )
+            self.restore(record["parameters"])
+            self.store.resume_run(resume)
+            run_id = resume
+        writer = BatchWriter(self.store, batch_size=self.batch_size)
+        bar = tqdm(
+            total=self.total(),
+            desc=f"{self.kind} {run_id[:8]}",
+            disable=not self.progress,
+            leave=False,
+            unit=self.unit,
+        )
+        status = "failed"
+        try:
+            self.collect(run_id, writer, bar, resume is not None)
+            status = "completed"
+        except KeyboardInterrupt:
+            status = "interrupted"
+        finally:
+            bar.close()
+            try:
+                writer.flush()
+            finally:
+                self.store.finish_run(run_id, status, rows_in_run(self.store, run_id))
+        record = self.store.run(run_id)
+        path = self.store.path
+        return RunResult(
+            run_id=run_id,
+            kind=self.kind,
+            status=status,
+            rows_written=writer.written,
+            total_rows=int(record["rows_written"] or 0),
+            target_url=str(record["target_url"]),
+            db_path=":memory:" if path is None else str(path),
+            by_table=dict(writer.by_table),
+        )

@@ -1,0 +1,122 @@
+"""Snapshots of the discovery endpoints: tokens, pools and fee tiers, under one snapshot id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, get_args
+
+from toolkit.client import BadRequest, NotFound, ServiceClient
+from toolkit.collect.grid import DEFAULT_CHAINS, DEFAULT_SYMBOLS
+from toolkit.collect.rows import fee_tier_rows, utc
+from toolkit.collect.run import Collector, Progress
+from toolkit.collect.writer import BatchWriter
+from toolkit.resources.types import PoolType
+from toolkit.store import Store
+
+__all__ = ["POOL_TYPES", "Snapshot"]
+
+POOL_TYPES: tuple[str, ...] = get_args(PoolType)
+
+
+class Snapshot(Collector):
+    """One snapshot of the target's tokens (every chain in ``chains``), pools (every pool type
+    of every token in ``symbols``) and fee tiers (every onboarded route), ``snapshot_id`` = the
+    run id. Pool types and routes the target does not serve (400/404) are skipped; a resumed
+    snapshot is taken again under the same id (the writes are idempotent).
+
+    >>> Snapshot(ServiceClient(), Store()).run().status   # doctest: +SKIP
+    'completed'
+    """
+
+    kind = "snapshot"
+
+    def __init__(
+        self,
+        client: ServiceClient,
+        store: Store,
+        *,
+        chains: Sequence[int] = DEFAULT_CHAINS,
+        symbols: Sequence[str] = DEFAULT_SYMBOLS,
+        **options: Any,
+    ) -> None:
+        super().__init__(client, store, **options)
+        if not chains or not all(isinstance(c, int) and c > 0 for c in chains):
+            raise ValueError("chains: must be a non-empty list of chain ids")
+        if not symbols or not all(isinstance(s, str) and s for s in symbols):
+            raise ValueError("symbols: must be a non-empty list of token symbols")
+        self.chains = tuple(chains)
+        self.symbols = tuple(symbols)
+
+    def parameters(self) -> dict[str, Any]:
+        return {"chains": list(self.chains), "symbols": list(self.symbols)}
+
+    def restore(self, parameters: Mapping[str, Any]) -> None:
+        self.chains = tuple(int(c) for c in parameters.get("chains") or self.chains)
+        self.symbols = tuple(str(s) for s in parameters.get("symbols") or self.symbols)
+
+    def total(self) -> int | None:
+        chains, symbols = len(self.chains), len(self.symbols)
+        return chains + chains * symbols * len(POOL_TYPES) + chains * chains * symbols
+
+    def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
+        present: dict[int, dict[str, str]] = {}
+        for chain in self.chains:
+            try:
+                tokens = self.client.tokens(chain)
+            except (NotFound, BadRequest):
+                tokens = {}
+            observed = utc(self.clock())
+            writer.add(
+                "token_snapshots",
+                [
+                    {
+                        "snapshot_id": run_id,
+                        "observed_at": observed,
+                        "chain": chain,
+                        "symbol": symbol,
+                        "address": token.address,
+                        "decimals": token.decimals,
+                    }
+                    for symbol, token in tokens.items()
+                ],
+            )
+            present[chain] = {s: t.address for s, t in tokens.items()}
+            bar.update(1)
+        for chain in self.chains:
+            for symbol in self.symbols:
+                for pool_type in POOL_TYPES:
+                    bar.update(1)
+                    if symbol not in present[chain]:
+                        continue
+                    try:
+                        pool = self.client.pool(pool_type, chain, symbol)  # type: ignore[arg-type]
+                    except (NotFound, BadRequest):
+                        continue
+                    writer.add(
+                        "pool_snapshots",
+                        [
+                            {
+                                "snapshot_id": run_id,
+                                "observed_at": utc(self.clock()),
+                                "chain": chain,
+                                "token": symbol,
+                                "pool_type": pool_type,
+                                "address": pool.address,
+                                "balance": pool.balance_int,
+                            }
+                        ],
+                    )
+        for symbol in self.symbols:
+            for src in self.chains:
+                for dst in self.chains:
+                    bar.update(1)
+                    if symbol not in present[src] or symbol not in present[dst]:
+                        continue
+                    try:
+                        tiers = self.client.fees(src, dst, symbol, symbol)
+                    except (NotFound, BadRequest):
+                        continue
+                    writer.add(
+                        "fee_tiers",
+                        fee_tier_rows(run_id, self.clock(), src, dst, symbol, tiers),
+                    )

@@ -1,0 +1,155 @@
+"""Round-based sweeps over a grid: the pacing, resume and attempt bookkeeping they share.
+
+A sweep visits every grid point once per round; rounds start every ``interval`` seconds, until
+``rounds`` rounds are done or ``duration`` seconds have passed (whichever comes first). Every
+HTTP attempt of every point is recorded under the id ``round:grid_index:retry``, so a resumed
+run skips exactly the points it already recorded (a point interrupted between retries counts as
+visited: its recorded attempts stand, none is made twice).
+
+On resume the stored grid applies; ``rounds``, ``duration`` and ``interval`` are the stored ones
+unless given to the resuming collector, and a ``duration`` counts from the resume.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolkit.client import Attempt, ServiceClient
+from toolkit.collect.grid import GridPoint
+from toolkit.collect.rows import parse_attempt_id
+from toolkit.collect.run import Collector, Progress
+from toolkit.collect.writer import BatchWriter
+from toolkit.store import Store
+
+__all__ = ["DEFAULT_INTERVAL", "Sweep"]
+
+#: Seconds between the starts of two rounds: a quote reservation lapses in 15 s, so by default
+#: each round sees the capacity the previous round's quotes held come back.
+DEFAULT_INTERVAL = 15.0
+
+
+def _positive(value: object, name: str, *, optional: bool = False) -> float | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"{name}: must be a positive number")
+    return float(value)
+
+
+class Sweep(Collector):
+    """A collector that visits a grid of points in rounds (RFQ and borrow-quote sweeps)."""
+
+    table: str = ""
+    unit = "point"
+
+    def __init__(
+        self,
+        client: ServiceClient,
+        store: Store,
+        *,
+        grid: Sequence[GridPoint] | None = None,
+        rounds: int | None = None,
+        duration: float | None = None,
+        interval: float | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(client, store, **options)
+        if rounds is not None and (
+            isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1
+        ):
+            raise ValueError("rounds: must be a positive integer")
+        _positive(duration, "duration", optional=True)
+        _positive(interval, "interval", optional=True)
+        if grid is not None:
+            grid = list(grid)
+            if not grid or not all(isinstance(p, GridPoint) for p in grid):
+                raise ValueError("grid: must be a non-empty list of GridPoint")
+        self.grid: list[GridPoint] | None = grid
+        self.rounds = rounds
+        self.duration = None if duration is None else float(duration)
+        self.interval = DEFAULT_INTERVAL if interval is None else float(interval)
+        self._given = {
+            name
+            for name, value in (("rounds", rounds), ("duration", duration), ("interval", interval))
+            if value is not None
+        }
+
+    def prepare(self) -> None:
+        """Check that a new run knows when to stop."""
+        if self.rounds is None and self.duration is None:
+            raise ValueError("rounds: give a number of rounds or a duration (or both)")
+
+    def sweep_parameters(self) -> dict[str, Any]:
+        """The parameters common to sweeps."""
+        assert self.grid is not None
+        return {
+            "grid": [p.to_json() for p in self.grid],
+            "rounds": self.rounds,
+            "duration": self.duration,
+            "interval": self.interval,
+        }
+
+    def restore(self, parameters: Mapping[str, Any]) -> None:
+        points = parameters.get("grid")
+        if not isinstance(points, list) or not points:
+            raise ValueError("resume: the run has no grid to resume")
+        self.grid = [GridPoint.from_json(p) for p in points]
+        if "rounds" not in self._given:
+            self.rounds = parameters.get("rounds")
+        if "duration" not in self._given:
+            self.duration = parameters.get("duration")
+        if "interval" not in self._given:
+            self.interval = float(parameters.get("interval") or self.interval)
+
+    def total(self) -> int | None:
+        if self.grid is None or self.rounds is None:
+            return None
+        return self.rounds * len(self.grid)
+
+    def visit(
+        self, run_id: str, round_no: int, index: int, point: GridPoint, writer: BatchWriter
+    ) -> None:
+        """Request one grid point and queue its rows."""
+        raise TypeError(f"{type(self).__name__} does not define how to visit a point")
+
+    def stamp(self, attempts: list[tuple[Attempt, float]]) -> Any:
+        """An ``on_attempt`` hook that records each attempt with the time it ended."""
+
+        def hook(attempt: Attempt) -> None:
+            attempts.append((attempt, self.clock()))
+
+        return hook
+
+    def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
+        assert self.grid is not None
+        done: set[tuple[int, int]] = set()
+        if resumed:
+            for text in self.store.attempt_ids(run_id, self.table):
+                parsed = parse_attempt_id(text)
+                if parsed is not None:
+                    done.add(parsed[:2])
+        deadline = None if self.duration is None else self.clock() + self.duration
+        for round_no in itertools.count():
+            if self.rounds is not None and round_no >= self.rounds:
+                return
+            todo = [i for i in range(len(self.grid)) if (round_no, i) not in done]
+            bar.update(len(self.grid) - len(todo))
+            if not todo:
+                continue
+            if deadline is not None and self.clock() >= deadline:
+                return
+            started = self.clock()
+            for index in todo:
+                if deadline is not None and self.clock() >= deadline:
+                    return
+                self.visit(run_id, round_no, index, self.grid[index], writer)
+                bar.update(1)
+            last_round = self.rounds is not None and round_no + 1 >= self.rounds
+            if not last_round:
+                wait = started + self.interval - self.clock()
+                if deadline is not None:
+                    wait = min(wait, deadline - self.clock())
+                if wait > 0:
+                    self.sleep(wait)
