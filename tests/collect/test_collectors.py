@@ -53,9 +53,13 @@ def test_tier_amounts_fall_inside_each_tier() -> None:
         FeeTier(fee_bps=3, min_amount=100_000_000_000, max_amount=1_000_000_000_000),
     ]
     amounts = tier_amounts(tiers)
-    assert len(amounts) == 2
-    for amount, tier in zip(amounts, tiers, strict=True):
+    assert len(amounts) == 6
+    for index, amount in enumerate(amounts):
+        tier = tiers[index // 3]
         assert tier.min_amount < amount < tier.max_amount
+    assert amounts == sorted(amounts)
+    with pytest.raises(ValueError, match="per_tier: must be a positive integer"):
+        tier_amounts(tiers, per_tier=0)
 
 
 def test_default_grid_covers_every_onboarded_route_of_the_target() -> None:
@@ -71,7 +75,7 @@ def test_default_grid_covers_every_onboarded_route_of_the_target() -> None:
     assert {(r.src_chain, r.dst_chain, r.token) for r in routes} == wanted
     grid = grid_for(routes)
     assert {p.quote_type for p in grid} == {"ExactInput", "ExactOutput"}
-    assert len(grid) == sum(2 * len(r.tiers) for r in routes)
+    assert len(grid) == sum(2 * 3 * len(r.tiers) for r in routes)
 
 
 def test_rounds_start_every_interval_on_the_fake_clock(

@@ -102,21 +102,36 @@ class GridPoint:
             raise ValueError("grid.amount: must be an integer") from None
 
 
-def tier_amounts(tiers: Sequence[FeeTier]) -> list[int]:
-    """One amount per fee tier, a hundredth of the tier's width above its lower bound.
+def tier_amounts(tiers: Sequence[FeeTier], *, per_tier: int = 3) -> list[int]:
+    """``per_tier`` amounts inside each fee tier, spaced evenly on a log scale.
 
-    >>> tiers = [FeeTier(fee_bps=5, min_amount=0, max_amount=100_000_000_000),
-    ...          FeeTier(fee_bps=3, min_amount=100_000_000_000, max_amount=10**12)]
-    >>> tier_amounts(tiers)
-    [1000000000, 109000000000]
+    Fees fall with size within a tier (the fill cost is fixed), so a fee curve needs several
+    sizes per tier, not one. A tier starting at 0 is read from a thousandth of its upper bound.
+
+    >>> tiers = [FeeTier(fee_bps=5, min_amount=10**7, max_amount=10**11),
+    ...          FeeTier(fee_bps=3, min_amount=10**11, max_amount=10**12)]
+    >>> tier_amounts(tiers, per_tier=2)
+    [100000000, 10000000000, 178000000000, 562000000000]
     """
+    if isinstance(per_tier, bool) or not isinstance(per_tier, int) or per_tier < 1:
+        raise ValueError("per_tier: must be a positive integer")
     amounts: list[int] = []
     for tier in tiers:
-        low, high = tier.min_amount, max(tier.max_amount, tier.min_amount)
-        amount = low + max(1, (high - low) // 100)
-        if amount not in amounts:
-            amounts.append(amount)
+        high = max(tier.max_amount, tier.min_amount, 1)
+        low = tier.min_amount if tier.min_amount > 0 else max(1, high // 1000)
+        for k in range(per_tier):
+            # Midpoints of per_tier equal log-width slices: never on a tier boundary.
+            exact = low * (high / low) ** ((k + 0.5) / per_tier) if high > low else float(low)
+            amount = _three_significant_digits(exact)
+            if amount not in amounts:
+                amounts.append(amount)
     return amounts
+
+
+def _three_significant_digits(value: float) -> int:
+    """Readable request sizes (178000000000, not 177827941004); exact for small amounts."""
+    scale = 10 ** max(0, len(str(int(value))) - 3)
+    return max(1, round(value / scale) * scale)
 
 
 def grid_for(
@@ -132,8 +147,8 @@ def grid_for(
 
     >>> r = Route(1, 8453, "USDC", "0x" + "aa" * 20, "0x" + "bb" * 20,
     ...           (FeeTier(fee_bps=5, min_amount=0, max_amount=10**9),))
-    >>> [(p.amount, p.quote_type) for p in grid_for([r])]
-    [(10000000, 'ExactInput'), (10000000, 'ExactOutput')]
+    >>> [(p.amount, p.quote_type) for p in grid_for([r])][:2]
+    [(3160000, 'ExactInput'), (3160000, 'ExactOutput')]
     """
     points: list[GridPoint] = []
     for route in routes:
