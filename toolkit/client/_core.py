@@ -183,3 +183,32 @@ class ClientCore:
         key = "Secret('***')" if self.key is not None else "None"
         mode = ", embedded=True" if self.target.embedded is not None else ""
         return f"{kind}(base_url={self.url!r}, api_key={key}, protocol={self.protocol!r}{mode})"
+
+
+class ClientSettings:
+    """What the sync and async clients expose alike, read from their :class:`ClientCore`."""
+
+    _core: ClientCore
+
+    @property
+    def base_url(self) -> str:
+        """The service URL without credentials (what collectors record as the target)."""
+        return self._core.url
+
+    @property
+    def embedded(self) -> EmbeddedService | None:
+        """The in-process embedded service, or None when talking to a URL."""
+        return self._core.target.embedded
+
+    @property
+    def protocol(self) -> str:
+        """The intent protocol of the liquidity endpoints (``partner-escrow``)."""
+        return self._core.protocol
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """The retry policy."""
+        return self._core.retry
+
+    def __repr__(self) -> str:
+        return self._core.describe(type(self).__name__)

@@ -11,7 +11,13 @@ import httpx
 
 from toolkit.client import intents, liquidity
 from toolkit.client import operations as ops
-from toolkit.client._core import DEFAULT_STREAM_TIMEOUT, AttemptHook, ClientCore, Target
+from toolkit.client._core import (
+    DEFAULT_STREAM_TIMEOUT,
+    AttemptHook,
+    ClientCore,
+    ClientSettings,
+    Target,
+)
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import InvalidResponse, ServiceError
 from toolkit.client.events import StreamEvent
@@ -36,7 +42,7 @@ __all__ = ["AsyncServiceClient"]
 T = TypeVar("T")
 
 
-class AsyncServiceClient:
+class AsyncServiceClient(ClientSettings):
     """Async client for the partner-intents and liquidity surfaces.
 
     With no ``base_url`` (and no ``TOOLKIT_BASE_URL``) it talks to the embedded service
@@ -88,26 +94,6 @@ class AsyncServiceClient:
 
     # -- lifecycle -----------------------------------------------------------------------
 
-    @property
-    def base_url(self) -> str:
-        """The service URL without credentials (what collectors record as the target)."""
-        return self._core.url
-
-    @property
-    def embedded(self) -> EmbeddedService | None:
-        """The in-process embedded service, or None when talking to a URL."""
-        return self._core.target.embedded
-
-    @property
-    def protocol(self) -> str:
-        """The intent protocol of the liquidity endpoints (``partner-escrow``)."""
-        return self._core.protocol
-
-    @property
-    def retry(self) -> RetryPolicy:
-        """The retry policy."""
-        return self._core.retry
-
     async def aclose(self) -> None:
         """Close connections (and the embedded service when this client started it)."""
         try:
@@ -125,9 +111,6 @@ class AsyncServiceClient:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-    def __repr__(self) -> str:
-        return self._core.describe("AsyncServiceClient")
 
     # -- the engine ----------------------------------------------------------------------
 
