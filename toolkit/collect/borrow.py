@@ -8,11 +8,7 @@ from typing import Any
 
 from toolkit.client import Attempt, ServiceClient, ServiceError, Unauthorized
 from toolkit.collect.grid import (
-    DEFAULT_CHAINS,
-    DEFAULT_SYMBOLS,
     GridPoint,
-    discover_routes,
-    grid_for,
 )
 from toolkit.collect.rows import borrow_rows
 from toolkit.collect.sweep import Sweep
@@ -47,8 +43,6 @@ class BorrowSweep(Sweep):
         duration: float | None = None,
         interval: float | None = None,
         exclusive: bool | None = None,
-        chains: Sequence[int] = DEFAULT_CHAINS,
-        symbols: Sequence[str] = DEFAULT_SYMBOLS,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -63,19 +57,6 @@ class BorrowSweep(Sweep):
         if exclusive is not None and not isinstance(exclusive, bool):
             raise ValueError("exclusive: must be true, false or None")
         self.exclusive = exclusive
-        self.chains = tuple(chains)
-        self.symbols = tuple(symbols)
-
-    def prepare(self) -> None:
-        super().prepare()
-        if self.grid is None:
-            routes = discover_routes(self.client, chains=self.chains, symbols=self.symbols)
-            if not routes:
-                raise ValueError(
-                    "grid: the target has no onboarded route among chains "
-                    f"{', '.join(map(str, self.chains))} for {', '.join(self.symbols)}"
-                )
-            self.grid = grid_for(routes)
 
     def parameters(self) -> dict[str, Any]:
         return {

@@ -8,11 +8,7 @@ from typing import Any
 
 from toolkit.client import Attempt, ServiceClient, ServiceError, Unauthorized
 from toolkit.collect.grid import (
-    DEFAULT_CHAINS,
-    DEFAULT_SYMBOLS,
     GridPoint,
-    discover_routes,
-    grid_for,
 )
 from toolkit.collect.rows import rfq_rows, transaction_row
 from toolkit.collect.sweep import Sweep
@@ -57,8 +53,6 @@ class RfqSweep(Sweep):
         interval: float | None = None,
         follow_transactions: bool = False,
         user: str = DEFAULT_USER,
-        chains: Sequence[int] = DEFAULT_CHAINS,
-        symbols: Sequence[str] = DEFAULT_SYMBOLS,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -72,19 +66,6 @@ class RfqSweep(Sweep):
         )
         self.follow_transactions = bool(follow_transactions)
         self.user = str(parse_value(HexAddress, user, "user"))
-        self.chains = tuple(chains)
-        self.symbols = tuple(symbols)
-
-    def prepare(self) -> None:
-        super().prepare()
-        if self.grid is None:
-            routes = discover_routes(self.client, chains=self.chains, symbols=self.symbols)
-            if not routes:
-                raise ValueError(
-                    "grid: the target has no onboarded route among chains "
-                    f"{', '.join(map(str, self.chains))} for {', '.join(self.symbols)}"
-                )
-            self.grid = grid_for(routes)
 
     def parameters(self) -> dict[str, Any]:
         return {

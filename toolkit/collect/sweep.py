@@ -17,7 +17,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolkit.client import Attempt, ServiceClient
-from toolkit.collect.grid import GridPoint
+from toolkit.collect.grid import (
+    DEFAULT_CHAINS,
+    DEFAULT_SYMBOLS,
+    GridPoint,
+    discover_routes,
+    grid_for,
+)
 from toolkit.collect.rows import parse_attempt_id
 from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter
@@ -39,7 +45,11 @@ def _positive(value: object, name: str, *, optional: bool = False) -> float | No
 
 
 class Sweep(Collector):
-    """A collector that visits a grid of points in rounds (RFQ and borrow-quote sweeps)."""
+    """A collector that visits a grid of points in rounds (RFQ and borrow-quote sweeps).
+
+    With no ``grid``, the grid is discovered from the target: its onboarded routes among
+    ``chains`` for ``symbols`` (:func:`toolkit.collect.grid.discover_routes`).
+    """
 
     table: str = ""
     unit = "point"
@@ -53,6 +63,8 @@ class Sweep(Collector):
         rounds: int | None = None,
         duration: float | None = None,
         interval: float | None = None,
+        chains: Sequence[int] = DEFAULT_CHAINS,
+        symbols: Sequence[str] = DEFAULT_SYMBOLS,
         **options: Any,
     ) -> None:
         super().__init__(client, store, **options)
@@ -70,6 +82,8 @@ class Sweep(Collector):
         self.rounds = rounds
         self.duration = None if duration is None else float(duration)
         self.interval = DEFAULT_INTERVAL if interval is None else float(interval)
+        self.chains = tuple(chains)
+        self.symbols = tuple(symbols)
         self._given = {
             name
             for name, value in (("rounds", rounds), ("duration", duration), ("interval", interval))
@@ -77,9 +91,17 @@ class Sweep(Collector):
         }
 
     def prepare(self) -> None:
-        """Check that a new run knows when to stop."""
+        """Check that a new run knows when to stop, and discover the grid when none was given."""
         if self.rounds is None and self.duration is None:
             raise ValueError("rounds: give a number of rounds or a duration (or both)")
+        if self.grid is None:
+            routes = discover_routes(self.client, chains=self.chains, symbols=self.symbols)
+            if not routes:
+                raise ValueError(
+                    "grid: the target has no onboarded route among chains "
+                    f"{', '.join(map(str, self.chains))} for {', '.join(self.symbols)}"
+                )
+            self.grid = grid_for(routes)
 
     def sweep_parameters(self) -> dict[str, Any]:
         """The parameters common to sweeps."""
