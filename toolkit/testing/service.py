@@ -134,8 +134,8 @@ def embedded_service(
     ``clock`` (a new :class:`VirtualClock` at its default start when None) and ``seed``. Quote
     ids and order nonces come from the engine's counters, the scenario and ``seed``, so the same
     calls give the same ids. ``retry`` is the client's retry policy; by default the client's
-    usual policy with its jitter seeded by ``seed`` (``RetryPolicy.no_retries()`` makes every 404 reach the caller).
-    The service and client close on exit.
+    usual policy with its jitter seeded by ``seed`` (``RetryPolicy.no_retries()`` makes every
+    404 reach the caller). The service and client close on exit.
 
     >>> with embedded_service("single-pool") as svc:
     ...     usdc = svc.scenario.token(8453, "USDC").address
