@@ -11,7 +11,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from toolkit.store import Store, StoreError, polars_schema
-from toolkit.store import _frames as frames_module
+from toolkit.store import _plan as plan_module
 
 RfqFrame = Callable[..., pl.DataFrame]
 Count = Callable[[Store, str], int]
@@ -236,15 +236,15 @@ def test_one_bad_row_in_a_batch_writes_nothing(
 def test_a_failure_inside_the_insert_rolls_back(
     store: Store, rfq_frame: RfqFrame, count: Count, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_plan = frames_module.insert_plan
+    real_plan = plan_module.insert_plan
 
-    def failing_plan(*args: object) -> frames_module.InsertPlan:
+    def failing_plan(*args: object) -> plan_module.InsertPlan:
         plan = real_plan(*args)  # type: ignore[arg-type]
         # DuckDB raises while inserting the row whose attempt is "n900", after others went in.
         boom = (
             "CASE WHEN b.\"attempt_id\" = 'n900' THEN error('injected fault') ELSE b.\"error\" END"
         )
-        return frames_module.InsertPlan(
+        return plan_module.InsertPlan(
             plan.arrow, plan.probe, plan.plain.replace('b."error"', boom), plan.anti
         )
 
@@ -304,3 +304,22 @@ def test_every_table_accepts_its_own_schema(store: Store) -> None:
         assert store.append(table, frame) == 1, table
         assert store.append(table, frame) == 0, table
         assert_frame_equal(store.query(f"SELECT * FROM {table}"), frame)
+
+
+def test_zero_and_negative_zero_are_one_key(store: Store) -> None:
+    # The in-frame check (polars hashes) and the stored-key check (DuckDB joins) must agree.
+    frame = pl.DataFrame({"run_id": ["bt", "bt"], "pool": ["p", "p"], "t": [0.0, -0.0]})
+    assert store.append("backtest_pools", frame) == 1
+    assert store.append("backtest_pools", frame.reverse()) == 0
+
+
+def test_repeated_keys_are_found_in_large_chunked_frames(
+    store: Store, rfq_frame: RfqFrame, count: Count
+) -> None:
+    # Many chunks, the repeat far from its first occurrence.
+    parts = [rfq_frame([f"a{i}" for i in range(k, k + 500)]) for k in range(0, 5000, 500)]
+    frame = pl.concat([*parts, rfq_frame(["a17"], amounts=[5])], rechunk=False)
+    assert store.append("rfq_observations", frame) == 5000
+    assert count(store, "rfq_observations") == 5000
+    amount = store.query("SELECT amount FROM rfq_observations WHERE attempt_id = 'a17'")
+    assert amount["amount"].to_list() == [10**6 * 18]

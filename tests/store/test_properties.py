@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import duckdb
 import polars as pl
+import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolkit.store import Store
+from toolkit.store._plan import hugeint_array
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 HUGEINT = st.integers(min_value=-(2**127), max_value=2**127 - 1)
@@ -92,3 +95,21 @@ def test_times_round_trip_in_utc(offsets: list[int]) -> None:
         store.append("token_snapshots", frame)
         back = store.query("SELECT observed_at FROM token_snapshots ORDER BY snapshot_id::INTEGER")
     assert back["observed_at"].to_list() == times
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    chunks=st.lists(st.lists(st.one_of(st.none(), HUGEINT), max_size=8), min_size=1, max_size=4),
+    start=st.integers(min_value=0, max_value=3),
+)
+def test_hugeint_arrow_is_exact_for_chunked_and_sliced_series(
+    chunks: list[list[int | None]], start: int
+) -> None:
+    # The Arrow words are read from polars buffers: chunks and slice offsets must not matter.
+    series = pl.concat([pl.Series("x", c, dtype=pl.Int128) for c in chunks], rechunk=False)
+    series = series.slice(start)
+    con = duckdb.connect()
+    con.register("arrow", pa.table({"x": hugeint_array(series)}))
+    back = con.execute("SELECT x::VARCHAR AS x, typeof(x) AS t FROM arrow").fetchall()
+    assert [None if x is None else int(x) for x, _ in back] == series.to_list()
+    assert {t for _, t in back} <= {"HUGEINT"}

@@ -16,7 +16,8 @@ T0 = datetime(2024, 5, 1, tzinfo=UTC)
 
 
 def test_target_url_is_stored_without_credentials(store: Store) -> None:
-    run = store.start_run("rfq", {}, "https://user:pass@host/x?apiKey=abc")
+    # A fixed id: a uuid4 contains "abc" about once in 140 runs, failing the scan below.
+    run = store.start_run("rfq", {}, "https://user:pass@host/x?apiKey=abc", run_id="run-1")
     stored = store.run(run)["target_url"]
     assert stored == "https://host/x"
     for secret in ("user", "pass", "abc"):

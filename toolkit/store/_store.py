@@ -9,6 +9,7 @@ should still write through one Store.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -21,9 +22,10 @@ import polars as pl
 from toolkit.store import _connection, _runs
 from toolkit.store._connection import MEMORY, connect, lock_for, migrate, resolve_path
 from toolkit.store._errors import StoreError
-from toolkit.store._frames import conform, insert_plan, to_pandas, to_polars
+from toolkit.store._frames import conform, to_pandas, to_polars
+from toolkit.store._plan import insert_plan
 from toolkit.store._schema import table_spec
-from toolkit.store._sql import first_row, rollback
+from toolkit.store._sql import first_row, keyboard_interrupts, rollback
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -125,6 +127,8 @@ class Store:
         skipped, so re-running a write never duplicates rows. Columns are checked against
         the contract: missing required or unknown columns, nulls in required columns, values
         outside a column's choices and lossy casts raise ``StoreError`` and write nothing.
+        Ctrl-C during an append rolls it back and raises ``KeyboardInterrupt`` (also when it
+        lands inside a DuckDB statement, which DuckDB reports as a ``RuntimeError``).
 
         Example:
             >>> from datetime import UTC, datetime
@@ -143,12 +147,12 @@ class Store:
         if frame.height == 0:
             return 0
         rows = conform(spec, frame)
-        with self._lock:
+        view = f"_append_{spec.name}"
+        plan = insert_plan(spec, rows, view)
+        with self._lock, keyboard_interrupts():
             con = self._writable()
-            view = f"_append_{spec.name}"
-            plan = insert_plan(spec, rows, view)
-            con.register(view, plan.arrow)
             try:
+                con.register(view, plan.arrow)
                 con.execute("BEGIN TRANSACTION")
                 stored = first_row(con, plan.probe)
                 result = first_row(con, plan.anti if stored and stored[0] else plan.plain)
@@ -158,11 +162,15 @@ class Store:
                 raise StoreError(
                     f"{spec.name}: append failed, nothing was written ({exc})"
                 ) from None
-            except BaseException:  # e.g. KeyboardInterrupt: leave no transaction open
+            except BaseException:
+                # Ctrl-C (KeyboardInterrupt between statements, DuckDB's "Query interrupted"
+                # during one) or any other escape. A transaction left open would swallow the
+                # next calls on this connection (or, aborted, refuse them all).
                 rollback(con)
                 raise
             finally:
-                con.unregister(view)
+                with contextlib.suppress(duckdb.Error):
+                    con.unregister(view)
         return int(result[0]) if result else 0
 
     # -- runs ------------------------------------------------------------------------------
@@ -296,7 +304,7 @@ class Store:
             >>> Store(":memory:").query("SELECT ?::HUGEINT AS x", [2**100])["x"].dtype
             Int128
         """
-        with self._lock:
+        with self._lock, keyboard_interrupts():
             relation = self._relation(sql, params)
             if relation is None:
                 return pl.DataFrame()
@@ -312,7 +320,7 @@ class Store:
             >>> Store(":memory:").df("SELECT ?::HUGEINT AS x", [2**100])["x"][0] == 2**100
             True
         """
-        with self._lock:
+        with self._lock, keyboard_interrupts():
             relation = self._relation(sql, params)
             if relation is None:
                 return to_pandas(None)
