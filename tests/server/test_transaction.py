@@ -157,3 +157,19 @@ def test_transaction_needs_no_key(client: Client) -> None:
         "/partner-intents/transaction", json=quote, headers={"X-Auth-Token": "wrong"}
     )
     assert answer.status_code == 200
+
+
+def test_reusing_an_order_nonce_for_the_same_order_is_refused_and_changes_nothing(
+    client: Client,
+) -> None:
+    first = rfq(client)
+    first["order"] = {"nonce": "7"}
+    assert client.post("/partner-intents/transaction", json=first).status_code == 200
+    # A second quote for the same order terms, opened with the same nonce: same orderId.
+    second = rfq(client)
+    second["order"] = {"nonce": "7"}
+    held = client.get("/sim/pools").json()
+    answer = client.post("/partner-intents/transaction", json=second)
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith("order.nonce: an order with these terms")
+    assert client.get("/sim/pools").json() == held

@@ -170,6 +170,14 @@ async def transaction(request: Request) -> Response:
         try:
             converted = service.engine.convert(quote.quote_id, built.order_id, now)
         except EngineError as exc:
+            if str(exc).startswith("order_id:"):
+                # Our own nonces never repeat, so the same orderId twice means the caller
+                # overrode order.nonce with one already used for the same order terms.
+                raise ApiError(
+                    400,
+                    f"order.nonce: an order with these terms and this nonce already exists "
+                    f"({built.order_id}); use a new nonce",
+                ) from None
             raise engine_error(exc, "quoteId") from None
         if converted:
             service.notify()
