@@ -5,7 +5,7 @@
 2. The same Poisson loss workload (single-pool scenario: 15 units, one amount class, 300,000
    arrivals, no retries) replayed through the engine and simulated in SimPy 4 from the very
    same arrivals and holding times, with both 404 rates against Erlang-B. A quote holds until
-   ``floor(t) + 15`` (14.5 s on average); a conversion after 5 s holds until its settlement.
+   ``round(t) + 15`` (15 s on average); a conversion after 5 s holds until its settlement.
 
 Run: ``.venv/bin/python bench/bench_backtest.py`` (about a minute). Prints plain tables.
 """
@@ -31,7 +31,7 @@ from toolkit.engine import Engine, NoCapacity
 from toolkit.models.capacity import erlang_b, mean_hold
 
 UNITS = 15
-CONFIRMATIONS = 36  # Ethereum: the filler fills once they have passed
+ETA = 36 + 2  # Ethereum confirmations, then the Base fill: the filler fills after the quote's eta
 SETTLEMENT = 300  # single-pool settlement delay (the Windows default)
 DELAY = 5.0
 
@@ -80,19 +80,18 @@ def bench_default_day(n_target: int = 1_000_000) -> None:
     cols, wall_chk, cpu_chk = _timed(lambda: check_flow(flow, scenario))
     engine = Engine(scenario, seed=1, max_events=0)
 
-    def loop() -> Any:
-        gc.disable()  # as replay() does
-        try:
-            return run_events(engine, cols, retry=None, seed=1, interval=60.0)
-        finally:
-            gc.enable()
-
-    trace, wall_loop, cpu_loop = _timed(loop)
-    result, wall_build, cpu_build = _timed(
-        build_result, scenario, cols, trace, seed=1, parameters={}, final_balances={}
-    )
-    assert result.summary["requests"] == s["requests"]
-    del trace, result
+    gc.disable()  # as replay() does, for the loop and the frames
+    try:
+        trace, wall_loop, cpu_loop = _timed(
+            run_events, engine, cols, retry=None, seed=1, interval=60.0
+        )
+        result, wall_build, cpu_build = _timed(
+            build_result, scenario, cols, trace, seed=1, parameters={}, final_balances={}
+        )
+        assert result.summary["requests"] == s["requests"]
+        del trace, result
+    finally:
+        gc.enable()
     gc.disable()
     _, wall_q, cpu_q = _timed(lambda: _quotes_only(Engine(scenario, max_events=0), cols, scenario))
     gc.enable()
@@ -119,10 +118,10 @@ def bench_default_day(n_target: int = 1_000_000) -> None:
 
 
 def _holds(times: np.ndarray, converts: np.ndarray, delay: float) -> np.ndarray:
-    # The same float operations as the replay: quote at t, lapse at floor(t) + 15; a
-    # conversion at t + d is filled after the source confirmations, settled SETTLEMENT later.
-    lapse = np.floor(times) + 15.0
-    settled = ((times + delay) + CONFIRMATIONS) + SETTLEMENT
+    # The same float operations as the replay: quote at t, lapse at floor(t + 0.5) + 15; a
+    # conversion at t + d is filled after the quote's eta, settled SETTLEMENT later.
+    lapse = np.floor(times + 0.5) + 15.0
+    settled = ((times + delay) + ETA) + SETTLEMENT
     return np.where(converts, settled, lapse) - times
 
 
@@ -154,7 +153,7 @@ def simpy_loss(times: np.ndarray, holds: np.ndarray, servers: int) -> int:
 def bench_loss(arrivals: int = 300_000) -> None:
     rows = []
     for p_convert in (0.0, 0.2):
-        hold = mean_hold(p_convert, 14.5, CONFIRMATIONS + SETTLEMENT, convert_delay=DELAY)
+        hold = mean_hold(p_convert, 15.0, ETA + SETTLEMENT, convert_delay=DELAY)
         load = 8.108  # 15 units at 1 % blocking (erlang.com)
         rate = load / hold
         flow = generate_flow(

@@ -6,8 +6,9 @@ only the mean hold matters (research/anchors.md §3):
 
 - a quote that does not convert holds until ``validUntil = round(t) + 15``: 15 s on average
   for arrivals spread uniformly within the second;
-- a conversion after ``d`` seconds holds from the quote to the settlement: ``d`` + the 36 s of
-  Ethereum confirmations after which the filler fills + the 300 s settlement delay.
+- a conversion after ``d`` seconds holds from the quote to the settlement: ``d`` + the quote's
+  38 s eta (36 s of Ethereum confirmations, 2 s to fill on Base), after which the filler
+  fills, + the 300 s settlement delay.
 
 The standard error comes from batch means, because blocking is autocorrelated over a hold.
 """
@@ -25,7 +26,7 @@ from toolkit.models.capacity import erlang_b, mean_hold
 
 UNITS = 15
 QUOTE_HOLD = 15.0  # mean of round(t) + 15 - t
-CONFIRMATIONS = 36
+ETA = 36 + 2
 SETTLEMENT = 300
 
 
@@ -35,7 +36,7 @@ def test_404_rate_matches_erlang_b_with_the_mean_hold(p_convert: float, hours: f
     hold = mean_hold(
         p_convert,
         quote_seconds=QUOTE_HOLD,
-        order_seconds=CONFIRMATIONS + SETTLEMENT,
+        order_seconds=ETA + SETTLEMENT,
         convert_delay=delay,
     )
     load = 11.0  # erlangs: blocking about 5.9 %

@@ -113,3 +113,48 @@ def test_direct_fills_are_their_own_kind(single: Engine, usdc: dict[int, str]):
     single.fill("0x1", 0.0, terms)
     event = single.events_since(0)[-1]
     assert (event.kind, event.reserved, event.outstanding) == ("filled_direct", 0, UNIT)
+
+
+def test_holds_are_numbered_with_quotes_and_logged_under_their_id(
+    single: Engine, usdc: dict[int, str]
+):
+    first = single.reserve("8453:USDC:usdc", UNIT, 0.0, 2.0)
+    q = single.quote(1, 8453, usdc[8453], UNIT, 0.5, kind=EXACT_OUTPUT)
+    second = single.reserve("8453:USDC:usdc", UNIT, 1.0, 2.0)
+    assert (first, q.quote_id, second) == (1, "qt_0_2", 3)
+    held = single.reservation("rs_0_3", 1.5)
+    assert held is not None and (held.key, held.kind, held.expires_at) == ("rs_0_3", "hold", 3.0)
+    for unknown in ("rs_0_03", "rs_0_", "rs_0_x", "rs_1_3", "rs_0_\u0663", "rs_0_" + "9" * 5000):
+        assert single.reservation(unknown, 1.5) is None
+    single.advance(5.0)
+    assert single.reservation("rs_0_3", 5.0) is None
+    assert [(e.kind, e.key) for e in single.events_since(0) if e.key.startswith("rs_")] == [
+        ("created", "rs_0_1"),
+        ("created", "rs_0_3"),
+        ("released", "rs_0_1"),
+        ("released", "rs_0_3"),
+    ]
+
+
+def test_max_events_zero_keeps_no_event_but_counts_them(single_scenario: Scenario):
+    engine = Engine(single_scenario, max_events=0)
+    for i in range(10):
+        engine.reserve("8453:USDC:usdc", UNIT, float(i), 0.5)
+    engine.advance(20.0)
+    assert engine.last_event_id == 20
+    assert engine.events_since(20) == []
+    with pytest.raises(EventsTruncated, match=r"events up to 20 were dropped \(max_events=0\)"):
+        engine.events_since(19)
+
+
+def test_reserve_rejects_bad_arguments_and_changes_nothing(single: Engine):
+    single.advance(5.0)
+    for now, lifetime, message in [
+        ("soon", 1.0, "now: must be a number of seconds"),
+        (4.0, 1.0, r"now: 4\.0 is earlier than the engine's clock 5\.0"),
+        (6.0, 0.0, "lifetime: must be a positive finite number of seconds"),
+        (6.0, "1", "lifetime: must be a positive finite number of seconds"),
+    ]:
+        with pytest.raises(InvalidInput, match=message):
+            single.reserve("8453:USDC:usdc", UNIT, now, lifetime)  # type: ignore[arg-type]
+    assert single.clock == 5.0 and single.last_event_id == 0

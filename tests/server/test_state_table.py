@@ -111,7 +111,7 @@ def test_whole_flow_repays_the_pool_with_the_fee(
     assert order["status"] == "Deposited"
     assert order["reservation"]["kind"] == "order"
 
-    clock.advance(scenario.chain(1).confirmation_seconds)
+    clock.advance(scenario.eta(1, 8453))  # the quote's eta: confirmations, then the fill
     progress = client.post("/sim/advance").json()
     assert progress["filled"] == [order["orderId"]]
     filled = pool(client, POOL)

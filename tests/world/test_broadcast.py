@@ -25,14 +25,16 @@ def test_the_whole_flow_from_calldata(
     assert state.order.terms.input_amount == quote.input_amount
     assert state.order.terms.output_amount == quote.output_amount
     assert state.order.exclusive_for == scenario.filler and state.order.exclusive_until == 1062
-    assert world.advance(1019.0).filled == ()  # Base needs 10 s of confirmations
-    assert world.advance(1020.0).filled == (oid,)
+    # The quote's eta: 10 s of Base confirmations, then 1 s to fill on Arbitrum.
+    assert quote.eta == 11
+    assert world.advance(1020.0).filled == ()
+    assert world.advance(1021.0).filled == (oid,)
     filled = world.order(oid)
     assert filled.status is OrderStatus.FILLED and filled.exclusive_fill and filled.fill.reserved
-    assert world.advance(1619.0).settled == ()
-    assert world.advance(1620.0).settled == (oid,)
+    assert world.advance(1620.0).settled == ()
+    assert world.advance(1621.0).settled == (oid,)
     assert world.order(oid).status is OrderStatus.SETTLED
-    pool = engine.pool(quote.pool, 1620.0)
+    pool = engine.pool(quote.pool, 1621.0)
     earned = quote.input_amount - quote.output_amount - quote.fill_cost
     assert pool.balance == scenario.pools_for(42161, "USDC")[0].balance + earned
 

@@ -42,12 +42,14 @@ def test_fast_path_deposit_fill_settle(single_world):
     engine.convert(q.quote_id, "0x1", 1.0)
     world.deposit(_escrow_order(scenario, q, "0x1", 1), now=3.0)
     assert world.counts()[OrderStatus.DEPOSITED] == 1
-    assert world.advance(38.9).filled == ()  # Ethereum: 36 s of confirmations
-    progress = world.advance(39.0)
+    # The quote's eta: 36 s of Ethereum confirmations, then 2 s to fill on Base.
+    assert q.eta == 38
+    assert world.advance(40.9).filled == ()
+    progress = world.advance(41.0)
     assert progress.filled == ("0x1",) and progress.retried == 0
-    with pytest.raises(WorldError, match=r"order 0x1: settles at 339\.0, not before"):
+    with pytest.raises(WorldError, match=r"order 0x1: settles at 341\.0, not before"):
         world.settle("0x1", 100.0)
-    assert world.settle("0x1", 339.0).amount == UNIT
+    assert world.settle("0x1", 341.0).amount == UNIT
     counts = world.counts()
     assert counts[OrderStatus.SETTLED] == 1 and counts[OrderStatus.FILLED] == 0
 
@@ -57,7 +59,7 @@ def test_lapsed_reservation_is_filled_from_available_liquidity(single_world):
     q = engine.quote(1, 8453, scenario.token(8453, "USDC").address, UNIT, 0.0, kind=EXACT_OUTPUT)
     engine.convert(q.quote_id, "0x1", 1.0)
     world.deposit(_escrow_order(scenario, q, "0x1", 1), now=50.0)
-    assert world.advance(86.0).filled == ("0x1",)
+    assert world.advance(88.0).filled == ("0x1",)
     fill = world.order("0x1").fill
     assert fill is not None and not fill.reserved
     assert not world.order("0x1").exclusive_fill  # past the exclusivity window at 61
@@ -69,9 +71,9 @@ def test_a_full_pool_delays_the_fill_until_capacity_returns(single_world):
     q = engine.quote(1, 8453, token, UNIT, 0.0, kind=EXACT_OUTPUT)
     world.deposit(_escrow_order(scenario, q, "0x1", 0), now=0.0)  # never converted
     engine.quote(1, 8453, token, 15 * UNIT, 30.0, kind=EXACT_OUTPUT)  # holds the pool to 45
-    assert world.advance(36.0).retried == 1  # confirmed at 36, but no capacity
-    assert world.advance(41.0).retried == 1
-    progress = world.advance(46.0)
+    assert world.advance(38.0).retried == 1  # due at 38, but no capacity
+    assert world.advance(43.0).retried == 1
+    progress = world.advance(48.0)
     assert progress.filled == ("0x1",) and progress.retried == 0
 
 
@@ -83,10 +85,10 @@ def test_retries_then_missed_and_reclaimable(single_world):
     world.deposit(_escrow_order(scenario, q, "0x1", 15, fill_deadline=60, expires=100), now=15.0)
     blocked = OrderTerms(1, scenario.token(1, "USDC").address, 15 * UNIT, 8453, token, 15 * UNIT)
     engine.fill("0xother", 16.0, blocked)  # all 15 units outstanding: no capacity
-    first = world.advance(51.0)
+    first = world.advance(53.0)
     assert first.filled == () and first.retried == 1 and first.missed == ()
     # The next retry would fall after the fillDeadline (60): missed, reclaimable.
-    second = world.advance(56.0)
+    second = world.advance(58.0)
     assert second.retried == 1 and second.missed == ("0x1",)
     assert world.advance(61.0) == ((), (), (), (), 0)
     assert world.order("0x1").status is OrderStatus.DEPOSITED
@@ -107,8 +109,8 @@ def test_refund_expired_reclaims_automatically():
     token = scenario.token(8453, "USDC").address
     q = engine.quote(1, 8453, token, UNIT, 0.0, kind=EXACT_OUTPUT)
     order = _escrow_order(scenario, q, "0x1", 0, fill_deadline=30, expires=50)
-    world.deposit(order, now=0.0)  # confirmations take 36 s: past the fillDeadline
-    assert world.advance(36.0).missed == ("0x1",)
+    world.deposit(order, now=0.0)  # due after the 38 s eta: past the fillDeadline
+    assert world.advance(38.0).missed == ("0x1",)
     assert world.advance(50.0).refunded == ()
     assert world.advance(50.5).refunded == ("0x1",)
     assert world.order("0x1").refunded_at == 50.5
@@ -184,9 +186,51 @@ def test_forgetting_finished_orders(single_world):
         q = engine.quote(1, 8453, token, UNIT, now, kind=EXACT_OUTPUT)
         engine.convert(q.quote_id, f"0x{i}", now)
         world.deposit(_escrow_order(scenario, q, f"0x{i}", int(now)), now)
-    assert world.advance(37.0).filled == ("0x0", "0x1")
-    world.settle("0x0", 337.0)  # explicitly, before the filler's own settlement falls due
+    assert world.advance(39.0).filled == ("0x0", "0x1")
+    world.settle("0x0", 339.0)  # explicitly, before the filler's own settlement runs
     with pytest.raises(WorldError, match="order_id: the escrow holds no order '0x0'"):
         world.order("0x0")
     assert world.advance(400.0).settled == ("0x1",)
     assert world.counts()[OrderStatus.SETTLED] == 2
+
+
+def test_the_filler_fills_when_the_quote_eta_has_passed_on_every_route():
+    scenario = load_scenario("default", env={})
+    engine = Engine(scenario)
+    world = World(scenario, engine)
+    due = {}
+    for i, route in enumerate(scenario.routes):
+        token = scenario.token(route.dst, route.token).address
+        amount = route.fee_tiers[0].min_amount * 2
+        q = engine.quote(route.src, route.dst, token, amount, 0.0, kind=EXACT_OUTPUT)
+        key = f"0x{i:x}"
+        engine.convert(q.quote_id, key, 0.0)
+        world.deposit(_escrow_order(scenario, q, key, 0), now=0.0)
+        due.setdefault(float(q.eta), []).append(key)
+    filled = []
+    for eta in sorted(due):
+        assert world.advance(eta - 0.5).filled == ()
+        filled += world.advance(eta).filled
+        assert sorted(filled[-len(due[eta]) :]) == sorted(due[eta])
+    assert len(filled) == len(scenario.routes)
+
+
+def test_a_driven_world_keeps_no_schedule(single_world):
+    scenario, engine, _ = single_world
+    world = World(scenario, engine, driven=True, keep_finished=False)
+    token = scenario.token(8453, "USDC").address
+    q = engine.quote(1, 8453, token, UNIT, 0.0, kind=EXACT_OUTPUT)
+    engine.convert(q.quote_id, "0x1", 1.0)
+    world.deposit(_escrow_order(scenario, q, "0x1", 1), now=1.0)
+    with pytest.raises(WorldError, match=r"advance: this world is driven by its caller"):
+        world.advance(100.0)
+    assert world.fill("0x1", 2.0).reserved  # whenever the caller decides
+    assert world.order("0x1").exclusive_fill
+    with pytest.raises(WorldError, match=r"order 0x1: settles at 302\.0, not before"):
+        world.settle("0x1", 301.0)
+    assert world.settle("0x1", 302.0).amount == UNIT
+    assert world.counts()[OrderStatus.SETTLED] == 1
+    with pytest.raises(WorldError, match="order_id: the escrow holds no order '0x1'"):
+        world.order("0x1")
+    with pytest.raises(WorldError, match=r"refund_expired: needs the world's own filler"):
+        World(scenario, engine, driven=True, refund_expired=True)

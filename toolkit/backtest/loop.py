@@ -18,15 +18,19 @@ embedded service:
    fast path (:meth:`World.deposit`, no ABI encoding) with the deadlines the transaction
    endpoint derives: exclusivity for the service until ``floor(now) + exclusive``,
    ``fillDeadline`` after the open period, ``expires`` after the settlement buffer.
-4. The service's filler calls :meth:`World.fill` once the source confirmations have passed:
-   from the order reservation when it is still live, else from available liquidity at today's
-   price. A fill refused for capacity or price is retried every second (the world's own
-   filler cadence) until ``fillDeadline``; then the order is missed (``expired``, reclaimable).
+4. The service's filler calls :meth:`World.fill` once the quote's ``eta`` has passed since the
+   deposit (source confirmations, then the destination's fill time), as the world's own filler
+   does: from the order reservation when it is still live, else from available liquidity at
+   today's price. A fill refused for capacity or price is retried every second (the world's
+   own filler cadence) until ``fillDeadline``; then the order is missed (``expired``,
+   reclaimable).
 5. :meth:`World.settle` ``settlement_delay_seconds`` after the fill repays the pool and adds the
    fee the service earned to its balance.
 
 The loop drives the filler itself, at the exact instants things fall due, rather than polling
-:meth:`World.advance`: same rules, one call per step.
+:meth:`World.advance`: same rules, one call per step. Its world is ``driven`` (it keeps no
+schedule of its own) and forgets settled orders, so memory stays bounded by the orders in
+flight.
 
 Pools are sampled every ``interval`` seconds of virtual time (``t = 0, interval, ...``), after
 every event at or before that instant, until the last reservation has lapsed and the last fill
@@ -41,6 +45,7 @@ from heapq import heappop, heappush
 from typing import Any, NamedTuple
 
 from toolkit.backtest.retry import RetryPolicy
+from toolkit.backtest.sampler import Sampler
 from toolkit.backtest.validate import FlowColumns
 from toolkit.engine import (
     EXACT_INPUT,
@@ -51,7 +56,6 @@ from toolkit.engine import (
     NoRoute,
     OrderTerms,
 )
-from toolkit.scenario import Scenario
 from toolkit.world import EscrowOrder, World, WorldError
 
 __all__ = ["EXPIRED", "FILLED", "NO_CAPACITY", "NO_ROUTE", "OUTCOMES", "Trace", "run_events"]
@@ -71,9 +75,17 @@ USER = "0x" + "11" * 20
 
 
 class Trace(NamedTuple):
-    """Everything the loop recorded, as parallel lists (one entry per request or sample)."""
+    """Everything the loop recorded, as parallel lists (one entry per request or sample).
 
-    quotes: list[Any]
+    ``quote_id``, ``input_amount``, ``output_amount`` and ``fee_bps`` are the successful quote's;
+    ``pool`` is the pool that filled the order, else the quote's pool.
+    """
+
+    quote_id: list[str | None]
+    input_amount: list[int | None]
+    output_amount: list[int | None]
+    fee_bps: list[int | None]
+    pool: list[str | None]
     quoted_at: list[float | None]
     attempts: list[int]
     outcome: list[str | None]
@@ -83,75 +95,10 @@ class Trace(NamedTuple):
     filled_at: list[float | None]
     settled_at: list[float | None]
     earned: list[int | None]
-    fill_pool: list[str | None]
     revenue: dict[str, int]
     rejected: int
     end: float
     samples: dict[str, list[Any]]
-
-
-class _Sampler:
-    """Pool snapshots plus RFQ and 404 counts per (chain, token) since the previous sample."""
-
-    def __init__(self, engine: Engine, scenario: Scenario, interval: float) -> None:
-        self.engine = engine
-        self.interval = interval
-        self.count = 0
-        self.next = 0.0
-        groups: dict[tuple[int, str], int] = {}
-        for pool in scenario.pools:
-            groups.setdefault((pool.chain, pool.token), len(groups))
-        self.groups = groups
-        self.pool_group = [groups[(p.chain, p.token)] for p in scenario.pools]
-        self.rfqs = [0] * len(groups)
-        self.rejects = [0] * len(groups)
-        self.revenue = {p.id: 0 for p in scenario.pools}
-        self.columns: dict[str, list[Any]] = {
-            name: []
-            for name in (
-                "t",
-                "pool",
-                "chain",
-                "token",
-                "pool_type",
-                "capacity",
-                "available",
-                "reserved",
-                "outstanding",
-                "rfqs",
-                "no_capacity",
-                "fee_revenue",
-            )
-        }
-
-    def take_until(self, now: float) -> None:
-        """Take every sample due strictly before ``now``."""
-        while self.next < now:
-            self.take()
-
-    def take(self) -> None:
-        t = self.next
-        c = self.columns
-        rfqs, rejects, revenue = self.rfqs, self.rejects, self.revenue
-        for state, group in zip(self.engine.pools(t), self.pool_group, strict=True):
-            c["t"].append(t)
-            c["pool"].append(state.id)
-            c["chain"].append(state.chain)
-            c["token"].append(state.symbol)
-            c["pool_type"].append(state.type)
-            c["capacity"].append(state.balance)
-            c["available"].append(state.available)
-            c["reserved"].append(state.reserved)
-            c["outstanding"].append(state.outstanding)
-            c["rfqs"].append(rfqs[group])
-            c["no_capacity"].append(rejects[group])
-            c["fee_revenue"].append(revenue[state.id])
-        for g in range(len(rfqs)):
-            rfqs[g] = 0
-            rejects[g] = 0
-        self.count += 1
-        # Multiply instead of adding so that sample times do not drift.
-        self.next = self.count * self.interval
 
 
 def run_events(
@@ -164,21 +111,21 @@ def run_events(
 ) -> Trace:
     """Replay ``flow`` on ``engine`` (fresh, clock unset) and a world around it; record it all."""
     scenario = engine.scenario
-    world = World(scenario, engine)
+    world = World(scenario, engine, driven=True, keep_finished=False)
     windows = scenario.windows
     order_window = windows.order_seconds
     exclusive = windows.exclusive_seconds
     fill_window = exclusive + windows.open_seconds
     settle_delay = windows.settlement_delay_seconds
     filler = scenario.filler
-    sampler = _Sampler(engine, scenario, interval)
+    sampler = Sampler(engine, scenario, interval)
     rfqs, rejects, revenue = sampler.rfqs, sampler.rejects, sampler.revenue
 
     routes = flow.routes
     r_src = [src for src, _, _ in routes]
     r_dst = [dst for _, dst, _ in routes]
     r_token = [scenario.token(dst, sym).address for _, dst, sym in routes]
-    r_confirm = [scenario.chain(src).confirmation_seconds for src, _, _ in routes]
+    r_eta = [scenario.eta(src, dst) for src, dst, _ in routes]
     r_buffer = [scenario.expiry_buffer(src, dst) for src, dst, _ in routes]
     r_group = [sampler.groups[(dst, sym)] for _, dst, sym in routes]
 
@@ -186,7 +133,14 @@ def run_events(
     kinds = [EXACT_OUTPUT if x else EXACT_INPUT for x in flow.exact_output]
     converts, delays = flow.converts, flow.convert_delay
     n = len(times)
-    quotes: list[Any] = [None] * n
+    # The quote's fields go straight into columns: keeping a million Quote tuples alive cost
+    # memory, time in the loop and a pass over them all to build the frames.
+    quote_id: list[str | None] = [None] * n
+    input_amount: list[int | None] = [None] * n
+    output_amount: list[int | None] = [None] * n
+    fee_bps: list[int | None] = [None] * n
+    pool: list[str | None] = [None] * n
+    pending: dict[int, Any] = {}  # request -> its quote, from the RFQ to the conversion
     quoted_at: list[float | None] = [None] * n
     attempts = [0] * n
     outcome: list[str | None] = [None] * n
@@ -196,7 +150,6 @@ def run_events(
     filled_at: list[float | None] = [None] * n
     settled_at: list[float | None] = [None] * n
     earned: list[int | None] = [None] * n
-    fill_pool: list[str | None] = [None] * n
     deadline_of = [0] * n
 
     quote, convert = engine.quote, engine.convert
@@ -210,6 +163,11 @@ def run_events(
     inf = math.inf
     next_sample = 0.0
     now = 0.0
+    # When the last quote and the last order reservation lapse (see ``end``), tracked as the
+    # loop goes rather than by passes over a million quotes afterwards. Conversions come in
+    # time order, so the last one's order reservation lapses last.
+    quote_lapse: float = -inf
+    order_lapse = -inf
 
     while True:
         arrival = times[nxt] if nxt < n else inf
@@ -245,20 +203,28 @@ def run_events(
                 outcome[k] = NO_ROUTE
                 error[k] = str(exc)
                 continue
-            quotes[k] = q
             quoted_at[k] = now
+            quote_id[k] = q.quote_id
+            input_amount[k] = q.input_amount
+            output_amount[k] = q.output_amount
+            fee_bps[k] = q.fee_bps
+            pool[k] = q.pool
+            if q.expires_at > quote_lapse:
+                quote_lapse = q.expires_at
             if converts[k]:
+                pending[k] = q
                 seq += 1
                 heappush(heap, (now + delays[k], seq, _CONVERT, k))
             else:
                 outcome[k] = EXPIRED
 
         elif kind == _CONVERT:
-            q = quotes[k]
+            q = pending.pop(k)
             r = route_of[k]
             oid = f"or_{k}"
             order_id[k] = oid
             ordered_at[k] = now
+            order_lapse = now + order_window
             convert(q.quote_id, oid, now)
             start = math.floor(now)
             deadline_of[k] = deadline = start + fill_window
@@ -278,7 +244,7 @@ def run_events(
                 error[k] = f"escrow: {exc}"
                 continue
             seq += 1
-            heappush(heap, (now + r_confirm[r], seq, _FILL, k))
+            heappush(heap, (now + r_eta[r], seq, _FILL, k))
 
         elif kind == _FILL:
             oid = order_id[k]
@@ -296,7 +262,7 @@ def run_events(
                     )
                 continue
             filled_at[k] = now
-            fill_pool[k] = done.pool
+            pool[k] = done.pool
             outcome[k] = FILLED
             seq += 1
             heappush(heap, (now + settle_delay, seq, _SETTLE, k))
@@ -308,16 +274,16 @@ def run_events(
             revenue[repaid.pool] += repaid.earned
 
     # Sample on until the last reservation has lapsed, so the final sample is the settled state.
-    horizon = max(
-        now,
-        max((q.expires_at for q in quotes if q is not None), default=now),
-        max((t + order_window for t in ordered_at if t is not None), default=now),
-    )
+    horizon = max(now, quote_lapse, order_lapse)
     end = math.ceil(horizon / interval) * interval
     while sampler.next <= end:
         sampler.take()
     return Trace(
-        quotes=quotes,
+        quote_id=quote_id,
+        input_amount=input_amount,
+        output_amount=output_amount,
+        fee_bps=fee_bps,
+        pool=pool,
         quoted_at=quoted_at,
         attempts=attempts,
         outcome=outcome,
@@ -327,7 +293,6 @@ def run_events(
         filled_at=filled_at,
         settled_at=settled_at,
         earned=earned,
-        fill_pool=fill_pool,
         revenue=revenue,
         rejected=rejected,
         end=horizon,

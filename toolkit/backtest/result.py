@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -165,28 +165,26 @@ def _attributes(columns: list[str]) -> pl.Expr:
 
 
 def _requests_frame(flow: FlowColumns, trace: Trace) -> pl.DataFrame:
-    quotes = trace.quotes
-    outcome = trace.outcome
-    status = [400 if o == NO_ROUTE else 404 if o == NO_CAPACITY else 200 for o in outcome]
-
-    def from_quotes(name: str, dtype: pl.DataType) -> pl.Series:
-        get = attrgetter(name)
-        return pl.Series(name, [None if q is None else get(q) for q in quotes], dtype=dtype)
-
-    pools = [
-        fp if fp is not None else (None if q is None else q.pool)
-        for fp, q in zip(trace.fill_pool, quotes, strict=True)
-    ]
+    outcome = pl.Series("outcome", trace.outcome, dtype=pl.Enum(OUTCOMES))
+    status = (
+        pl.when(outcome == NO_ROUTE)
+        .then(400)
+        .when(outcome == NO_CAPACITY)
+        .then(404)
+        .otherwise(200)
+        .cast(pl.Int32)
+        .alias("status")
+    )
     return flow.frame.with_columns(
-        pl.Series("outcome", outcome, dtype=pl.Enum(OUTCOMES)).cast(pl.String),
-        pl.Series("status", status, dtype=pl.Int32),
+        outcome.cast(pl.String),
+        pl.select(status).to_series(),
         pl.Series("attempts", trace.attempts, dtype=pl.Int32),
-        pl.Series("pool", pools, dtype=pl.String),
-        from_quotes("quote_id", pl.String()),
+        pl.Series("pool", trace.pool, dtype=pl.String),
+        pl.Series("quote_id", trace.quote_id, dtype=pl.String),
         pl.Series("order_id", trace.order_id, dtype=pl.String),
-        from_quotes("input_amount", pl.Int128()),
-        from_quotes("output_amount", pl.Int128()),
-        from_quotes("fee_bps", pl.Float64()),
+        pl.Series("input_amount", trace.input_amount, dtype=pl.Int128),
+        pl.Series("output_amount", trace.output_amount, dtype=pl.Int128),
+        pl.Series("fee_bps", trace.fee_bps, dtype=pl.Float64),
         pl.Series("quoted_at", trace.quoted_at, dtype=pl.Float64),
         pl.Series("ordered_at", trace.ordered_at, dtype=pl.Float64),
         pl.Series("filled_at", trace.filled_at, dtype=pl.Float64),
@@ -240,12 +238,15 @@ def _ratio(numerator: int, denominator: int) -> float:
 
 
 def _summary(
-    scenario: Any, seed: int, flow: FlowColumns, trace: Trace, pools: pl.DataFrame
+    scenario: Any,
+    seed: int,
+    flow: FlowColumns,
+    trace: Trace,
+    pools: pl.DataFrame,
 ) -> dict[str, Any]:
     n = len(flow.t)
-    counts = dict.fromkeys(OUTCOMES, 0)
-    for o in trace.outcome:
-        counts[o] += 1  # type: ignore[index]
+    tally = Counter(trace.outcome)
+    counts = {o: tally[o] for o in OUTCOMES}
     attempts = sum(trace.attempts)
     revenue = dict(trace.revenue)
     by_token: dict[str, int] = {}
@@ -253,13 +254,15 @@ def _summary(
     for p in scenario.pools:
         by_token.setdefault(p.token, 0)
         volume.setdefault(p.token, 0)
-    for q, earned, filled in zip(trace.quotes, trace.earned, trace.filled_at, strict=True):
-        if filled is None:
-            continue
-        symbol = q.symbol
-        volume[symbol] += q.output_amount
-        if earned is not None:
-            by_token[symbol] += earned
+    symbols = [symbol for _, _, symbol in flow.routes]
+    route, outputs, earned = flow.route, trace.output_amount, trace.earned
+    # Summed in Python: polars sums of Int128 columns wrap around silently on overflow.
+    for k in [k for k, filled in enumerate(trace.filled_at) if filled is not None]:
+        symbol = symbols[route[k]]
+        volume[symbol] += outputs[k]  # type: ignore[operator]
+        gained = earned[k]
+        if gained is not None:
+            by_token[symbol] += gained
     peak: dict[str, float] = {}
     mean: dict[str, float] = {}
     ids = pools["pool"].to_list()

@@ -36,8 +36,9 @@ Using it:
   :meth:`Engine.events_since` (after :meth:`Engine.advance`; only events whose
   :attr:`Event.is_liquidity` is true are liquidity updates, ``fee`` events are fee updates).
 - Backtests pass a virtual clock, may model other holding times with ``quote(..., hold=)`` or
-  raw :meth:`Engine.reserve`, and bound memory with ``Engine(..., max_events=0)`` when they do
-  not read the log. :class:`toolkit.world.World` adds the escrow and the filler.
+  raw :meth:`Engine.reserve` (holds, numbered like quotes), and keep no event log with
+  ``Engine(..., max_events=0)`` when they do not read it (saving its memory and time).
+  :class:`toolkit.world.World` adds the escrow and the filler.
 
 >>> from toolkit.engine import Engine
 >>> from toolkit.scenario import load_scenario

@@ -39,7 +39,8 @@ class Engine(QuoteBook):
     """The pure, single-threaded reservation engine; every method takes ``now`` in seconds.
 
     ``seed`` makes quote ids distinct between engines (ids are a counter behind a seed tag);
-    ``max_events`` bounds the event log's memory (None keeps every event).
+    ``max_events`` bounds the event log's memory (None keeps every event; 0 keeps none and only
+    counts them, so that :attr:`last_event_id` still advances).
 
     >>> from toolkit.scenario import load_scenario
     >>> engine = Engine(load_scenario("default", env={}))
@@ -99,7 +100,7 @@ class Engine(QuoteBook):
             None,
             self._quote_window,
             hold,
-            "qt",
+            self._quote_head,
             _QUOTE,
         )
 
@@ -128,7 +129,10 @@ class Engine(QuoteBook):
         pool = res[POOL]
         amount = res[AMOUNT]
         self._push(order_id, _ORDER, pool, amount, now + self._order_window, res[QUOTE])
-        self._log.extend((now, REKEYED, order_id, pool, amount, quote_id))
+        if self._keep_log:
+            self._log += (now, REKEYED, order_id, pool, amount, quote_id)
+        else:
+            self._log_base += 1
         return True
 
     def fill(self, order_id: str, now: float, terms: OrderTerms | None = None) -> Fill:
@@ -169,7 +173,10 @@ class Engine(QuoteBook):
         pool.outstanding += amount
         earned = quote.input_amount - amount - quote.fill_cost
         self._outstanding[order_id] = (pool, amount, earned)
-        self._log.extend((now, FILLED, order_id, pool, amount, None))
+        if self._keep_log:
+            self._log += (now, FILLED, order_id, pool, amount, None)
+        else:
+            self._log_base += 1
         return _new(Fill, (order_id, pool.id, amount, earned, True))
 
     def _check_terms(self, order_id: str, terms: OrderTerms, quote: Quote) -> None:
@@ -223,7 +230,7 @@ class Engine(QuoteBook):
         pool.outstanding += output
         earned = terms.input_amount - output - route.fill_cost
         self._outstanding[order_id] = (pool, output, earned)
-        self._log.extend((now, FILLED_DIRECT, order_id, pool, output, None))
+        self._log_event(now, FILLED_DIRECT, order_id, pool, output, None)
         return Fill(order_id, pool.id, output, earned, False)
 
     def settle(self, key: str, now: float) -> Settlement:
@@ -245,7 +252,10 @@ class Engine(QuoteBook):
         pool, amount, earned = debt
         pool.outstanding -= amount
         pool.balance += earned
-        self._log.extend((now, REPAID, key, pool, amount, earned))
+        if self._keep_log:
+            self._log += (now, REPAID, key, pool, amount, earned)
+        else:
+            self._log_base += 1
         return _new(Settlement, (key, pool.id, amount, earned))
 
     # -- liquidity API ------------------------------------------------------------------------
@@ -288,7 +298,7 @@ class Engine(QuoteBook):
             pool,
             self._borrow_window,
             None,
-            "bq",
+            self._borrow_head,
             _BORROW,
         )
 
@@ -311,7 +321,7 @@ class Engine(QuoteBook):
         pool.outstanding += amount
         earned = quote.input_amount - amount - quote.fill_cost
         self._outstanding[quote_id] = (pool, amount, earned)
-        self._log.extend((now, BORROWED, quote_id, pool, amount, None))
+        self._log_event(now, BORROWED, quote_id, pool, amount, None)
         return Loan(
             quote_id,
             pool.id,

@@ -7,7 +7,8 @@ holds the new fee tiers).
 
 Kinds:
 
-- ``created``: a reservation was made (``key`` is the quote id); ``reserved`` grew by ``amount``.
+- ``created``: a reservation was made (``key`` is the quote id, or ``rs_{seed}_{n}`` for hold
+  ``n``); ``reserved`` grew by ``amount``.
 - ``rekeyed``: a quote reservation became an order reservation (``key`` is the order id,
   ``detail`` the quote id). Only its duration changed, so it is not a liquidity event.
 - ``released``: a reservation lapsed; capacity returned to the pool. ``time`` is the lapse time.
@@ -37,6 +38,7 @@ __all__ = [
     "RELEASED",
     "REPAID",
     "Event",
+    "rebuild_events",
 ]
 
 CREATED = "created"
@@ -47,6 +49,8 @@ FILLED_DIRECT = "filled_direct"
 BORROWED = "borrowed"
 REPAID = "repaid"
 FEE = "fee"
+# Slots per record in the engine's flat log: time, kind, key, pool, amount, detail.
+_W = 6
 
 LIQUIDITY_KINDS: frozenset[str] = frozenset(
     {CREATED, RELEASED, FILLED, FILLED_DIRECT, BORROWED, REPAID}
@@ -77,3 +81,45 @@ class Event(NamedTuple):
     def is_liquidity(self) -> bool:
         """True when the liquidity stream pushes this event (see :data:`LIQUIDITY_KINDS`)."""
         return self.kind in LIQUIDITY_KINDS
+
+
+def rebuild_events(
+    records: list[Any], last_id: int, figures: dict[Any, list[int]], hold_prefix: str
+) -> list[Event]:
+    """Events from the engine's flat log records (6 slots each, oldest first).
+
+    ``last_id`` is the newest record's id and ``figures`` maps each pool slot to its current
+    ``[reserved, outstanding, balance]``: walking back from them and undoing each event gives
+    the figures after every older one (see :mod:`toolkit.engine.core`). Holds are logged under
+    their number; their id is ``hold_prefix`` followed by it.
+
+    >>> rebuild_events([], 0, {}, "rs_0_")
+    []
+    """
+    count = len(records) // _W
+    out: list[Event] = [None] * count  # type: ignore[list-item]
+    eid = last_id
+    for i in range(count - 1, -1, -1):
+        time, kind, key, pool, amount, detail = records[i * _W : (i + 1) * _W]
+        if type(key) is int:
+            key = hold_prefix + str(key)
+        if pool is None:
+            out[i] = Event(eid, time, kind, key, None, 0, 0, 0, 0, 0, detail)
+        else:
+            fig = figures[pool]
+            r, o, b = fig
+            out[i] = Event(eid, time, kind, key, pool.id, amount, b - r - o, r, o, b, detail)
+            if kind == CREATED:
+                fig[0] = r - amount
+            elif kind == RELEASED:
+                fig[0] = r + amount
+            elif kind in (FILLED, BORROWED):
+                fig[0] = r + amount
+                fig[1] = o - amount
+            elif kind == FILLED_DIRECT:
+                fig[1] = o - amount
+            elif kind == REPAID:
+                fig[1] = o + amount
+                fig[2] = b - detail
+        eid -= 1
+    return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from heapq import heappush
+from math import floor
 from typing import Any
 
 from toolkit.engine.core import ReservationCore
@@ -17,7 +18,7 @@ from toolkit.engine.errors import InvalidInput, NoCapacity, NoRoute
 from toolkit.engine.events import CREATED, FEE
 from toolkit.engine.pricing import BPS, exact_input, exact_output, premium_bps, tier_fee_bps
 from toolkit.engine.results import EXACT_INPUT, EXACT_OUTPUT, Quote
-from toolkit.engine.state import PoolSlot, RouteSlot
+from toolkit.engine.state import PoolSlot, RouteSlot, group_marker
 from toolkit.scenario import FeeTier, Scenario, check_tiers
 
 __all__ = ["QuoteBook"]
@@ -48,8 +49,18 @@ class QuoteBook(ReservationCore):
                 scenario.token(route.src, route.token).address,
                 scenario.token(route.dst, route.token).address,
             )
+        # (src, dst, destination token address as given or lowercased) -> route: the quote
+        # path finds its route with one lookup (the symbol, then the route, in _resolve).
+        self._by_token: dict[tuple[int, int, str], RouteSlot] = {}
+        for (src, dst, symbol), slot in self._routes.items():
+            for token in scenario.tokens:
+                if token.chain == dst and token.symbol == symbol:
+                    self._by_token[(src, dst, token.address)] = slot
+                    self._by_token[(src, dst, token.address.lower())] = slot
         self._kink = scenario.pricing.utilization_kink_bps
         self._premium_max = scenario.pricing.premium_max_bps
+        self._quote_head = f"qt_{seed}_"
+        self._borrow_head = f"bq_{seed}_"
 
     # -- pricing ------------------------------------------------------------------------------
 
@@ -57,28 +68,32 @@ class QuoteBook(ReservationCore):
         self, src_chain: int, dst_chain: int, token: str, src_token: str | None
     ) -> RouteSlot:
         try:
-            symbol = self._symbols.get((dst_chain, token))
-            route = self._routes.get((src_chain, dst_chain, symbol)) if symbol else None
-        except TypeError:  # an unhashable argument; named below
-            symbol = route = None
+            route = self._by_token.get((src_chain, dst_chain, token))
+        except TypeError:  # an unhashable argument; named by _resolve
+            route = None
         if route is None:
-            if not isinstance(token, str):
-                raise InvalidInput("token: must be a token address")
-            if type(dst_chain) is not int:
-                raise InvalidInput("dst_chain: must be an integer chain id")
-            if type(src_chain) is not int:
-                raise InvalidInput("src_chain: must be an integer chain id")
-            symbol = self._symbols.get((dst_chain, token.lower()))
-            if symbol is None:
-                raise NoRoute(f"token: {token} is not an onboarded token on chain {dst_chain}")
-            route = self._routes.get((src_chain, dst_chain, symbol))
-            if route is None:
-                raise NoRoute(f"no route from chain {src_chain} to chain {dst_chain} for {symbol}")
+            route = self._resolve(src_chain, dst_chain, token)
         if src_token is not None and src_token != route.src_token:
             if not isinstance(src_token, str):
                 raise InvalidInput("src_token: must be a token address")
             if src_token.lower() != route.src_token.lower():
-                raise NoRoute(f"src_token: {src_token} is not {symbol} on chain {src_chain}")
+                raise NoRoute(f"src_token: {src_token} is not {route.symbol} on chain {src_chain}")
+        return route
+
+    def _resolve(self, src_chain: int, dst_chain: int, token: str) -> RouteSlot:
+        """The route for any spelling of the token address, or the error that says why not."""
+        if not isinstance(token, str):
+            raise InvalidInput("token: must be a token address")
+        if type(dst_chain) is not int:
+            raise InvalidInput("dst_chain: must be an integer chain id")
+        if type(src_chain) is not int:
+            raise InvalidInput("src_chain: must be an integer chain id")
+        symbol = self._symbols.get((dst_chain, token.lower()))
+        if symbol is None:
+            raise NoRoute(f"token: {token} is not an onboarded token on chain {dst_chain}")
+        route = self._routes.get((src_chain, dst_chain, symbol))
+        if route is None:
+            raise NoRoute(f"no route from chain {src_chain} to chain {dst_chain} for {symbol}")
         return route
 
     def _price(
@@ -90,8 +105,9 @@ class QuoteBook(ReservationCore):
             low, high = route.tiers[0][0], route.tiers[-1][1]
             raise NoRoute(f"amount: {amount} is outside the route's limits [{low}, {high}]")
         fee_bps = tier
-        if self._premium_max:
-            used = pool.reserved + pool.outstanding + amount
+        used = pool.reserved + pool.outstanding + amount
+        # Skip the call below the kink, where the premium is 0 (most quotes).
+        if self._premium_max and used * BPS > self._kink * pool.balance:
             fee_bps += premium_bps(used, pool.balance, self._kink, self._premium_max)
         if kind == EXACT_INPUT:
             input_amount, output, fee = exact_input(amount, fee_bps, route.fill_cost)
@@ -105,11 +121,12 @@ class QuoteBook(ReservationCore):
         """The pool with the most available liquidity, or the pool at ``pool_address`` if given."""
         pools = route.pools
         best = pools[0]
-        best_free = best.balance - best.reserved - best.outstanding
-        for pool in pools[1:]:
-            free = pool.balance - pool.reserved - pool.outstanding
-            if free > best_free:
-                best, best_free = pool, free
+        if len(pools) > 1:
+            best_free = best.balance - best.reserved - best.outstanding
+            for pool in pools:
+                free = pool.balance - pool.reserved - pool.outstanding
+                if free > best_free:
+                    best, best_free = pool, free
         if pool_address is None:
             return best
         if not isinstance(pool_address, str):
@@ -131,10 +148,23 @@ class QuoteBook(ReservationCore):
         pool_address: str | None,
         window: int,
         hold: float | None,
-        prefix: str,
+        head: str,
         res_kind: str,
     ) -> Quote:
-        self._tick(now)
+        # The hot path of every replay (one call per request): the clock tick is inlined, as in
+        # ReservationCore.reserve.
+        try:
+            ok = self._clock <= now < math.inf
+        except TypeError:
+            ok = False
+        if not ok:
+            raise self._bad_now(now)
+        self._clock = now
+        heap = self._heap
+        if heap and heap[0][0] <= now:
+            self._expire(now)
+        if self._trim_at and len(self._log) > self._trim_at:
+            self._trim()
         route = self._route(src_chain, dst_chain, token, src_token)
         if type(amount) is not int or amount <= 0:
             raise InvalidInput("amount: must be a positive integer")
@@ -145,7 +175,7 @@ class QuoteBook(ReservationCore):
             # "after which the quote and its reservation expire"). Rounding to the nearest second,
             # not truncating, keeps the mean hold at exactly `window` seconds, which is what the
             # Erlang-B / Kaufman-Roberts mean-hold mapping assumes.
-            valid_until = math.floor(now + 0.5) + window
+            valid_until = floor(now + 0.5) + window
             expires: float = valid_until
         else:
             try:
@@ -155,7 +185,7 @@ class QuoteBook(ReservationCore):
             if not ok:
                 raise InvalidInput("hold: must be a positive finite number of seconds")
             expires = now + hold
-            valid_until = math.floor(expires)
+            valid_until = floor(expires)
         pool = self._pick(route, pool_address)
         input_amount, output, fee_bps, fee = self._price(route, amount, kind, pool)
         free = pool.balance - pool.reserved - pool.outstanding
@@ -164,7 +194,8 @@ class QuoteBook(ReservationCore):
                 f"no pool can serve {output} {route.symbol} on chain {dst_chain} now "
                 f"({free} available)"
             )
-        key = self._new_key(prefix)
+        self._count = n = self._count + 1
+        key = head + str(n)  # concatenation is twice as fast as a format spec here
         # tuple.__new__ skips the NamedTuple's Python-level __new__: a third of the cost.
         quote: Quote = _new(
             Quote,
@@ -191,10 +222,22 @@ class QuoteBook(ReservationCore):
         )
         self._seq = seq = self._seq + 1
         res = [expires, seq, key, res_kind, pool, output, quote, True]
-        heappush(self._heap, res)
+        if hold is None:
+            # Ends on a whole second: joins that second's group (see toolkit.engine.core).
+            group = self._due.get(valid_until)
+            if group is None:
+                self._due[valid_until] = [res]
+                heappush(heap, group_marker(valid_until, seq))
+            else:
+                group.append(res)
+        else:
+            heappush(heap, res)
         self._reservations[key] = res
         pool.reserved += output
-        self._log.extend((now, CREATED, key, pool, output, None))
+        if self._keep_log:
+            self._log += (now, CREATED, key, pool, output, None)
+        else:
+            self._log_base += 1
         return quote
 
     # -- fees ----------------------------------------------------------------------
@@ -237,7 +280,7 @@ class QuoteBook(ReservationCore):
             raise InvalidInput("fee_tiers: fee plus maximum premium must be below 10000")
         self._tick(now)
         route.tiers = _tier_tuples(tiers)
-        self._log.extend((now, FEE, f"{src_chain}:{dst_chain}:{symbol}", None, 0, tiers))
+        self._log_event(now, FEE, f"{src_chain}:{dst_chain}:{symbol}", None, 0, tiers)
 
 
 def _tier_tuples(tiers: Any) -> tuple[tuple[int, int, int], ...]:

@@ -10,6 +10,7 @@ from toolkit.engine.results import PoolState
 __all__ = [
     "AMOUNT",
     "EXPIRES",
+    "GROUP",
     "KEY",
     "KIND",
     "LIVE",
@@ -19,6 +20,7 @@ __all__ = [
     "LiveReservation",
     "PoolSlot",
     "RouteSlot",
+    "group_marker",
 ]
 
 
@@ -87,8 +89,19 @@ class RouteSlot:
 
 #: A live reservation is a list, not an object: it is created on every quote, and a list
 #: costs a quarter of a slotted instance. It is also its own heap entry, ordered by
-#: ``[expires, seq]`` (``seq`` is unique, so comparisons never reach the other items). Re-keying
-#: pushes a new list and marks the old one dead, so a heap entry is never mutated in place.
+#: ``[expires, seq]`` (``seq`` is unique, so comparisons never reach the other items), unless it
+#: joins a whole second's group (see :mod:`toolkit.engine.core`). Re-keying makes a new list
+#: and marks the old one dead, so a scheduled entry is never mutated in place.
 #: Layout: ``[expires, seq, key, kind, pool, amount, quote, live]``.
 LiveReservation = list
 EXPIRES, SEQ, KEY, KIND, POOL, AMOUNT, QUOTE, LIVE = range(8)
+#: The kind of a heap entry that stands for a whole second's group of quotes.
+GROUP = "group"
+
+
+def group_marker(second: int, seq: int) -> LiveReservation:
+    """The heap entry of a whole second's group of quotes (see :mod:`toolkit.engine.core`).
+
+    It sorts with the group's first quote (``seq``) and is never live.
+    """
+    return [second, seq, None, GROUP, None, 0, None, False]

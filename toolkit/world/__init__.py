@@ -13,8 +13,11 @@
   exclusivity), :meth:`World.settle` after the settlement delay (engine settle: the pool is
   repaid with its fee), :meth:`World.refund` after ``expires`` for unfilled orders.
 - :meth:`World.advance` runs the filler up to ``now``: settles every filled order whose
-  settlement delay passed and fills every escrowed order whose source confirmations passed;
-  failed fills are retried until the fillDeadline, then reported missed (reclaimable).
+  settlement delay passed and fills every escrowed order whose quote ``eta`` passed (source
+  confirmations, then the destination's fill time); failed fills are retried until the
+  fillDeadline, then reported missed (reclaimable).
+- ``World(..., driven=True)`` leaves the filler to its caller (a backtest's event loop calls
+  :meth:`World.fill` and :meth:`World.settle` when they fall due): no schedule is kept.
 
 Statuses: Deposited, Filled, Settled, Refunded (:class:`OrderStatus`).
 """

@@ -16,6 +16,7 @@ from toolkit.world.order import (
     Reverted,
     WorldError,
 )
+from toolkit.world.record import Record
 
 __all__ = ["World"]
 
@@ -26,42 +27,22 @@ _REFUNDED = OrderStatus.REFUNDED
 _NOTHING = Progress((), (), (), (), 0)
 
 
-class _Record:
-    """One order's mutable life in the world."""
-
-    __slots__ = (
-        "deposited_at",
-        "depositor",
-        "exclusive_fill",
-        "fill",
-        "filled_at",
-        "order",
-        "refunded_at",
-        "settled_at",
-        "status",
-    )
-
-    def __init__(self, order: EscrowOrder, depositor: str, now: float) -> None:
-        self.order = order
-        self.status = _DEPOSITED
-        self.depositor = depositor
-        self.deposited_at = now
-        self.filled_at: float | None = None
-        self.settled_at: float | None = None
-        self.refunded_at: float | None = None
-        self.exclusive_fill = False
-        self.fill: Fill | None = None
-
-
 class World:
     """The escrow contracts and the service's filler, on the engine's clock.
 
-    ``retry_seconds`` spaces the filler's retries of an order it could not fill yet (no
-    capacity, price not covered). With ``refund_expired`` the users reclaim every missed order
-    as soon as its ``expires`` passes (backtests); otherwise refunds are explicit calls. With
-    ``keep_finished=False`` settled and refunded orders are forgotten (``order`` no longer finds
-    them; ``counts`` still counts them), which keeps long replays' memory and garbage-collector
-    work bounded by the orders in flight.
+    The filler fills an order once the quote's ``eta`` has passed since its deposit (the source
+    chain's confirmations, then the destination chain's fill time) and settles it
+    ``settlement_delay_seconds`` after the fill. ``retry_seconds`` spaces the filler's retries
+    of an order it could not fill yet (no capacity, price not covered). With
+    ``refund_expired`` the users reclaim every missed order as soon as its ``expires`` passes
+    (backtests); otherwise refunds are explicit calls. With ``keep_finished=False`` settled and
+    refunded orders are forgotten (``order`` no longer finds them; ``counts`` still counts
+    them), which keeps long replays' memory and garbage-collector work bounded by the orders in
+    flight.
+
+    With ``driven=True`` the world has no filler of its own: its caller calls :meth:`fill` and
+    :meth:`settle` at the instants it chooses (a backtest's event loop), so the world keeps no
+    schedule of due fills and settlements, and :meth:`advance` is refused.
 
     >>> from toolkit.engine import Engine, OrderTerms
     >>> from toolkit.scenario import load_scenario
@@ -77,8 +58,10 @@ class World:
     >>> user = "0x" + "11" * 20
     >>> world.deposit(EscrowOrder("0xorder", user, terms, user, 362, 43562), now=5.0)
     '0xorder'
-    >>> world.advance(41.0).filled, world.advance(641.0).settled
-    (('0xorder',), ('0xorder',))
+    >>> world.advance(42.9).filled, world.advance(43.0).filled  # eta: 36 s + 2 s after 5.0
+    ((), ('0xorder',))
+    >>> world.advance(343.0).settled
+    ('0xorder',)
     >>> world.order("0xorder").status
     <OrderStatus.SETTLED: 'Settled'>
     """
@@ -91,6 +74,7 @@ class World:
         retry_seconds: float = 1.0,
         refund_expired: bool = False,
         keep_finished: bool = True,
+        driven: bool = False,
     ) -> None:
         if not isinstance(scenario, Scenario):
             raise WorldError("scenario: must be a toolkit.scenario.Scenario")
@@ -100,18 +84,23 @@ class World:
             raise WorldError("retry_seconds: must be a positive number of seconds")
         if not 0 < retry_seconds < math.inf:
             raise WorldError("retry_seconds: must be a positive number of seconds")
+        if driven and refund_expired:
+            raise WorldError("refund_expired: needs the world's own filler (driven=False)")
         self._scenario = scenario
         self._engine = engine
         self._retry = retry_seconds
         self._refund_expired = bool(refund_expired)
         self._keep_finished = bool(keep_finished)
+        self._driven = bool(driven)
         self._filler = scenario.filler.lower()
         self._confirmations = {c.id: c.confirmation_seconds for c in scenario.chains}
+        self._fill_seconds = {c.id: c.fill_seconds for c in scenario.chains}
         self._settle_delay = scenario.windows.settlement_delay_seconds
-        self._orders: dict[str, _Record] = {}
+        self._orders: dict[str, Record] = {}
         self._seq = 0
-        # Heaps of (time, seq, order id): fills due once source confirmations pass, settlements
-        # due once the settlement delay passes, refunds due once ``expires`` passes.
+        # Heaps of (time, seq, order id): fills due once the quote's eta passes, settlements due
+        # once the settlement delay passes, refunds due once ``expires`` passes. A driven
+        # world leaves the first two empty.
         self._to_fill: list[tuple[float, int, str]] = []
         self._to_settle: list[tuple[float, int, str]] = []
         self._to_refund: list[tuple[float, int, str]] = []
@@ -149,7 +138,7 @@ class World:
         """Escrow an order that was built without calldata (the backtests' fast path).
 
         Applies the escrow's timing checks and its one-deposit-per-order-id rule; the filler
-        picks the order up once the source chain's confirmations have passed.
+        picks the order up once the quote's eta (source confirmations, destination fill) passed.
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
@@ -177,13 +166,18 @@ class World:
         key = order.order_id
         if key in self._orders:
             raise Reverted("InvalidOrderStatus", f"order {key} was already opened")
-        confirmations = self._confirmations.get(order.terms.src_chain)
+        terms = order.terms
+        confirmations = self._confirmations.get(terms.src_chain)
         if confirmations is None:
-            raise WorldError(f"order: source chain {order.terms.src_chain} is not in the scenario")
-        self._orders[key] = _Record(order, sender or order.user, now)
+            raise WorldError(f"order: source chain {terms.src_chain} is not in the scenario")
+        self._orders[key] = Record(order, sender or order.user, now, self._filler)
         self._counts[_DEPOSITED] += 1
-        self._seq = seq = self._seq + 1
-        heappush(self._to_fill, (now + confirmations, seq, key))
+        if not self._driven:
+            # Due once the quote's eta has passed. A destination outside the scenario has no
+            # route, so every attempt will be refused whatever the delay.
+            due = now + confirmations + self._fill_seconds.get(terms.dst_chain, 0)
+            self._seq = seq = self._seq + 1
+            heappush(self._to_fill, (due, seq, key))
         return key
 
     def refund(self, order_id: str, now: float) -> None:
@@ -204,7 +198,7 @@ class World:
             raise Reverted("InvalidOrderStatus", f"order {order_id} is {record.status.value}")
         if not now > record.order.expires:
             raise Reverted("TimestampNotPassed", f"expires {record.order.expires} not before {now}")
-        self._set_status(record, _REFUNDED)
+        self._set_status(order_id, record, _REFUNDED)
         record.refunded_at = now
 
     # -- the service's filler -------------------------------------------------------------------
@@ -223,19 +217,20 @@ class World:
             raise WorldError(f"order {order_id}: is {record.status.value}, not Deposited")
         if now > order.fill_deadline:
             raise WorldError(f"order {order_id}: fillDeadline {order.fill_deadline} has passed")
-        exclusive = order.exclusive_for is not None and now < order.exclusive_until
-        if exclusive and str(order.exclusive_for).lower() != self._filler:
+        exclusive = now < record.exclusive_until
+        if exclusive and record.foreign:
             raise Reverted("ExclusiveTo", f"order {order_id} is exclusive to {order.exclusive_for}")
         return self._fill(order_id, record, now, exclusive)
 
-    def _fill(self, order_id: str, record: _Record, now: float, exclusive: bool) -> Fill:
+    def _fill(self, order_id: str, record: Record, now: float, exclusive: bool) -> Fill:
         fill = self._engine.fill(order_id, now, record.order.terms)
-        self._set_status(record, _FILLED)
+        self._set_status(order_id, record, _FILLED)
         record.filled_at = now
         record.fill = fill
         record.exclusive_fill = exclusive
-        self._seq = seq = self._seq + 1
-        heappush(self._to_settle, (now + self._settle_delay, seq, order_id))
+        if not self._driven:
+            self._seq = seq = self._seq + 1
+            heappush(self._to_settle, (now + self._settle_delay, seq, order_id))
         return fill
 
     def settle(self, order_id: str, now: float) -> Settlement:
@@ -253,14 +248,14 @@ class World:
             raise WorldError(f"order {order_id}: settles at {due}, not before")
         return self._settle(order_id, record, now)
 
-    def _settle(self, order_id: str, record: _Record, now: float) -> Settlement:
+    def _settle(self, order_id: str, record: Record, now: float) -> Settlement:
         settlement = self._engine.settle(order_id, now)
-        self._set_status(record, _SETTLED)
+        self._set_status(order_id, record, _SETTLED)
         record.settled_at = now
         return settlement
 
     def advance(self, now: float) -> Progress:
-        """Run the filler up to ``now``: settle what is due, then fill what is confirmed.
+        """Run the filler up to ``now``: settle what is due, then fill what is due (eta passed).
 
         Orders whose fill fails for capacity or price are retried every ``retry_seconds``
         until their fillDeadline; then they are reported as missed (reclaimable).
@@ -271,6 +266,8 @@ class World:
         >>> World(s, Engine(s)).advance(10.0)
         Progress(filled=(), settled=(), missed=(), refunded=(), retried=0)
         """
+        if self._driven:
+            raise WorldError("advance: this world is driven by its caller (driven=True)")
         self._engine.advance(now)
         fills, settles, refunds = self._to_fill, self._to_settle, self._to_refund
         if not (
@@ -291,7 +288,6 @@ class World:
             if record is not None and record.status is _FILLED:
                 self._settle(key, record, now)
                 settled.append(key)
-        filler = self._filler
         while fills and fills[0][0] <= now:
             key = heappop(fills)[2]
             record = orders.get(key)
@@ -302,9 +298,9 @@ class World:
                 missed.append(key)
                 self._missed(key, record)
                 continue
-            exclusive = order.exclusive_for is not None and now < order.exclusive_until
+            exclusive = now < record.exclusive_until
             try:
-                if exclusive and str(order.exclusive_for).lower() != filler:
+                if exclusive and record.foreign:
                     raise Reverted("ExclusiveTo", f"order {key} is exclusive to another filler")
                 self._fill(key, record, now, exclusive)
             except (NoCapacity, FillRejected, Reverted):
@@ -321,7 +317,7 @@ class World:
             key = heappop(refunds)[2]
             record = orders.get(key)
             if record is not None and record.status is _DEPOSITED:
-                self._set_status(record, _REFUNDED)
+                self._set_status(key, record, _REFUNDED)
                 record.refunded_at = now
                 refunded.append(key)
         return Progress(tuple(filled), tuple(settled), tuple(missed), tuple(refunded), retried)
@@ -359,22 +355,22 @@ class World:
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _record(self, order_id: str) -> _Record:
+    def _record(self, order_id: str) -> Record:
         record = self._orders.get(order_id) if isinstance(order_id, str) else None
         if record is None:
             raise WorldError(f"order_id: the escrow holds no order {order_id!r}")
         return record
 
-    def _set_status(self, record: _Record, status: OrderStatus) -> None:
+    def _set_status(self, key: str, record: Record, status: OrderStatus) -> None:
         self._counts[record.status] -= 1
         self._counts[status] += 1
         record.status = status
         if not self._keep_finished and (status is _SETTLED or status is _REFUNDED):
             # A forgotten order id could be opened again; the escrow's own status would say
             # Claimed or Refunded, so replays must not reuse order ids (nonces make them unique).
-            del self._orders[record.order.order_id]
+            del self._orders[key]
 
-    def _missed(self, key: str, record: _Record) -> None:
+    def _missed(self, key: str, record: Record) -> None:
         if self._refund_expired:
             self._seq = seq = self._seq + 1
             heappush(self._to_refund, (record.order.expires, seq, key))
