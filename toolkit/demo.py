@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from toolkit._argtypes import number
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -43,30 +45,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", default=str(_DATA / "reports"), metavar="DIR", help="figures and tables"
     )
-    parser.add_argument("--rounds", type=int, default=3, help="RFQ sweep rounds (default: 3)")
+    parser.add_argument(
+        "--rounds",
+        type=number(integer=True, at_least=1),
+        default=3,
+        help="RFQ sweep rounds (default: 3)",
+    )
     parser.add_argument(
         "--stream-seconds",
-        type=float,
+        type=number(above=0),
         default=10.0,
         help="seconds to follow the liquidity event stream (default: 10)",
     )
     parser.add_argument(
         "--rate",
-        type=float,
+        type=number(above=0),
         default=12.0,
         help="backtest: mean RFQs per second over the day (default: 12, enough to meet 404s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="backtest seed (default: 0)")
+    parser.add_argument(
+        "--seed",
+        type=number(integer=True, at_least=0),
+        default=0,
+        help="backtest seed (default: 0)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the demo; print where the database and figures are and a short summary."""
     stream = sys.stdout if out is None else out
-    for name in ("rounds",):
-        if getattr(args, name) < 1:
-            print(f"toolkit demo: --{name}: must be at least 1", file=sys.stderr)
-            return 2
+    # The parser enforces these too; run() is also called with a built Namespace.
+    if args.rounds < 1:
+        print("toolkit demo: --rounds: must be at least 1", file=sys.stderr)
+        return 2
     if args.stream_seconds <= 0 or args.rate <= 0:
         print("toolkit demo: --stream-seconds and --rate must be > 0", file=sys.stderr)
         return 2

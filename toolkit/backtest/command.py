@@ -7,42 +7,13 @@ Light on purpose: the CLI imports this module to build its parser, so the heavy 
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from decimal import Decimal
 from typing import Any, TextIO
 
+from toolkit._argtypes import number
+
 __all__ = ["add_arguments", "format_summary", "run"]
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
-    return value
-
-
-def _non_negative_rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,18 +25,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument("--scenario", default="default", help="scenario name (default: default)")
     parser.add_argument(
-        "--hours", type=_positive, default=24.0, help="virtual hours of flow (default: 24)"
+        "--hours", type=number(above=0), default=24.0, help="virtual hours of flow (default: 24)"
     )
     parser.add_argument(
         "--rate",
-        type=_non_negative_rate,
+        type=number(at_least=0),
         default=1.0,
         help="mean RFQs per second before the daily profile (default: 1)",
     )
-    parser.add_argument("--seed", type=_count, default=0, help="random seed (default: 0)")
+    parser.add_argument(
+        "--seed", type=number(integer=True, at_least=0), default=0, help="random seed (default: 0)"
+    )
     parser.add_argument(
         "--retries",
-        type=_count,
+        type=number(integer=True, at_least=0),
         default=0,
         help="client retries after a 404, with exponential backoff (default: 0)",
     )

@@ -20,29 +20,11 @@ import argparse
 import sys
 from typing import Any
 
+from toolkit._argtypes import number
+
 __all__ = ["add_arguments", "run"]
 
 _KINDS = ("rfq", "borrow", "liquidity", "snapshot")
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--duration",
-        type=_positive_float,
+        type=number(above=0),
         metavar="S",
         default=None,
         help="stop after S seconds (sweeps: no new grid point after it; liquidity: default "
@@ -71,14 +53,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--interval",
-        type=_positive_float,
+        type=number(above=0),
         metavar="S",
         default=None,
         help="seconds between the starts of sweep rounds (default: 10)",
     )
     parser.add_argument(
         "--rounds",
-        type=_positive_int,
+        type=number(integer=True, at_least=1),
         metavar="N",
         default=None,
         help="sweep rounds (default: 1 when no --duration is given); on --resume, --rounds, "
