@@ -23,6 +23,7 @@ test: lint typecheck unit notebooks
 lint: $(STAMP)
 	$(BIN)/ruff check toolkit tests bench
 	$(BIN)/ruff format --check toolkit tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -8,13 +8,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from toolkit.chain import erc7930
 from toolkit.chain.borrow import Borrow, recover_borrow_signer, sign_borrow
 from toolkit.chain.builder import build_open
-from toolkit.chain.escrow import decode_open, encode_open, order_id
-from toolkit.chain.functions import decode_call, encode_call
 from toolkit.chain.guard import check_transaction
 from toolkit.chain.registry import default_registry
+from toolkit.codecs import erc7930
+from toolkit.codecs.escrow import decode_open, encode_open, order_id
+from toolkit.codecs.functions import decode_call, encode_call
 from toolkit.resources import Input, Metadata, Output, Preview, Quote
 
 KEY = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"

@@ -20,7 +20,7 @@ from toolkit.chain.borrow import (
     recover_borrow_signer,
     sign_borrow,
 )
-from toolkit.chain.errors import InvalidValue
+from toolkit.codecs.errors import InvalidValue
 
 KEY = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
 SIGNER = Account.from_key(KEY).address

@@ -6,9 +6,10 @@ from collections.abc import Callable
 
 import pytest
 
-from toolkit.chain import erc7930
 from toolkit.chain.builder import OpenTransaction, build_open, is_same_chain
-from toolkit.chain.escrow import (
+from toolkit.chain.registry import default_registry
+from toolkit.codecs import erc7930
+from toolkit.codecs.escrow import (
     Exclusivity,
     decode_open,
     order_id,
@@ -16,7 +17,6 @@ from toolkit.chain.escrow import (
     to_bytes32,
     token_id,
 )
-from toolkit.chain.registry import default_registry
 from toolkit.resources import InvalidInput, Preview, Quote
 
 ESCROW = "0x000025c3226C00B2Cdc200005a1600509f4e00C0"

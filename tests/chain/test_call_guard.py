@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from toolkit.chain import calls
-from toolkit.chain.escrow import StandardOrder
 from toolkit.chain.guard import Expectation, Finding, check_calls
+from toolkit.codecs.escrow import StandardOrder
 from toolkit.resources import Calls, ContractCall, InvalidInput
 
 USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit.chain import calls
-from toolkit.chain.errors import InvalidValue
-from toolkit.chain.escrow import StandardOrder
-from toolkit.chain.functions import FUNCTIONS, SIGNATURES, DecodedCall, decode_call, encode_call
+from toolkit.codecs.errors import InvalidValue
+from toolkit.codecs.escrow import StandardOrder
+from toolkit.codecs.functions import FUNCTIONS, SIGNATURES, DecodedCall, decode_call, encode_call
 from toolkit.resources import ContractCall
 
 A = "0x" + "11" * 20

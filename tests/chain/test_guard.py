@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 
 from toolkit.chain.builder import OpenTransaction, build_open
-from toolkit.chain.escrow import (
+from toolkit.chain.guard import Finding, check_transaction
+from toolkit.chain.registry import default_registry
+from toolkit.codecs.escrow import (
     StandardOrder,
     encode_open,
     exclusivity_context,
     to_bytes32,
     token_id,
 )
-from toolkit.chain.guard import Finding, check_transaction
-from toolkit.chain.registry import default_registry
 from toolkit.resources import InvalidInput, Quote, TransactionRequest
 
 OTHER = "0x" + "99" * 20

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from eth_utils import is_checksum_address
 
-from toolkit.chain import caip2
-from toolkit.chain.errors import InvalidValue, NotInRegistry
+from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.registry import DEFAULT_PATH, Registry, default_registry
+from toolkit.codecs import caip2
+from toolkit.codecs.errors import InvalidValue
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from toolkit.chain import erc7930
+from toolkit.codecs import erc7930
 
 USER = "0x1111111111111111111111111111111111111111"
 USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toolkit.chain import erc7930
+from toolkit.codecs import erc7930
 
 PAYER = "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"
 USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.chain import erc7930
+from toolkit.codecs import erc7930
 from toolkit.resources import (
     FAILURE_HANDLING,
     PROVIDER,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fastapi import FastAPI
 
-from toolkit.chain import erc7930
+from toolkit.codecs import erc7930
 from toolkit.resources import RfqResponse, parse
 from toolkit.scenario import Scenario
 from toolkit.server import create_app

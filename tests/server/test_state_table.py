@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.chain.escrow import decode_open, order_id
+from toolkit.codecs.escrow import decode_open, order_id
 from toolkit.scenario import Scenario
 from toolkit.server import create_app
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from toolkit.chain import erc7930
-from toolkit.chain.escrow import decode_open, order_id, parse_context, token_address
+from toolkit.codecs import erc7930
+from toolkit.codecs.escrow import decode_open, order_id, parse_context, token_address
 from toolkit.resources import Quote, parse
 from toolkit.scenario import Scenario
 

@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 
-from toolkit.chain.escrow import (
+from toolkit.codecs.escrow import (
     MandateOutput,
     StandardOrder,
     encode_open,

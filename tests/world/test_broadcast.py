@@ -2,7 +2,7 @@ from collections.abc import Callable
 
 import pytest
 
-from toolkit.chain.escrow import encode_open
+from toolkit.codecs.escrow import encode_open
 from toolkit.engine import Engine
 from toolkit.scenario import Scenario
 from toolkit.world import OrderStatus, Reverted, World, WorldError

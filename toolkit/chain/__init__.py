@@ -1,60 +1,35 @@
-"""Chain-level encodings: addresses, the escrow ``open()`` call, contract calls, signatures.
+"""What the toolkit builds and checks on top of the codecs and the resources models.
 
-Eagerly imported (pure codecs and the registry, no dependency on ``toolkit.resources``):
+- :mod:`~toolkit.chain.registry`: chains, tokens and contract addresses (package data).
+- :mod:`~toolkit.chain.builder`: ``build_open``, the escrow ``open()`` transaction of a quote.
+- :mod:`~toolkit.chain.calls`: typed ``ContractCall`` builders for every function of the table.
+- :mod:`~toolkit.chain.borrow`: EIP-712 borrow authorizations (sign and recover).
+- :mod:`~toolkit.chain.guard`: the calldata guard, which checks a transaction or a list of
+  calls against what the caller expects and reports :class:`Finding` objects.
 
-- :mod:`~toolkit.chain.erc7930` and :mod:`~toolkit.chain.caip2`: address and chain id codecs.
-- :mod:`~toolkit.chain.escrow`: ``StandardOrder``, ``encode_open``/``decode_open``, ``order_id``,
-  and the exclusivity context (:mod:`~toolkit.chain.context`).
-- :mod:`~toolkit.chain.functions`: the contract function table and generic ABI codec.
-- :mod:`~toolkit.chain.registry`: chains, tokens and contract addresses.
+The encodings themselves (ERC-7930, CAIP-2, ``open()``/orderId, the function table) live in
+:mod:`toolkit.codecs`, which this package builds on.
 
-Loaded on first access (they build or check ``toolkit.resources`` models, and ``borrow`` pulls
-in eth-account): :mod:`~toolkit.chain.borrow` (EIP-712 borrow authorizations),
-:mod:`~toolkit.chain.builder` (``build_open``), :mod:`~toolkit.chain.calls` (typed
-``ContractCall`` builders) and :mod:`~toolkit.chain.guard` (the calldata guard).
-
->>> from toolkit.chain import escrow, registry
->>> registry.default_registry().escrow(8453) == "0x000025c3226C00B2Cdc200005a1600509f4e00C0"
+>>> from toolkit.chain import default_registry
+>>> default_registry().escrow(8453) == "0x000025c3226C00B2Cdc200005a1600509f4e00C0"
 True
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-from typing import TYPE_CHECKING
-
-from toolkit.chain import caip2, context, erc7930, errors, escrow, functions, registry
-from toolkit.chain.errors import InvalidValue, NotInRegistry
+from toolkit.chain import borrow, builder, calls, guard, registry
+from toolkit.chain.errors import NotInRegistry
+from toolkit.chain.finding import Finding
 from toolkit.chain.registry import Registry, default_registry
 
-if TYPE_CHECKING:
-    from toolkit.chain import borrow, builder, calls, guard
-
 __all__ = [
-    "InvalidValue",
+    "Finding",
     "NotInRegistry",
     "Registry",
     "borrow",
     "builder",
-    "caip2",
     "calls",
-    "context",
     "default_registry",
-    "erc7930",
-    "errors",
-    "escrow",
-    "functions",
     "guard",
     "registry",
 ]
-
-_LAZY = frozenset({"borrow", "builder", "calls", "guard"})
-
-
-def __getattr__(name: str) -> ModuleType:
-    # Lazy submodules keep ``import toolkit.chain`` free of the resources models and of
-    # eth-account, so the resources package can use the codecs without an import cycle.
-    if name in _LAZY:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,8 +18,8 @@ from eth_account import Account
 from eth_account.messages import encode_typed_data
 from eth_utils import keccak
 
-from toolkit.chain import _abi
-from toolkit.chain.errors import InvalidValue
+from toolkit.codecs import _abi
+from toolkit.codecs.errors import InvalidValue
 
 __all__ = [
     "BORROW_TYPE",

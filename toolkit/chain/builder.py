@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolkit.chain import _abi
-from toolkit.chain.errors import InvalidValue, NotInRegistry
-from toolkit.chain.escrow import (
+from toolkit.chain.errors import NotInRegistry
+from toolkit.chain.registry import Registry
+from toolkit.codecs import _abi
+from toolkit.codecs.errors import InvalidValue
+from toolkit.codecs.escrow import (
     MandateOutput,
     StandardOrder,
     encode_open,
@@ -22,7 +24,6 @@ from toolkit.chain.escrow import (
     to_bytes32,
     token_id,
 )
-from toolkit.chain.registry import Registry
 from toolkit.resources import InvalidInput, Output, Quote, TransactionRequest
 
 __all__ = ["OpenTransaction", "build_open", "is_same_chain"]
@@ -43,7 +44,7 @@ def is_same_chain(quote: Quote) -> bool:
     """Whether every output is delivered on the origin chain (a same-chain order).
 
     Example:
-        >>> from toolkit.chain import erc7930
+        >>> from toolkit.codecs import erc7930
         >>> from toolkit.resources import Input, Output, Preview, Quote
         >>> a = erc7930.encode(8453, "0x" + "22" * 20)
         >>> q = Quote(preview=Preview(inputs=[Input(user=a, asset=a, amount="9")],
@@ -73,7 +74,7 @@ def build_open(
     ``quote.metadata.exclusiveFor`` names someone else.
 
     Example:
-        >>> from toolkit.chain import erc7930
+        >>> from toolkit.codecs import erc7930
         >>> from toolkit.chain.registry import default_registry
         >>> from toolkit.resources import Input, Output, Preview, Quote
         >>> payer = "0x" + "11" * 20
@@ -188,7 +189,7 @@ def _origin_chain(quote: Quote) -> int:
 
 
 def _interop_chain(text: str) -> int:
-    from toolkit.chain import erc7930
+    from toolkit.codecs import erc7930
 
     return erc7930.decode(text).chain_id
 

@@ -9,10 +9,10 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit.chain import _abi
-from toolkit.chain.errors import InvalidValue
 from toolkit.chain.finding import Finding
-from toolkit.chain.functions import decode_call
+from toolkit.codecs import _abi
+from toolkit.codecs.errors import InvalidValue
+from toolkit.codecs.functions import decode_call
 from toolkit.resources import Calls, ContractCall, InvalidInput
 
 __all__ = ["Expectation", "check_calls"]

@@ -3,17 +3,17 @@
 Each builder takes the chain id, the contract to call and the function's arguments, and returns
 a ``ContractCall`` with ``value="0"`` (none of these functions is payable). The generic codec
 (:func:`encode_call`, :func:`decode_call`, the :data:`FUNCTIONS` table and the assumptions behind
-it) lives in :mod:`toolkit.chain.functions` and is re-exported here.
+it) lives in :mod:`toolkit.codecs.functions` and is re-exported here.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from toolkit.chain import _abi
-from toolkit.chain.errors import InvalidValue
-from toolkit.chain.escrow import StandardOrder
-from toolkit.chain.functions import (
+from toolkit.codecs import _abi
+from toolkit.codecs.errors import InvalidValue
+from toolkit.codecs.escrow import StandardOrder
+from toolkit.codecs.functions import (
     FUNCTIONS,
     SIGNATURES,
     DecodedCall,

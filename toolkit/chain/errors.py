@@ -1,26 +1,11 @@
-"""Errors raised by the chain package.
+"""The chain package's own error: a chain, token or contract the registry does not know.
 
-Both carry the offending field and the rule it broke, so a caller (the embedded service, a
-notebook) can turn them into a 400 body or a readable message without parsing text.
+Malformed values raise :class:`toolkit.codecs.errors.InvalidValue`, the codecs' error, here too.
 """
 
 from __future__ import annotations
 
-__all__ = ["InvalidValue", "NotInRegistry"]
-
-
-class InvalidValue(ValueError):
-    """A value that cannot be encoded, decoded or built; the message is ``"<field>: <rule>"``.
-
-    Example:
-        >>> str(InvalidValue("amount", "must be an integer"))
-        'amount: must be an integer'
-    """
-
-    def __init__(self, field: str, rule: str) -> None:
-        super().__init__(f"{field}: {rule}")
-        self.field = field
-        self.rule = rule
+__all__ = ["NotInRegistry"]
 
 
 class NotInRegistry(LookupError):

@@ -11,10 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit.chain import _abi
 from toolkit.chain.call_guard import Expectation, check_calls
-from toolkit.chain.errors import InvalidValue, NotInRegistry
-from toolkit.chain.escrow import (
+from toolkit.chain.errors import NotInRegistry
+from toolkit.chain.finding import Finding
+from toolkit.chain.registry import Registry, default_registry
+from toolkit.codecs import _abi
+from toolkit.codecs.errors import InvalidValue
+from toolkit.codecs.escrow import (
     MandateOutput,
     StandardOrder,
     decode_open,
@@ -23,8 +26,6 @@ from toolkit.chain.escrow import (
     to_bytes32,
     token_id,
 )
-from toolkit.chain.finding import Finding
-from toolkit.chain.registry import Registry, default_registry
 from toolkit.resources import InvalidInput, Quote, TransactionRequest
 
 __all__ = ["Expectation", "Finding", "check_calls", "check_transaction"]
@@ -49,7 +50,7 @@ def check_transaction(
     ``tolerance_seconds`` absorbs the delay between building the transaction and checking it.
 
     Example:
-        >>> from toolkit.chain import erc7930
+        >>> from toolkit.codecs import erc7930
         >>> from toolkit.chain.builder import build_open
         >>> from toolkit.resources import Input, Metadata, Output, Preview, Quote
         >>> me, filler = "0x" + "11" * 20, "0x" + "fe" * 20

@@ -18,8 +18,9 @@ from typing import Any
 
 from eth_utils import is_checksum_address
 
-from toolkit.chain import caip2
-from toolkit.chain.errors import InvalidValue, NotInRegistry
+from toolkit.chain.errors import NotInRegistry
+from toolkit.codecs import caip2
+from toolkit.codecs.errors import InvalidValue
 
 __all__ = [
     "DEFAULT_PATH",
@@ -140,7 +141,7 @@ class Registry:
             >>> Registry.from_mapping({"contracts": {}, "chains": {}}).chains()
             Traceback (most recent call last):
             ...
-            toolkit.chain.errors.InvalidValue: contracts.escrow: is required
+            toolkit.codecs.errors.InvalidValue: contracts.escrow: is required
         """
         _keys(data, "", required={"chains", "contracts"}, optional={"tokens"})
         defaults = _contracts(data["contracts"], "contracts", required=True)

@@ -19,7 +19,6 @@ from urllib.parse import quote
 import httpx
 from httpx_sse import ServerSentEvent
 
-from toolkit.chain import caip2
 from toolkit.client.errors import (
     BadRequest,
     InvalidResponse,
@@ -29,6 +28,7 @@ from toolkit.client.errors import (
     Unauthorized,
 )
 from toolkit.client.retry import RetryClass, retry_after_seconds
+from toolkit.codecs import caip2
 from toolkit.resources import ErrorBody, InvalidInput, parse
 
 __all__ = [

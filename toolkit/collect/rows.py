@@ -12,13 +12,13 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from toolkit.chain import caip2
-from toolkit.chain.context import parse_context
-from toolkit.chain.errors import InvalidValue
-from toolkit.chain.escrow import decode_open, order_id
 from toolkit.chain.finding import Finding
 from toolkit.chain.guard import check_transaction
 from toolkit.client import Attempt, ServiceError, StreamEvent
+from toolkit.codecs import caip2
+from toolkit.codecs.context import parse_context
+from toolkit.codecs.errors import InvalidValue
+from toolkit.codecs.escrow import decode_open, order_id
 from toolkit.collect.grid import GridPoint
 from toolkit.resources import BorrowQuote, FeeEvent, FeeTier, LiquidityEvent, Quote
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolkit.chain import caip2
 from toolkit.client import ServiceClient, StreamEvent
 from toolkit.client.operations import protocol_segment
+from toolkit.codecs import caip2
 from toolkit.collect.rows import Row, event_row, fee_tier_rows, utc
 from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter

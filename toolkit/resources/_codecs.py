@@ -1,32 +1,20 @@
-"""Late-bound access to the chain codecs.
-
-``toolkit.chain`` re-exports modules that themselves import ``toolkit.resources``. Importing the
-codecs at module level here would run ``toolkit/chain/__init__.py`` while this package is still
-half-initialised, so the codecs are imported on first use instead.
-"""
+"""The codecs as pydantic validators see them: a ``ValueError`` carrying the rule alone."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from toolkit.chain.erc7930 import InteropAddress
+from toolkit.codecs import caip2, erc7930
 
 
 def parse_caip2(text: str) -> int:
     """The chain id of ``eip155:<id>``; raises ``ValueError`` carrying the rule alone."""
-    from toolkit.chain import caip2
-
     try:
         return caip2.parse(text)
     except caip2.Caip2Error as error:
         raise ValueError(error.rule) from None
 
 
-def decode_interop(text: str) -> InteropAddress:
+def decode_interop(text: str) -> erc7930.InteropAddress:
     """The decoded ERC-7930 address; raises ``ValueError`` with the rule in plain words."""
-    from toolkit.chain import erc7930
-
     try:
         return erc7930.decode(text)
     except erc7930.Erc7930Error as error:

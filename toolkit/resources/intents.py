@@ -68,7 +68,7 @@ InputAddress = Annotated[OrderAddress, AfterValidator(_on_evm)]
 class Input(Resource):
     """One escrowed input: the payer, the token and the amount, all on the origin chain.
 
-    >>> from toolkit.chain import erc7930
+    >>> from toolkit.codecs import erc7930
     >>> token = erc7930.encode(8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")
     >>> user = erc7930.encode(8453, "0x" + "11" * 20)
     >>> Input(user=user, asset=token, amount="1000000").chain_id
@@ -103,7 +103,7 @@ class Input(Resource):
 class Output(Resource):
     """One output delivered on the destination chain.
 
-    >>> from toolkit.chain import erc7930
+    >>> from toolkit.codecs import erc7930
     >>> token = erc7930.encode(42161, "0xaf88d065e77c8cC2239327C5EDb3A432268e5831")
     >>> Output(receiver=token, asset=token, amount="5").amount_int
     5
@@ -137,7 +137,7 @@ class Output(Resource):
 class Preview(Resource):
     """The inputs and outputs of an order: at least one of each, inputs on one origin chain.
 
-    >>> from toolkit.chain import erc7930
+    >>> from toolkit.codecs import erc7930
     >>> a = erc7930.encode(8453, "0x" + "22" * 20)
     >>> b = erc7930.encode(42161, "0x" + "22" * 20)
     >>> Preview(inputs=[Input(user=a, asset=a, amount="9")],

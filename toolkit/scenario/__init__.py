@@ -43,11 +43,11 @@ from toolkit.scenario.model import (
     Pool,
     Pricing,
     Route,
-    Scenario,
     Token,
     Windows,
 )
 from toolkit.scenario.parse import parse_scenario
+from toolkit.scenario.scenario import Scenario
 from toolkit.scenario.secret import Secret
 from toolkit.scenario.validate import check_tiers
 

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from toolkit.scenario.address import check_private_key
 from toolkit.scenario.errors import ScenarioError
-from toolkit.scenario.model import Auth, Scenario
+from toolkit.scenario.model import Auth
 from toolkit.scenario.parse import ContractDefaults, parse_scenario
+from toolkit.scenario.scenario import Scenario
 from toolkit.scenario.secret import Secret
 
 __all__ = [

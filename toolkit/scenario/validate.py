@@ -1,4 +1,4 @@
-"""Semantic checks of a built :class:`~toolkit.scenario.model.Scenario`, and its lookup index.
+"""Semantic checks of a scenario's parts, taken together, and the look-up index they yield.
 
 Paths in errors are the TOML key paths (``routes[0].fee_tiers``): the tuples in a scenario keep
 the order of the arrays in the file, so an index here is an index there.
@@ -10,21 +10,53 @@ import itertools
 import re
 from dataclasses import dataclass, fields
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from toolkit.scenario.address import check_private_key, checksum
 from toolkit.scenario.errors import ScenarioError
-from toolkit.scenario.model import POOL_TYPES, FeeTier
+from toolkit.scenario.model import (
+    POOL_TYPES,
+    Auth,
+    Chain,
+    FeeTier,
+    Pool,
+    Pricing,
+    Route,
+    Token,
+    Windows,
+)
 from toolkit.scenario.secret import Secret
 
-if TYPE_CHECKING:
-    from toolkit.scenario.model import Chain, Pool, Route, Scenario, Token
-
-__all__ = ["check_tiers", "index_scenario"]
+__all__ = ["ScenarioIndex", "ScenarioParts", "check_tiers", "index_scenario"]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _SYMBOL = re.compile(r"^[A-Z][A-Z0-9.]{0,15}$")
 _BPS = 10_000
+
+
+class ScenarioParts(Protocol):
+    """What validation reads of a scenario (the fields of ``Scenario``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def filler(self) -> str: ...
+    @property
+    def chains(self) -> tuple[Chain, ...]: ...
+    @property
+    def tokens(self) -> tuple[Token, ...]: ...
+    @property
+    def pools(self) -> tuple[Pool, ...]: ...
+    @property
+    def routes(self) -> tuple[Route, ...]: ...
+    @property
+    def pricing(self) -> Pricing: ...
+    @property
+    def auth(self) -> Auth: ...
+    @property
+    def windows(self) -> Windows: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +191,7 @@ def _check_pools(
 
 
 def _check_routes(
-    s: Scenario,
+    s: ScenarioParts,
     tokens: dict[tuple[int, str], Token],
     pools: dict[tuple[int, str], tuple[Pool, ...]],
 ) -> dict[tuple[int, int, str], Route]:
@@ -189,7 +221,7 @@ def _check_routes(
     return index
 
 
-def _check_pricing(s: Scenario) -> None:
+def _check_pricing(s: ScenarioParts) -> None:
     pricing = s.pricing
     kink = pricing.utilization_kink_bps
     if type(kink) is not int or not 0 <= kink < _BPS:
@@ -206,7 +238,7 @@ def _check_pricing(s: Scenario) -> None:
 
 
 def _fill_costs(
-    s: Scenario, chains: dict[int, Chain], tokens: dict[tuple[int, str], Token]
+    s: ScenarioParts, chains: dict[int, Chain], tokens: dict[tuple[int, str], Token]
 ) -> dict[tuple[int, str], int]:
     costs: dict[tuple[int, str], int] = {}
     for i, token in enumerate(s.tokens):
@@ -230,7 +262,7 @@ def _fill_costs(
     return costs
 
 
-def _check_windows(s: Scenario) -> None:
+def _check_windows(s: ScenarioParts) -> None:
     w = s.windows
     for name in (f.name for f in fields(w)):
         minimum = 0 if name == "settlement_delay_seconds" else 1
@@ -238,7 +270,7 @@ def _check_windows(s: Scenario) -> None:
         _int(getattr(w, name), f"windows.{name}", minimum, rule)
 
 
-def _check_auth(s: Scenario) -> None:
+def _check_auth(s: ScenarioParts) -> None:
     keys = s.auth.api_keys
     if not isinstance(keys, tuple) or not keys:
         raise ScenarioError("auth.api_keys", "must hold at least one key")
@@ -250,7 +282,7 @@ def _check_auth(s: Scenario) -> None:
     check_private_key(s.auth.signer_key.reveal(), "auth.signer_key")
 
 
-def index_scenario(s: Scenario) -> ScenarioIndex:
+def index_scenario(s: ScenarioParts) -> ScenarioIndex:
     """Validate ``s`` and return its look-up index; the first fault raises ScenarioError."""
     if not isinstance(s.name, str) or not _NAME.match(s.name):
         raise ScenarioError("name", "must be a lower-case name (letters, digits, - and _)")

@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from toolkit.chain.errors import InvalidValue
+from toolkit.codecs.errors import InvalidValue
 from toolkit.resources import InvalidInput
 
 __all__ = ["ApiError", "error_response", "install_error_handlers"]

@@ -19,8 +19,8 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolkit.chain import erc7930
 from toolkit.chain.builder import build_open
+from toolkit.codecs import erc7930
 from toolkit.engine import EngineError
 from toolkit.engine import Quote as EngineQuote
 from toolkit.resources import FAILURE_HANDLING, PROVIDER, Quote, RfqQuery, RfqResponse

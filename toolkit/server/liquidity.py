@@ -21,7 +21,7 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolkit.chain import caip2
+from toolkit.codecs import caip2
 from toolkit.engine import EngineError, NoRoute
 from toolkit.resources import (
     BorrowQuoteQuery,

@@ -15,7 +15,7 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolkit.chain import caip2
+from toolkit.codecs import caip2
 from toolkit.resources import parse, parse_query
 from toolkit.server.errors import ApiError
 from toolkit.server.service import PROTOCOL, Service

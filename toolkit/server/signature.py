@@ -27,9 +27,9 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolkit.chain import caip2
 from toolkit.chain.borrow import Borrow, sign_borrow
-from toolkit.chain.errors import InvalidValue
+from toolkit.codecs import caip2
+from toolkit.codecs.errors import InvalidValue
 from toolkit.engine import EngineError
 from toolkit.resources import SignatureBody, SignatureResponse
 from toolkit.server.docs import ERROR_RESPONSES, operation

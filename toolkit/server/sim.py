@@ -31,7 +31,7 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolkit.chain import caip2
+from toolkit.codecs import caip2
 from toolkit.engine import EngineError
 from toolkit.resources import Hash32, TransactionRequest, parse_value
 from toolkit.server.docs import ERROR_RESPONSES, operation

@@ -63,7 +63,7 @@ class Harness:
 
         It is what the reservation is re-keyed to, and the ``{orderId}`` of ``/sim/orders``.
         """
-        from toolkit.chain.escrow import decode_open, order_id
+        from toolkit.codecs.escrow import decode_open, order_id
 
         request = getattr(built, "transaction_request", None)
         if request is None:

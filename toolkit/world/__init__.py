@@ -4,10 +4,10 @@
 ``now`` and moves the engine's clock; time never goes backwards).
 
 - :meth:`World.broadcast` takes an ``open()`` transaction (``to``, chain id, calldata, sender),
-  decodes it with :func:`toolkit.chain.escrow.decode_open`, checks what the escrow contract
+  decodes it with :func:`toolkit.codecs.escrow.decode_open`, checks what the escrow contract
   checks (the target is the escrow, ``originChainId`` is the chain, ``now < fillDeadline <=
   expires``, one deposit per order id) and records the order ``Deposited`` under
-  :func:`toolkit.chain.escrow.order_id`. :meth:`World.deposit` is the fast path for backtests:
+  :func:`toolkit.codecs.escrow.order_id`. :meth:`World.deposit` is the fast path for backtests:
   an :class:`EscrowOrder` built directly, with no ABI encoding.
 - The service's filler: :meth:`World.fill` (engine fill, until fillDeadline, honouring
   exclusivity), :meth:`World.settle` after the settlement delay (engine settle: the pool is

@@ -8,8 +8,8 @@ input token ids must be clean addresses (checked by the decoder).
 
 from __future__ import annotations
 
-from toolkit.chain.errors import InvalidValue
-from toolkit.chain.escrow import decode_open, from_bytes32, order_id, parse_context, token_address
+from toolkit.codecs.errors import InvalidValue
+from toolkit.codecs.escrow import decode_open, from_bytes32, order_id, parse_context, token_address
 from toolkit.engine import OrderTerms
 from toolkit.scenario import Scenario
 from toolkit.world.order import EscrowOrder, Reverted, WorldError

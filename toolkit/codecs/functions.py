@@ -13,7 +13,7 @@ Keys are ``<family>.<function>``; the family says which contract kind the call i
   and on the operator in others; the selector is the same either way.
 - ``router.swap`` is the swap router of the embedded service (our own neutral ABI).
 - ``escrow.open`` is the partner-escrow ``open(StandardOrder)``; it is encoded and decoded by
-  :mod:`toolkit.chain.escrow` and its single argument is a :class:`StandardOrder`.
+  :mod:`toolkit.codecs.escrow` and its single argument is a :class:`StandardOrder`.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ import eth_abi
 from eth_abi.exceptions import DecodingError, InsufficientDataBytes
 from eth_utils import function_signature_to_4byte_selector, to_checksum_address
 
-from toolkit.chain import _abi, escrow
-from toolkit.chain.errors import InvalidValue
+from toolkit.codecs import _abi, escrow
+from toolkit.codecs.errors import InvalidValue
 
 __all__ = ["FUNCTIONS", "SIGNATURES", "DecodedCall", "Function", "decode_call", "encode_call"]
 
@@ -123,7 +123,7 @@ class DecodedCall:
     """A decoded call: the function's table key and its arguments by parameter name.
 
     Addresses are checksummed, integers are ``int``, ``bytes`` parameters are ``bytes``; the
-    argument of ``escrow.open`` is ``order`` (a :class:`~toolkit.chain.escrow.StandardOrder`).
+    argument of ``escrow.open`` is ``order`` (a :class:`~toolkit.codecs.escrow.StandardOrder`).
     """
 
     function: str

@@ -22,9 +22,9 @@ import eth_abi
 from eth_abi.exceptions import DecodingError, EncodingError, InsufficientDataBytes
 from eth_utils import keccak, to_checksum_address
 
-from toolkit.chain import _abi
-from toolkit.chain.context import Exclusivity, exclusivity_context, parse_context
-from toolkit.chain.errors import InvalidValue
+from toolkit.codecs import _abi
+from toolkit.codecs.context import Exclusivity, exclusivity_context, parse_context
+from toolkit.codecs.errors import InvalidValue
 
 __all__ = [
     "ORDER_TYPE",

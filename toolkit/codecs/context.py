@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolkit.chain import _abi
-from toolkit.chain.errors import InvalidValue
+from toolkit.codecs import _abi
+from toolkit.codecs.errors import InvalidValue
 
 __all__ = ["Exclusivity", "exclusivity_context", "parse_context"]
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.chain import escrow
-from toolkit.chain.errors import InvalidValue
-from toolkit.chain.escrow import (
+from toolkit.codecs import escrow
+from toolkit.codecs.errors import InvalidValue
+from toolkit.codecs.escrow import (
     Exclusivity,
     MandateOutput,
     StandardOrder,

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.chain import erc7930
-from toolkit.chain.erc7930 import Erc7930Error, InteropAddress
+from toolkit.codecs import erc7930
+from toolkit.codecs.erc7930 import Erc7930Error, InteropAddress
 
 VITALIK = "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"
 SOLANA_REF = "45296998a6f8e2a784db5d9f95e18fc23f70441a1039446801089879b08c7ef0"

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.chain import caip2
-from toolkit.chain.caip2 import Caip2Error
+from toolkit.codecs import caip2
+from toolkit.codecs.caip2 import Caip2Error
 
 
 @pytest.mark.parametrize(

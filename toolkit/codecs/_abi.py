@@ -10,7 +10,7 @@ from typing import Any
 
 from eth_utils import to_checksum_address
 
-from toolkit.chain.errors import InvalidValue
+from toolkit.codecs.errors import InvalidValue
 
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 UINT256_MAX = 2**256 - 1
