@@ -27,7 +27,7 @@ from toolkit.backtest import Constant, Fixed, generate_flow, replay, resolve_sce
 from toolkit.backtest.loop import run_events
 from toolkit.backtest.result import build_result
 from toolkit.backtest.validate import check_flow
-from toolkit.engine import Engine, NoCapacity
+from toolkit.engine import CapacityExhausted, Engine
 from toolkit.models.capacity import erlang_b, mean_hold
 
 UNITS = 15
@@ -63,7 +63,7 @@ def _quotes_only(engine: Engine, cols: Any, scenario: Any) -> int:
     for k, (t, r, amount) in enumerate(zip(cols.t, cols.route, cols.amount, strict=True)):
         try:
             quote(src[r], dst[r], token[r], amount, t, kind=kinds[k])
-        except NoCapacity:
+        except CapacityExhausted:
             refused += 1
     return refused
 

@@ -43,7 +43,7 @@ from collections.abc import Callable
 
 import simpy
 
-from toolkit.engine import EXACT_INPUT, EXACT_OUTPUT, Engine, NoCapacity, NoRoute, OrderTerms
+from toolkit.engine import EXACT_INPUT, EXACT_OUTPUT, CapacityExhausted, Engine, NoRoute, OrderTerms
 from toolkit.models.capacity import erlang_b, kaufman_roberts
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.world import EscrowOrder, OrderStatus, World
@@ -132,7 +132,7 @@ def engine_quote_loss(scenario: Scenario, n: int, seed: int) -> float:
         now += rng.expovariate(LOAD)
         try:
             quote(1, 8453, USDC_BASE, UNIT, now, kind=EXACT_OUTPUT, hold=rng.expovariate(1.0))
-        except NoCapacity:
+        except CapacityExhausted:
             blocked += 1
     return blocked / n
 
@@ -147,7 +147,7 @@ def rfq_single(scenario: Scenario, n: int, seed: int) -> float:
         now += rng.expovariate(rate)
         try:
             quote(1, 8453, USDC_BASE, UNIT, now, kind=EXACT_OUTPUT)
-        except NoCapacity:
+        except CapacityExhausted:
             blocked += 1
     return blocked / n
 
@@ -171,7 +171,7 @@ def rfq_default(scenario: Scenario, n: int, seed: int) -> float:
         kind = EXACT_INPUT if rng.random() < 0.5 else EXACT_OUTPUT
         try:
             quote(src, dst, token, amount, now, kind=kind)
-        except (NoCapacity, NoRoute):
+        except (CapacityExhausted, NoRoute):
             refused += 1
     return refused / n
 
@@ -274,7 +274,7 @@ def _mapping_run(scenario: Scenario, n: int, p: float, delay: float, seed: int) 
             engine.convert(quote_id, f"0x{seq:x}", at)
         try:
             q = engine.quote(1, 8453, USDC_BASE, UNIT, now, kind=EXACT_OUTPUT)
-        except NoCapacity:
+        except CapacityExhausted:
             outcomes.append(True)
             continue
         outcomes.append(False)
@@ -357,7 +357,7 @@ def whole_flow(scenario: Scenario, n: int, seed: int, lean: bool = False) -> flo
         src, dst, src_token, dst_token, amount = routes[rng.randrange(len(routes))]
         try:
             q = engine.quote(src, dst, dst_token, amount, now)
-        except NoCapacity:
+        except CapacityExhausted:
             continue
         order_id = f"0x{i:064x}"
         engine.convert(q.quote_id, order_id, now)

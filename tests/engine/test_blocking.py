@@ -9,7 +9,7 @@ import dataclasses
 import random
 import statistics
 
-from toolkit.engine import EXACT_OUTPUT, Engine, NoCapacity
+from toolkit.engine import EXACT_OUTPUT, CapacityExhausted, Engine
 from toolkit.scenario import Scenario
 
 UNIT = 1_000 * 10**6
@@ -63,7 +63,7 @@ def test_quote_path_blocking_matches_erlang_b(single_scenario: Scenario, usdc: d
         try:
             engine.quote(1, 8453, usdc[8453], UNIT, now, kind=EXACT_OUTPUT, hold=rng.expovariate(1))
             outcomes.append(0)
-        except NoCapacity:
+        except CapacityExhausted:
             outcomes.append(1)
     rate, se = _batched(outcomes)
     assert abs(rate - erlang_b(15, load)) < 4 * se, (rate, se)

@@ -5,7 +5,7 @@ from toolkit.engine import (
     LIQUIDITY_KINDS,
     Engine,
     EventsTruncated,
-    InvalidInput,
+    InvalidArgument,
     NoRoute,
     OrderTerms,
 )
@@ -53,7 +53,7 @@ def test_events_since_returns_the_tail(single: Engine):
     assert [e.id for e in single.events_since(3)] == [4, 5]
     assert single.events_since(5) == [] and single.events_since(99) == []
     assert single.last_event_id == 5
-    with pytest.raises(InvalidInput, match="event_id: must be a non-negative integer"):
+    with pytest.raises(InvalidArgument, match="event_id: must be a non-negative integer"):
         single.events_since(-1)
 
 
@@ -81,9 +81,9 @@ def test_fee_changes_are_events(engine: Engine):
 
 
 def test_fee_changes_are_validated(engine: Engine):
-    with pytest.raises(InvalidInput, match="fee_tiers: tiers must be contiguous"):
+    with pytest.raises(InvalidArgument, match="fee_tiers: tiers must be contiguous"):
         engine.set_fee_tiers(1, 10, "USDC", (FeeTier(7, 1, 5), FeeTier(4, 6, 10)), now=0.0)
-    with pytest.raises(InvalidInput, match="fee plus maximum premium must be below 10000"):
+    with pytest.raises(InvalidArgument, match="fee plus maximum premium must be below 10000"):
         engine.set_fee_tiers(1, 10, "USDC", [FeeTier(9_990, 1, 5)], now=0.0)
     with pytest.raises(NoRoute, match="no route from chain 1 to chain 1 for USDC"):
         engine.set_fee_tiers(1, 1, "USDC", (FeeTier(7, 1, 5),), now=0.0)
@@ -155,6 +155,6 @@ def test_reserve_rejects_bad_arguments_and_changes_nothing(single: Engine):
         (6.0, 0.0, "lifetime: must be a positive finite number of seconds"),
         (6.0, "1", "lifetime: must be a positive finite number of seconds"),
     ]:
-        with pytest.raises(InvalidInput, match=message):
+        with pytest.raises(InvalidArgument, match=message):
             single.reserve("8453:USDC:usdc", UNIT, now, lifetime)  # type: ignore[arg-type]
     assert single.clock == 5.0 and single.last_event_id == 0

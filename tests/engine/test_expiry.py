@@ -8,7 +8,7 @@ show the difference.
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.engine import EXACT_OUTPUT, Engine, NoCapacity
+from toolkit.engine import EXACT_OUTPUT, CapacityExhausted, Engine
 from toolkit.scenario import Scenario
 
 POOL = "8453:USDC:usdc"
@@ -71,7 +71,7 @@ def test_release_order_is_expiry_then_creation(single_scenario: Scenario, steps)
                 engine.reserve(POOL, 10**6, now, lifetime)
             elif quotes:
                 engine.convert(quotes.pop(0), f"0x{i:x}", now)
-        except NoCapacity:
+        except CapacityExhausted:
             pass
     engine.advance(now + 100.0)
     events = engine.events_since(0)

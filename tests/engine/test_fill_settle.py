@@ -2,10 +2,10 @@ import pytest
 
 from toolkit.engine import (
     EXACT_OUTPUT,
+    CapacityExhausted,
     Engine,
     FillRejected,
-    InvalidInput,
-    NoCapacity,
+    InvalidArgument,
     OrderTerms,
     UnknownReservation,
 )
@@ -77,11 +77,11 @@ def test_direct_fill_on_unknown_routes_is_rejected(engine: Engine, usdc: dict[in
     terms = OrderTerms(1, usdc[1], 10**9, 10, usdc[10], 10**13)
     with pytest.raises(FillRejected, match="order 0x9: amount: 10000000000000 is outside"):
         engine.fill("0x9", 0.0, terms)
-    with pytest.raises(InvalidInput, match=r"terms\.input_amount: must be a positive integer"):
+    with pytest.raises(InvalidArgument, match=r"terms\.input_amount: must be a positive integer"):
         engine.fill("0x9", 0.0, terms._replace(input_amount=-1))
-    with pytest.raises(InvalidInput, match="terms: must be an OrderTerms"):
+    with pytest.raises(InvalidArgument, match="terms: must be an OrderTerms"):
         engine.fill("0x9", 0.0, (1, 2))  # type: ignore[arg-type]
-    with pytest.raises(InvalidInput, match="order_id: must be a non-empty string"):
+    with pytest.raises(InvalidArgument, match="order_id: must be a non-empty string"):
         engine.fill("", 0.0)
 
 
@@ -90,15 +90,17 @@ def test_direct_fill_needs_capacity(single: Engine, usdc: dict[int, str]):
     terms = OrderTerms(1, usdc[1], unit, 8453, usdc[8453], unit)
     for i in range(15):
         single.fill(f"0x{i}", 0.0, terms)
-    with pytest.raises(NoCapacity, match="order 0xf: no pool has"):
+    with pytest.raises(CapacityExhausted, match="order 0xf: no pool has"):
         single.fill("0xf", 0.0, terms)
 
 
 def test_convert_rejects_an_order_id_in_use(engine: Engine, usdc: dict[int, str]):
     _order(engine, usdc, 10**9, 0.0, "0x1")
     q = engine.quote(1, 8453, usdc[8453], 10**9, 2.0)
-    with pytest.raises(InvalidInput, match="order_id: 0x1 already holds a reservation or a fill"):
+    with pytest.raises(
+        InvalidArgument, match="order_id: 0x1 already holds a reservation or a fill"
+    ):
         engine.convert(q.quote_id, "0x1", 3.0)
     assert engine.reservation(q.quote_id, 3.0) is not None
-    with pytest.raises(InvalidInput, match="order_id: must be a non-empty string"):
+    with pytest.raises(InvalidArgument, match="order_id: must be a non-empty string"):
         engine.convert(q.quote_id, "", 3.0)

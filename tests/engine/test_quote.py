@@ -4,9 +4,9 @@ import pytest
 
 from toolkit.engine import (
     EXACT_OUTPUT,
+    CapacityExhausted,
     Engine,
-    InvalidInput,
-    NoCapacity,
+    InvalidArgument,
     NoRoute,
     exact_input,
     exact_output,
@@ -58,7 +58,7 @@ def test_no_route_errors_name_the_problem(engine: Engine, usdc: dict[int, str]):
         engine.quote(1, 10, "0x" + "00" * 19 + "01", 10**9, now=0.0)
     with pytest.raises(NoRoute, match="no route from chain 137 to chain 10 for USDC"):
         engine.quote(137, 10, usdc[10], 10**9, now=0.0)
-    assert NoRoute.status == 400 and NoCapacity.status == 404
+    assert NoRoute.status == 400 and CapacityExhausted.status == 404
 
 
 def test_amounts_outside_every_tier_are_named(engine: Engine, usdc: dict[int, str]):
@@ -102,7 +102,7 @@ def test_invalid_arguments_name_the_field(engine: Engine, usdc: dict[int, str]):
         ((1, 10, usdc[10], 10**9, 0.0), {"hold": 0}, "hold: must be a positive finite"),
     ]
     for args, kwargs, message in cases:
-        with pytest.raises(InvalidInput, match=message):
+        with pytest.raises(InvalidArgument, match=message):
             engine.quote(*args, **kwargs)
     assert engine.last_event_id == 0
     assert all(p.reserved == 0 for p in engine.pools(0.0))
@@ -110,7 +110,9 @@ def test_invalid_arguments_name_the_field(engine: Engine, usdc: dict[int, str]):
 
 def test_time_never_goes_backwards(engine: Engine, usdc: dict[int, str]):
     engine.advance(10.0)
-    with pytest.raises(InvalidInput, match=r"now: 9\.0 is earlier than the engine.s clock 10\.0"):
+    with pytest.raises(
+        InvalidArgument, match=r"now: 9\.0 is earlier than the engine.s clock 10\.0"
+    ):
         engine.quote(1, 10, usdc[10], 10**9, now=9.0)
     assert engine.clock == 10.0
 
@@ -133,7 +135,9 @@ def test_no_capacity_when_no_single_pool_can_serve(engine: Engine, usdc: dict[in
     for _ in range(5):
         engine.quote(10, 42161, usdc[42161], big, now=0.0, kind=EXACT_OUTPUT)
     # Arbitrum: 3M + 2M = 5M reserved in full; 1 USDC more fails as capacity, not validity.
-    with pytest.raises(NoCapacity, match="no pool can serve 10000000 USDC on chain 42161 now"):
+    with pytest.raises(
+        CapacityExhausted, match="no pool can serve 10000000 USDC on chain 42161 now"
+    ):
         engine.quote(10, 42161, usdc[42161], 10 * 10**6, now=1.0, kind=EXACT_OUTPUT)
 
 
@@ -173,12 +177,12 @@ def test_hold_sets_the_lifetime(single: Engine, usdc: dict[int, str]):
 
 
 def test_constructor_checks():
-    with pytest.raises(InvalidInput, match=r"scenario: must be a toolkit\.scenario\.Scenario"):
+    with pytest.raises(InvalidArgument, match=r"scenario: must be a toolkit\.scenario\.Scenario"):
         Engine("default")  # type: ignore[arg-type]
 
 
 def test_constructor_checks_numbers(single_scenario: Scenario):
-    with pytest.raises(InvalidInput, match="seed: must be a non-negative integer"):
+    with pytest.raises(InvalidArgument, match="seed: must be a non-negative integer"):
         Engine(single_scenario, seed=-1)
-    with pytest.raises(InvalidInput, match="max_events: must be None or a non-negative integer"):
+    with pytest.raises(InvalidArgument, match="max_events: must be None or a non-negative integer"):
         Engine(single_scenario, max_events=-1)

@@ -6,7 +6,7 @@ fits after" shows when capacity returns.
 
 import pytest
 
-from toolkit.engine import EXACT_OUTPUT, Engine, NoCapacity, OrderTerms
+from toolkit.engine import EXACT_OUTPUT, CapacityExhausted, Engine, OrderTerms
 
 UNIT = 1_000 * 10**6
 FULL = 15 * UNIT
@@ -25,7 +25,7 @@ def _fill_pool(single: Engine, token: str, now: float) -> str:
 def test_quote_lapse_after_15_s_releases_capacity(single: Engine, token: str):
     qid = _fill_pool(single, token, now=100.0)
     assert single.reservation(qid, 114.9) is not None
-    with pytest.raises(NoCapacity):
+    with pytest.raises(CapacityExhausted):
         single.quote(1, 8453, token, UNIT, 114.9, kind=EXACT_OUTPUT)
     # validUntil = floor(100) + 15 = 115: at 115 the reservation is gone.
     assert single.reservation(qid, 115.0) is None
@@ -49,7 +49,7 @@ def test_convert_before_lapse_holds_for_60_s_from_the_call(single: Engine, token
     assert single.reservation(qid, 110.0) is None  # re-keyed: the quote id is gone
     held = single.reservation("0xorder", 169.0)  # +59 s after the convert
     assert held is not None and held.kind == "order" and held.amount == FULL
-    with pytest.raises(NoCapacity):
+    with pytest.raises(CapacityExhausted):
         single.quote(1, 8453, token, UNIT, 169.0, kind=EXACT_OUTPUT)
     assert single.reservation("0xorder", 170.0) is None  # +60 s: released
     assert single.quote(1, 8453, token, UNIT, 170.0, kind=EXACT_OUTPUT).output_amount == UNIT
@@ -111,5 +111,7 @@ def test_lapsed_order_without_capacity_raises(single: Engine, token: str, usdc: 
     single.convert(q.quote_id, "0xorder", 1.0)
     _fill_pool(single, token, now=61.0)  # someone else takes the whole pool after the lapse
     terms = OrderTerms(1, usdc[1], q.input_amount, 8453, token, UNIT)
-    with pytest.raises(NoCapacity, match="order 0xorder: no pool has 1000000000 USDC available"):
+    with pytest.raises(
+        CapacityExhausted, match="order 0xorder: no pool has 1000000000 USDC available"
+    ):
         single.fill("0xorder", 62.0, terms)

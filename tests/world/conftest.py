@@ -12,7 +12,7 @@ from toolkit.codecs.escrow import (
     to_bytes32,
     token_id,
 )
-from toolkit.engine import Engine, Quote
+from toolkit.engine import Engine, ReservedQuote
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.world import World
 
@@ -43,7 +43,7 @@ def usdc(scenario: Scenario) -> Callable[[int], str]:
 def build_order(scenario: Scenario) -> Callable[..., StandardOrder]:
     """The order the transaction endpoint would build from a quote at ``now``."""
 
-    def build(quote: Quote, now: int, **overrides: Any) -> StandardOrder:
+    def build(quote: ReservedQuote, now: int, **overrides: Any) -> StandardOrder:
         w = scenario.windows
         src, dst = scenario.chain(quote.src_chain), scenario.chain(quote.dst_chain)
         fill_deadline = now + w.exclusive_seconds + w.open_seconds
@@ -82,7 +82,7 @@ def open_tx(
 ) -> Callable[..., tuple[str, str]]:
     """``(order_id, calldata)`` for a quote's order, as sent to the escrow."""
 
-    def make(quote: Quote, now: int, **overrides: Any) -> tuple[str, str]:
+    def make(quote: ReservedQuote, now: int, **overrides: Any) -> tuple[str, str]:
         order = build_order(quote, now, **overrides)
         escrow = scenario.chain(quote.src_chain).escrow
         return order_id(order, escrow), encode_open(order)

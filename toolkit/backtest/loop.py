@@ -9,7 +9,7 @@ What happens to request ``k`` (the spec's state table), on the same engine and w
 embedded service:
 
 1. RFQ at ``t``: :meth:`Engine.quote` reserves the output for the quote window. ``NoRoute`` ends
-   the request (``no_route``, a 400: never retried). ``NoCapacity`` (404) schedules a retry
+   the request (``no_route``, a 400: never retried). ``CapacityExhausted`` (404) schedules a retry
    after the policy's backoff, or ends it (``no_capacity``).
 2. Without conversion the quote lapses on its own (lazy expiry in the engine): ``expired``.
 3. Conversion at quote time + ``convert_delay``: :meth:`Engine.convert` re-keys the
@@ -50,9 +50,9 @@ from toolkit.backtest.validate import FlowColumns
 from toolkit.engine import (
     EXACT_INPUT,
     EXACT_OUTPUT,
+    CapacityExhausted,
     Engine,
     FillRejected,
-    NoCapacity,
     NoRoute,
     OrderTerms,
 )
@@ -133,7 +133,7 @@ def run_events(
     kinds = [EXACT_OUTPUT if x else EXACT_INPUT for x in flow.exact_output]
     converts, delays = flow.converts, flow.convert_delay
     n = len(times)
-    # The quote's fields go straight into columns: keeping a million Quote tuples alive cost
+    # The quote's fields go straight into columns: keeping a million ReservedQuote tuples alive cost
     # memory, time in the loop and a pass over them all to build the frames.
     quote_id: list[str | None] = [None] * n
     input_amount: list[int | None] = [None] * n
@@ -189,7 +189,7 @@ def run_events(
             attempts[k] = tries = attempts[k] + 1
             try:
                 q = quote(r_src[r], r_dst[r], r_token[r], amounts[k], now, kind=kinds[k])
-            except NoCapacity:
+            except CapacityExhausted:
                 rejects[group] += 1
                 rejected += 1
                 if tries <= max_retries:
@@ -250,7 +250,7 @@ def run_events(
             oid = order_id[k]
             try:
                 done = world_fill(oid, now)
-            except (NoCapacity, FillRejected) as exc:
+            except (CapacityExhausted, FillRejected) as exc:
                 if now + FILL_RETRY_SECONDS <= deadline_of[k]:
                     seq += 1
                     heappush(heap, (now + FILL_RETRY_SECONDS, seq, _FILL, k))

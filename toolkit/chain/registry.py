@@ -24,10 +24,10 @@ from toolkit.codecs.errors import InvalidValue
 
 __all__ = [
     "DEFAULT_PATH",
-    "Chain",
     "Contracts",
+    "RegisteredChain",
+    "RegisteredToken",
     "Registry",
-    "Token",
     "default_registry",
 ]
 
@@ -38,7 +38,7 @@ _ADDRESS_RE = re.compile(r"^0x[0-9a-fA-F]{40}$")
 
 
 @dataclass(frozen=True)
-class Chain:
+class RegisteredChain:
     """One EVM chain: id, display name, CAIP-2 id, native coin symbol, EIP-1559 support."""
 
     chain_id: int
@@ -49,7 +49,7 @@ class Chain:
 
 
 @dataclass(frozen=True)
-class Token:
+class RegisteredToken:
     """One ERC-20 token on one chain."""
 
     chain_id: int
@@ -84,18 +84,18 @@ class Registry:
 
     def __init__(
         self,
-        chains: Iterable[Chain],
-        tokens: Iterable[Token],
+        chains: Iterable[RegisteredChain],
+        tokens: Iterable[RegisteredToken],
         contracts: Mapping[int, Contracts],
     ) -> None:
-        self._chains: dict[int, Chain] = {}
+        self._chains: dict[int, RegisteredChain] = {}
         for chain in chains:
             if chain.chain_id in self._chains:
                 raise InvalidValue(f"chains.{chain.chain_id}", "duplicate chain")
             self._chains[chain.chain_id] = chain
-        self._tokens: dict[int, list[Token]] = {cid: [] for cid in self._chains}
-        self._by_symbol: dict[tuple[int, str], Token] = {}
-        self._by_address: dict[tuple[int, str], Token] = {}
+        self._tokens: dict[int, list[RegisteredToken]] = {cid: [] for cid in self._chains}
+        self._by_symbol: dict[tuple[int, str], RegisteredToken] = {}
+        self._by_address: dict[tuple[int, str], RegisteredToken] = {}
         for token in tokens:
             if token.chain_id not in self._chains:
                 raise InvalidValue(
@@ -161,7 +161,7 @@ class Registry:
         tokens = [_token(raw, f"tokens[{i}]") for i, raw in enumerate(raw_tokens)]
         return cls(chains, tokens, per_chain)
 
-    def chain(self, chain_id: int) -> Chain:
+    def chain(self, chain_id: int) -> RegisteredChain:
         """The chain with this id.
 
         Example:
@@ -173,7 +173,7 @@ class Registry:
         except KeyError:
             raise NotInRegistry(f"chain {chain_id}") from None
 
-    def chains(self) -> tuple[Chain, ...]:
+    def chains(self) -> tuple[RegisteredChain, ...]:
         """Every chain, by ascending chain id.
 
         Example:
@@ -182,7 +182,7 @@ class Registry:
         """
         return tuple(self._chains[cid] for cid in sorted(self._chains))
 
-    def token(self, chain_id: int, symbol: str) -> Token:
+    def token(self, chain_id: int, symbol: str) -> RegisteredToken:
         """The token with this symbol on this chain (symbol case-insensitive).
 
         Example:
@@ -197,7 +197,7 @@ class Registry:
         except KeyError:
             raise NotInRegistry(f"token {symbol} on chain {chain_id}") from None
 
-    def token_by_address(self, chain_id: int, address: str) -> Token:
+    def token_by_address(self, chain_id: int, address: str) -> RegisteredToken:
         """The token at this address on this chain (address case-insensitive).
 
         Example:
@@ -213,7 +213,7 @@ class Registry:
         except KeyError:
             raise NotInRegistry(f"token {address} on chain {chain_id}") from None
 
-    def tokens(self, chain_id: int) -> tuple[Token, ...]:
+    def tokens(self, chain_id: int) -> tuple[RegisteredToken, ...]:
         """Every token on this chain, in file order.
 
         Example:
@@ -314,7 +314,7 @@ def _contracts(raw: Any, where: str, *, required: bool) -> dict[str, str]:
     return {name: _address(raw[name], f"{where}.{name}") for name in names if name in raw}
 
 
-def _chain(key: str, raw: Any) -> tuple[Chain, dict[str, str]]:
+def _chain(key: str, raw: Any) -> tuple[RegisteredChain, dict[str, str]]:
     where = f"chains.{key}"
     if not key.isascii() or not key.isdigit() or key.startswith("0"):
         raise InvalidValue(where, "chain table keys must be positive decimal chain ids")
@@ -330,7 +330,7 @@ def _chain(key: str, raw: Any) -> tuple[Chain, dict[str, str]]:
         raise InvalidValue(f"{where}.caip2", f"must be {expected}")
     if not isinstance(raw["eip1559"], bool):
         raise InvalidValue(f"{where}.eip1559", "must be true or false")
-    chain = Chain(
+    chain = RegisteredChain(
         chain_id=chain_id,
         name=_text(raw["name"], f"{where}.name"),
         caip2=expected,
@@ -341,7 +341,7 @@ def _chain(key: str, raw: Any) -> tuple[Chain, dict[str, str]]:
     return chain, overrides
 
 
-def _token(raw: Any, where: str) -> Token:
+def _token(raw: Any, where: str) -> RegisteredToken:
     _keys(raw, where, required={"chain", "symbol", "address", "decimals"})
     chain_id = raw["chain"]
     if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
@@ -351,7 +351,7 @@ def _token(raw: Any, where: str) -> Token:
         raise InvalidValue(f"{where}.decimals", "must be an integer")
     if not 0 <= decimals <= _MAX_DECIMALS:
         raise InvalidValue(f"{where}.decimals", f"must be between 0 and {_MAX_DECIMALS}")
-    return Token(
+    return RegisteredToken(
         chain_id=chain_id,
         symbol=_text(raw["symbol"], f"{where}.symbol"),
         address=_address(raw["address"], f"{where}.address"),

@@ -32,7 +32,7 @@ from toolkit.resources import (
     PoolLiquidity,
     Quote,
     SolverResponse,
-    Token,
+    SupportedToken,
 )
 from toolkit.resources.types import PoolType, QuoteType
 from toolkit.scenario.secret import Secret
@@ -202,7 +202,7 @@ class AsyncServiceClient(ClientSettings):
 
     # -- liquidity -----------------------------------------------------------------------
 
-    async def tokens(self, chain: int | str) -> dict[str, Token]:
+    async def tokens(self, chain: int | str) -> dict[str, SupportedToken]:
         """Supported tokens of ``chain`` by symbol.
 
         >>> (await client.tokens(8453))["USDC"].decimals   # doctest: +SKIP

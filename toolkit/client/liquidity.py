@@ -35,7 +35,7 @@ from toolkit.resources import (
     SignatureResponse,
     SolverQuery,
     SolverResponse,
-    Token,
+    SupportedToken,
     TokensResponse,
     parse,
     parse_value,
@@ -47,7 +47,7 @@ __all__ = ["authorize", "borrow_quote", "fees", "health", "pool", "solver", "tok
 _SNIPPET = 200
 
 
-def tokens(chain: int | str) -> Operation[dict[str, Token]]:
+def tokens(chain: int | str) -> Operation[dict[str, SupportedToken]]:
     """``GET /liquidity/chain/{chainId}/tokens``: the supported tokens by symbol.
 
     >>> tokens(8453).path

@@ -32,7 +32,7 @@ from toolkit.resources import (
     PoolLiquidity,
     Quote,
     SolverResponse,
-    Token,
+    SupportedToken,
 )
 from toolkit.resources.types import PoolType, QuoteType
 from toolkit.scenario.secret import Secret
@@ -201,7 +201,7 @@ class ServiceClient(ClientSettings):
 
     # -- liquidity -----------------------------------------------------------------------
 
-    def tokens(self, chain: int | str) -> dict[str, Token]:
+    def tokens(self, chain: int | str) -> dict[str, SupportedToken]:
         """Supported tokens of ``chain`` by symbol.
 
         >>> client.tokens(8453)["USDC"].decimals   # doctest: +SKIP

@@ -20,8 +20,8 @@ __all__ = [
     "DEFAULT_CHAINS",
     "DEFAULT_SYMBOLS",
     "QUOTE_TYPES",
+    "DiscoveredRoute",
     "GridPoint",
-    "Route",
     "discover_routes",
     "grid_for",
     "tier_amounts",
@@ -33,7 +33,7 @@ QUOTE_TYPES: tuple[str, ...] = get_args(QuoteType)
 
 
 @dataclass(frozen=True)
-class Route:
+class DiscoveredRoute:
     """An onboarded route: a token symbol from one chain to another, with its fee tiers."""
 
     src_chain: int
@@ -135,7 +135,7 @@ def _three_significant_digits(value: float) -> int:
 
 
 def grid_for(
-    routes: Iterable[Route],
+    routes: Iterable[DiscoveredRoute],
     *,
     amounts: Mapping[str, Sequence[int]] | None = None,
     quote_types: Sequence[str] = QUOTE_TYPES,
@@ -145,7 +145,7 @@ def grid_for(
     ``amounts`` maps a token symbol to the amounts to request; by default each route uses
     :func:`tier_amounts` of its own tiers.
 
-    >>> r = Route(1, 8453, "USDC", "0x" + "aa" * 20, "0x" + "bb" * 20,
+    >>> r = DiscoveredRoute(1, 8453, "USDC", "0x" + "aa" * 20, "0x" + "bb" * 20,
     ...           (FeeTier(fee_bps=5, min_amount=0, max_amount=10**9),))
     >>> [(p.amount, p.quote_type) for p in grid_for([r])][:2]
     [(3160000, 'ExactInput'), (3160000, 'ExactOutput')]
@@ -178,7 +178,7 @@ def discover_routes(
     *,
     chains: Sequence[int] = DEFAULT_CHAINS,
     symbols: Sequence[str] = DEFAULT_SYMBOLS,
-) -> list[Route]:
+) -> list[DiscoveredRoute]:
     """The onboarded routes among ``chains`` and ``symbols``, asked of the target.
 
     A chain whose tokens endpoint answers 400/404 is skipped (not served); a route whose fees
@@ -197,7 +197,7 @@ def discover_routes(
         for symbol in symbols:
             if symbol in tokens:
                 addresses[(chain, symbol)] = tokens[symbol].address
-    routes: list[Route] = []
+    routes: list[DiscoveredRoute] = []
     for symbol in symbols:
         for src in chains:
             for dst in chains:
@@ -208,7 +208,7 @@ def discover_routes(
                 except (NotFound, BadRequest):
                     continue
                 routes.append(
-                    Route(
+                    DiscoveredRoute(
                         src,
                         dst,
                         symbol,

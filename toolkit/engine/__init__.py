@@ -13,7 +13,7 @@ Lifecycle (the spec's state table):
 - :meth:`Engine.quote` prices an RFQ (formula in :mod:`toolkit.engine.pricing`) on the pool
   with the most available liquidity and reserves the output amount for 15 s under a new quote
   id (``validUntil = round(now) + 15``, when the reservation ends). :class:`NoRoute` (400)
-  when no route is configured or the amount is outside its limits; :class:`NoCapacity` (404)
+  when no route is configured or the amount is outside its limits; :class:`CapacityExhausted` (404)
   when no pool can serve it now.
 - :meth:`Engine.convert` re-keys a live quote reservation to the on-chain order id for 60 s
   from the call (True), or returns False and reserves nothing when the quote lapsed.
@@ -30,7 +30,7 @@ Lifecycle (the spec's state table):
 Using it:
 
 - The embedded service passes wall-clock seconds (never decreasing: use ``max(last, time())``),
-  maps :class:`NoRoute` / :class:`NoCapacity` / :class:`InvalidInput` to their ``status``
+  maps :class:`NoRoute` / :class:`CapacityExhausted` / :class:`InvalidArgument` to their ``status``
   (400 / 404 / 400), checks a posted quote against :meth:`Engine.reservation`, serves
   ``/liquidity/pools`` from :meth:`Engine.pools` and the SSE stream from
   :meth:`Engine.events_since` (after :meth:`Engine.advance`; only events whose
@@ -56,11 +56,11 @@ Using it:
 from toolkit.engine.core import HOLD
 from toolkit.engine.engine import Engine
 from toolkit.engine.errors import (
+    CapacityExhausted,
     EngineError,
     EventsTruncated,
     FillRejected,
-    InvalidInput,
-    NoCapacity,
+    InvalidArgument,
     NoRoute,
     UnknownReservation,
 )
@@ -73,8 +73,8 @@ from toolkit.engine.results import (
     Loan,
     OrderTerms,
     PoolState,
-    Quote,
     Reservation,
+    ReservedQuote,
     Settlement,
 )
 
@@ -83,20 +83,20 @@ __all__ = [
     "EXACT_OUTPUT",
     "HOLD",
     "LIQUIDITY_KINDS",
+    "CapacityExhausted",
     "Engine",
     "EngineError",
     "Event",
     "EventsTruncated",
     "Fill",
     "FillRejected",
-    "InvalidInput",
+    "InvalidArgument",
     "Loan",
-    "NoCapacity",
     "NoRoute",
     "OrderTerms",
     "PoolState",
-    "Quote",
     "Reservation",
+    "ReservedQuote",
     "Settlement",
     "UnknownReservation",
     "exact_input",

@@ -33,7 +33,7 @@ import math
 from heapq import heappop, heappush
 from typing import Any
 
-from toolkit.engine.errors import EventsTruncated, InvalidInput, UnknownReservation
+from toolkit.engine.errors import EventsTruncated, InvalidArgument, UnknownReservation
 from toolkit.engine.events import CREATED, RELEASED, Event, rebuild_events
 from toolkit.engine.results import PoolState, Reservation
 from toolkit.engine.state import (
@@ -71,11 +71,11 @@ class ReservationCore:
 
     def __init__(self, scenario: Scenario, *, seed: int = 0, max_events: int | None = None) -> None:
         if not isinstance(scenario, Scenario):
-            raise InvalidInput("scenario: must be a toolkit.scenario.Scenario")
+            raise InvalidArgument("scenario: must be a toolkit.scenario.Scenario")
         if type(seed) is not int or seed < 0:
-            raise InvalidInput("seed: must be a non-negative integer")
+            raise InvalidArgument("seed: must be a non-negative integer")
         if max_events is not None and (type(max_events) is not int or max_events < 0):
-            raise InvalidInput("max_events: must be None or a non-negative integer")
+            raise InvalidArgument("max_events: must be None or a non-negative integer")
         self._scenario = scenario
         self._clock = -_INF
         # The expiry schedule (see the module docstring).
@@ -110,12 +110,12 @@ class ReservationCore:
         """The latest ``now`` any call passed (``-inf`` before the first call)."""
         return self._clock
 
-    def _bad_now(self, now: object) -> InvalidInput:
+    def _bad_now(self, now: object) -> InvalidArgument:
         if isinstance(now, bool) or not isinstance(now, int | float):
-            return InvalidInput("now: must be a number of seconds")
+            return InvalidArgument("now: must be a number of seconds")
         if now != now or now == _INF:
-            return InvalidInput("now: must be a finite number of seconds")
-        return InvalidInput(f"now: {now} is earlier than the engine's clock {self._clock}")
+            return InvalidArgument("now: must be a finite number of seconds")
+        return InvalidArgument(f"now: {now} is earlier than the engine's clock {self._clock}")
 
     def _expire(self, now: float) -> None:
         heap = self._heap
@@ -244,7 +244,7 @@ class ReservationCore:
                 now_ok = False
             if not now_ok:
                 raise self._bad_now(now)
-            raise InvalidInput("lifetime: must be a positive finite number of seconds")
+            raise InvalidArgument("lifetime: must be a positive finite number of seconds")
         self._clock = now
         heap = self._heap
         if heap and heap[0][0] <= now:
@@ -253,9 +253,9 @@ class ReservationCore:
             self._trim()
         pool = self._pools.get(pool_id)
         if pool is None:
-            raise InvalidInput(f"pool_id: no pool {pool_id!r}")
+            raise InvalidArgument(f"pool_id: no pool {pool_id!r}")
         if type(amount) is not int or amount <= 0:
-            raise InvalidInput("amount: must be a positive integer")
+            raise InvalidArgument("amount: must be a positive integer")
         reserved = pool.reserved
         if pool.balance - reserved - pool.outstanding < amount:
             return None
@@ -321,7 +321,7 @@ class ReservationCore:
         self._tick(now)
         pool = self._pools.get(pool_id) if isinstance(pool_id, str) else None
         if pool is None:
-            raise InvalidInput(f"pool_id: no pool {pool_id!r}")
+            raise InvalidArgument(f"pool_id: no pool {pool_id!r}")
         return pool.state()
 
     def pools(self, now: float) -> list[PoolState]:
@@ -355,7 +355,7 @@ class ReservationCore:
         [(1, 'created', 5)]
         """
         if type(event_id) is not int or event_id < 0:
-            raise InvalidInput("event_id: must be a non-negative integer")
+            raise InvalidArgument("event_id: must be a non-negative integer")
         if event_id < self._log_base:
             raise EventsTruncated(
                 f"event_id: events up to {self._log_base} were dropped (max_events="

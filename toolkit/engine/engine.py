@@ -7,9 +7,9 @@ Methods validate their arguments before touching any state, so a rejected call c
 from __future__ import annotations
 
 from toolkit.engine.errors import (
+    CapacityExhausted,
     FillRejected,
-    InvalidInput,
-    NoCapacity,
+    InvalidArgument,
     NoRoute,
     UnknownReservation,
 )
@@ -21,7 +21,7 @@ from toolkit.engine.results import (
     Fill,
     Loan,
     OrderTerms,
-    Quote,
+    ReservedQuote,
     Settlement,
 )
 from toolkit.engine.state import AMOUNT, KIND, LIVE, POOL, QUOTE, PoolSlot
@@ -74,13 +74,13 @@ class Engine(QuoteBook):
         kind: str = EXACT_INPUT,
         src_token: str | None = None,
         hold: float | None = None,
-    ) -> Quote:
+    ) -> ReservedQuote:
         """Price an RFQ and reserve its output until ``validUntil = round(now) + 15``.
 
         ``token`` is the destination token address; ``src_token`` (optional) must be the same
         symbol's token on the source chain. ``hold`` replaces the window by a lifetime in
         seconds (backtests use it to model other holding times). Raises :class:`NoRoute` (400)
-        and :class:`NoCapacity` (404).
+        and :class:`CapacityExhausted` (404).
 
         >>> from toolkit.scenario import load_scenario
         >>> engine = Engine(load_scenario("default", env={}))
@@ -117,13 +117,13 @@ class Engine(QuoteBook):
         False
         """
         if not isinstance(order_id, str) or not order_id:
-            raise InvalidInput("order_id: must be a non-empty string")
+            raise InvalidArgument("order_id: must be a non-empty string")
         self._tick(now)
         res = self._reservations.get(quote_id) if isinstance(quote_id, str) else None
         if res is None or res[KIND] != _QUOTE:
             return False
         if order_id in self._reservations or order_id in self._outstanding:
-            raise InvalidInput(f"order_id: {order_id} already holds a reservation or a fill")
+            raise InvalidArgument(f"order_id: {order_id} already holds a reservation or a fill")
         del self._reservations[quote_id]
         res[LIVE] = False
         pool = res[POOL]
@@ -141,7 +141,7 @@ class Engine(QuoteBook):
         Without a live reservation (it lapsed, or the order was built without a quote id) the
         order is filled from available liquidity if ``terms`` are given, the route exists, its
         input covers today's price for its output and a pool has the output available;
-        otherwise :class:`FillRejected` or :class:`NoCapacity` says why. With a reservation,
+        otherwise :class:`FillRejected` or :class:`CapacityExhausted` says why. With a reservation,
         ``terms`` (if given) must match it.
 
         >>> from toolkit.scenario import load_scenario
@@ -153,16 +153,16 @@ class Engine(QuoteBook):
         Fill(order_id='0x01', pool='8453:USDC:usdc', amount=1000000000, earned=0, reserved=True)
         """
         if not isinstance(order_id, str) or not order_id:
-            raise InvalidInput("order_id: must be a non-empty string")
+            raise InvalidArgument("order_id: must be a non-empty string")
         if terms is not None and not isinstance(terms, OrderTerms):
-            raise InvalidInput("terms: must be an OrderTerms")
+            raise InvalidArgument("terms: must be an OrderTerms")
         self._tick(now)
         if order_id in self._outstanding:
             raise FillRejected(f"order_id: {order_id} is already filled")
         res = self._reservations.get(order_id)
         if res is None or res[KIND] != _ORDER:
             return self._fill_direct(order_id, now, terms)
-        quote: Quote = res[QUOTE]
+        quote: ReservedQuote = res[QUOTE]
         if terms is not None:
             self._check_terms(order_id, terms, quote)
         del self._reservations[order_id]
@@ -179,7 +179,7 @@ class Engine(QuoteBook):
             self._log_base += 1
         return _new(Fill, (order_id, pool.id, amount, earned, True))
 
-    def _check_terms(self, order_id: str, terms: OrderTerms, quote: Quote) -> None:
+    def _check_terms(self, order_id: str, terms: OrderTerms, quote: ReservedQuote) -> None:
         dst_symbol = self._symbols.get((terms.dst_chain, str(terms.output_token).lower()))
         if terms.dst_chain != quote.dst_chain or dst_symbol != quote.symbol:
             raise FillRejected(f"order {order_id}: output token differs from the reservation")
@@ -203,7 +203,7 @@ class Engine(QuoteBook):
         for name in ("src_chain", "dst_chain", "input_amount", "output_amount"):
             value = getattr(terms, name)
             if type(value) is not int or value <= 0:
-                raise InvalidInput(f"terms.{name}: must be a positive integer")
+                raise InvalidArgument(f"terms.{name}: must be a positive integer")
         try:
             route = self._route(
                 terms.src_chain, terms.dst_chain, terms.output_token, terms.input_token
@@ -223,7 +223,7 @@ class Engine(QuoteBook):
             )
         free = pool.balance - pool.reserved - pool.outstanding
         if output > free:
-            raise NoCapacity(
+            raise CapacityExhausted(
                 f"order {order_id}: no pool has {output} {route.symbol} available on chain "
                 f"{route.dst} ({free} at most)"
             )
@@ -270,7 +270,7 @@ class Engine(QuoteBook):
         *,
         kind: str = EXACT_INPUT,
         pool: str | None = None,
-    ) -> Quote:
+    ) -> ReservedQuote:
         """Price a borrow and reserve it for the borrow-quote window; same rules as :meth:`quote`.
 
         ``pool`` is a preferred pool address; it is used when it can serve the amount.
@@ -314,7 +314,7 @@ class Engine(QuoteBook):
         """
         self._tick(now)
         res = self._take(quote_id, _BORROW, "quote_id")
-        quote: Quote = res[QUOTE]
+        quote: ReservedQuote = res[QUOTE]
         pool = res[POOL]
         amount = res[AMOUNT]
         pool.reserved -= amount

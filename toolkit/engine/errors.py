@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 __all__ = [
+    "CapacityExhausted",
     "EngineError",
     "EventsTruncated",
     "FillRejected",
-    "InvalidInput",
-    "NoCapacity",
+    "InvalidArgument",
     "NoRoute",
     "UnknownReservation",
 ]
@@ -19,10 +19,10 @@ class EngineError(Exception):
     status: int = 500
 
 
-class InvalidInput(EngineError, ValueError):
+class InvalidArgument(EngineError, ValueError):
     """A malformed argument; the message names the field and the rule. Nothing changed.
 
-    >>> str(InvalidInput("amount: must be a positive integer"))
+    >>> str(InvalidArgument("amount: must be a positive integer"))
     'amount: must be a positive integer'
     """
 
@@ -35,7 +35,7 @@ class NoRoute(EngineError):
     status = 400
 
 
-class NoCapacity(EngineError):
+class CapacityExhausted(EngineError):
     """The route exists but no pool can serve the amount now (404: retry after a backoff)."""
 
     status = 404

@@ -1,4 +1,4 @@
-"""Quote pricing: exact integer arithmetic, every rounding in the service's favour.
+"""ReservedQuote pricing: exact integer arithmetic, every rounding in the service's favour.
 
 For a route with fee tiers, a destination pool and a destination fill cost ``c`` (token units):
 

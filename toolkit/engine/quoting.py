@@ -14,10 +14,10 @@ from math import floor
 from typing import Any
 
 from toolkit.engine.core import ReservationCore
-from toolkit.engine.errors import InvalidInput, NoCapacity, NoRoute
+from toolkit.engine.errors import CapacityExhausted, InvalidArgument, NoRoute
 from toolkit.engine.events import CREATED, FEE
 from toolkit.engine.pricing import BPS, exact_input, exact_output, premium_bps, tier_fee_bps
-from toolkit.engine.results import EXACT_INPUT, EXACT_OUTPUT, Quote
+from toolkit.engine.results import EXACT_INPUT, EXACT_OUTPUT, ReservedQuote
 from toolkit.engine.state import PoolSlot, RouteSlot, group_marker
 from toolkit.scenario import FeeTier, Scenario, check_tiers
 
@@ -75,7 +75,7 @@ class QuoteBook(ReservationCore):
             route = self._resolve(src_chain, dst_chain, token)
         if src_token is not None and src_token != route.src_token:
             if not isinstance(src_token, str):
-                raise InvalidInput("src_token: must be a token address")
+                raise InvalidArgument("src_token: must be a token address")
             if src_token.lower() != route.src_token.lower():
                 raise NoRoute(f"src_token: {src_token} is not {route.symbol} on chain {src_chain}")
         return route
@@ -83,11 +83,11 @@ class QuoteBook(ReservationCore):
     def _resolve(self, src_chain: int, dst_chain: int, token: str) -> RouteSlot:
         """The route for any spelling of the token address, or the error that says why not."""
         if not isinstance(token, str):
-            raise InvalidInput("token: must be a token address")
+            raise InvalidArgument("token: must be a token address")
         if type(dst_chain) is not int:
-            raise InvalidInput("dst_chain: must be an integer chain id")
+            raise InvalidArgument("dst_chain: must be an integer chain id")
         if type(src_chain) is not int:
-            raise InvalidInput("src_chain: must be an integer chain id")
+            raise InvalidArgument("src_chain: must be an integer chain id")
         symbol = self._symbols.get((dst_chain, token.lower()))
         if symbol is None:
             raise NoRoute(f"token: {token} is not an onboarded token on chain {dst_chain}")
@@ -130,7 +130,7 @@ class QuoteBook(ReservationCore):
         if pool_address is None:
             return best
         if not isinstance(pool_address, str):
-            raise InvalidInput("pool: must be a pool address")
+            raise InvalidArgument("pool: must be a pool address")
         for pool in pools:
             if pool.address.lower() == pool_address.lower():
                 return pool
@@ -150,7 +150,7 @@ class QuoteBook(ReservationCore):
         hold: float | None,
         head: str,
         res_kind: str,
-    ) -> Quote:
+    ) -> ReservedQuote:
         # The hot path of every replay (one call per request): the clock tick is inlined, as in
         # ReservationCore.reserve.
         try:
@@ -167,9 +167,9 @@ class QuoteBook(ReservationCore):
             self._trim()
         route = self._route(src_chain, dst_chain, token, src_token)
         if type(amount) is not int or amount <= 0:
-            raise InvalidInput("amount: must be a positive integer")
+            raise InvalidArgument("amount: must be a positive integer")
         if kind != EXACT_INPUT and kind != EXACT_OUTPUT:
-            raise InvalidInput(f"kind: must be one of {', '.join(_KINDS)}")
+            raise InvalidArgument(f"kind: must be one of {', '.join(_KINDS)}")
         if hold is None:
             # validUntil is a whole second and the reservation ends exactly then (the spec:
             # "after which the quote and its reservation expire"). Rounding to the nearest second,
@@ -183,22 +183,22 @@ class QuoteBook(ReservationCore):
             except TypeError:
                 ok = False
             if not ok:
-                raise InvalidInput("hold: must be a positive finite number of seconds")
+                raise InvalidArgument("hold: must be a positive finite number of seconds")
             expires = now + hold
             valid_until = floor(expires)
         pool = self._pick(route, pool_address)
         input_amount, output, fee_bps, fee = self._price(route, amount, kind, pool)
         free = pool.balance - pool.reserved - pool.outstanding
         if output > free:
-            raise NoCapacity(
+            raise CapacityExhausted(
                 f"no pool can serve {output} {route.symbol} on chain {dst_chain} now "
                 f"({free} available)"
             )
         self._count = n = self._count + 1
         key = head + str(n)  # concatenation is twice as fast as a format spec here
         # tuple.__new__ skips the NamedTuple's Python-level __new__: a third of the cost.
-        quote: Quote = _new(
-            Quote,
+        quote: ReservedQuote = _new(
+            ReservedQuote,
             (
                 key,
                 kind,
@@ -275,9 +275,9 @@ class QuoteBook(ReservationCore):
         try:
             check_tiers(tiers, "fee_tiers")
         except ValueError as exc:
-            raise InvalidInput(str(exc)) from None
+            raise InvalidArgument(str(exc)) from None
         if max(t.fee_bps for t in tiers) + self._premium_max >= BPS:
-            raise InvalidInput("fee_tiers: fee plus maximum premium must be below 10000")
+            raise InvalidArgument("fee_tiers: fee plus maximum premium must be below 10000")
         self._tick(now)
         route.tiers = _tier_tuples(tiers)
         self._log_event(now, FEE, f"{src_chain}:{dst_chain}:{symbol}", None, 0, tiers)

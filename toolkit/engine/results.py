@@ -11,8 +11,8 @@ __all__ = [
     "Loan",
     "OrderTerms",
     "PoolState",
-    "Quote",
     "Reservation",
+    "ReservedQuote",
     "Settlement",
 ]
 
@@ -22,7 +22,7 @@ EXACT_INPUT = "ExactInput"
 EXACT_OUTPUT = "ExactOutput"
 
 
-class Quote(NamedTuple):
+class ReservedQuote(NamedTuple):
     """A priced, reserved quote (an RFQ quote or a borrow quote).
 
     ``fee_bps`` is the tier fee plus the utilization premium; ``fee`` is that many bps of the
@@ -129,4 +129,4 @@ class Reservation(NamedTuple):
     pool: str
     amount: int
     expires_at: float
-    quote: Quote | None
+    quote: ReservedQuote | None

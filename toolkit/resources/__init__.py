@@ -94,7 +94,7 @@ from toolkit.resources.liquidity import (
     SignatureResponse,
     SolverQuery,
     SolverResponse,
-    Token,
+    SupportedToken,
     TokensResponse,
 )
 from toolkit.resources.swap import (
@@ -217,9 +217,9 @@ __all__ = [
     "SignatureResponse",
     "SolverQuery",
     "SolverResponse",
+    "SupportedToken",
     "SwapErrorBody",
     "SwapNetwork",
-    "Token",
     "TokensResponse",
     "TransactionRequest",
     "Uint32",

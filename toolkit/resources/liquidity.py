@@ -43,12 +43,12 @@ __all__ = [
     "SignatureResponse",
     "SolverQuery",
     "SolverResponse",
-    "Token",
+    "SupportedToken",
     "TokensResponse",
 ]
 
 
-class Token(Resource):
+class SupportedToken(Resource):
     """A supported token: address and decimals."""
 
     address: HexAddress
@@ -56,14 +56,14 @@ class Token(Resource):
 
 
 class TokensResponse(Resource):
-    """``GET /liquidity/chain/{chainId}/tokens``: ``{data: {SYMBOL: Token}}``.
+    """``GET /liquidity/chain/{chainId}/tokens``: ``{data: {SYMBOL: SupportedToken}}``.
 
-    >>> r = TokensResponse(data={"USDC": Token(address="0x" + "11" * 20, decimals=6)})
+    >>> r = TokensResponse(data={"USDC": SupportedToken(address="0x" + "11" * 20, decimals=6)})
     >>> r.to_wire()["data"]["USDC"]["decimals"]
     6
     """
 
-    data: dict[NonEmptyStr, Token]
+    data: dict[NonEmptyStr, SupportedToken]
 
 
 class PoolsQuery(Query):

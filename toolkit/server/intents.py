@@ -21,8 +21,7 @@ from starlette.responses import Response
 
 from toolkit.chain.builder import build_open
 from toolkit.codecs import erc7930
-from toolkit.engine import EngineError
-from toolkit.engine import Quote as EngineQuote
+from toolkit.engine import EngineError, ReservedQuote
 from toolkit.resources import FAILURE_HANDLING, PROVIDER, Quote, RfqQuery, RfqResponse
 from toolkit.server.docs import ERROR_RESPONSES, operation
 from toolkit.server.errors import ApiError
@@ -46,8 +45,8 @@ _WIRE_NAMES = {
 def engine_error(exc: EngineError, field: str) -> ApiError:
     """The HTTP answer to an engine error; ``field`` is named when the message names none.
 
-    >>> from toolkit.engine import NoCapacity
-    >>> engine_error(NoCapacity("no pool can serve it"), "amount").error
+    >>> from toolkit.engine import CapacityExhausted
+    >>> engine_error(CapacityExhausted("no pool can serve it"), "amount").error
     'amount: no pool can serve it'
     """
     message = str(exc)
@@ -70,7 +69,7 @@ def interop(chain_id: int, address: str) -> str:
     return erc7930.encode(chain_id, address)
 
 
-def quote_wire(quote: EngineQuote, user: str, receiver: str, filler: str) -> dict[str, Any]:
+def quote_wire(quote: ReservedQuote, user: str, receiver: str, filler: str) -> dict[str, Any]:
     """The wire form of an engine quote as the single element of an RFQ answer."""
     src, dst = quote.src_chain, quote.dst_chain
     return {

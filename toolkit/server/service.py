@@ -17,9 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from toolkit.chain.registry import Chain as RegistryChain
-from toolkit.chain.registry import Contracts, Registry, default_registry
-from toolkit.chain.registry import Token as RegistryToken
+from toolkit.chain.registry import (
+    Contracts,
+    RegisteredChain,
+    RegisteredToken,
+    Registry,
+    default_registry,
+)
 from toolkit.engine import Engine
 from toolkit.scenario import Pool, Scenario
 from toolkit.world import World
@@ -49,9 +53,9 @@ def registry_for(scenario: Scenario) -> Registry:
             native, eip1559 = base.native_symbol, base.eip1559
         except LookupError:
             native, eip1559 = "ETH", True
-        chains.append(RegistryChain(chain.id, chain.name, f"eip155:{chain.id}", native, eip1559))
+        chains.append(RegisteredChain(chain.id, chain.name, f"eip155:{chain.id}", native, eip1559))
         contracts[chain.id] = Contracts(chain.escrow, chain.output_settler, chain.oracle)
-    tokens = [RegistryToken(t.chain, t.symbol, t.address, t.decimals) for t in scenario.tokens]
+    tokens = [RegisteredToken(t.chain, t.symbol, t.address, t.decimals) for t in scenario.tokens]
     return Registry(chains, tokens, contracts)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from heapq import heappop, heappush
 
-from toolkit.engine import Engine, Fill, FillRejected, NoCapacity, Settlement
+from toolkit.engine import CapacityExhausted, Engine, Fill, FillRejected, Settlement
 from toolkit.scenario import Scenario
 from toolkit.world.escrow import read_open
 from toolkit.world.order import (
@@ -303,7 +303,7 @@ class World:
                 if exclusive and record.foreign:
                     raise Reverted("ExclusiveTo", f"order {key} is exclusive to another filler")
                 self._fill(key, record, now, exclusive)
-            except (NoCapacity, FillRejected, Reverted):
+            except (CapacityExhausted, FillRejected, Reverted):
                 retried += 1
                 if now + self._retry <= order.fill_deadline:
                     self._seq = seq = self._seq + 1
