@@ -32,7 +32,7 @@ def _pool_at(result, t: float, pool: str = "8453:USDC:usdc") -> dict:  # type: i
 
 def test_same_seed_gives_identical_frames_and_different_seed_differs() -> None:
     flow = generate_flow("default", hours=1.0, rate=2.0, seed=1)
-    retry = RetryPolicy(max_retries=2)
+    retry = RetryPolicy(capacity_retries=2)
     a = replay(flow, "default", seed=5, retry=retry, overrides={"pool_scale": 0.01})
     b = replay(flow, "default", seed=5, retry=retry, overrides={"pool_scale": 0.01})
     assert_frame_equal(a.requests, b.requests)
@@ -162,7 +162,7 @@ def test_fill_moves_to_outstanding_and_settlement_repays_with_the_fee(make_flow)
 
 
 def test_amount_outside_the_fee_tiers_is_no_route(make_flow) -> None:  # type: ignore[no-untyped-def]
-    retry = RetryPolicy(max_retries=3)
+    retry = RetryPolicy(capacity_retries=3)
     result = replay(make_flow([{"t": 0.0, "amount": 500_000}]), "single-pool", retry=retry)
     row = _row(result, "q0")
     assert (row["outcome"], row["status"], row["attempts"]) == ("no_route", 400, 1)
@@ -193,7 +193,7 @@ def test_retries_increase_attempts_and_stay_within_the_policy() -> None:
         convert_probability=0.0,
     )
     plain = replay(flow, "single-pool")
-    retry = RetryPolicy(max_retries=3, base_delay=2.0, factor=2.0, jitter=0.2)
+    retry = RetryPolicy(capacity_retries=3, capacity_base=2.0, capacity_cap=30.0)
     retried = replay(flow, "single-pool", retry=retry, seed=1)
     assert plain.requests["attempts"].max() == 1
     attempts = retried.requests["attempts"]
@@ -264,7 +264,7 @@ def test_invariants_hold_for_random_flows(
     flow = generate_flow("default", hours=0.25, rate=rate, seed=seed, convert_probability=convert)
     if flow.height == 0:
         return
-    retry = RetryPolicy(max_retries=retries) if retries else None
+    retry = RetryPolicy(capacity_retries=retries) if retries else None
     result = replay(flow, "default", seed=seed, retry=retry, overrides={"pool_scale": scale})
     _check_conservation(result)
 

@@ -15,7 +15,7 @@ from toolkit.store import Store
 
 def test_to_store_writes_requests_pools_and_a_run() -> None:
     flow = generate_flow("default", hours=0.3, rate=1.0, seed=3)
-    result = replay(flow, "default", seed=3, retry=RetryPolicy(max_retries=1))
+    result = replay(flow, "default", seed=3, retry=RetryPolicy(capacity_retries=1))
     started = datetime(2024, 5, 1, tzinfo=UTC)
     with Store(":memory:") as store:
         run = result.to_store(store, run_id="bt-test", started_at=started)
@@ -23,7 +23,7 @@ def test_to_store_writes_requests_pools_and_a_run() -> None:
         info = store.run(run)
         assert (info["kind"], info["status"]) == ("backtest", "completed")
         assert info["parameters"]["scenario"] == "default"
-        assert info["parameters"]["retry"]["max_retries"] == 1
+        assert info["parameters"]["retry"]["capacity_retries"] == 1
         assert info["target_url"] == "backtest://default"
         assert info["rows_written"] == result.requests.height + result.pools.height
         stored = store.query(

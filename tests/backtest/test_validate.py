@@ -177,17 +177,8 @@ def test_sweep_executor_needs_submit(make_flow) -> None:  # type: ignore[no-unty
         sweep(make_flow(ROWS), "single-pool", {"pool_scale": [1, 2]}, executor=object())  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"max_retries": -1}, "RetryPolicy.max_retries: must be a non-negative integer, got -1"),
-        ({"base_delay": 0}, "RetryPolicy.base_delay: must be a finite number > 0, got 0"),
-        ({"factor": 0.5}, "RetryPolicy.factor: must be a finite number >= 1, got 0.5"),
-        ({"jitter": 1.0}, "RetryPolicy.jitter: must be below 1, got 1.0"),
-        ({"max_delay": float("inf")}, "RetryPolicy.max_delay: must be a finite number > 0"),
-    ],
-)
-def test_bad_retry_policy(kwargs: dict, message: str) -> None:  # type: ignore[type-arg]
-    with pytest.raises(ValueError) as info:
-        RetryPolicy(**kwargs)
-    assert message in str(info.value)
+def test_the_backtest_simulates_the_clients_retry_policy() -> None:
+    import toolkit.client
+    import toolkit.resources
+
+    assert RetryPolicy is toolkit.resources.RetryPolicy is toolkit.client.RetryPolicy

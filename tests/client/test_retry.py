@@ -100,10 +100,10 @@ def test_no_retries_policy() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"error_retries": -1}, "error_retries: must be a non-negative integer"),
-        ({"capacity_retries": 1.5}, "capacity_retries: must be a non-negative integer"),
-        ({"error_base": -0.1}, "error_base: must be a non-negative number"),
-        ({"capacity_cap": float("nan")}, "capacity_cap: must be a non-negative number"),
+        ({"error_retries": -1}, "error_retries: must be an integer >= 0, got -1"),
+        ({"capacity_retries": 1.5}, "capacity_retries: must be an integer >= 0, got 1.5"),
+        ({"error_base": -0.1}, "error_base: must be a finite number >= 0, got -0.1"),
+        ({"capacity_cap": float("nan")}, "capacity_cap: must be a finite number >= 0, got nan"),
         ({"rng": 7}, "rng: must be a random.Random"),
     ],
 )

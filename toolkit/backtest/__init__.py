@@ -40,10 +40,10 @@ from toolkit.backtest.flow import (
 from toolkit.backtest.loop import OUTCOMES
 from toolkit.backtest.replay import replay
 from toolkit.backtest.result import BacktestResult
-from toolkit.backtest.retry import RetryPolicy
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides, resolve_scenario
 from toolkit.backtest.sweep import sweep
 from toolkit.backtest.validate import REQUIRED_COLUMNS, check_flow
+from toolkit.resources import RetryPolicy
 
 __all__ = [
     "DEFAULT_PROFILE",

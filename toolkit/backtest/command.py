@@ -96,7 +96,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         flow = generate_flow(scenario, hours=args.hours, rate=args.rate, seed=args.seed)
         if flow.height == 0:
             raise ValueError("rate: the flow has no requests; raise --rate or --hours")
-        retry = RetryPolicy(max_retries=args.retries) if args.retries else None
+        retry = RetryPolicy(capacity_retries=args.retries) if args.retries else None
         result = replay(flow, scenario, seed=args.seed, retry=retry)
     except ValueError as exc:
         print(f"toolkit backtest: error: {exc}", file=sys.stderr)

@@ -44,7 +44,6 @@ import random
 from heapq import heappop, heappush
 from typing import Any, NamedTuple
 
-from toolkit.backtest.retry import RetryPolicy
 from toolkit.backtest.sampler import Sampler
 from toolkit.backtest.validate import FlowColumns
 from toolkit.engine import (
@@ -56,6 +55,7 @@ from toolkit.engine import (
     NoRoute,
     OrderTerms,
 )
+from toolkit.resources import RetryPolicy
 from toolkit.world import EscrowOrder, World, WorldError
 
 __all__ = ["EXPIRED", "FILLED", "NO_CAPACITY", "NO_ROUTE", "OUTCOMES", "Trace", "run_events"]
@@ -155,7 +155,7 @@ def run_events(
     quote, convert = engine.quote, engine.convert
     deposit, world_fill, world_settle = world.deposit, world.fill, world.settle
     uniform = random.Random(seed).random
-    max_retries = -1 if retry is None else retry.max_retries
+    max_retries = -1 if retry is None else retry.capacity_retries
     heap: list[tuple[float, int, int, int]] = []
     seq = 0
     rejected = 0
@@ -194,7 +194,7 @@ def run_events(
                 rejected += 1
                 if tries <= max_retries:
                     seq += 1
-                    wait = retry.delay(tries, uniform())  # type: ignore[union-attr]
+                    wait = retry.capacity_delay(tries - 1, uniform())  # type: ignore[union-attr]
                     heappush(heap, (now + wait, seq, _ARRIVE, k))
                 else:
                     outcome[k] = NO_CAPACITY

@@ -11,10 +11,10 @@ import polars as pl
 
 from toolkit.backtest.loop import run_events
 from toolkit.backtest.result import BacktestResult, build_result
-from toolkit.backtest.retry import RetryPolicy
 from toolkit.backtest.scenarios import apply_overrides, resolve_scenario
 from toolkit.backtest.validate import check_flow
 from toolkit.engine import Engine
+from toolkit.resources import RetryPolicy
 from toolkit.scenario import Scenario
 
 __all__ = ["replay"]
@@ -89,11 +89,9 @@ def replay(
             "retry": None
             if retry is None
             else {
-                "max_retries": retry.max_retries,
-                "base_delay": retry.base_delay,
-                "factor": retry.factor,
-                "jitter": retry.jitter,
-                "max_delay": retry.max_delay,
+                "capacity_retries": retry.capacity_retries,
+                "capacity_base": retry.capacity_base,
+                "capacity_cap": retry.capacity_cap,
             },
             "overrides": {k: _plain(v) for k, v in sorted((overrides or {}).items())},
             "interval": step,

@@ -26,9 +26,9 @@ from typing import Any
 import polars as pl
 
 from toolkit.backtest.replay import replay
-from toolkit.backtest.retry import RetryPolicy
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides, resolve_scenario
 from toolkit.backtest.validate import check_flow
+from toolkit.resources import RetryPolicy
 from toolkit.scenario import Scenario
 
 __all__ = ["SWEEP_METRICS", "sweep", "sweep_point"]

@@ -97,6 +97,7 @@ from toolkit.resources.liquidity import (
     SupportedToken,
     TokensResponse,
 )
+from toolkit.resources.retry import RetryClass, RetryPolicy
 from toolkit.resources.swap import (
     RouteQuery,
     RouteResult,
@@ -208,6 +209,8 @@ __all__ = [
     "RepayQuery",
     "RequestId",
     "Resource",
+    "RetryClass",
+    "RetryPolicy",
     "RfqQuery",
     "RfqResponse",
     "RouteQuery",
