@@ -16,6 +16,7 @@ from toolkit.codecs import erc7930
 from toolkit.codecs.escrow import decode_open, encode_open, order_id
 from toolkit.codecs.functions import decode_call, encode_call
 from toolkit.resources import Input, Metadata, Output, Preview, Quote
+from toolkit.scenario import Windows
 
 KEY = "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
 PAYER = "0x" + "11" * 20
@@ -59,7 +60,9 @@ def _rate(fn: Callable[[], object], seconds: float = 1.0) -> tuple[int, float]:
 def main() -> None:
     reg = default_registry()
     quote = _quote()
-    built = build_open(quote, now=NOW, nonce=1, registry=reg, filler=FILLER)
+    built = build_open(
+        quote, now=NOW, nonce=1, registry=reg, filler=FILLER, deadlines=Windows().deadlines
+    )
     order, tx = built.order, built.transaction
     escrow = reg.escrow(8453)
     approve = encode_call("erc20.approve", escrow, 10_000_000)
@@ -81,7 +84,9 @@ def main() -> None:
         ("escrow.order_id", lambda: order_id(order, escrow)),
         (
             "builder.build_open",
-            lambda: build_open(quote, now=NOW, nonce=1, registry=reg, filler=FILLER),
+            lambda: build_open(
+                quote, now=NOW, nonce=1, registry=reg, filler=FILLER, deadlines=Windows().deadlines
+            ),
         ),
         ("guard.check_transaction", lambda: check_transaction(quote, tx, now=NOW, registry=reg)),
         ("functions.encode_call approve", lambda: encode_call("erc20.approve", escrow, 10_000_000)),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
 
-from toolkit.chain.builder import OpenTransaction, build_open, is_same_chain
+from toolkit.chain.builder import Deadlines, OpenTransaction, build_open, is_same_chain
 from toolkit.chain.registry import default_registry
 from toolkit.codecs import erc7930
 from toolkit.codecs.escrow import (
@@ -18,6 +19,7 @@ from toolkit.codecs.escrow import (
     token_id,
 )
 from toolkit.resources import InvalidInput, Preview, Quote
+from toolkit.scenario import Windows
 
 ESCROW = "0x000025c3226C00B2Cdc200005a1600509f4e00C0"
 OUTPUT_SETTLER = "0x0000000000eC36B683C2E6AC89e9A75989C22a2e"
@@ -25,9 +27,10 @@ ORACLE = "0x0000003E06000007A224AeE90052fA6bb46d43C9"
 ZERO = "0x" + "00" * 20
 
 
-def _build(quote: Quote, now: int, filler: str, **kwargs: int) -> OpenTransaction:
+def _build(quote: Quote, now: int, filler: str, **windows: int) -> OpenTransaction:
+    deadlines = dataclasses.replace(Windows(), **windows).deadlines
     return build_open(
-        quote, now=now, nonce=42, registry=default_registry(), filler=filler, **kwargs
+        quote, now=now, nonce=42, registry=default_registry(), filler=filler, deadlines=deadlines
     )
 
 
@@ -74,7 +77,12 @@ def test_same_chain_uses_the_output_settler_as_oracle(
 
 def test_windows_are_arguments(quote: Quote, now: int, filler: str) -> None:
     built = _build(
-        quote, now, filler, exclusive_seconds=30, open_seconds=100, cross_chain_buffer=600
+        quote,
+        now,
+        filler,
+        exclusive_seconds=30,
+        open_seconds=100,
+        cross_chain_expiry_buffer_seconds=600,
     )
     assert built.order.fill_deadline == now + 130
     assert built.order.expires == now + 730
@@ -162,8 +170,7 @@ def test_reproduces_vector_b() -> None:
         nonce=1,
         registry=default_registry(),
         filler="0x" + "fe" * 20,
-        open_seconds=940,
-        cross_chain_buffer=3600,
+        deadlines=Windows(open_seconds=940, cross_chain_expiry_buffer_seconds=3600).deadlines,
     )
     assert built.order_id == "0x3cf2e937019e4c167470559c9b7ba8a175c25176ac4cff8eabe2ee922d151f54"
     assert len(bytes.fromhex(built.transaction.data[2:])) == 836
@@ -219,13 +226,23 @@ def test_fill_deadline_after_expires(make: Callable[..., Quote], now: int, fille
         ({"now": 1.5}, "now: must be a non-negative integer"),
         ({"nonce": -1}, r"nonce: must be between 0 and 2\*\*256-1"),
         ({"filler": "0xfill"}, "filler: must be a 0x-prefixed 20-byte hex address"),
-        ({"open_seconds": -5}, "open_seconds: must be a non-negative integer"),
+        (
+            {"deadlines": Deadlines(60, -5, 780, 43200)},
+            "deadlines.open_seconds: must be a non-negative integer",
+        ),
+        ({"deadlines": 60}, "deadlines: must be a Deadlines"),
         ({"registry": {}}, "registry: must be a Registry"),
         ({"now": 2**32}, r"order\.fillDeadline: is 4294967656, past the uint32 timestamps"),
     ],
 )
 def test_bad_arguments(quote: Quote, filler: str, kwargs: dict, message: str) -> None:
-    args: dict = {"now": 1_000, "nonce": 1, "registry": default_registry(), "filler": filler}
+    args: dict = {
+        "now": 1_000,
+        "nonce": 1,
+        "registry": default_registry(),
+        "filler": filler,
+        "deadlines": Windows().deadlines,
+    }
     args.update(kwargs)
     with pytest.raises(InvalidInput, match=message):
         build_open(quote, **args)
@@ -233,7 +250,14 @@ def test_bad_arguments(quote: Quote, filler: str, kwargs: dict, message: str) ->
 
 def test_quote_must_be_a_quote(now: int, filler: str) -> None:
     with pytest.raises(InvalidInput, match="quote: must be a Quote"):
-        build_open({}, now=now, nonce=1, registry=default_registry(), filler=filler)  # type: ignore[arg-type]
+        build_open(
+            {},  # type: ignore[arg-type]
+            now=now,
+            nonce=1,
+            registry=default_registry(),
+            filler=filler,
+            deadlines=Windows().deadlines,
+        )
 
 
 SOLANA = (

@@ -19,13 +19,21 @@ from toolkit.codecs.escrow import (
     token_id,
 )
 from toolkit.resources import InvalidInput, Quote, TransactionRequest
+from toolkit.scenario import Windows
 
 OTHER = "0x" + "99" * 20
 OTHER_WORD = to_bytes32(OTHER)
 
 
 def _build(quote: Quote, now: int, filler: str) -> OpenTransaction:
-    return build_open(quote, now=now, nonce=5, registry=default_registry(), filler=filler)
+    return build_open(
+        quote,
+        now=now,
+        nonce=5,
+        registry=default_registry(),
+        filler=filler,
+        deadlines=Windows().deadlines,
+    )
 
 
 def _with_order(tx: TransactionRequest, order: StandardOrder) -> TransactionRequest:

@@ -26,9 +26,25 @@ from toolkit.codecs.escrow import (
 )
 from toolkit.resources import InvalidInput, Output, Quote, TransactionRequest
 
-__all__ = ["OpenTransaction", "build_open", "is_same_chain"]
+__all__ = ["Deadlines", "OpenTransaction", "build_open", "is_same_chain"]
 
 _UINT32_MAX = 2**32 - 1
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """How far out the derived deadlines lie, in seconds; the scenario's windows hold the values.
+
+    ``fillDeadline = now + exclusive_seconds + open_seconds``; ``expires = fillDeadline +
+    same_chain_buffer`` (or ``cross_chain_buffer`` for a cross-chain order). There are no
+    defaults here on purpose: :attr:`toolkit.scenario.Windows.deadlines` is the one place the
+    interface's defaults live.
+    """
+
+    exclusive_seconds: int
+    open_seconds: int
+    same_chain_buffer: int
+    cross_chain_buffer: int
 
 
 @dataclass(frozen=True)
@@ -63,10 +79,7 @@ def build_open(
     nonce: int,
     registry: Registry,
     filler: str,
-    exclusive_seconds: int = 60,
-    open_seconds: int = 300,
-    same_chain_buffer: int = 13 * 60,
-    cross_chain_buffer: int = 12 * 3600,
+    deadlines: Deadlines,
 ) -> OpenTransaction:
     """Build the unsigned ``open()`` transaction for ``quote`` at time ``now``.
 
@@ -77,6 +90,7 @@ def build_open(
         >>> from toolkit.codecs import erc7930
         >>> from toolkit.chain.registry import default_registry
         >>> from toolkit.resources import Input, Output, Preview, Quote
+        >>> from toolkit.scenario import Windows
         >>> payer = "0x" + "11" * 20
         >>> usdc_base = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
         >>> usdc_arb = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
@@ -86,7 +100,7 @@ def build_open(
         ...     outputs=[Output(receiver=erc7930.encode(42161, payer),
         ...                     asset=erc7930.encode(42161, usdc_arb), amount="999000")]))
         >>> built = build_open(q, now=1_760_000_000, nonce=1, registry=default_registry(),
-        ...                    filler="0x" + "fe" * 20)
+        ...                    filler="0x" + "fe" * 20, deadlines=Windows().deadlines)
         >>> (built.transaction.chain_id, built.order.fill_deadline - 1_760_000_000)
         (8453, 360)
     """
@@ -96,13 +110,10 @@ def build_open(
         raise InvalidInput("registry", "must be a Registry")
     _non_negative(now, "now")
     _abi_uint(nonce, "nonce")
-    for value, name in (
-        (exclusive_seconds, "exclusive_seconds"),
-        (open_seconds, "open_seconds"),
-        (same_chain_buffer, "same_chain_buffer"),
-        (cross_chain_buffer, "cross_chain_buffer"),
-    ):
-        _non_negative(value, name)
+    if not isinstance(deadlines, Deadlines):
+        raise InvalidInput("deadlines", "must be a Deadlines")
+    for name in ("exclusive_seconds", "open_seconds", "same_chain_buffer", "cross_chain_buffer"):
+        _non_negative(getattr(deadlines, name), f"deadlines.{name}")
     filler = _address(filler, "filler")
 
     origin = _origin_chain(quote)
@@ -113,10 +124,11 @@ def build_open(
     same_chain = all(chain_id == origin for chain_id in output_chains)
 
     overrides = quote.order
-    fill_deadline = now + exclusive_seconds + open_seconds
+    fill_deadline = now + deadlines.exclusive_seconds + deadlines.open_seconds
     if overrides is not None and overrides.fill_deadline is not None:
         fill_deadline = overrides.fill_deadline
-    expires = fill_deadline + (same_chain_buffer if same_chain else cross_chain_buffer)
+    buffer = deadlines.same_chain_buffer if same_chain else deadlines.cross_chain_buffer
+    expires = fill_deadline + buffer
     if overrides is not None and overrides.expires is not None:
         expires = overrides.expires
     for name, value in (("order.fillDeadline", fill_deadline), ("order.expires", expires)):
@@ -135,7 +147,7 @@ def build_open(
     exclusive_for = filler
     if quote.metadata is not None and quote.metadata.exclusive_for is not None:
         exclusive_for = quote.metadata.exclusive_for
-    context = _context(exclusive_for, now + exclusive_seconds)
+    context = _context(exclusive_for, now + deadlines.exclusive_seconds)
 
     outputs = []
     for out, chain_id in zip(quote.preview.outputs, output_chains, strict=True):

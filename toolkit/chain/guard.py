@@ -53,6 +53,7 @@ def check_transaction(
         >>> from toolkit.codecs import erc7930
         >>> from toolkit.chain.builder import build_open
         >>> from toolkit.resources import Input, Metadata, Output, Preview, Quote
+        >>> from toolkit.scenario import Windows
         >>> me, filler = "0x" + "11" * 20, "0x" + "fe" * 20
         >>> usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
         >>> q = Quote(metadata=Metadata(exclusive_for=filler), preview=Preview(
@@ -60,7 +61,8 @@ def check_transaction(
         ...                   amount="1000000")],
         ...     outputs=[Output(receiver=erc7930.encode(8453, me),
         ...                     asset=erc7930.encode(8453, usdc), amount="999000")]))
-        >>> built = build_open(q, now=1_000, nonce=7, registry=default_registry(), filler=filler)
+        >>> built = build_open(q, now=1_000, nonce=7, registry=default_registry(), filler=filler,
+        ...                    deadlines=Windows().deadlines)
         >>> check_transaction(q, built.transaction, now=1_005)
         []
     """

@@ -152,7 +152,6 @@ async def transaction(request: Request) -> Response:
     quote = await read_body(request, Quote)
     # No await below: nonce, build and re-key happen as one step.
     now = service.now()
-    windows = service.scenario.windows
     nonce = service.next_nonce()
     built = build_open(
         quote,
@@ -160,10 +159,7 @@ async def transaction(request: Request) -> Response:
         nonce=nonce,
         registry=service.registry,
         filler=service.scenario.filler,
-        exclusive_seconds=windows.exclusive_seconds,
-        open_seconds=windows.open_seconds,
-        same_chain_buffer=windows.same_chain_expiry_buffer_seconds,
-        cross_chain_buffer=windows.cross_chain_expiry_buffer_seconds,
+        deadlines=service.scenario.windows.deadlines,
     )
     if quote.quote_id is not None:
         try:
