@@ -60,9 +60,7 @@ def _rate(fn: Callable[[], object], seconds: float = 1.0) -> tuple[int, float]:
 def main() -> None:
     reg = default_registry()
     quote = _quote()
-    built = build_open(
-        quote, now=NOW, nonce=1, registry=reg, filler=FILLER, deadlines=Windows().deadlines
-    )
+    built = build_open(quote, now=NOW, nonce=1, registry=reg, filler=FILLER, windows=Windows())
     order, tx = built.order, built.transaction
     escrow = reg.escrow(8453)
     approve = encode_call("erc20.approve", escrow, 10_000_000)
@@ -85,7 +83,7 @@ def main() -> None:
         (
             "builder.build_open",
             lambda: build_open(
-                quote, now=NOW, nonce=1, registry=reg, filler=FILLER, deadlines=Windows().deadlines
+                quote, now=NOW, nonce=1, registry=reg, filler=FILLER, windows=Windows()
             ),
         ),
         ("guard.check_transaction", lambda: check_transaction(quote, tx, now=NOW, registry=reg)),

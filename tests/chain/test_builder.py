@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 import pytest
 
-from toolkit.chain.builder import Deadlines, OpenTransaction, build_open, is_same_chain
+from toolkit.chain.builder import OpenTransaction, build_open, is_same_chain
 from toolkit.chain.registry import default_registry
 from toolkit.codecs import erc7930
 from toolkit.codecs.escrow import (
@@ -28,9 +27,14 @@ ZERO = "0x" + "00" * 20
 
 
 def _build(quote: Quote, now: int, filler: str, **windows: int) -> OpenTransaction:
-    deadlines = dataclasses.replace(Windows(), **windows).deadlines
+
     return build_open(
-        quote, now=now, nonce=42, registry=default_registry(), filler=filler, deadlines=deadlines
+        quote,
+        now=now,
+        nonce=42,
+        registry=default_registry(),
+        filler=filler,
+        windows=Windows(**windows),
     )
 
 
@@ -170,7 +174,7 @@ def test_reproduces_vector_b() -> None:
         nonce=1,
         registry=default_registry(),
         filler="0x" + "fe" * 20,
-        deadlines=Windows(open_seconds=940, cross_chain_expiry_buffer_seconds=3600).deadlines,
+        windows=Windows(open_seconds=940, cross_chain_expiry_buffer_seconds=3600),
     )
     assert built.order_id == "0x3cf2e937019e4c167470559c9b7ba8a175c25176ac4cff8eabe2ee922d151f54"
     assert len(bytes.fromhex(built.transaction.data[2:])) == 836
@@ -227,10 +231,10 @@ def test_fill_deadline_after_expires(make: Callable[..., Quote], now: int, fille
         ({"nonce": -1}, r"nonce: must be between 0 and 2\*\*256-1"),
         ({"filler": "0xfill"}, "filler: must be a 0x-prefixed 20-byte hex address"),
         (
-            {"deadlines": Deadlines(60, -5, 780, 43200)},
-            "deadlines.open_seconds: must be a non-negative integer",
+            {"windows": Windows(open_seconds=-5)},
+            "windows.open_seconds: must be a non-negative integer",
         ),
-        ({"deadlines": 60}, "deadlines: must be a Deadlines"),
+        ({"windows": 60}, "windows.exclusive_seconds: must be a non-negative integer"),
         ({"registry": {}}, "registry: must be a Registry"),
         ({"now": 2**32}, r"order\.fillDeadline: is 4294967656, past the uint32 timestamps"),
     ],
@@ -241,7 +245,7 @@ def test_bad_arguments(quote: Quote, filler: str, kwargs: dict, message: str) ->
         "nonce": 1,
         "registry": default_registry(),
         "filler": filler,
-        "deadlines": Windows().deadlines,
+        "windows": Windows(),
     }
     args.update(kwargs)
     with pytest.raises(InvalidInput, match=message):
@@ -256,7 +260,7 @@ def test_quote_must_be_a_quote(now: int, filler: str) -> None:
             nonce=1,
             registry=default_registry(),
             filler=filler,
-            deadlines=Windows().deadlines,
+            windows=Windows(),
         )
 
 

@@ -32,7 +32,7 @@ def _build(quote: Quote, now: int, filler: str) -> OpenTransaction:
         nonce=5,
         registry=default_registry(),
         filler=filler,
-        deadlines=Windows().deadlines,
+        windows=Windows(),
     )
 
 

@@ -10,6 +10,7 @@ a clock or draws randomness.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.registry import Registry
@@ -26,25 +27,34 @@ from toolkit.codecs.escrow import (
 )
 from toolkit.resources import InvalidInput, Output, Quote, TransactionRequest
 
-__all__ = ["Deadlines", "OpenTransaction", "build_open", "is_same_chain"]
+__all__ = ["OpenTransaction", "OrderWindows", "build_open", "is_same_chain"]
 
 _UINT32_MAX = 2**32 - 1
+_WINDOW_FIELDS = (
+    "exclusive_seconds",
+    "open_seconds",
+    "same_chain_expiry_buffer_seconds",
+    "cross_chain_expiry_buffer_seconds",
+)
 
 
-@dataclass(frozen=True)
-class Deadlines:
-    """How far out the derived deadlines lie, in seconds; the scenario's windows hold the values.
+class OrderWindows(Protocol):
+    """How far out the derived deadlines lie, in seconds (what :func:`build_open` reads).
 
     ``fillDeadline = now + exclusive_seconds + open_seconds``; ``expires = fillDeadline +
-    same_chain_buffer`` (or ``cross_chain_buffer`` for a cross-chain order). There are no
-    defaults here on purpose: :attr:`toolkit.scenario.Windows.deadlines` is the one place the
-    interface's defaults live.
+    same_chain_expiry_buffer_seconds`` (``cross_chain_...`` for a cross-chain order). A
+    :class:`toolkit.scenario.Windows` is one, and the one place the interface's defaults live:
+    there are none here on purpose.
     """
 
-    exclusive_seconds: int
-    open_seconds: int
-    same_chain_buffer: int
-    cross_chain_buffer: int
+    @property
+    def exclusive_seconds(self) -> int: ...
+    @property
+    def open_seconds(self) -> int: ...
+    @property
+    def same_chain_expiry_buffer_seconds(self) -> int: ...
+    @property
+    def cross_chain_expiry_buffer_seconds(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,7 @@ def build_open(
     nonce: int,
     registry: Registry,
     filler: str,
-    deadlines: Deadlines,
+    windows: OrderWindows,
 ) -> OpenTransaction:
     """Build the unsigned ``open()`` transaction for ``quote`` at time ``now``.
 
@@ -100,7 +110,7 @@ def build_open(
         ...     outputs=[Output(receiver=erc7930.encode(42161, payer),
         ...                     asset=erc7930.encode(42161, usdc_arb), amount="999000")]))
         >>> built = build_open(q, now=1_760_000_000, nonce=1, registry=default_registry(),
-        ...                    filler="0x" + "fe" * 20, deadlines=Windows().deadlines)
+        ...                    filler="0x" + "fe" * 20, windows=Windows())
         >>> (built.transaction.chain_id, built.order.fill_deadline - 1_760_000_000)
         (8453, 360)
     """
@@ -110,10 +120,8 @@ def build_open(
         raise InvalidInput("registry", "must be a Registry")
     _non_negative(now, "now")
     _abi_uint(nonce, "nonce")
-    if not isinstance(deadlines, Deadlines):
-        raise InvalidInput("deadlines", "must be a Deadlines")
-    for name in ("exclusive_seconds", "open_seconds", "same_chain_buffer", "cross_chain_buffer"):
-        _non_negative(getattr(deadlines, name), f"deadlines.{name}")
+    for name in _WINDOW_FIELDS:
+        _non_negative(getattr(windows, name, None), f"windows.{name}")
     filler = _address(filler, "filler")
 
     origin = _origin_chain(quote)
@@ -124,10 +132,14 @@ def build_open(
     same_chain = all(chain_id == origin for chain_id in output_chains)
 
     overrides = quote.order
-    fill_deadline = now + deadlines.exclusive_seconds + deadlines.open_seconds
+    fill_deadline = now + windows.exclusive_seconds + windows.open_seconds
     if overrides is not None and overrides.fill_deadline is not None:
         fill_deadline = overrides.fill_deadline
-    buffer = deadlines.same_chain_buffer if same_chain else deadlines.cross_chain_buffer
+    buffer = (
+        windows.same_chain_expiry_buffer_seconds
+        if same_chain
+        else windows.cross_chain_expiry_buffer_seconds
+    )
     expires = fill_deadline + buffer
     if overrides is not None and overrides.expires is not None:
         expires = overrides.expires
@@ -147,7 +159,7 @@ def build_open(
     exclusive_for = filler
     if quote.metadata is not None and quote.metadata.exclusive_for is not None:
         exclusive_for = quote.metadata.exclusive_for
-    context = _context(exclusive_for, now + deadlines.exclusive_seconds)
+    context = _context(exclusive_for, now + windows.exclusive_seconds)
 
     outputs = []
     for out, chain_id in zip(quote.preview.outputs, output_chains, strict=True):

@@ -62,7 +62,7 @@ def check_transaction(
         ...     outputs=[Output(receiver=erc7930.encode(8453, me),
         ...                     asset=erc7930.encode(8453, usdc), amount="999000")]))
         >>> built = build_open(q, now=1_000, nonce=7, registry=default_registry(), filler=filler,
-        ...                    deadlines=Windows().deadlines)
+        ...                    windows=Windows())
         >>> check_transaction(q, built.transaction, now=1_005)
         []
     """

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from toolkit.chain.builder import Deadlines
 from toolkit.scenario.secret import Secret
 
 __all__ = [
@@ -140,20 +139,6 @@ class Windows:
     same_chain_expiry_buffer_seconds: int = 780
     cross_chain_expiry_buffer_seconds: int = 43_200
     settlement_delay_seconds: int = 300
-
-    @property
-    def deadlines(self) -> Deadlines:
-        """The deadlines the transaction endpoint derives an order's from.
-
-        >>> Windows().deadlines.cross_chain_buffer
-        43200
-        """
-        return Deadlines(
-            exclusive_seconds=self.exclusive_seconds,
-            open_seconds=self.open_seconds,
-            same_chain_buffer=self.same_chain_expiry_buffer_seconds,
-            cross_chain_buffer=self.cross_chain_expiry_buffer_seconds,
-        )
 
 
 @dataclass(frozen=True, slots=True)

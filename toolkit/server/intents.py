@@ -159,7 +159,7 @@ async def transaction(request: Request) -> Response:
         nonce=nonce,
         registry=service.registry,
         filler=service.scenario.filler,
-        deadlines=service.scenario.windows.deadlines,
+        windows=service.scenario.windows,
     )
     if quote.quote_id is not None:
         try:
