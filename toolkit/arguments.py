@@ -1,9 +1,11 @@
 """The one check of a numeric argument, and the one message that names it.
 
 Every public function of the toolkit checks its numeric arguments here, so a bad value reads the
-same everywhere: ``"<name>: must be <rule>, got <value>"``, raised as ``ValueError``. ``bool`` is
-never a number (``True`` is an ``int`` in Python, never what a caller meant), and a float is
-always finite.
+same everywhere: ``"<name>: must be <rule>, got <value>"``, raised as :class:`ArgumentError`,
+which is both a ``ValueError`` and a ``TypeError`` (as numpy's ``AxisError`` is both a
+``ValueError`` and an ``IndexError``): callers that catch either keep working, whether the value
+had the wrong type or the wrong size. ``bool`` is never a number (``True`` is an ``int`` in
+Python, never what a caller meant), and a float is always finite.
 
 Stdlib only, and it imports no other toolkit module: every layer may use it.
 
@@ -12,7 +14,7 @@ Stdlib only, and it imports no other toolkit module: every layer may use it.
 >>> number(0, "duration", above=0)
 Traceback (most recent call last):
 ...
-ValueError: duration: must be a finite number > 0, got 0
+toolkit.arguments.ArgumentError: duration: must be a finite number > 0, got 0
 """
 
 from __future__ import annotations
@@ -20,27 +22,34 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-__all__ = ["fraction", "number", "whole"]
+__all__ = ["ArgumentError", "fraction", "number", "whole"]
 
 
-def _bounds(minimum: float | None, above: float | None, maximum: float | None) -> str:
+class ArgumentError(ValueError, TypeError):
+    """A bad argument; the message is ``"<name>: must be <rule>, got <value>"``.
+
+    >>> issubclass(ArgumentError, ValueError) and issubclass(ArgumentError, TypeError)
+    True
+    """
+
+
+_Bound = float | None
+
+
+def _bounds(minimum: _Bound, above: _Bound, maximum: _Bound, below: _Bound) -> str:
     parts = []
-    if minimum is not None:
-        parts.append(f">= {minimum:g}")
-    if above is not None:
-        parts.append(f"> {above:g}")
-    if maximum is not None:
-        parts.append(f"<= {maximum:g}")
+    for sign, bound in ((">=", minimum), (">", above), ("<=", maximum), ("<", below)):
+        if bound is not None:
+            parts.append(f"{sign} {bound:g}")
     return (" " + " and ".join(parts)) if parts else ""
 
 
-def _within(
-    value: float, minimum: float | None, above: float | None, maximum: float | None
-) -> bool:
+def _within(value: float, minimum: _Bound, above: _Bound, maximum: _Bound, below: _Bound) -> bool:
     return (
         (minimum is None or value >= minimum)
         and (above is None or value > above)
         and (maximum is None or value <= maximum)
+        and (below is None or value < below)
     )
 
 
@@ -51,6 +60,7 @@ def whole(
     minimum: int | None = None,
     above: int | None = None,
     maximum: int | None = None,
+    below: int | None = None,
 ) -> int:
     """``value`` if it is an integer within the bounds (``numpy`` integers included).
 
@@ -59,14 +69,14 @@ def whole(
     >>> whole(True, "seed", minimum=0)
     Traceback (most recent call last):
     ...
-    ValueError: seed: must be an integer >= 0, got True
+    toolkit.arguments.ArgumentError: seed: must be an integer >= 0, got True
     """
-    rule = "an integer" + _bounds(minimum, above, maximum)
+    rule = "an integer" + _bounds(minimum, above, maximum, below)
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name}: must be {rule}, got {value!r}")
+        raise ArgumentError(f"{name}: must be {rule}, got {value!r}")
     integer = int(value)
-    if not _within(integer, minimum, above, maximum):
-        raise ValueError(f"{name}: must be {rule}, got {value!r}")
+    if not _within(integer, minimum, above, maximum, below):
+        raise ArgumentError(f"{name}: must be {rule}, got {value!r}")
     return integer
 
 
@@ -77,6 +87,7 @@ def number(
     minimum: float | None = None,
     above: float | None = None,
     maximum: float | None = None,
+    below: float | None = None,
 ) -> float:
     """``value`` as a float if it is a finite real number within the bounds.
 
@@ -85,14 +96,14 @@ def number(
     >>> number(float("inf"), "rate", minimum=0)
     Traceback (most recent call last):
     ...
-    ValueError: rate: must be a finite number >= 0, got inf
+    toolkit.arguments.ArgumentError: rate: must be a finite number >= 0, got inf
     """
-    rule = "a finite number" + _bounds(minimum, above, maximum)
+    rule = "a finite number" + _bounds(minimum, above, maximum, below)
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name}: must be {rule}, got {value!r}")
+        raise ArgumentError(f"{name}: must be {rule}, got {value!r}")
     real = float(value)
-    if not math.isfinite(real) or not _within(real, minimum, above, maximum):
-        raise ValueError(f"{name}: must be {rule}, got {value!r}")
+    if not math.isfinite(real) or not _within(real, minimum, above, maximum, below):
+        raise ArgumentError(f"{name}: must be {rule}, got {value!r}")
     return real
 
 

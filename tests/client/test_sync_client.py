@@ -342,5 +342,5 @@ def test_timeouts_are_configurable() -> None:
     )
     assert client._http.timeout.connect == 0.5
     assert client._http.timeout.read == 1.0
-    with pytest.raises(ValueError, match="timeout: must be a positive number"):
+    with pytest.raises(ValueError, match="timeout: must be a finite number > 0"):
         ServiceClient("https://service.example", timeout=-1)

@@ -147,7 +147,7 @@ def test_empirical_blocking_rejects_bad_arguments(rfq) -> None:
     obs = rfq({"status": 200})
     with pytest.raises(ValueError, match="empirical_blocking: window: must be a duration"):
         empirical_blocking(obs, window="1mo")
-    with pytest.raises(ValueError, match="hold_s: must be in"):
+    with pytest.raises(ValueError, match="hold_s: must be a finite number >= 0"):
         empirical_blocking(obs, hold_s=-1.0)
     with pytest.raises(
         ValueError, match=r"empirical_blocking: missing columns: pool \(named in by\)"

@@ -100,11 +100,11 @@ def test_large_pool_does_not_overflow() -> None:
 @pytest.mark.parametrize(
     ("args", "error", "message"),
     [
-        ((-1, [1.0], [1]), ValueError, "capacity: must be at least 0, got -1"),
+        ((-1, [1.0], [1]), ValueError, "capacity: must be an integer >= 0, got -1"),
         ((5, [], []), ValueError, "loads: must name at least one class"),
         ((5, [1.0, 2.0], [1]), ValueError, r"sizes: must have one entry per load \(2 loads"),
-        ((5, [1.0], [0]), ValueError, r"sizes\[0\]: must be at least 1, got 0"),
-        ((5, [-1.0], [1]), ValueError, r"loads\[0\]: must be in \[0, inf\]"),
+        ((5, [1.0], [0]), ValueError, r"sizes\[0\]: must be an integer >= 1, got 0"),
+        ((5, [-1.0], [1]), ValueError, r"loads\[0\]: must be a finite number >= 0, got -1.0"),
         ((5, [1.0], [1.5]), TypeError, r"sizes\[0\]: must be an integer"),
         ((5, [Fraction(1), 0.5], [1, 1]), TypeError, "loads: mix Fractions only with ints"),
         ((5, "12", [1, 1]), TypeError, "loads: must be a sequence of numbers"),

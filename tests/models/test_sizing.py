@@ -34,10 +34,16 @@ def test_mean_hold_modes() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"p_convert": 1.5}, r"p_convert: must be in \[0, 1\], got 1.5"),
-        ({"p_convert": 0.1, "quote_seconds": 0.0}, "quote_seconds: must be in"),
+        ({"p_convert": 1.5}, "p_convert: must be a finite number >= 0 and <= 1, got 1.5"),
+        (
+            {"p_convert": 0.1, "quote_seconds": 0.0},
+            "quote_seconds: must be a finite number > 0, got 0.0",
+        ),
         ({"p_convert": 0.1, "mode": "both"}, "mode: must be 'replace' or 'add', got 'both'"),
-        ({"p_convert": 0.1, "convert_delay": 16.0}, r"convert_delay: must be in \[0, 15\]"),
+        (
+            {"p_convert": 0.1, "convert_delay": 16.0},
+            "convert_delay: must be a finite number >= 0 and <= 15, got 16.0",
+        ),
         ({"p_convert": 0.1, "mode": "add", "convert_delay": 1.0}, "convert_delay: only applies"),
     ],
 )
@@ -48,7 +54,7 @@ def test_mean_hold_rejects_bad_arguments(kwargs: dict[str, object], message: str
 
 def test_offered_load() -> None:
     assert offered_load(2.0, 15.0) == 30.0
-    with pytest.raises(ValueError, match="rate_per_s: must be in"):
+    with pytest.raises(ValueError, match="rate_per_s: must be a finite number >= 0"):
         offered_load(-1.0, 15.0)
 
 
@@ -59,11 +65,11 @@ def test_to_units() -> None:
     assert to_units([big, 3 * big]) == (big, [1, 3])
     with pytest.raises(ValueError, match=r"amounts\[1\]: 2100 is not a multiple of unit 1000"):
         to_units([1_000, 2_100], unit=1_000)
-    with pytest.raises(ValueError, match=r"amounts\[0\]: must be at least 1, got 0"):
+    with pytest.raises(ValueError, match=r"amounts\[0\]: must be an integer >= 1, got 0"):
         to_units([0, 5])
     with pytest.raises(ValueError, match="amounts: must be a non-empty sequence"):
         to_units([])
-    with pytest.raises(TypeError, match=r"amounts\[0\]: must be an integer, got float"):
+    with pytest.raises(TypeError, match=r"amounts\[0\]: must be an integer >= 1, got 1.5"):
         to_units([1.5])  # type: ignore[list-item]
 
 
@@ -108,10 +114,14 @@ def test_max_rfq_rate_is_zero_when_a_class_cannot_fit() -> None:
         ({"class_mix": [0.5, 0.4]}, ValueError, "class_mix: shares must sum to 1, got 0.9"),
         ({"class_mix": [1.0]}, ValueError, r"class_mix: must have one share per amount class"),
         ({"hold_s": [1.0]}, ValueError, "hold_s: must be one mean or one per amount class"),
-        ({"hold_s": 0.0}, ValueError, r"hold_s: must be in \(0, inf\]"),
-        ({"target_blocking": 0.0}, ValueError, r"target_blocking: must be in \(0, 1\]"),
+        ({"hold_s": 0.0}, ValueError, "hold_s: must be a finite number > 0, got 0.0"),
+        (
+            {"target_blocking": 0.0},
+            ValueError,
+            "target_blocking: must be a finite number > 0 and <= 1, got 0.0",
+        ),
         ({"criterion": "median"}, ValueError, "criterion: must be one of worst, average"),
-        ({"pool_balance": -5}, ValueError, "pool_balance: must be at least 0"),
+        ({"pool_balance": -5}, ValueError, "pool_balance: must be an integer >= 0, got -5"),
         ({"unit": 300}, ValueError, r"amounts\[0\]: 100 is not a multiple of unit 300"),
     ],
 )

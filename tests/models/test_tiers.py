@@ -65,7 +65,7 @@ def test_tolerance_decides_below_tier(rfq, tiers) -> None:
     assert compare_with_tiers(obs, table)["below_tier"].to_list() == [False]
     strict = compare_with_tiers(obs, tiers({"fee_bps": 3.3334}), tolerance_bps=0.0)
     assert strict["below_tier"].to_list() == [True]
-    with pytest.raises(ValueError, match="tolerance_bps: must be in"):
+    with pytest.raises(ValueError, match="tolerance_bps: must be a finite number >= 0"):
         compare_with_tiers(obs, table, tolerance_bps=-1.0)
 
 

@@ -167,7 +167,7 @@ def test_world_shares_the_engine_clock(single_world):
 
 def test_constructor_checks(single_world):
     scenario, engine, _ = single_world
-    with pytest.raises(WorldError, match="retry_seconds: must be a positive number of seconds"):
+    with pytest.raises(ValueError, match="retry_seconds: must be a finite number > 0, got 0"):
         World(scenario, engine, retry_seconds=0)
     with pytest.raises(WorldError, match=r"engine: must be a toolkit\.engine\.Engine"):
         World(scenario, object())  # type: ignore[arg-type]

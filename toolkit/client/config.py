@@ -13,6 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from toolkit.arguments import number
 from toolkit.scenario.secret import Secret
 
 __all__ = [
@@ -120,6 +121,4 @@ def resolve_timeout(timeout: httpx.Timeout | float | None) -> httpx.Timeout:
         return DEFAULT_TIMEOUT
     if isinstance(timeout, httpx.Timeout):
         return timeout
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        raise ValueError("timeout: must be a positive number of seconds or an httpx.Timeout")
-    return httpx.Timeout(float(timeout))
+    return httpx.Timeout(number(timeout, "timeout", above=0))

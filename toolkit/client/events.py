@@ -22,6 +22,7 @@ from typing import Literal
 
 from httpx_sse import ServerSentEvent
 
+from toolkit.arguments import whole
 from toolkit.client.errors import InvalidResponse
 from toolkit.resources import FeeEvent, InvalidInput, LiquidityEvent, parse
 
@@ -91,8 +92,8 @@ class StreamCursor:
     """
 
     def __init__(self, last_id: int | None = None) -> None:
-        if last_id is not None and (isinstance(last_id, bool) or not isinstance(last_id, int)):
-            raise ValueError("last_event_id: must be an integer or None")
+        if last_id is not None:
+            whole(last_id, "last_event_id")
         self.last_id = last_id
         self._group: int | None = None
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from toolkit.arguments import number
 from toolkit.client._core import AttemptHook, ClientCore
 from toolkit.client.errors import ServiceError, TransportError
 from toolkit.client.events import StreamCursor, StreamEvent, parse_stream_event
@@ -106,10 +107,8 @@ class StreamSession:
         duration: float | None,
         hook: AttemptHook | None,
     ) -> None:
-        if duration is not None and (
-            isinstance(duration, bool) or not isinstance(duration, int | float) or duration <= 0
-        ):
-            raise ValueError("duration: must be a positive number of seconds or None")
+        if duration is not None:
+            number(duration, "duration", above=0)
         self.core = core
         self.op = op
         self.hook = hook

@@ -11,48 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from numbers import Integral, Real
+from numbers import Integral
 from typing import TypeGuard, overload
 
 import numpy as np
 
+from toolkit.arguments import number, whole
+
 # Unnormalised occupancy terms grow like a^j / j!; rescaling above this keeps them finite.
 _RESCALE_ABOVE = 1e100
 _SOLVE_RTOL = 1e-13
-
-
-def check_count(value: object, name: str, *, minimum: int = 0) -> int:
-    """An integer (not a bool) at least ``minimum``; the message names ``name``."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name}: must be an integer, got {type(value).__name__}")
-    number = int(value)
-    if number < minimum:
-        raise ValueError(f"{name}: must be at least {minimum}, got {number}")
-    return number
-
-
-def check_real(
-    value: object,
-    name: str,
-    *,
-    low: float = 0.0,
-    high: float = math.inf,
-    open_low: bool = False,
-    open_high: bool = False,
-) -> float:
-    """A finite real number in the given range, as a float; the message names ``name``."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name}: must be a real number, got {type(value).__name__}")
-    number = float(value)
-    if math.isnan(number) or math.isinf(number):
-        raise ValueError(f"{name}: must be finite, got {value}")
-    too_low = number <= low if open_low else number < low
-    too_high = number >= high if open_high else number > high
-    if too_low or too_high:
-        left = "(" if open_low else "["
-        right = ")" if open_high else "]"
-        raise ValueError(f"{name}: must be in {left}{low:g}, {high:g}{right}, got {value}")
-    return number
 
 
 def is_sequence(value: object) -> TypeGuard[Sequence[object]]:
@@ -73,8 +41,8 @@ def erlang_b(servers: int, load: float) -> float:
     >>> erlang_b(2, 1.0)
     0.2
     """
-    n = check_count(servers, "servers")
-    a = check_real(load, "load")
+    n = whole(servers, "servers", minimum=0)
+    a = number(load, "load", minimum=0.0)
     blocking = 1.0
     for k in range(1, n + 1):
         blocking = a * blocking / (k + a * blocking)
@@ -90,8 +58,8 @@ def erlang_b_load(servers: int, blocking: float) -> float:
     >>> round(erlang_b_load(10, 0.01), 4)
     4.4612
     """
-    n = check_count(servers, "servers", minimum=1)
-    target = check_real(blocking, "blocking", low=0.0, high=1.0, open_low=True, open_high=True)
+    n = whole(servers, "servers", minimum=1)
+    target = number(blocking, "blocking", above=0.0, below=1.0)
     low, high = 0.0, max(1.0, float(n))
     while erlang_b(n, high) < target:
         low, high = high, 2.0 * high
@@ -110,8 +78,8 @@ def erlang_b_servers(load: float, blocking: float) -> int:
     >>> erlang_b_servers(8.108, 0.0101)
     15
     """
-    a = check_real(load, "load")
-    target = check_real(blocking, "blocking", low=0.0, high=1.0, open_low=True)
+    a = number(load, "load", minimum=0.0)
+    target = number(blocking, "blocking", above=0.0, maximum=1.0)
     n, current = 0, 1.0
     while current > target:
         n += 1
@@ -179,7 +147,7 @@ def kaufman_roberts(
 def _check_classes(
     capacity: object, loads: object, sizes: object
 ) -> tuple[int, list[Fraction] | None, list[float], list[int]]:
-    c = check_count(capacity, "capacity")
+    c = whole(capacity, "capacity", minimum=0)
     if not is_sequence(loads):
         raise TypeError("loads: must be a sequence of numbers")
     if not is_sequence(sizes):
@@ -190,8 +158,8 @@ def _check_classes(
         raise ValueError(
             f"sizes: must have one entry per load ({len(loads)} loads, {len(sizes)} sizes)"
         )
-    b = [check_count(size, f"sizes[{k}]", minimum=1) for k, size in enumerate(sizes)]
-    float_loads = [check_real(load, f"loads[{k}]") for k, load in enumerate(loads)]
+    b = [whole(size, f"sizes[{k}]", minimum=1) for k, size in enumerate(sizes)]
+    float_loads = [number(load, f"loads[{k}]", minimum=0.0) for k, load in enumerate(loads)]
     if not any(isinstance(load, Fraction) for load in loads):
         return c, None, float_loads, b
     exact_loads: list[Fraction] = []

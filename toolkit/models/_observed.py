@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from toolkit.arguments import number
 from toolkit.models._frames import Kind, check_keys, duration_seconds, epoch_seconds, prepare
-from toolkit.models._loss import check_real
 
 _EVENT_SPEC: dict[str, Kind] = {
     "source": "str",
@@ -118,7 +118,7 @@ def empirical_blocking(
     func = "empirical_blocking"
     frame = prepare(observations, func, _OBS_SPEC)
     keys = check_keys(frame, func, by)
-    hold = check_real(hold_s, "hold_s")
+    hold = number(hold_s, "hold_s", minimum=0.0)
     if window is None:
         first, last = pl.col("observed_at").min(), pl.col("observed_at").max()
         if keys:

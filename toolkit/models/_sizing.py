@@ -12,7 +12,8 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-from toolkit.models._loss import check_count, check_real, is_sequence, kaufman_roberts
+from toolkit.arguments import number, whole
+from toolkit.models._loss import is_sequence, kaufman_roberts
 
 Mode = Literal["replace", "add"]
 Criterion = Literal["worst", "average", "volume"]
@@ -54,9 +55,9 @@ def mean_hold(
     >>> mean_hold(0.2, convert_delay=5.0)
     25.0
     """
-    p = check_real(p_convert, "p_convert", low=0.0, high=1.0)
-    quote = check_real(quote_seconds, "quote_seconds", open_low=True)
-    order = check_real(order_seconds, "order_seconds", open_low=True)
+    p = number(p_convert, "p_convert", minimum=0.0, maximum=1.0)
+    quote = number(quote_seconds, "quote_seconds", above=0.0)
+    order = number(order_seconds, "order_seconds", above=0.0)
     if mode not in ("replace", "add"):
         raise ValueError(f"mode: must be 'replace' or 'add', got {mode!r}")
     if convert_delay is None:
@@ -67,7 +68,7 @@ def mean_hold(
                 "convert_delay: only applies to mode='replace'; mode='add' already means "
                 "conversion at the end of the quote window"
             )
-        delay = check_real(convert_delay, "convert_delay", high=quote)
+        delay = number(convert_delay, "convert_delay", minimum=0.0, maximum=quote)
     return (1.0 - p) * quote + p * (delay + order)
 
 
@@ -77,8 +78,8 @@ def offered_load(rate_per_s: float, hold_s: float) -> float:
     >>> offered_load(0.5, 24.0)
     12.0
     """
-    rate = check_real(rate_per_s, "rate_per_s")
-    hold = check_real(hold_s, "hold_s")
+    rate = number(rate_per_s, "rate_per_s", minimum=0.0)
+    hold = number(hold_s, "hold_s", minimum=0.0)
     return rate * hold
 
 
@@ -94,11 +95,11 @@ def to_units(amounts: Sequence[int], unit: int | None = None) -> tuple[int, list
     """
     if not is_sequence(amounts) or len(amounts) == 0:
         raise ValueError("amounts: must be a non-empty sequence of positive integers")
-    values = [check_count(amount, f"amounts[{k}]", minimum=1) for k, amount in enumerate(amounts)]
+    values = [whole(amount, f"amounts[{k}]", minimum=1) for k, amount in enumerate(amounts)]
     if unit is None:
         size = math.gcd(*values)
     else:
-        size = check_count(unit, "unit", minimum=1)
+        size = whole(unit, "unit", minimum=1)
         for k, value in enumerate(values):
             if value % size:
                 raise ValueError(f"amounts[{k}]: {value} is not a multiple of unit {size}")
@@ -136,9 +137,9 @@ def max_rfq_rate(
     8.108
     """
     func = "max_rfq_rate"
-    balance = check_count(pool_balance, "pool_balance")
+    balance = whole(pool_balance, "pool_balance", minimum=0)
     unit_size, sizes, mix, holds = _check_pool_inputs(amount_classes, class_mix, hold_s, unit)
-    target = check_real(target_blocking, "target_blocking", high=1.0, open_low=True)
+    target = number(target_blocking, "target_blocking", above=0.0, maximum=1.0)
     _check_criterion(criterion)
     capacity = balance // unit_size
 
@@ -184,11 +185,11 @@ def pool_size_for(
     >>> pool_size_for(8.108, [1_000_000], [1.0], 1.0, 0.0101)
     15000000
     """
-    rate = check_real(rate_per_s, "rate_per_s")
+    rate = number(rate_per_s, "rate_per_s", minimum=0.0)
     unit_size, sizes, mix, holds = _check_pool_inputs(amount_classes, class_mix, hold_s, unit)
-    target = check_real(target_blocking, "target_blocking", high=1.0, open_low=True)
+    target = number(target_blocking, "target_blocking", above=0.0, maximum=1.0)
     _check_criterion(criterion)
-    limit = check_count(max_units, "max_units", minimum=1)
+    limit = whole(max_units, "max_units", minimum=1)
     loads = [rate * share * hold for share, hold in zip(mix, holds, strict=True)]
     capacity = _smallest_capacity(loads, sizes, mix, criterion, target, limit)
     return capacity * unit_size
@@ -208,7 +209,10 @@ def _check_pool_inputs(
             f"class_mix: must have one share per amount class "
             f"({len(sizes)} classes, {len(class_mix)} shares)"
         )
-    mix = [check_real(share, f"class_mix[{k}]", high=1.0) for k, share in enumerate(class_mix)]
+    mix = [
+        number(share, f"class_mix[{k}]", minimum=0.0, maximum=1.0)
+        for k, share in enumerate(class_mix)
+    ]
     if abs(math.fsum(mix) - 1.0) > _MIX_TOLERANCE:
         raise ValueError(f"class_mix: shares must sum to 1, got {math.fsum(mix)}")
     if is_sequence(hold_s):
@@ -217,9 +221,9 @@ def _check_pool_inputs(
                 f"hold_s: must be one mean or one per amount class "
                 f"({len(sizes)} classes, {len(hold_s)} holds)"
             )
-        holds = [check_real(h, f"hold_s[{k}]", open_low=True) for k, h in enumerate(hold_s)]
+        holds = [number(h, f"hold_s[{k}]", above=0.0) for k, h in enumerate(hold_s)]
     else:
-        holds = [check_real(hold_s, "hold_s", open_low=True)] * len(sizes)
+        holds = [number(hold_s, "hold_s", above=0.0)] * len(sizes)
     return unit_size, sizes, mix, holds
 
 

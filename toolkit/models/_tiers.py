@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from toolkit.arguments import number
 from toolkit.models._fees import fee_expr
 from toolkit.models._frames import ROUTE, Kind, aggregate, check_keys, prepare
-from toolkit.models._loss import check_real
 
 _OBS_SPEC: dict[str, Kind] = {
     "observed_at": "datetime",
@@ -66,7 +66,7 @@ def compare_with_tiers(
     func = "compare_with_tiers"
     frame = prepare(obs, func, _OBS_SPEC)
     table = prepare(tiers, func, _TIER_SPEC)
-    tolerance = check_real(tolerance_bps, "tolerance_bps")
+    tolerance = number(tolerance_bps, "tolerance_bps", minimum=0.0)
     quotes = (
         frame.filter(pl.col("status") == 200)
         .drop([name for name in _ADDED if name in frame.columns])

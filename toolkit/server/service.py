@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from toolkit.arguments import number
 from toolkit.chain.registry import (
     Contracts,
     RegisteredChain,
@@ -100,8 +101,7 @@ class Service:
         if not callable(clock):
             raise TypeError("clock: must be a callable returning seconds")
         for name, value in (("heartbeat", heartbeat), ("tick", tick)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-                raise ValueError(f"{name}: must be a positive number of seconds")
+            number(value, name, above=0)
         self.scenario = scenario
         # A bounded log: a long-running server must not grow without end. Streams further
         # behind than the log reaches get a fresh snapshot (see toolkit.server.events).

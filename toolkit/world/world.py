@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from heapq import heappop, heappush
 
+from toolkit.arguments import number
 from toolkit.engine import CapacityExhausted, Engine, Fill, FillRejected, Settlement
 from toolkit.scenario import Scenario
 from toolkit.world.escrow import read_open
@@ -80,10 +80,7 @@ class World:
             raise WorldError("scenario: must be a toolkit.scenario.Scenario")
         if not isinstance(engine, Engine):
             raise WorldError("engine: must be a toolkit.engine.Engine")
-        if isinstance(retry_seconds, bool) or not isinstance(retry_seconds, int | float):
-            raise WorldError("retry_seconds: must be a positive number of seconds")
-        if not 0 < retry_seconds < math.inf:
-            raise WorldError("retry_seconds: must be a positive number of seconds")
+        number(retry_seconds, "retry_seconds", above=0)
         if driven and refund_expired:
             raise WorldError("refund_expired: needs the world's own filler (driven=False)")
         self._scenario = scenario
