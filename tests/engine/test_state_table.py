@@ -27,7 +27,7 @@ def test_quote_lapse_after_15_s_releases_capacity(single: Engine, token: str):
     assert single.reservation(qid, 114.9) is not None
     with pytest.raises(CapacityExhausted):
         single.quote(1, 8453, token, UNIT, 114.9, kind=EXACT_OUTPUT)
-    # validUntil = floor(100) + 15 = 115: at 115 the reservation is gone.
+    # validUntil = round(100) + 15 = 115: at 115 the reservation is gone.
     assert single.reservation(qid, 115.0) is None
     assert single.quote(1, 8453, token, UNIT, 115.0, kind=EXACT_OUTPUT).output_amount == UNIT
 

@@ -107,16 +107,21 @@ def test_retry_backoff_takes_virtual_time_not_wall_time() -> None:
         assert quote.valid_until == math.floor(svc.clock() + 0.5) + 15
 
 
-def test_the_seed_makes_the_backoff_repeat() -> None:
-    waits = []
-    for _ in range(2):
-        with embedded_service("single-pool", seed=11) as svc:
-            for _ in range(15):
-                rfq(svc)
-            start = svc.clock.advance(12)
+def _backoff_wait(seed: int) -> float:
+    with embedded_service("single-pool", seed=seed) as svc:
+        for _ in range(15):
             rfq(svc)
-            waits.append(svc.clock() - start)
-    assert waits[0] == waits[1]
+        start = svc.clock.advance(12)
+        rfq(svc)
+        return svc.clock() - start
+
+
+def test_the_seed_makes_the_backoff_repeat() -> None:
+    waits = [_backoff_wait(11), _backoff_wait(11), _backoff_wait(12)]
+    # The pool is full for 3 more seconds, so the call had to back off at least that long...
+    assert waits[0] >= 3.0
+    # ...by the same jittered delays for the same seed, and by others for another seed.
+    assert waits[0] == waits[1] != waits[2]
 
 
 def test_a_full_pool_without_retries_is_a_404() -> None:
@@ -159,10 +164,16 @@ def test_bad_arguments_are_refused(
 
 
 def test_the_environment_does_not_change_the_harness(monkeypatch: pytest.MonkeyPatch) -> None:
+    with embedded_service("single-pool") as svc:
+        plain = rfq(svc)
     monkeypatch.setenv("TOOLKIT_API_KEY", "some-other-key")
     monkeypatch.setenv("TOOLKIT_BASE_URL", "https://service.example")
     with embedded_service("single-pool") as svc:
-        assert rfq(svc).quote_id is not None
+        # Still the embedded service, still the scenario's key (a wrong key would be a 401),
+        # and the same answer as without the variables.
+        assert svc.client.embedded is svc.embedded
+        assert "service.example" not in svc.client.base_url
+        assert rfq(svc) == plain
 
 
 def test_order_id_and_broadcast_follow_a_built_quote() -> None:
