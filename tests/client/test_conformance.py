@@ -1,9 +1,14 @@
-"""One client contract, several backends: the embedded service in-process, and the same app
-served by uvicorn on loopback. Each test runs against both."""
+"""One client contract, several backends: the embedded service in-process, the same app served
+by uvicorn on loopback, and the real service when ``TOOLKIT_BASE_URL`` and ``TOOLKIT_API_KEY``
+are set (skipped with a reason otherwise), as web3.py runs one suite over many backends.
+
+Tests that need what only the simulation gives (its signing key, pools it is fine to fill to
+the brim) skip on the real service and say why."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -39,10 +44,38 @@ SCENARIO = load_scenario("default", env={})
 MakeClient = Callable[..., ServiceClient]
 
 
-@pytest.fixture(params=["embedded", pytest.param("loopback", marks=pytest.mark.loopback)])
+REAL_URL, REAL_KEY = os.environ.get("TOOLKIT_BASE_URL"), os.environ.get("TOOLKIT_API_KEY")
+
+
+@pytest.fixture(
+    params=[
+        "embedded",
+        pytest.param("loopback", marks=pytest.mark.loopback),
+        pytest.param(
+            "real",
+            marks=pytest.mark.skipif(
+                not (REAL_URL and REAL_KEY),
+                reason="the real service needs TOOLKIT_BASE_URL and TOOLKIT_API_KEY",
+            ),
+        ),
+    ]
+)
 def make_client(request: pytest.FixtureRequest) -> Iterator[MakeClient]:
-    app = create_app(SCENARIO, heartbeat=0.2, tick=0.1)
     clients: list[ServiceClient] = []
+    if request.param == "real":
+
+        def real(**kwargs: object) -> ServiceClient:
+            kwargs.setdefault("api_key", REAL_KEY)
+            client = ServiceClient(REAL_URL, **kwargs)  # type: ignore[arg-type]
+            clients.append(client)
+            return client
+
+        real.backend = "real"  # type: ignore[attr-defined]
+        yield real
+        for client in clients:
+            client.close()
+        return
+    app = create_app(SCENARIO, heartbeat=0.2, tick=0.1)
     if request.param == "embedded":
         service = EmbeddedService(app=app, api_key="demo-key")
 
@@ -92,7 +125,14 @@ def test_quote_then_transaction_passes_the_guard(make_client: MakeClient) -> Non
     assert check_transaction(quote, built.transaction_request, now=now) == []
 
 
+def simulated_only(make_client: MakeClient, why: str) -> None:
+    """Skip on the real service, saying why the test needs the simulation."""
+    if getattr(make_client, "backend", None) == "real":
+        pytest.skip(f"simulation only: {why}")
+
+
 def test_errors_are_typed(make_client: MakeClient) -> None:
+    simulated_only(make_client, "it fills the destination pools to the brim")
     sleeps = Sleeps()
     client = make_client(sleep=sleeps, retry=RetryPolicy(capacity_retries=2, rng=random.Random(1)))
     with pytest.raises(BadRequest) as bad:
@@ -121,6 +161,7 @@ def test_errors_are_typed(make_client: MakeClient) -> None:
 def test_borrow_quote_then_authorization_is_signed_by_the_service(
     make_client: MakeClient,
 ) -> None:
+    simulated_only(make_client, "it checks the signature against the scenario's signing key")
     client = make_client()
     quote = client.borrow_quote(src_chain=1, dst_chain=8453, amount=10**8, token=USDC[8453])
     assert quote.id is not None
@@ -153,6 +194,7 @@ def test_borrow_quote_then_authorization_is_signed_by_the_service(
 
 
 def test_event_stream_snapshot_then_live_changes(make_client: MakeClient) -> None:
+    simulated_only(make_client, "it counts the scenario's pools and routes in the snapshot")
     client = make_client()
     events = client.liquidity_events(duration=5)
     snapshot = [next(events) for _ in range(len(SCENARIO.pools) + len(SCENARIO.routes))]
