@@ -30,7 +30,7 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest -n 2 tests
-	$(BIN)/pytest -n 2 --doctest-modules toolkit
+	$(BIN)/pytest -n 2 -p tests.doctest_namespace --doctest-modules toolkit
 
 # Regression notebooks are checked strictly (twice: identical output on every run); the others lax.
 notebooks: $(STAMP)

@@ -52,8 +52,8 @@ class EmbeddedService:
     ``clock`` and ``app_options`` (``heartbeat``, ``tick``) go to ``create_app``. Pass ``app``
     (and ``api_key``) to wrap an app built elsewhere.
 
-    >>> service = EmbeddedService()               # doctest: +SKIP
-    >>> service.base_url.startswith("http://embedded-")  # doctest: +SKIP
+    >>> service = EmbeddedService()
+    >>> service.base_url.startswith("http://embedded-")
     True
     """
 

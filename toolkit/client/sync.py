@@ -50,7 +50,7 @@ class ServiceClient(ClientSettings):
     Every HTTP attempt is reported to ``on_attempt`` as an :class:`~toolkit.client.Attempt`;
     ``retry`` is the :class:`~toolkit.client.RetryPolicy` and ``sleep`` waits between attempts.
 
-    >>> with ServiceClient() as client:          # doctest: +SKIP
+    >>> with ServiceClient() as client:
     ...     client.health().status
     'ok'
     """
@@ -175,9 +175,9 @@ class ServiceClient(ClientSettings):
         Raises :class:`NoCapacity` once the capacity budget is spent, :class:`BadRequest` for
         an unknown route or bad parameters, :class:`Unauthorized` for a bad key.
 
-        >>> client.rfq(src_chain=1, dst_chain=8453, amount=10**6,   # doctest: +SKIP
+        >>> client.rfq(src_chain=1, dst_chain=8453, amount=10**9,
         ...            token=usdc_base, user=me).quote_id
-        'qt_00000000000001'
+        'qt_0_3'
         """
         op = intents.rfq(
             src_chain=src_chain,
@@ -194,7 +194,7 @@ class ServiceClient(ClientSettings):
     def transaction(self, quote: Quote, *, on_attempt: AttemptHook | None = None) -> Quote:
         """The quote with its unsigned escrow ``open()`` call (never retried).
 
-        >>> client.transaction(quote).transaction_request.to   # doctest: +SKIP
+        >>> client.transaction(quote).transaction_request.to
         '0x000025c3226C00B2Cdc200005a1600509f4e00C0'
         """
         return self.call(intents.transaction(quote), on_attempt=on_attempt)
@@ -204,7 +204,7 @@ class ServiceClient(ClientSettings):
     def tokens(self, chain: int | str) -> dict[str, SupportedToken]:
         """Supported tokens of ``chain`` by symbol.
 
-        >>> client.tokens(8453)["USDC"].decimals   # doctest: +SKIP
+        >>> client.tokens(8453)["USDC"].decimals
         6
         """
         return self.call(liquidity.tokens(chain))
@@ -212,7 +212,7 @@ class ServiceClient(ClientSettings):
     def pool(self, pool_type: PoolType, chain: int | str, token_symbol: str) -> PoolLiquidity:
         """A pool's address and the balance available now.
 
-        >>> client.pool("usdc", 8453, "USDC").balance_int > 0   # doctest: +SKIP
+        >>> client.pool("usdc", 8453, "USDC").balance_int > 0
         True
         """
         return self.call(liquidity.pool(pool_type, chain, token_symbol))
@@ -222,7 +222,7 @@ class ServiceClient(ClientSettings):
     ) -> list[FeeTier]:
         """Fee tiers of a route (:class:`NotFound` when it is not configured).
 
-        >>> client.fees(1, 8453, "USDC", "USDC")[0].fee_bps   # doctest: +SKIP
+        >>> client.fees(1, 8453, "USDC", "USDC")[0].fee_bps
         5.0
         """
         return self.call(
@@ -239,8 +239,8 @@ class ServiceClient(ClientSettings):
     ) -> SolverResponse:
         """The solver address and fill time for an amount in whole USD.
 
-        >>> client.solver(1000, 1, 8453, "USDC", "USDC").duration   # doctest: +SKIP
-        60
+        >>> client.solver(1000, 1, 8453, "USDC", "USDC").duration
+        38
         """
         return self.call(
             liquidity.solver(
@@ -256,7 +256,7 @@ class ServiceClient(ClientSettings):
     def health(self) -> Health:
         """``GET /health``.
 
-        >>> client.health().status   # doctest: +SKIP
+        >>> client.health().status
         'ok'
         """
         return self.call(liquidity.health())
@@ -275,7 +275,7 @@ class ServiceClient(ClientSettings):
     ) -> BorrowQuote:
         """A borrow quote; its ``id`` reserves liquidity for ``quoteDuration`` seconds.
 
-        >>> client.borrow_quote(src_chain=1, dst_chain=8453, amount=10**6,  # doctest: +SKIP
+        >>> client.borrow_quote(src_chain=1, dst_chain=8453, amount=10**8,
         ...                     token=usdc_base).fee_bps
         5
         """
@@ -303,8 +303,8 @@ class ServiceClient(ClientSettings):
     ) -> BorrowAuthorization:
         """A signed borrow authorization, read from the event named ``data`` (never retried).
 
-        >>> client.authorize(dst_chain=8453, caller=me, input="0x",   # doctest: +SKIP
-        ...                  quote_id=q.id, tx_hash=deposit).signature[:2]
+        >>> client.authorize(dst_chain=8453, caller=me, input="0x",
+        ...                  quote_id=borrow.id, tx_hash=deposit).signature[:2]
         '0x'
         """
         op = liquidity.authorize(
@@ -332,8 +332,11 @@ class ServiceClient(ClientSettings):
         connection is reported to ``on_attempt`` when it ends. Consecutive failed connections
         are bounded by the retry policy's ``error_retries``; 400/401 end it at once.
 
-        >>> for event in client.liquidity_events(duration=5):   # doctest: +SKIP
-        ...     print(event.id, event.event)
+        >>> events = client.liquidity_events(duration=5)
+        >>> first = next(events)   # the state on connect comes first, marked as a snapshot
+        >>> first.event, first.snapshot
+        ('liquidity', True)
+        >>> events.close()
         """
         op: ops.Operation[None] = ops.Operation(
             "liquidity_events",

@@ -1,0 +1,57 @@
+"""A pytest plugin for ``--doctest-modules toolkit``: the names the client and collector examples use.
+
+Loaded by ``make unit`` (``-p tests.doctest_namespace``). Examples in ``toolkit/client`` and
+``toolkit/collect`` talk to a service as a user's notebook would; here that service is the
+embedded one on a virtual clock (``toolkit.testing.embedded_service``), fresh for each example, so
+every example runs, offline, with the same output on every machine:
+
+- ``client``: a :class:`toolkit.client.ServiceClient` of that service, ``svc`` the harness;
+- ``me``: a user address; ``usdc_base``: USDC on Base;
+- ``quote``: an RFQ quote for 1,000 USDC from Ethereum to Base, taken by ``client``;
+- ``borrow``: a borrow quote for 100 USDC to Base; ``deposit``: a deposit transaction hash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from _pytest.doctest import DoctestItem
+
+from toolkit.testing import embedded_service
+
+# Examples in these packages get the names; every other example runs with none.
+PACKAGES = ("toolkit.client", "toolkit.collect")
+ME = "0x1111111111111111111111111111111111111111"
+USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+
+
+@pytest.fixture(autouse=True)
+def _service_names(
+    request: pytest.FixtureRequest, doctest_namespace: dict[str, Any]
+) -> Iterator[None]:
+    item = request.node
+    if not isinstance(item, DoctestItem) or not item.name.startswith(PACKAGES):
+        yield
+        return
+    with embedded_service("default") as svc:
+        names = {
+            "svc": svc,
+            "client": svc.client,
+            "me": ME,
+            "usdc_base": USDC_BASE,
+            "quote": svc.client.rfq(
+                src_chain=1, dst_chain=8453, amount=10**9, token=USDC_BASE, user=ME
+            ),
+            "borrow": svc.client.borrow_quote(
+                src_chain=1, dst_chain=8453, amount=10**8, token=USDC_BASE
+            ),
+            "deposit": "0x" + "ab" * 32,
+        }
+        doctest_namespace.update(names)
+        try:
+            yield
+        finally:
+            for name in names:
+                doctest_namespace.pop(name, None)
