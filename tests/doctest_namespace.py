@@ -1,4 +1,4 @@
-"""A pytest plugin for ``--doctest-modules toolkit``: the names the client and collector examples use.
+"""A pytest plugin for `--doctest-modules toolkit`: the names client and collector examples use.
 
 Loaded by ``make unit`` (``-p tests.doctest_namespace``). Examples in ``toolkit/client`` and
 ``toolkit/collect`` talk to a service as a user's notebook would; here that service is the
