@@ -23,12 +23,13 @@ from typing import Any
 import numpy as np
 import simpy
 
-from toolkit.backtest import Constant, Fixed, generate_flow, replay, resolve_scenario
+from toolkit.backtest import Constant, Fixed, generate_flow, replay
 from toolkit.backtest.loop import run_events
 from toolkit.backtest.result import build_result
 from toolkit.backtest.validate import check_flow
 from toolkit.engine import CapacityExhausted, Engine
 from toolkit.models.capacity import erlang_b, mean_hold
+from toolkit.scenario import load_scenario
 
 UNITS = 15
 ETA = 36 + 2  # Ethereum confirmations, then the Base fill: the filler fills after the quote's eta
@@ -69,7 +70,7 @@ def _quotes_only(engine: Engine, cols: Any, scenario: Any) -> int:
 
 
 def bench_default_day(n_target: int = 1_000_000) -> None:
-    scenario = resolve_scenario("default")
+    scenario = load_scenario("default", env={})
     rate = n_target / 86_400
     flow, wall_gen, cpu_gen = _timed(lambda: generate_flow(scenario, rate=rate, seed=1))
     n = flow.height

@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["add_arguments", "run"]
 
-_DATA = Path(__file__).resolve().parents[1] / "data"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``toolkit demo``.
@@ -40,10 +38,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     3
     """
     parser.add_argument(
-        "--db", default=str(_DATA / "toolkit.duckdb"), metavar="PATH", help="DuckDB file"
+        "--db",
+        default=None,
+        metavar="PATH",
+        help="DuckDB file (default: toolkit.duckdb in $TOOLKIT_DATA_DIR or ./data)",
     )
     parser.add_argument(
-        "--out", default=str(_DATA / "reports"), metavar="DIR", help="figures and tables"
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="figures and tables (default: reports in $TOOLKIT_DATA_DIR or ./data)",
     )
     parser.add_argument(
         "--rounds",
@@ -84,7 +88,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 2
 
     from toolkit.client import RetryPolicy, ServiceClient
-    from toolkit.store import Store, StoreError
+    from toolkit.store import Store, StoreError, data_dir, default_path
+
+    db = Path(args.db) if args.db is not None else default_path()
+    out_dir = Path(args.out) if args.out is not None else data_dir() / "reports"
 
     started = time.perf_counter()
 
@@ -92,7 +99,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"[{time.perf_counter() - started:6.1f} s] {text}", file=stream, flush=True)
 
     try:
-        store = Store(args.db)
+        store = Store(db)
     except StoreError as exc:
         print(f"toolkit demo: cannot use the database: {exc}", file=sys.stderr)
         return 2
@@ -106,9 +113,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         step("writing the report")
         from toolkit.report import write_report
 
-        report = write_report(store, args.out)
+        report = write_report(store, out_dir)
     print("", file=stream)
-    print(f"database: {Path(args.db).resolve()}", file=stream)
+    print(f"database: {db.resolve()}", file=stream)
     print(f"figures:  {Path(report.out_dir).resolve()}", file=stream)
     for path in report.figures:
         print(f"  {Path(path).name}", file=stream)
@@ -196,10 +203,11 @@ def _model(store: Store, stream: TextIO, step: Any) -> None:
 
 
 def _backtest(store: Store, args: argparse.Namespace, stream: TextIO, step: Any) -> None:
-    from toolkit.backtest import generate_flow, replay, resolve_scenario
+    from toolkit.backtest import generate_flow, replay
     from toolkit.backtest.command import format_summary
+    from toolkit.scenario import load_scenario
 
-    scenario = resolve_scenario("default")
+    scenario = load_scenario("default", env={})
     flow = generate_flow(scenario, hours=24, rate=args.rate, seed=args.seed)
     step(f"backtest: a day of flow on the default scenario, {flow.height:,} requests")
     result = replay(flow, scenario, seed=args.seed)

@@ -8,8 +8,8 @@ from typing import Any
 import polars as pl
 import pytest
 
-from toolkit.backtest import FLOW_SCHEMA, resolve_scenario
-from toolkit.scenario import Scenario
+from toolkit.backtest import FLOW_SCHEMA
+from toolkit.scenario import Scenario, load_scenario
 
 #: 1,000 USDC: one capacity unit of the single-pool scenario (15 units).
 UNIT = 1_000_000_000
@@ -17,12 +17,12 @@ UNIT = 1_000_000_000
 
 @pytest.fixture(scope="session")
 def default_scenario() -> Scenario:
-    return resolve_scenario("default")
+    return load_scenario("default", env={})
 
 
 @pytest.fixture(scope="session")
 def single_pool() -> Scenario:
-    return resolve_scenario("single-pool")
+    return load_scenario("single-pool", env={})
 
 
 FlowBuilder = Callable[[Sequence[dict[str, Any]]], pl.DataFrame]

@@ -139,7 +139,7 @@ def test_request_id_is_optional_and_integer_widths_are_accepted(make_flow) -> No
             "overrides: the variant is not a valid scenario: "
             "windows.quote_seconds: must be a positive integer",
         ),
-        ({"scenario": "missing"}, "scenario: scenario: no scenario named 'missing'"),
+        ({"scenario": "missing"}, "scenario: no scenario named 'missing'"),
     ],
 )
 def test_bad_replay_arguments(make_flow, kwargs: dict, message: str) -> None:  # type: ignore[no-untyped-def,type-arg]

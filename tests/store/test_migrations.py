@@ -9,13 +9,12 @@ import polars as pl
 import pytest
 
 from toolkit.store import (
-    DEFAULT_PATH,
+    DATA_DIR_ENV,
     MIGRATIONS,
     TABLES,
     Migration,
     Store,
     StoreError,
-    _connection,
     apply_migrations,
     schema_version,
 )
@@ -109,14 +108,18 @@ def test_tables_match_the_contract(store: Store) -> None:
         assert empty.schema == spec.schema, name
 
 
-def test_store_creates_its_directory_and_defaults_to_repo_data(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_store_defaults_to_the_data_directory_and_creates_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert Path(__file__).resolve().parents[2] / "data" / "toolkit.duckdb" == DEFAULT_PATH
-    monkeypatch.setattr(_connection, "DEFAULT_PATH", db_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
     with Store() as store:
-        assert store.path == db_path
-    assert db_path.is_file()
+        assert store.path == Path("data/toolkit.duckdb")
+    assert (tmp_path / "data" / "toolkit.duckdb").is_file()
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "elsewhere"))
+    with Store() as store:
+        assert store.path == tmp_path / "elsewhere" / "toolkit.duckdb"
+    assert (tmp_path / "elsewhere" / "toolkit.duckdb").is_file()
 
 
 def test_unwritable_location_names_the_path(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ from toolkit.backtest.flow import (
 from toolkit.backtest.loop import OUTCOMES
 from toolkit.backtest.replay import replay
 from toolkit.backtest.result import BacktestResult
-from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides, resolve_scenario
+from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
 from toolkit.backtest.sweep import sweep
 from toolkit.backtest.validate import REQUIRED_COLUMNS, check_flow
 from toolkit.resources import RetryPolicy
@@ -66,6 +66,5 @@ __all__ = [
     "generate_flow",
     "poisson_arrivals",
     "replay",
-    "resolve_scenario",
     "sweep",
 ]

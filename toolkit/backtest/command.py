@@ -89,10 +89,11 @@ def format_summary(summary: dict[str, Any], decimals: dict[str, int]) -> str:
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Generate the flow, replay it, print the summary and optionally store it; 0 on success."""
     stream = sys.stdout if out is None else out
-    from toolkit.backtest import RetryPolicy, generate_flow, replay, resolve_scenario
+    from toolkit.backtest import RetryPolicy, generate_flow, replay
+    from toolkit.scenario import load_scenario
 
     try:
-        scenario = resolve_scenario(args.scenario)
+        scenario = load_scenario(args.scenario, env={})
         flow = generate_flow(scenario, hours=args.hours, rate=args.rate, seed=args.seed)
         if flow.height == 0:
             raise ValueError("rate: the flow has no requests; raise --rate or --hours")

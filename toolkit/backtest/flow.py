@@ -38,8 +38,7 @@ from toolkit.backtest.distributions import (
     LogNormal,
     SizeModel,
 )
-from toolkit.backtest.scenarios import resolve_scenario
-from toolkit.scenario import Scenario
+from toolkit.scenario import Scenario, load_scenario
 
 __all__ = [
     "DEFAULT_PROFILE",
@@ -198,7 +197,7 @@ def default_sizes(scenario: Scenario | str) -> dict[str, SizeModel]:
     >>> default_sizes("default")["USDC"]
     LogNormal(median=5000000000, sigma=1.2)
     """
-    s = resolve_scenario(scenario)
+    s = load_scenario(scenario, env={})
     out: dict[str, SizeModel] = {}
     for symbol in sorted({r.token for r in s.routes}):
         price = s.pricing.price_usd(symbol)
@@ -281,7 +280,7 @@ def generate_flow(
     >>> flow.columns[:4], 1500 < flow.height < 2100  # the night hour runs at half the rate
     (['request_id', 't', 'src_chain', 'dst_chain'], True)
     """
-    s = resolve_scenario(scenario)
+    s = load_scenario(scenario, env={})
     seed = _check_seed(seed)
     share_out = _check_share(exact_output_share, "exact_output_share")
     p_convert = _check_share(convert_probability, "convert_probability")

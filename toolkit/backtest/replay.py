@@ -11,11 +11,11 @@ import polars as pl
 
 from toolkit.backtest.loop import run_events
 from toolkit.backtest.result import BacktestResult, build_result
-from toolkit.backtest.scenarios import apply_overrides, resolve_scenario
+from toolkit.backtest.scenarios import apply_overrides
 from toolkit.backtest.validate import check_flow
 from toolkit.engine import Engine
 from toolkit.resources import RetryPolicy
-from toolkit.scenario import Scenario
+from toolkit.scenario import Scenario, load_scenario
 
 __all__ = ["replay"]
 
@@ -66,7 +66,7 @@ def replay(
     step = _check_interval(interval)
     if retry is not None and not isinstance(retry, RetryPolicy):
         raise ValueError(f"retry: must be a RetryPolicy or None, got {type(retry).__name__}")
-    base = resolve_scenario(scenario)
+    base = load_scenario(scenario, env={})
     variant = apply_overrides(base, overrides)
     columns = check_flow(flow, variant)
     # Keep no event log: the loop samples pool states itself, and 1M requests would otherwise

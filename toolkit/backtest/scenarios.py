@@ -1,4 +1,4 @@
-"""Scenario variants for backtests: resolve a name, scale pools and fees, change windows.
+"""Scenario variants for backtests: scale pools and fees, change windows.
 
 An override mapping (``replay(..., overrides=...)`` and every grid point of ``sweep``) holds:
 
@@ -21,31 +21,13 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from toolkit.scenario import FeeTier, Scenario, ScenarioError, Windows, read_scenario
+from toolkit.scenario import FeeTier, Scenario, ScenarioError, Windows
 
-__all__ = ["OVERRIDE_KEYS", "apply_overrides", "resolve_scenario"]
+__all__ = ["OVERRIDE_KEYS", "apply_overrides"]
 
 _WINDOW_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Windows))
 #: Every key an override mapping (or a sweep grid) may hold.
 OVERRIDE_KEYS: tuple[str, ...] = ("pool_scale", "fee_scale", *_WINDOW_FIELDS)
-
-
-def resolve_scenario(scenario: Scenario | str) -> Scenario:
-    """A :class:`Scenario` from itself or from a name in ``data/scenarios`` (or a TOML path).
-
-    >>> resolve_scenario("single-pool").name
-    'single-pool'
-    """
-    if isinstance(scenario, Scenario):
-        return scenario
-    if isinstance(scenario, str):
-        try:
-            return read_scenario(scenario)
-        except ScenarioError as exc:
-            raise ValueError(f"scenario: {exc}") from None
-    raise ValueError(
-        f"scenario: must be a scenario name or a Scenario, got {type(scenario).__name__}"
-    )
 
 
 def _factor(value: object, name: str) -> Fraction:
@@ -70,7 +52,9 @@ def _round_half_up(value: Fraction) -> int:
 def apply_overrides(scenario: Scenario, overrides: Mapping[str, Any] | None) -> Scenario:
     """``scenario`` with pools, fees and windows changed by ``overrides`` (see module doc).
 
-    >>> s = apply_overrides(resolve_scenario("single-pool"), {"pool_scale": 2, "quote_seconds": 30})
+    >>> from toolkit.scenario import load_scenario
+    >>> base = load_scenario("single-pool", env={})
+    >>> s = apply_overrides(base, {"pool_scale": 2, "quote_seconds": 30})
     >>> s.pools[0].balance, s.windows.quote_seconds
     (30000000000, 30)
     """

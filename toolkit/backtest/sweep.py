@@ -26,10 +26,10 @@ from typing import Any
 import polars as pl
 
 from toolkit.backtest.replay import replay
-from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides, resolve_scenario
+from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
 from toolkit.backtest.validate import check_flow
 from toolkit.resources import RetryPolicy
-from toolkit.scenario import Scenario
+from toolkit.scenario import Scenario, load_scenario
 
 __all__ = ["SWEEP_METRICS", "sweep", "sweep_point"]
 
@@ -125,7 +125,7 @@ def sweep(
     ([0.5, 2.0], True)
     """
     axes = _check_grid(grid)
-    base = resolve_scenario(scenario)
+    base = load_scenario(scenario, env={})
     check_flow(flow, base)
     points = [
         dict(zip([k for k, _ in axes], combo, strict=True))

@@ -189,8 +189,8 @@ def check_flow(flow: object, scenario: Scenario) -> FlowColumns:
     """Validate ``flow`` against ``scenario`` and return its columns for the replay loop.
 
     >>> from toolkit.backtest.flow import generate_flow
-    >>> from toolkit.backtest.scenarios import resolve_scenario
-    >>> s = resolve_scenario("default")
+    >>> from toolkit.scenario import load_scenario
+    >>> s = load_scenario("default", env={})
     >>> cols = check_flow(generate_flow(s, hours=0.1, rate=1.0, seed=3), s)
     >>> len(cols.t) == len(cols.amount) > 0
     True

@@ -71,11 +71,7 @@ class EmbeddedService:
         if app is None:
             from toolkit.server import create_app
 
-            loaded = (
-                scenario
-                if isinstance(scenario, Scenario)
-                else load_scenario(scenario or "default", os.environ if env is None else env)
-            )
+            loaded = load_scenario(scenario, os.environ if env is None else env)
             app = create_app(loaded, clock=clock, **app_options)
             key = loaded.auth.api_keys[0] if loaded.auth.api_keys else None
         elif scenario is not None or app_options:

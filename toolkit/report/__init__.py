@@ -87,10 +87,10 @@ def run(args: argparse.Namespace) -> int:
     1
     """
     from toolkit.report._load import display_path
-    from toolkit.store import DEFAULT_PATH
+    from toolkit.store import data_dir, default_path
 
-    db = args.db if args.db is not None else DEFAULT_PATH
-    out = args.out if args.out is not None else DEFAULT_PATH.parent / "reports"
+    db = args.db if args.db is not None else default_path()
+    out = args.out if args.out is not None else data_dir() / "reports"
     try:
         result = write_report(db, out)
     except ReportError as exc:

@@ -139,11 +139,20 @@ def apply_environment(scenario: Scenario, env: Mapping[str, str]) -> Scenario:
 
 
 def load_scenario(
-    name_or_path: str | os.PathLike[str], env: Mapping[str, str] = os.environ
+    scenario: Scenario | str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] = os.environ,
 ) -> Scenario:
-    """Read a scenario by name or path and apply the environment overrides.
+    """The one way to get a scenario: a name, a path to a TOML file, None (``default``), or an
+    already loaded :class:`Scenario` (returned as it is).
+
+    Names and paths are read and the environment overrides applied from ``env`` (the process
+    environment by default; backtests pass ``env={}`` so they never depend on it).
 
     >>> load_scenario("default", env={}).name
     'default'
+    >>> s = load_scenario("single-pool", env={}); load_scenario(s) is s
+    True
     """
-    return apply_environment(read_scenario(name_or_path), env)
+    if isinstance(scenario, Scenario):
+        return scenario
+    return apply_environment(read_scenario("default" if scenario is None else scenario), env)

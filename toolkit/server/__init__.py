@@ -31,18 +31,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolkit.server.app import create_app, resolve_scenario
+    from toolkit.server.app import create_app
     from toolkit.server.errors import ApiError
     from toolkit.server.loopback import serve_in_thread
     from toolkit.server.service import PROTOCOL, Service
 
-__all__ = ["PROTOCOL", "ApiError", "Service", "create_app", "resolve_scenario", "serve_in_thread"]
+__all__ = ["PROTOCOL", "ApiError", "Service", "create_app", "serve_in_thread"]
 
 # Loaded on first access: ``toolkit --help`` imports ``toolkit.server.command``, which must not
 # pull in FastAPI, the engine and eth-account through this package's ``__init__``.
 _HOMES = {
     "create_app": "toolkit.server.app",
-    "resolve_scenario": "toolkit.server.app",
     "ApiError": "toolkit.server.errors",
     "serve_in_thread": "toolkit.server.loopback",
     "PROTOCOL": "toolkit.server.service",

@@ -18,7 +18,7 @@ from toolkit.server.docs import SECURITY_SCHEMES
 from toolkit.server.errors import install_error_handlers
 from toolkit.server.service import Service
 
-__all__ = ["create_app", "resolve_scenario"]
+__all__ = ["create_app"]
 
 _DESCRIPTION: Final = """\
 The embedded intent liquidity service: the partner-intents and liquidity surfaces of the
@@ -40,24 +40,6 @@ _TAGS: Final = [
         "description": "Not part of the interface: the embedded service's stand-in for chains.",
     },
 ]
-
-
-def resolve_scenario(scenario: Scenario | str | os.PathLike[str] | None) -> Scenario:
-    """A loaded scenario from a scenario, a name, a path, or None (the ``default`` scenario).
-
-    Names and paths are loaded with :func:`toolkit.scenario.load_scenario`, which applies the
-    ``TOOLKIT_API_KEY`` and ``TOOLKIT_SIGNER_KEY`` environment overrides.
-
-    >>> resolve_scenario("single-pool").name
-    'single-pool'
-    """
-    if scenario is None:
-        return load_scenario("default")
-    if isinstance(scenario, Scenario):
-        return scenario
-    if isinstance(scenario, str | os.PathLike):
-        return load_scenario(scenario)
-    raise TypeError("scenario: must be a Scenario, a scenario name or a path to a TOML file")
 
 
 def create_app(
@@ -89,7 +71,7 @@ def create_app(
     {'status': 'ok'}
     """
     service = Service(
-        resolve_scenario(scenario),
+        load_scenario(scenario),
         clock=clock,
         heartbeat=heartbeat,
         tick=tick,

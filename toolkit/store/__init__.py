@@ -11,7 +11,7 @@ Example:
     2
 """
 
-from toolkit.store._connection import DEFAULT_PATH
+from toolkit.store._connection import DATA_DIR_ENV, data_dir, default_path
 from toolkit.store._errors import StoreError
 from toolkit.store._frames import has_credentials
 from toolkit.store._migrations import MIGRATIONS, Migration, apply_migrations, schema_version
@@ -29,7 +29,7 @@ from toolkit.store._store import Store
 from toolkit.store._urls import redact_url
 
 __all__ = [
-    "DEFAULT_PATH",
+    "DATA_DIR_ENV",
     "MIGRATIONS",
     "QUOTE_TYPES",
     "RUN_KINDS",
@@ -41,6 +41,8 @@ __all__ = [
     "StoreError",
     "TableSpec",
     "apply_migrations",
+    "data_dir",
+    "default_path",
     "has_credentials",
     "polars_schema",
     "redact_url",

@@ -8,7 +8,9 @@ the Stores on it share one thread lock too, so their calls take turns.
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 import duckdb
@@ -21,11 +23,43 @@ from toolkit.store._migrations import (
     schema_version,
 )
 
-__all__ = ["DEFAULT_PATH", "MEMORY", "connect", "lock_for", "migrate", "resolve_path"]
+__all__ = [
+    "DATA_DIR_ENV",
+    "MEMORY",
+    "connect",
+    "data_dir",
+    "default_path",
+    "lock_for",
+    "migrate",
+    "resolve_path",
+]
 
-#: Where the toolkit keeps its data unless told otherwise (not committed to git).
-DEFAULT_PATH: Path = Path(__file__).resolve().parents[2] / "data" / "toolkit.duckdb"
+#: Environment variable naming the directory where the toolkit keeps its data.
+DATA_DIR_ENV = "TOOLKIT_DATA_DIR"
 MEMORY = ":memory:"
+
+
+def data_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """Where the DuckDB file and reports go: ``$TOOLKIT_DATA_DIR``, else ``./data``.
+
+    Users' own files live here, next to (not inside) the installed package.
+
+    Example:
+        >>> data_dir({"TOOLKIT_DATA_DIR": "/srv/toolkit"}).as_posix(), data_dir({}).as_posix()
+        ('/srv/toolkit', 'data')
+    """
+    return Path(env.get(DATA_DIR_ENV) or "data").expanduser()
+
+
+def default_path(env: Mapping[str, str] = os.environ) -> Path:
+    """The DuckDB file a :class:`Store` opens when given no path: ``data_dir() / toolkit.duckdb``.
+
+    Example:
+        >>> default_path({}).as_posix()
+        'data/toolkit.duckdb'
+    """
+    return data_dir(env) / "toolkit.duckdb"
+
 
 # One lock per database file in this process: Stores on the same file share a DuckDB
 # instance, and the anti-join that keeps natural keys unique needs appends to take turns.
@@ -33,18 +67,19 @@ _FILE_LOCKS: dict[str, threading.RLock] = {}
 _FILE_LOCKS_GUARD = threading.Lock()
 
 
-def resolve_path(path: object, default: Path) -> Path | None:
-    """The database file ``path`` names (``default`` for None), or None for ``":memory:"``.
+def resolve_path(path: object) -> Path | None:
+    """The database file ``path`` names (:func:`default_path` for None), or None for
+    ``":memory:"``.
 
     Example:
-        >>> resolve_path(":memory:", DEFAULT_PATH) is None
+        >>> resolve_path(":memory:") is None
         True
     """
     if path is not None and not isinstance(path, str | Path):
         raise StoreError(f"path: must be a str or Path, got {type(path).__name__}")
     if isinstance(path, str) and path == MEMORY:
         return None
-    return Path(default if path is None else path).expanduser()
+    return Path(default_path() if path is None else path).expanduser()
 
 
 def lock_for(path: Path | None) -> threading.RLock:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import polars as pl
 
-from toolkit.store import _connection, _runs
+from toolkit.store import _runs
 from toolkit.store._connection import MEMORY, connect, lock_for, migrate, resolve_path
 from toolkit.store._errors import StoreError
 from toolkit.store._frames import conform, to_pandas, to_polars
@@ -50,8 +50,7 @@ class Store:
     """
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
-        # DEFAULT_PATH is looked up at call time so tests and tools can point it elsewhere.
-        self._path = resolve_path(path, _connection.DEFAULT_PATH)
+        self._path = resolve_path(path)
         self._where = MEMORY if self._path is None else str(self._path)
         self._read_only = bool(read_only)
         self._lock = lock_for(self._path)
