@@ -28,9 +28,24 @@ __all__ = ["ArgumentError", "fraction", "number", "whole"]
 class ArgumentError(ValueError, TypeError):
     """A bad argument; the message is ``"<name>: must be <rule>, got <value>"``.
 
+    ``name``, ``rule`` and ``value`` are kept, so a caller can say it its own way (the command
+    line says ``argument --rounds: must be an integer >= 1, got '0'``).
+
     >>> issubclass(ArgumentError, ValueError) and issubclass(ArgumentError, TypeError)
     True
+    >>> ArgumentError("rounds", "an integer >= 1", 0).rule
+    'an integer >= 1'
     """
+
+    def __init__(self, name: str, rule: str, value: object) -> None:
+        super().__init__(f"{name}: must be {rule}, got {value!r}")
+        self.name = name
+        self.rule = rule
+        self.value = value
+
+    def __reduce__(self) -> tuple[type[ArgumentError], tuple[str, str, object]]:
+        # rebuilt from its parts, so it crosses process boundaries (sweeps on a process pool)
+        return (type(self), (self.name, self.rule, self.value))
 
 
 _Bound = float | None
@@ -73,10 +88,10 @@ def whole(
     """
     rule = "an integer" + _bounds(minimum, above, maximum, below)
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ArgumentError(f"{name}: must be {rule}, got {value!r}")
+        raise ArgumentError(name, rule, value)
     integer = int(value)
     if not _within(integer, minimum, above, maximum, below):
-        raise ArgumentError(f"{name}: must be {rule}, got {value!r}")
+        raise ArgumentError(name, rule, value)
     return integer
 
 
@@ -100,10 +115,10 @@ def number(
     """
     rule = "a finite number" + _bounds(minimum, above, maximum, below)
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise ArgumentError(f"{name}: must be {rule}, got {value!r}")
+        raise ArgumentError(name, rule, value)
     real = float(value)
     if not math.isfinite(real) or not _within(real, minimum, above, maximum, below):
-        raise ArgumentError(f"{name}: must be {rule}, got {value!r}")
+        raise ArgumentError(name, rule, value)
     return real
 
 

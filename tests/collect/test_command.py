@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.collect import command
+from toolkit.cli import collect as command
 from toolkit.scenario import load_scenario
 from toolkit.server import create_app, serve_in_thread
 from toolkit.store import Store

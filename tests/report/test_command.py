@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import build_parser, main
-from toolkit.report._load import display_path
+from toolkit.report import display_path
 
 
 def test_the_command_writes_and_lists_the_files(
@@ -50,7 +50,7 @@ def test_an_empty_database_is_one_line_on_stderr(
     )
 
 
-def test_defaults_are_the_repository_data_directory() -> None:
+def test_defaults_are_resolved_when_the_command_runs() -> None:
     args = build_parser().parse_args(["report"])
     assert (args.db, args.out) == (None, None)
 
@@ -70,17 +70,3 @@ def test_paths_below_the_working_directory_are_shown_relative(
     assert display_path(tmp_path / "data" / "toolkit.duckdb") == "data/toolkit.duckdb"
     assert display_path("x/y.duckdb") == "x/y.duckdb"
     assert display_path("/elsewhere/y.duckdb") == "/elsewhere/y.duckdb"
-
-
-def test_importing_the_command_does_not_load_the_plotting_stack() -> None:
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, toolkit.report; "
-        "print(any(m.startswith(('matplotlib', 'polars', 'duckdb')) for m in sys.modules))"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "False"

@@ -16,60 +16,22 @@ code: give them a :class:`toolkit.client.ServiceClient`.
 'completed'
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from toolkit.collect.borrow import BorrowSweep
-    from toolkit.collect.grid import (
-        DEFAULT_CHAINS,
-        DEFAULT_SYMBOLS,
-        DiscoveredRoute,
-        GridPoint,
-        discover_routes,
-        grid_for,
-        tier_amounts,
-    )
-    from toolkit.collect.rfq import DEFAULT_USER, RfqSweep
-    from toolkit.collect.run import Collector, RunResult
-    from toolkit.collect.snapshot import Snapshot
-    from toolkit.collect.stream import LiquidityStream, stream_source
-    from toolkit.collect.traffic import Traffic
-    from toolkit.collect.writer import BatchWriter
-
-# Loaded on first use: ``toolkit --help`` imports ``toolkit.collect.command``, which must not
-# pull in httpx, polars and DuckDB through this package.
-_EXPORTS = {
-    "BatchWriter": "writer",
-    "BorrowSweep": "borrow",
-    "Collector": "run",
-    "DEFAULT_CHAINS": "grid",
-    "DEFAULT_SYMBOLS": "grid",
-    "DEFAULT_USER": "rfq",
-    "GridPoint": "grid",
-    "LiquidityStream": "stream",
-    "RfqSweep": "rfq",
-    "DiscoveredRoute": "grid",
-    "RunResult": "run",
-    "Snapshot": "snapshot",
-    "Traffic": "traffic",
-    "discover_routes": "grid",
-    "grid_for": "grid",
-    "stream_source": "stream",
-    "tier_amounts": "grid",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolkit.collect' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"toolkit.collect.{module}"), name)
-    globals()[name] = value
-    return value
-
+from toolkit.collect.borrow import BorrowSweep
+from toolkit.collect.grid import (
+    DEFAULT_CHAINS,
+    DEFAULT_SYMBOLS,
+    DiscoveredRoute,
+    GridPoint,
+    discover_routes,
+    grid_for,
+    tier_amounts,
+)
+from toolkit.collect.rfq import DEFAULT_USER, RfqSweep
+from toolkit.collect.run import Collector, RunResult
+from toolkit.collect.snapshot import Snapshot
+from toolkit.collect.stream import LiquidityStream, stream_source
+from toolkit.collect.traffic import Traffic
+from toolkit.collect.writer import BatchWriter
 
 __all__ = [
     "DEFAULT_CHAINS",

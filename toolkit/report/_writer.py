@@ -78,7 +78,14 @@ def _out_dir(out_dir: object) -> Path:
 def write_report(
     store_or_path: Store | str | os.PathLike[str], out_dir: str | os.PathLike[str]
 ) -> ReportResult:
-    """See :func:`toolkit.report.write_report`."""
+    """Write the report's figures (PNG) and tables (CSV, Markdown) for a toolkit DuckDB file.
+
+    ``store_or_path`` is an open :class:`toolkit.store.Store` (used as is, left open) or the
+    path of a DuckDB file (opened read-only, then closed); pass the Store when this process
+    already has the file open. ``out_dir`` is created if needed; report files from an earlier
+    run that this one does not write are removed. Each section is written only when its table
+    has rows; :attr:`ReportResult.skipped` says which were left out and why.
+    """
     data = load_data(store_or_path)
     out = _out_dir(out_dir)
     writer = _Writer(out)

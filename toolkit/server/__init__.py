@@ -25,36 +25,9 @@ which :func:`serve_in_thread` provides on a free loopback port.
 1760000015
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from toolkit.server.app import create_app
-    from toolkit.server.errors import ApiError
-    from toolkit.server.loopback import serve_in_thread
-    from toolkit.server.service import PROTOCOL, Service
+from toolkit.server.app import create_app
+from toolkit.server.errors import ApiError
+from toolkit.server.loopback import serve_in_thread
+from toolkit.server.service import PROTOCOL, Service
 
 __all__ = ["PROTOCOL", "ApiError", "Service", "create_app", "serve_in_thread"]
-
-# Loaded on first access: ``toolkit --help`` imports ``toolkit.server.command``, which must not
-# pull in FastAPI, the engine and eth-account through this package's ``__init__``.
-_HOMES = {
-    "create_app": "toolkit.server.app",
-    "ApiError": "toolkit.server.errors",
-    "serve_in_thread": "toolkit.server.loopback",
-    "PROTOCOL": "toolkit.server.service",
-    "Service": "toolkit.server.service",
-}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))

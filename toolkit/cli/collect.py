@@ -1,8 +1,5 @@
 """``toolkit collect rfq|borrow|liquidity|snapshot``: collect from the service into DuckDB.
 
-Light on purpose: ``toolkit --help`` imports this module; the clients, the store and polars are
-imported inside :func:`run`.
-
 The target is ``--base-url`` or ``$TOOLKIT_BASE_URL``; without either the embedded service runs
 in-process (nothing is started outside this process, no port is opened). The API key is read
 from ``$TOOLKIT_API_KEY`` only: there is no key option, so a key never lands in shell history,
@@ -20,7 +17,7 @@ import argparse
 import sys
 from typing import Any
 
-from toolkit._argtypes import number
+from toolkit.cli.argtypes import integer, real
 
 __all__ = ["add_arguments", "run"]
 
@@ -45,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--duration",
-        type=number(above=0),
+        type=real(above=0),
         metavar="S",
         default=None,
         help="stop after S seconds (sweeps: no new grid point after it; liquidity: default "
@@ -53,14 +50,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--interval",
-        type=number(above=0),
+        type=real(above=0),
         metavar="S",
         default=None,
         help="seconds between the starts of sweep rounds (default: 10)",
     )
     parser.add_argument(
         "--rounds",
-        type=number(integer=True, at_least=1),
+        type=integer(minimum=1),
         metavar="N",
         default=None,
         help="sweep rounds (default: 1 when no --duration is given); on --resume, --rounds, "

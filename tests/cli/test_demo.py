@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 from pathlib import Path
 
 import pytest
 
 from toolkit.cli import build_parser
-from toolkit.demo import run
+from toolkit.cli.demo import run
 from toolkit.store import Store
 
 
-def _args(tmp_path: Path, *extra: str) -> object:
+def _args(tmp_path: Path, *extra: str) -> argparse.Namespace:
     return build_parser().parse_args(
         [
             "demo",
@@ -34,7 +35,7 @@ def _args(tmp_path: Path, *extra: str) -> object:
 
 def test_demo_fills_the_database_and_writes_the_report(tmp_path: Path) -> None:
     out = io.StringIO()
-    assert run(_args(tmp_path), out=out) == 0  # type: ignore[arg-type]
+    assert run(_args(tmp_path), out=out) == 0
     text = out.getvalue()
     assert f"database: {(tmp_path / 'demo.duckdb').resolve()}" in text
     assert f"figures:  {(tmp_path / 'reports').resolve()}" in text
@@ -52,14 +53,18 @@ def test_demo_fills_the_database_and_writes_the_report(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("option", "message"),
-    [("--rounds", "--rounds: must be at least 1"), ("--rate", "must be > 0")],
+    ("option", "value", "message"),
+    [
+        ("--rounds", "0", "argument --rounds: must be an integer >= 1, got '0'"),
+        ("--rate", "0", "argument --rate: must be a finite number > 0, got '0'"),
+        ("--stream-seconds", "inf", "argument --stream-seconds: must be a finite number > 0"),
+    ],
 )
 def test_bad_options_are_refused_before_anything_runs(
-    tmp_path: Path, option: str, message: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, option: str, value: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = _args(tmp_path)
-    setattr(args, option.lstrip("-").replace("-", "_"), 0)
-    assert run(args) == 2  # type: ignore[arg-type]
+    with pytest.raises(SystemExit) as info:
+        _args(tmp_path, option, value)
+    assert info.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "demo.duckdb").exists()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from toolkit.server import command
+from toolkit.cli import serve as command
 from toolkit.server.loopback import bind_socket
 
 SERVE = [sys.executable, "-m", "toolkit", "serve"]
@@ -38,8 +38,10 @@ def test_unknown_scenario_is_reported(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_port_out_of_range_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
-    assert command.run(parse("--port", "70000")) == 2
-    assert "--port: must be between 0 and 65535" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        parse("--port", "70000")
+    assert info.value.code == 2
+    assert "--port: must be an integer >= 0 and <= 65535, got '70000'" in capsys.readouterr().err
 
 
 @pytest.fixture
@@ -132,23 +134,3 @@ def test_serve_reports_a_busy_port(capsys: pytest.CaptureFixture[str]) -> None:
     finally:
         busy.close()
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
-
-
-def test_command_module_stays_light() -> None:
-    # ``toolkit --help`` imports the command module; FastAPI and the engine load only in run().
-    probe = (
-        "import sys, toolkit.server.command; "
-        "print(sorted({'fastapi', 'toolkit.engine'} & set(sys.modules)))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    assert out.stdout.strip() == "[]"
-
-
-def test_public_names_resolve() -> None:
-    import toolkit.server as server
-
-    assert set(server.__all__) <= set(dir(server))
-    for name in server.__all__:
-        assert getattr(server, name) is not None
-    with pytest.raises(AttributeError):
-        _ = server.nothing_here

@@ -1,8 +1,4 @@
-"""``toolkit serve``: run the embedded service with uvicorn on a loopback address.
-
-Light on purpose: ``toolkit --help`` imports this module, so FastAPI, uvicorn and the engine
-are imported inside :func:`run`.
-"""
+"""``toolkit serve``: run the embedded service with uvicorn on a loopback address."""
 
 from __future__ import annotations
 
@@ -11,6 +7,8 @@ import os
 import signal
 import sys
 from types import FrameType
+
+from toolkit.cli.argtypes import integer, real
 
 __all__ = ["add_arguments", "run"]
 
@@ -23,20 +21,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--scenario",
         default="default",
         metavar="NAME|PATH",
-        help="scenario name in data/scenarios or path to a TOML file (default: default)",
+        help="a scenario shipped with the toolkit or a path to a TOML file (default: default)",
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=integer(minimum=0, maximum=65535),
         default=_DEFAULT_PORT,
         help=f"port to listen on; 0 picks a free one (default: {_DEFAULT_PORT})",
     )
     parser.add_argument(
         "--heartbeat",
-        type=float,
+        type=real(above=0),
         default=15.0,
         metavar="SECONDS",
         help="seconds between ': ping' comments on idle event streams (default: 15)",
@@ -59,11 +57,6 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.server.app import create_app
     from toolkit.server.loopback import bind_socket, serve_socket
 
-    if not 0 <= args.port <= 65535:
-        print(
-            f"toolkit serve: --port: must be between 0 and 65535, got {args.port}", file=sys.stderr
-        )
-        return 2
     try:
         scenario = load_scenario(args.scenario)
         app = create_app(scenario, heartbeat=args.heartbeat)

@@ -5,9 +5,6 @@ every client), collection from its surfaces into DuckDB (discovery snapshot, an 
 follows each quote through the transaction endpoint and the calldata guard, a borrow-quote
 sweep, the liquidity event stream), the pricing and capacity models on what was collected, a
 backtest of a day of order flow on the same engine, and the report (figures and a summary).
-
-Light on purpose: the CLI imports this module to build its parser; the heavy imports happen
-inside :func:`run`.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from toolkit._argtypes import number
+from toolkit.cli.argtypes import integer, real
 
 if TYPE_CHECKING:
     import polars as pl
@@ -51,25 +48,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rounds",
-        type=number(integer=True, at_least=1),
+        type=integer(minimum=1),
         default=3,
         help="RFQ sweep rounds (default: 3)",
     )
     parser.add_argument(
         "--stream-seconds",
-        type=number(above=0),
+        type=real(above=0),
         default=10.0,
         help="seconds to follow the liquidity event stream (default: 10)",
     )
     parser.add_argument(
         "--rate",
-        type=number(above=0),
+        type=real(above=0),
         default=12.0,
         help="backtest: mean RFQs per second over the day (default: 12, enough to meet 404s)",
     )
     parser.add_argument(
         "--seed",
-        type=number(integer=True, at_least=0),
+        type=integer(minimum=0),
         default=0,
         help="backtest seed (default: 0)",
     )
@@ -79,14 +76,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the demo; print where the database and figures are and a short summary."""
     stream = sys.stdout if out is None else out
-    # The parser enforces these too; run() is also called with a built Namespace.
-    if args.rounds < 1:
-        print("toolkit demo: --rounds: must be at least 1", file=sys.stderr)
-        return 2
-    if args.stream_seconds <= 0 or args.rate <= 0:
-        print("toolkit demo: --stream-seconds and --rate must be > 0", file=sys.stderr)
-        return 2
-
     from toolkit.client import RetryPolicy, ServiceClient
     from toolkit.store import Store, StoreError, data_dir, default_path
 
@@ -204,7 +193,7 @@ def _model(store: Store, stream: TextIO, step: Any) -> None:
 
 def _backtest(store: Store, args: argparse.Namespace, stream: TextIO, step: Any) -> None:
     from toolkit.backtest import generate_flow, replay
-    from toolkit.backtest.command import format_summary
+    from toolkit.cli.backtest import format_summary
     from toolkit.scenario import load_scenario
 
     scenario = load_scenario("default", env={})

@@ -1,8 +1,4 @@
-"""``toolkit backtest``: replay a generated day of order flow and print a short summary.
-
-Light on purpose: the CLI imports this module to build its parser, so the heavy imports
-(polars, the engine, the store) happen inside :func:`run`.
-"""
+"""``toolkit backtest``: replay a generated day of order flow and print a short summary."""
 
 from __future__ import annotations
 
@@ -11,7 +7,7 @@ import sys
 from decimal import Decimal
 from typing import Any, TextIO
 
-from toolkit._argtypes import number
+from toolkit.cli.argtypes import integer, real
 
 __all__ = ["add_arguments", "format_summary", "run"]
 
@@ -25,20 +21,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument("--scenario", default="default", help="scenario name (default: default)")
     parser.add_argument(
-        "--hours", type=number(above=0), default=24.0, help="virtual hours of flow (default: 24)"
+        "--hours", type=real(above=0), default=24.0, help="virtual hours of flow (default: 24)"
     )
     parser.add_argument(
         "--rate",
-        type=number(at_least=0),
+        type=real(minimum=0),
         default=1.0,
         help="mean RFQs per second before the daily profile (default: 1)",
     )
     parser.add_argument(
-        "--seed", type=number(integer=True, at_least=0), default=0, help="random seed (default: 0)"
+        "--seed", type=integer(minimum=0), default=0, help="random seed (default: 0)"
     )
     parser.add_argument(
         "--retries",
-        type=number(integer=True, at_least=0),
+        type=integer(minimum=0),
         default=0,
         help="client retries after a 404, with exponential backoff (default: 0)",
     )

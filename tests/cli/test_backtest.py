@@ -1,0 +1,46 @@
+"""``toolkit backtest``: the summary it prints, the run it stores, the errors it names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolkit.cli import main
+from toolkit.store import Store
+
+
+def test_command_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["backtest", "--hours", "0.5", "--rate", "0.5", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "backtest of scenario default (seed 2)"
+    assert lines[1].startswith("requests ") and "fill rate" in out and "404 rate" in out
+    assert any(line.startswith("8453:USDC:usdc") and "USDC" in line for line in lines)
+
+
+def test_command_writes_to_the_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "bt.duckdb"
+    code = main(
+        ["backtest", "--scenario", "single-pool", "--hours", "0.2", "--retries", "2",
+         "--db", str(db)]
+    )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert f"written to {db} as run " in out
+    with Store(db, read_only=True) as store:
+        runs = store.runs("backtest")
+        assert runs.height == 1
+        n = store.query("SELECT count(*) AS n FROM backtest_requests")["n"][0]
+        assert f"requests     {n:>8,}" in out
+
+
+def test_command_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["backtest", "--hours", "-1"])
+    assert info.value.code == 2
+    assert "--hours: must be a finite number > 0, got '-1'" in capsys.readouterr().err
+    assert main(["backtest", "--scenario", "nowhere", "--hours", "0.1"]) == 2
+    assert "no scenario named 'nowhere'" in capsys.readouterr().err
+    assert main(["backtest", "--rate", "0", "--hours", "0.1"]) == 2
+    assert "the flow has no requests" in capsys.readouterr().err
