@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint typecheck unit notebooks lab bench clean
+.PHONY: demo test lint typecheck unit notebooks wheel-check lab bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/toolkit demo
 
-test: lint typecheck unit notebooks
+test: lint typecheck unit notebooks wheel-check
 
 lint: $(STAMP)
 	$(BIN)/ruff check toolkit tests bench
@@ -37,6 +37,10 @@ notebooks: $(STAMP)
 	$(BIN)/pytest -p no:randomly --nbval notebooks/regression --nbval-sanitize-with notebooks/sanitize.cfg
 	$(BIN)/pytest -p no:randomly --nbval notebooks/regression --nbval-sanitize-with notebooks/sanitize.cfg
 	$(BIN)/pytest -p no:randomly --nbval-lax notebooks --ignore=notebooks/regression
+
+# The package installed from its wheel (not this checkout) runs a backtest and serves a request.
+wheel-check: $(STAMP)
+	.ci/wheel-check
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/

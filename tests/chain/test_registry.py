@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import tomllib
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +23,9 @@ def raw() -> dict[str, Any]:
         return tomllib.load(handle)
 
 
-def test_default_path_is_the_repository_data_file() -> None:
-    expected = Path(__file__).resolve().parents[2] / "data" / "registry.toml"
-    assert expected == DEFAULT_PATH
+def test_the_default_registry_is_package_data() -> None:
+    assert files("toolkit.chain") / "registry.toml" == DEFAULT_PATH
+    assert DEFAULT_PATH.is_file()
     assert default_registry() is default_registry()
 
 

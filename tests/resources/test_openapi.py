@@ -8,16 +8,14 @@ names, required members and query parameter names are compared as well.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 from openapi_schema_validator import OAS30Validator, oas30_format_checker
 from pydantic import BaseModel
 
+from tests.reference import reference_document
 from toolkit.resources import (
     AutoTopUpConfig,
     AutoTopUpQuery,
@@ -66,9 +64,8 @@ from toolkit.resources import (
     parse,
 )
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
-SERVICE: dict[str, Any] = json.loads((REFERENCE / "service-openapi.json").read_text())
-SWAP: dict[str, Any] = yaml.safe_load((REFERENCE / "swap-openapi.yaml").read_text())
+SERVICE = reference_document("service-openapi.json")
+SWAP = reference_document("swap-openapi.yaml")
 SCHEMAS: dict[str, Any] = SERVICE["components"]["schemas"]
 SWAP_SCHEMAS: dict[str, Any] = SWAP["components"]["schemas"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -12,18 +11,17 @@ from openapi_core import OpenAPI
 from openapi_core.testing import MockRequest, MockResponse
 from openapi_schema_validator import OAS30Validator
 
+from tests.reference import reference_document
+
 from .conftest import AUTH, USDC, Client
 
-REFERENCE = Path("/work/shared/reference/service-openapi.json")
+DOCUMENT = reference_document("service-openapi.json")
 HOST = "https://api.example.com"
-
-pytestmark = pytest.mark.skipif(not REFERENCE.is_file(), reason="reference document missing")
 
 
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(REFERENCE.read_text())
-    return loaded
+    return DOCUMENT
 
 
 @pytest.fixture(scope="module")

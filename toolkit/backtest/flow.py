@@ -266,7 +266,7 @@ def generate_flow(
     convert_probability: float = 0.3,
     convert_delay: DelayModel | None = None,
 ) -> pl.DataFrame:
-    """A seeded flow of RFQs for ``scenario`` (a name in ``data/scenarios`` or a Scenario).
+    """A seeded flow of RFQs for ``scenario`` (a scenario name, a path or a Scenario).
 
     - ``rate``: mean RFQs per second before the hourly ``profile`` multiplier.
     - ``routes``: weights over ``(src_chain, dst_chain, token)``; default equal weights over

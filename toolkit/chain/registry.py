@@ -1,4 +1,4 @@
-"""The registry of chains, tokens and partner-escrow contract addresses (``data/registry.toml``).
+"""The registry of chains, tokens and partner-escrow contract addresses (``registry.toml``).
 
 Lookups raise :class:`~toolkit.chain.errors.NotInRegistry` (a ``LookupError``) naming what was
 asked, e.g. ``chain 999: not in the registry``. Addresses are returned checksummed and looked up
@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,8 @@ __all__ = [
     "default_registry",
 ]
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "data" / "registry.toml"
+#: The registry shipped with the package (package data, found wherever the toolkit is installed).
+DEFAULT_PATH: Traversable = files("toolkit.chain") / "registry.toml"
 
 _MAX_DECIMALS = 36
 _ADDRESS_RE = re.compile(r"^0x[0-9a-fA-F]{40}$")
@@ -122,13 +125,13 @@ class Registry:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Registry:
-        """Read and validate a registry TOML file (default: the repository's registry).
+        """Read and validate a registry TOML file (default: the one shipped with the package).
 
         Example:
             >>> Registry.load().chain(10).name
             'Optimism'
         """
-        file = Path(path) if path is not None else DEFAULT_PATH
+        file: Traversable | Path = Path(path) if path is not None else DEFAULT_PATH
         with file.open("rb") as handle:
             data = tomllib.load(handle)
         return cls.from_mapping(data)
@@ -267,7 +270,7 @@ class Registry:
 
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The registry of the repository's ``data/registry.toml``, loaded once.
+    """The registry shipped with the package, loaded once.
 
     Example:
         >>> default_registry() is default_registry()

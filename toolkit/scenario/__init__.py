@@ -1,4 +1,7 @@
-"""Scenarios: TOML files under ``data/scenarios`` loaded into frozen, validated dataclasses.
+"""Scenarios: TOML files loaded into frozen, validated dataclasses.
+
+The scenarios shipped with the package live in ``toolkit/scenario/scenarios/`` (package data);
+your own are TOML files anywhere, given by path.
 
 A scenario configures the reservation engine (:mod:`toolkit.engine`) and the simulated world
 (:mod:`toolkit.world`): chains (timings, fill cost, escrow-side contracts), tokens per chain,
@@ -17,7 +20,7 @@ Errors name the TOML key path and the rule, e.g. ``pools[3].balance: must be a p
 integer``. ``load_scenario(name, env=os.environ)`` is the only place that reads the environment
 (``TOOLKIT_API_KEY``, ``TOOLKIT_SIGNER_KEY``); ``read_scenario`` and ``parse_scenario`` are pure.
 
-File layout (see ``data/scenarios/default.toml``): top-level ``name``, ``description``,
+File layout (see ``scenarios/default.toml``): top-level ``name``, ``description``,
 ``filler``; tables ``[auth]``, ``[windows]``, ``[pricing]``, ``[prices]``, ``[contracts]``,
 ``[fee_schedules]``; arrays of tables ``[[chains]]``, ``[[tokens]]``, ``[[pools]]``,
 ``[[routes]]``. A route's ``fee_tiers`` is an inline list of ``{fee_bps, min_amount,

@@ -8,13 +8,15 @@ process environment by default), so the dataclasses never read the environment t
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import os
 import re
 import tomllib
 from collections.abc import Mapping
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from toolkit.chain.registry import default_registry
 from toolkit.scenario.address import check_private_key
 from toolkit.scenario.errors import ScenarioError
 from toolkit.scenario.model import Auth
@@ -33,8 +35,8 @@ __all__ = [
     "scenario_path",
 ]
 
-#: ``data/scenarios`` of the repository.
-SCENARIO_DIR = Path(__file__).resolve().parents[2] / "data" / "scenarios"
+#: The scenarios shipped with the package (package data, found wherever the toolkit is installed).
+SCENARIO_DIR: Traversable = files("toolkit.scenario") / "scenarios"
 #: Comma-separated API keys that replace the scenario's accepted keys.
 API_KEY_ENV = "TOOLKIT_API_KEY"
 #: Hex private key that replaces the scenario's borrow-authorization signing key.
@@ -44,26 +46,29 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 
 def scenario_names() -> list[str]:
-    """Names of the scenarios shipped in ``data/scenarios``.
+    """Names of the scenarios shipped with the package.
 
     >>> "default" in scenario_names()
     True
     """
-    return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+    return sorted(
+        p.name.removesuffix(".toml") for p in SCENARIO_DIR.iterdir() if p.name.endswith(".toml")
+    )
 
 
-def scenario_path(name_or_path: str | os.PathLike[str]) -> Path:
-    """Resolve a scenario name (``"default"``) or a path to a TOML file.
+def scenario_path(name_or_path: str | os.PathLike[str]) -> Traversable | Path:
+    """Resolve a scenario name (``"default"``, shipped with the package) or a path to a TOML
+    file of your own.
 
     >>> scenario_path("default").name
     'default.toml'
     """
     if isinstance(name_or_path, str) and _NAME.match(name_or_path):
-        path = SCENARIO_DIR / f"{name_or_path}.toml"
-        if not path.is_file():
+        shipped = SCENARIO_DIR / f"{name_or_path}.toml"
+        if not shipped.is_file():
             known = ", ".join(scenario_names()) or "none"
             raise ScenarioError("scenario", f"no scenario named {name_or_path!r} (known: {known})")
-        return path
+        return shipped
     if not isinstance(name_or_path, str | os.PathLike):
         raise ScenarioError("scenario", "must be a scenario name or a path to a TOML file")
     path = Path(name_or_path)
@@ -72,12 +77,8 @@ def scenario_path(name_or_path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def _registry_defaults() -> ContractDefaults | None:
-    """Contract addresses from ``toolkit.chain.registry`` when that package is installed."""
-    if importlib.util.find_spec("toolkit.chain.registry") is None:
-        return None
-    from toolkit.chain.registry import default_registry
-
+def _registry_defaults() -> ContractDefaults:
+    """Contract addresses per chain from the chain registry."""
     registry = default_registry()
 
     def lookup(chain_id: int) -> Mapping[str, str] | None:

@@ -129,8 +129,8 @@ def embedded_service(
 ) -> Iterator[Harness]:
     """An embedded service on a virtual clock, with a client; everything repeats run to run.
 
-    The app is :func:`toolkit.server.create_app` for ``scenario`` (a name in
-    ``data/scenarios``, a path or a loaded Scenario, read without environment overrides) with
+    The app is :func:`toolkit.server.create_app` for ``scenario`` (a scenario name, a path or
+    a loaded Scenario, read without environment overrides) with
     ``clock`` (a new :class:`VirtualClock` at its default start when None) and ``seed``. Quote
     ids and order nonces come from the engine's counters, the scenario and ``seed``, so the same
     calls give the same ids. ``retry`` is the client's retry policy; by default the client's
