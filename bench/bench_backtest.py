@@ -12,7 +12,6 @@ Run: ``.venv/bin/python bench/bench_backtest.py`` (about a minute). Prints plain
 
 from __future__ import annotations
 
-import gc
 import math
 import resource
 import sys
@@ -81,21 +80,13 @@ def bench_default_day(n_target: int = 1_000_000) -> None:
     cols, wall_chk, cpu_chk = _timed(lambda: check_flow(flow, scenario))
     engine = Engine(scenario, seed=1, max_events=0)
 
-    gc.disable()  # as replay() does, for the loop and the frames
-    try:
-        trace, wall_loop, cpu_loop = _timed(
-            run_events, engine, cols, retry=None, seed=1, interval=60.0
-        )
-        result, wall_build, cpu_build = _timed(
-            build_result, scenario, cols, trace, seed=1, parameters={}, final_balances={}
-        )
-        assert result.summary["requests"] == s["requests"]
-        del trace, result
-    finally:
-        gc.enable()
-    gc.disable()
+    trace, wall_loop, cpu_loop = _timed(run_events, engine, cols, retry=None, seed=1, interval=60.0)
+    result, wall_build, cpu_build = _timed(
+        build_result, scenario, cols, trace, seed=1, parameters={}, final_balances={}
+    )
+    assert result.summary["requests"] == s["requests"]
+    del trace, result
     _, wall_q, cpu_q = _timed(lambda: _quotes_only(Engine(scenario, max_events=0), cols, scenario))
-    gc.enable()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rows = [
         ["generate_flow", f"{wall_gen:.2f}", f"{cpu_gen:.2f}", f"{n / cpu_gen:,.0f}"],

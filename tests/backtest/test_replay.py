@@ -303,3 +303,32 @@ def test_result_does_not_depend_on_the_hash_seed() -> None:
         [sys.executable, "-c", _DIGEST], env=env, capture_output=True, text=True, check=True
     )
     assert other.stdout.strip() == own
+
+
+def test_replay_leaves_the_garbage_collector_as_it_found_it() -> None:
+    # No hidden global state: a caller's (or a concurrent sweep's) GC setting is never touched.
+    import gc
+    import threading
+
+    flow = generate_flow("single-pool", hours=0.05, seed=3)
+    seen: list[bool] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            seen.append(gc.isenabled())
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        replay(flow, "single-pool", seed=3)
+    finally:
+        stop.set()
+        watcher.join()
+    assert seen and all(seen)
+    gc.disable()
+    try:
+        replay(flow, "single-pool", seed=3)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

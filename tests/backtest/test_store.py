@@ -18,7 +18,7 @@ def test_to_store_writes_requests_pools_and_a_run() -> None:
     with Store(":memory:") as store:
         run = result.to_store(store, run_id="bt-test", started_at=started)
         assert run == "bt-test"
-        info = store.run(run)
+        info = store.run_record(run)
         assert (info["kind"], info["status"]) == ("backtest", "completed")
         assert info["parameters"]["scenario"] == "default"
         assert info["parameters"]["retry"]["capacity_retries"] == 1

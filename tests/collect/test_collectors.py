@@ -121,7 +121,7 @@ def test_a_duration_ends_the_sweep(
     rounds = store.query("SELECT DISTINCT round FROM rfq_observations ORDER BY 1")["round"]
     assert rounds.to_list() == [0, 1, 2]
     assert clock.sleeps == [10.0, 10.0, 5.0]
-    assert store.run(result.run_id)["parameters"]["duration"] == 25.0
+    assert store.run_record(result.run_id)["parameters"]["duration"] == 25.0
 
 
 def test_borrow_sweep_rows(embedded: Embedded, store: Store, small_grid: list[GridPoint]) -> None:

@@ -130,7 +130,7 @@ def test_a_killed_sweep_resumes_and_every_attempt_is_stored_once(
     with Store(path) as store:
         first = RfqSweep(client, store, grid=small_grid, rounds=3, interval=5, **options).run()
         assert first.status == "interrupted"
-        assert store.run(first.run_id)["status"] == "interrupted"
+        assert store.run_record(first.run_id)["status"] == "interrupted"
         stored_first = store.query("SELECT count(*) AS n FROM rfq_observations")["n"][0]
         assert stored_first == first.rows_written == 8
 
@@ -140,7 +140,7 @@ def test_a_killed_sweep_resumes_and_every_attempt_is_stored_once(
         assert second.status == "interrupted" and second.run_id == first.run_id
         third = RfqSweep(client, store, **options).run(resume=first.run_id)
         assert third.status == "completed"
-        run = store.run(first.run_id)
+        run = store.run_record(first.run_id)
         assert run["status"] == "completed"
         assert run["parameters"]["rounds"] == 3 and clock.sleeps[-1] == 5.0
         rows = store.query("SELECT * FROM rfq_observations WHERE run_id = ?", [first.run_id])
@@ -176,7 +176,7 @@ def test_ctrl_c_during_a_stream_flushes_what_was_read(
     with Traffic(embedded.service, small_grid, interval=0.01):
         result = Stopping(client, store, duration=10, progress=False).run()
     assert result.status == "interrupted"
-    assert store.run(result.run_id)["status"] == "interrupted"
+    assert store.run_record(result.run_id)["status"] == "interrupted"
     counts = store.query(
         "SELECT (SELECT count(*) FROM liquidity_events) AS changes, "
         "(SELECT count(*) FROM pool_snapshots) AS pools"

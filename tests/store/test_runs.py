@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from toolkit.store import Store, StoreError, has_credentials, redact_url
+from toolkit.store import Store, StoreError, has_credentials, polars_schema, redact_url
 
 RfqFrame = Callable[..., pl.DataFrame]
 T0 = datetime(2024, 5, 1, tzinfo=UTC)
@@ -18,7 +18,7 @@ T0 = datetime(2024, 5, 1, tzinfo=UTC)
 def test_target_url_is_stored_without_credentials(store: Store) -> None:
     # A fixed id: a uuid4 contains "abc" about once in 140 runs, failing the scan below.
     run = store.start_run("rfq", {}, "https://user:pass@host/x?apiKey=abc", run_id="run-1")
-    stored = store.run(run)["target_url"]
+    stored = store.run_record(run)["target_url"]
     assert stored == "https://host/x"
     for secret in ("user", "pass", "abc"):
         assert secret not in stored
@@ -60,7 +60,7 @@ def test_run_lifecycle(store: Store, rfq_frame: RfqFrame) -> None:
         "rfq", {"rounds": 3, "chains": [1, 8453]}, "https://host/api", started_at=T0
     )
     assert uuid.UUID(run).version == 4
-    record = store.run(run)
+    record = store.run_record(run)
     assert record["status"] == "running"
     assert record["parameters"] == {"chains": [1, 8453], "rounds": 3}
     assert record["started_at"] == T0
@@ -68,13 +68,13 @@ def test_run_lifecycle(store: Store, rfq_frame: RfqFrame) -> None:
     store.append("rfq_observations", rfq_frame(["a", "b"], run_id=run))
     store.append("rfq_observations", rfq_frame(["c"], run_id="someone-else"))
     store.finish_run(run, "interrupted", ended_at=T0)
-    assert store.run(run)["rows_written"] == 2  # counted across tables for this run only
+    assert store.run_record(run)["rows_written"] == 2  # counted across tables for this run only
     with pytest.raises(StoreError, match=f"run_id: run '{run}' is interrupted, not running"):
         store.finish_run(run, "completed")
     store.resume_run(run)
     assert store.attempt_ids(run) == {"a", "b"}
     store.finish_run(run, "completed", rows_written=40)
-    done = store.run(run)
+    done = store.run_record(run)
     assert (done["status"], done["rows_written"], done["ended_at"] is not None) == (
         "completed",
         40,
@@ -136,7 +136,7 @@ def test_given_run_ids_are_unique(store: Store) -> None:
             lambda s: s.finish_run("nope", "completed", rows_written=-1),
             "rows_written: must be a non-negative integer or None",
         ),
-        (lambda s: s.run("nope"), "run_id: no run 'nope' in the store"),
+        (lambda s: s.run_record("nope"), "run_id: no run 'nope' in the store"),
         (
             lambda s: s.runs("swap"),
             "kind: must be one of rfq, borrow, liquidity, snapshot, backtest or None",
@@ -165,7 +165,7 @@ def test_asset_parameters_are_not_mistaken_for_secrets(store: Store) -> None:
         "target": "https://u:p@h/x?apiKey=z",
     }
     run = store.start_run("rfq", params, "https://h/")
-    assert store.run(run)["parameters"] == {
+    assert store.run_record(run)["parameters"] == {
         "src_token": "0xabc",
         "target": "https://h/x",
         "tokens": ["USDC", "WETH"],
@@ -199,3 +199,46 @@ def test_resume_points(store: Store, rfq_frame: RfqFrame) -> None:
     )
     assert store.attempt_ids("run-1", "borrow_quotes") == {"x"}
     assert store.attempt_ids("run-1") == set()
+
+
+def test_recording_closes_the_run_with_the_status_of_the_block(store: Store) -> None:
+    with store.recording("rfq", {"rounds": 1}, "https://host/api") as done:
+        assert store.run_record(done.run_id)["status"] == "running"
+    with pytest.raises(KeyboardInterrupt), store.recording("rfq", {}, "https://h/") as stopped:
+        raise KeyboardInterrupt
+    with pytest.raises(ValueError, match="bad"), store.recording("rfq", {}, "https://h/") as bad:
+        raise ValueError("bad")
+    statuses = {r.run_id: store.run_record(r.run_id)["status"] for r in (done, stopped, bad)}
+    assert statuses == {
+        done.run_id: "completed",
+        stopped.run_id: "interrupted",
+        bad.run_id: "failed",
+    }
+    assert (done.status, stopped.status, bad.status) == ("completed", "interrupted", "failed")
+
+
+def test_recording_resumes_a_run_and_counts_its_rows(store: Store) -> None:
+    with pytest.raises(KeyboardInterrupt), store.recording("rfq", {}, "https://h/") as first:
+        raise KeyboardInterrupt
+    with store.recording("rfq", {}, "https://h/", resume=first.run_id, count_rows=len) as again:
+        pass
+    assert again.run_id == first.run_id
+    record = store.run_record(first.run_id)
+    assert (record["status"], record["rows_written"]) == ("completed", len(first.run_id))
+    with (
+        pytest.raises(StoreError, match="is completed"),
+        store.recording("rfq", {}, "https://h/", resume=first.run_id),
+    ):
+        pass
+
+
+def test_table_returns_the_whole_table_typed_as_the_schema(store: Store) -> None:
+    empty = store.table("rfq_observations")
+    assert empty.height == 0
+    assert empty.schema == polars_schema("rfq_observations")
+    with store.recording("snapshot", {}, "https://h/"):
+        pass
+    runs = store.table("collection_runs")
+    assert runs.height == 1 and runs.schema == polars_schema("collection_runs")
+    with pytest.raises(StoreError, match="unknown table 'nope'; known tables: "):
+        store.table("nope")

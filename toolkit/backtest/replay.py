@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -72,37 +71,25 @@ def replay(
     # Keep no event log: the loop samples pool states itself, and 1M requests would otherwise
     # hold millions of events in memory.
     engine = Engine(variant, seed=seed, max_events=0)
-    # The loop keeps a quote per request alive and creates no reference cycles, so the cyclic
-    # collector would only rescan a growing heap of live tuples: pausing it cuts a 1M-request
-    # replay by about a third. It stays paused while the frames are built: a full collection
-    # there rescanned the whole trace (about 0.4 s per million requests) for nothing, as the
-    # trace is freed by reference counting when the replay returns. The previous setting is
-    # restored whatever happens.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        trace = run_events(engine, columns, retry=retry, seed=seed, interval=step)
-        final = {state.id: state.balance for state in engine.pools(max(engine.clock, trace.end))}
-        parameters = {
-            "scenario": variant.name,
-            "seed": seed,
-            "retry": None
-            if retry is None
-            else {
-                "capacity_retries": retry.capacity_retries,
-                "capacity_base": retry.capacity_base,
-                "capacity_cap": retry.capacity_cap,
-            },
-            "overrides": {k: _plain(v) for k, v in sorted((overrides or {}).items())},
-            "interval": step,
-            "requests": len(columns.t),
-        }
-        return build_result(
-            variant, columns, trace, seed=seed, parameters=parameters, final_balances=final
-        )
-    finally:
-        if collecting:
-            gc.enable()
+    trace = run_events(engine, columns, retry=retry, seed=seed, interval=step)
+    final = {state.id: state.balance for state in engine.pools(max(engine.clock, trace.end))}
+    parameters = {
+        "scenario": variant.name,
+        "seed": seed,
+        "retry": None
+        if retry is None
+        else {
+            "capacity_retries": retry.capacity_retries,
+            "capacity_base": retry.capacity_base,
+            "capacity_cap": retry.capacity_cap,
+        },
+        "overrides": {k: _plain(v) for k, v in sorted((overrides or {}).items())},
+        "interval": step,
+        "requests": len(columns.t),
+    }
+    return build_result(
+        variant, columns, trace, seed=seed, parameters=parameters, final_balances=final
+    )
 
 
 def _plain(value: Any) -> Any:

@@ -33,51 +33,21 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from toolkit.backtest.loop import FILLED, NO_CAPACITY, NO_ROUTE, OUTCOMES, Trace
 from toolkit.backtest.validate import FlowColumns
-
-if TYPE_CHECKING:
-    from toolkit.store import Store
+from toolkit.store import Store, table_spec
 
 __all__ = ["BacktestResult", "build_result"]
 
-_REQUEST_STORE_COLUMNS = (
-    "request_id",
-    "t",
-    "src_chain",
-    "dst_chain",
-    "token",
-    "quote_type",
-    "amount",
-    "outcome",
-    "status",
-    "quote_id",
-    "order_id",
-    "input_amount",
-    "output_amount",
-    "fee_bps",
-    "quoted_at",
-    "ordered_at",
-    "filled_at",
-    "settled_at",
-    "error",
-)
-_POOL_STORE_COLUMNS = (
-    "pool",
-    "t",
-    "chain",
-    "token",
-    "pool_type",
-    "capacity",
-    "available",
-    "reserved",
-    "outstanding",
-    "utilization",
-)
+# A result's frames carry these store columns as they are; writing adds the run id, the kind and
+# the JSON attributes (every column a table lacks). One definition: the store's schema.
+_ADDED = ("run_id", "kind", "attributes")
+_REQUEST_STORE_COLUMNS = tuple(c for c in table_spec("backtest_requests").names if c not in _ADDED)
+_POOL_STORE_COLUMNS = tuple(c for c in table_spec("backtest_pools").names if c not in _ADDED)
 
 
 @dataclass(frozen=True)
@@ -119,24 +89,17 @@ class BacktestResult:
         >>> with Store(":memory:") as store:
         ...     run = result.to_store(store, run_id="bt-1")
         ...     stored = store.query("SELECT count(*) AS n FROM backtest_requests")["n"][0]
-        ...     store.run(run)["status"], stored == result.requests.height
+        ...     store.run_record(run)["status"], stored == result.requests.height
         ('completed', True)
         """
         target = f"backtest://{self.summary['scenario']}"
-        run = store.start_run(
+        recording = store.recording(
             "backtest", self.parameters, target, run_id=run_id, started_at=started_at
         )
-        try:
-            store.append("backtest_requests", self.request_rows(run))
-            store.append("backtest_pools", self.pool_rows(run))
-        except KeyboardInterrupt:
-            store.finish_run(run, "interrupted")
-            raise
-        except Exception:
-            store.finish_run(run, "failed")
-            raise
-        store.finish_run(run, "completed")
-        return run
+        with recording as run:
+            store.append("backtest_requests", self.request_rows(run.run_id))
+            store.append("backtest_pools", self.pool_rows(run.run_id))
+        return run.run_id
 
     def request_rows(self, run_id: str) -> pl.DataFrame:
         """``requests`` shaped as ``backtest_requests`` rows for ``run_id``."""

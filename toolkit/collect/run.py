@@ -20,7 +20,7 @@ from tqdm.auto import tqdm
 
 from toolkit.client import ServiceClient
 from toolkit.collect.writer import BatchWriter
-from toolkit.store import Store
+from toolkit.store import Recording, Store
 
 __all__ = ["Collector", "Progress", "RunResult", "rows_in_run"]
 
@@ -148,37 +148,42 @@ class Collector:
         """
         if resume is None:
             self.prepare()
-            run_id = self.store.start_run(self.kind, self.parameters(), self.client.base_url)
         else:
-            record = self.store.run(resume)
+            record = self.store.run_record(resume)
             if record["kind"] != self.kind:
                 raise ValueError(
                     f"resume: run {resume} is a {record['kind']} run, not a {self.kind} run"
                 )
             self.restore(record["parameters"])
-            self.store.resume_run(resume)
-            run_id = resume
         writer = BatchWriter(self.store, batch_size=self.batch_size)
-        bar = tqdm(
-            total=self.total(),
-            desc=f"{self.kind} {run_id[:8]}",
-            disable=not self.progress,
-            leave=False,
-            unit=self.unit,
+        recording = self.store.recording(
+            self.kind,
+            self.parameters(),
+            self.client.base_url,
+            resume=resume,
+            count_rows=lambda run_id: rows_in_run(self.store, run_id),
         )
-        status = "failed"
+        run: Recording | None = None
         try:
-            self.collect(run_id, writer, bar, resume is not None)
-            status = "completed"
+            with recording as run:
+                bar = tqdm(
+                    total=self.total(),
+                    desc=f"{self.kind} {run.run_id[:8]}",
+                    disable=not self.progress,
+                    leave=False,
+                    unit=self.unit,
+                )
+                try:
+                    self.collect(run.run_id, writer, bar, resume is not None)
+                finally:
+                    bar.close()
+                    writer.flush()
         except KeyboardInterrupt:
-            status = "interrupted"
-        finally:
-            bar.close()
-            try:
-                writer.flush()
-            finally:
-                self.store.finish_run(run_id, status, rows_in_run(self.store, run_id))
-        record = self.store.run(run_id)
+            if run is None:  # interrupted before the run was recorded: nothing to return
+                raise
+            # recorded as interrupted, with every row read so far written
+        run_id, status = run.run_id, run.status
+        record = self.store.run_record(run_id)
         path = self.store.path
         return RunResult(
             run_id=run_id,

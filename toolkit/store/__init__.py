@@ -25,7 +25,7 @@ from toolkit.store._schema import (
     polars_schema,
     table_spec,
 )
-from toolkit.store._store import Store
+from toolkit.store._store import Recording, Store
 from toolkit.store._urls import redact_url
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "TABLES",
     "Column",
     "Migration",
+    "Recording",
     "Store",
     "StoreError",
     "TableSpec",

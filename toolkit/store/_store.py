@@ -10,7 +10,8 @@ should still write through one Store.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -24,13 +25,23 @@ from toolkit.store._connection import MEMORY, connect, lock_for, migrate, resolv
 from toolkit.store._errors import StoreError
 from toolkit.store._frames import conform, to_pandas, to_polars
 from toolkit.store._plan import insert_plan
-from toolkit.store._schema import table_spec
+from toolkit.store._schema import polars_schema, table_spec
 from toolkit.store._sql import first_row, keyboard_interrupts, rollback
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Store"]
+__all__ = ["Recording", "Store"]
+
+
+@dataclass
+class Recording:
+    """The run a :meth:`Store.recording` block records: its ``run_id``, and its ``status`` once
+    the block has ended (``running`` inside it)."""
+
+    run_id: str
+    status: str = "running"
+
 
 Params = list[Any] | Mapping[str, Any] | None
 
@@ -38,14 +49,15 @@ Params = list[Any] | Mapping[str, Any] | None
 class Store:
     """The toolkit's DuckDB database: schema, idempotent appends, runs and queries.
 
-    ``path`` defaults to ``data/toolkit.duckdb`` in the repository; ``":memory:"`` gives a
+    ``path`` defaults to ``toolkit.duckdb`` in the data directory (``$TOOLKIT_DATA_DIR``, else
+    ``./data``); ``":memory:"`` gives a
     private in-memory database (tests, notebooks). Opening applies pending migrations;
     ``read_only=True`` opens an existing, up-to-date database without writing to it.
 
     Example:
         >>> with Store(":memory:") as store:
         ...     run = store.start_run("snapshot", {"chains": [1]}, "https://host/api")
-        ...     store.run(run)["status"]
+        ...     store.run_record(run)["status"]
         'running'
     """
 
@@ -192,7 +204,7 @@ class Store:
         Example:
             >>> store = Store(":memory:")
             >>> run = store.start_run("rfq", {"rounds": 2}, "https://u:p@host/x?apiKey=abc")
-            >>> store.run(run)["target_url"]
+            >>> store.run_record(run)["target_url"]
             'https://host/x'
         """
         with self._lock:
@@ -221,7 +233,7 @@ class Store:
             >>> store = Store(":memory:")
             >>> run = store.start_run("snapshot", {}, "https://host/api")
             >>> store.finish_run(run, "completed")
-            >>> store.run(run)["rows_written"]
+            >>> store.run_record(run)["rows_written"]
             0
         """
         with self._lock:
@@ -234,18 +246,72 @@ class Store:
             >>> store = Store(":memory:")
             >>> run = store.start_run("rfq", {}, "https://host/api")
             >>> store.finish_run(run, "interrupted"); store.resume_run(run)
-            >>> store.run(run)["status"]
+            >>> store.run_record(run)["status"]
             'running'
         """
         with self._lock:
             _runs.resume_run(self._writable(), run_id)
 
-    def run(self, run_id: str) -> dict[str, Any]:
+    @contextlib.contextmanager
+    def recording(
+        self,
+        kind: str,
+        parameters: Mapping[str, Any],
+        target_url: str,
+        *,
+        resume: str | None = None,
+        run_id: str | None = None,
+        started_at: datetime | None = None,
+        count_rows: Callable[[str], int] | None = None,
+    ) -> Iterator[Recording]:
+        """The lifecycle of a run, defined once: the block's work is recorded as one run.
+
+        A new run starts (``running``), or the interrupted or failed run ``resume`` continues.
+        The run ends ``completed`` when the block ends normally, ``interrupted`` on Ctrl-C and
+        ``failed`` on any other error; either is re-raised after the run is closed.
+        ``rows_written`` is ``count_rows(run_id)`` when given, else the rows stored under the
+        run id across all tables.
+
+        Example:
+            >>> store = Store(":memory:")
+            >>> with store.recording("backtest", {"hours": 1}, "backtest://default") as run:
+            ...     pass
+            >>> run.status, store.run_record(run.run_id)["status"]
+            ('completed', 'completed')
+            >>> with store.recording("snapshot", {}, "https://host/api") as run:
+            ...     raise RuntimeError("boom")
+            Traceback (most recent call last):
+            ...
+            RuntimeError: boom
+            >>> run.status
+            'failed'
+        """
+        if resume is None:
+            new_id = self.start_run(
+                kind, parameters, target_url, run_id=run_id, started_at=started_at
+            )
+        else:
+            self.resume_run(resume)
+            new_id = resume
+        recording = Recording(new_id)
+        status = "failed"
+        try:
+            yield recording
+            status = "completed"
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        finally:
+            recording.status = status
+            rows = None if count_rows is None else count_rows(new_id)
+            self.finish_run(new_id, status, rows)
+
+    def run_record(self, run_id: str) -> dict[str, Any]:
         """One run as a dict (``parameters`` decoded); an unknown id raises ``StoreError``.
 
         Example:
             >>> store = Store(":memory:")
-            >>> store.run(store.start_run("rfq", {"rounds": 1}, "https://h/"))["parameters"]
+            >>> store.run_record(store.start_run("rfq", {"rounds": 1}, "https://h/"))["parameters"]
             {'rounds': 1}
         """
         with self._lock:
@@ -311,6 +377,18 @@ class Store:
                 return to_polars(relation)
             except duckdb.Error as exc:
                 raise StoreError(f"sql: {exc}") from None
+
+    def table(self, name: str) -> pl.DataFrame:
+        """The whole table ``name`` as a polars frame with the schema's types; an unknown name
+        raises ``StoreError`` listing the known tables.
+
+        Example:
+            >>> Store(":memory:").table("fee_tiers").schema["min_amount"]
+            Int128
+        """
+        spec = table_spec(name)
+        frame = self.query(f"SELECT * FROM {spec.name}")
+        return frame.cast(polars_schema(spec.name))
 
     def df(self, sql: str, params: Params = None) -> pd.DataFrame:
         """Run ``sql`` and return a pandas frame (via Arrow); HUGEINT columns hold Python ints.
