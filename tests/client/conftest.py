@@ -109,11 +109,14 @@ def respond(status: int, body: Any = None, **headers: str) -> httpx.Response:
 
 @dataclass
 class Sleeps:
-    """A sleep function that records the delays instead of waiting."""
+    """A clock that records the delays slept on it instead of waiting."""
 
     delays: list[float] = field(default_factory=list)
 
-    def __call__(self, seconds: float) -> None:
+    def __call__(self) -> float:
+        return 1_760_000_000.0 + sum(self.delays)
+
+    def sleep(self, seconds: float) -> None:
         self.delays.append(seconds)
 
 

@@ -20,25 +20,17 @@ from toolkit.client import (
 )
 from toolkit.resources import Quote
 
-from .conftest import KEY, USER, quote_wire, respond, rfq_args
-
-
-class AsyncSleeps:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
+from .conftest import KEY, USER, Sleeps, quote_wire, respond, rfq_args
 
 
 def client_for(
-    handler: httpx.MockTransport, sleeps: AsyncSleeps, **kwargs: object
+    handler: httpx.MockTransport, sleeps: Sleeps, **kwargs: object
 ) -> AsyncServiceClient:
     return AsyncServiceClient(
         "https://service.example",
         api_key=KEY,
         transport=handler,
-        sleep=sleeps,
+        clock=sleeps,
         retry=RetryPolicy(capacity_retries=2, error_retries=2, rng=random.Random(5)),
         **kwargs,  # type: ignore[arg-type]
     )
@@ -47,7 +39,7 @@ def client_for(
 def test_async_rfq_retries_capacity_then_returns_the_quote() -> None:
     answers = [respond(404, {"error": "busy"}), respond(200, {"quotes": [quote_wire()]})]
     attempts: list[Attempt] = []
-    sleeps = AsyncSleeps()
+    sleeps = Sleeps()
 
     async def main() -> Quote:
         transport = httpx.MockTransport(lambda request: answers.pop(0))
@@ -60,7 +52,7 @@ def test_async_rfq_retries_capacity_then_returns_the_quote() -> None:
 
 
 def test_async_errors_are_typed_and_budgets_hold() -> None:
-    sleeps = AsyncSleeps()
+    sleeps = Sleeps()
 
     async def main() -> None:
         capacity = httpx.MockTransport(lambda r: respond(404, {"error": "no capacity"}))
@@ -114,7 +106,7 @@ def test_async_liquidity_events_reconnect() -> None:
         )
 
     async def main() -> list[int]:
-        client = client_for(httpx.MockTransport(handler), AsyncSleeps())
+        client = client_for(httpx.MockTransport(handler), Sleeps())
         ids = []
         async for event in client.liquidity_events():
             ids.append(event.id)

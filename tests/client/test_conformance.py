@@ -134,7 +134,7 @@ def simulated_only(make_client: MakeClient, why: str) -> None:
 def test_errors_are_typed(make_client: MakeClient) -> None:
     simulated_only(make_client, "it fills the destination pools to the brim")
     sleeps = Sleeps()
-    client = make_client(sleep=sleeps, retry=RetryPolicy(capacity_retries=2, rng=random.Random(1)))
+    client = make_client(clock=sleeps, retry=RetryPolicy(capacity_retries=2, rng=random.Random(1)))
     with pytest.raises(BadRequest) as bad:
         client.rfq(src_chain=1, dst_chain=8453, amount=10**9, token=ME, user=ME)
     assert bad.value.body is not None and bad.value.status == 400

@@ -192,7 +192,7 @@ def test_liquidity_events_reconnect_with_last_event_id_without_gaps_or_duplicate
         "https://service.example",
         api_key=KEY,
         transport=httpx.MockTransport(service),
-        sleep=sleeps,
+        clock=sleeps,
         retry=RetryPolicy(error_retries=2, rng=random.Random(0)),
         on_attempt=attempts.append,
     )
@@ -229,7 +229,7 @@ def test_liquidity_events_give_up_after_consecutive_failures() -> None:
         "https://service.example",
         api_key=KEY,
         transport=failing,
-        sleep=sleeps,
+        clock=sleeps,
         retry=RetryPolicy(error_retries=3, rng=random.Random(0)),
     )
     with pytest.raises(TransportError, match="liquidity_events: no response: ConnectError"):

@@ -32,7 +32,7 @@ def make(script: Script, sleeps: Sleeps, **kwargs: object) -> ServiceClient:
         "https://service.example",
         api_key=KEY,
         transport=script.transport,
-        sleep=sleeps,
+        clock=sleeps,
         **kwargs,  # type: ignore[arg-type]
     )
 
@@ -307,7 +307,7 @@ def test_authorize_errors(sleeps: Sleeps) -> None:
 def test_configuration_from_the_environment(sleeps: Sleeps) -> None:
     env = {"TOOLKIT_BASE_URL": "https://env.example/", "TOOLKIT_API_KEY": "k-from-env"}
     script = Script([respond(200, {"data": {}})])
-    client = ServiceClient(transport=script.transport, env=env, sleep=sleeps)
+    client = ServiceClient(transport=script.transport, env=env, clock=sleeps)
     client.tokens(1)
     assert client.base_url == "https://env.example"
     assert str(script.requests[0].url).startswith("https://env.example/liquidity/")

@@ -139,7 +139,8 @@ class FakeClock:
 
 @dataclass
 class Embedded:
-    """An embedded service whose app logs every response it starts, on a fake clock."""
+    """An embedded service whose app logs every response it starts, on a fake clock (which its
+    clients carry: collectors and back-offs sleep on it)."""
 
     service: EmbeddedService
     log: ResponseLog
@@ -152,7 +153,7 @@ class Embedded:
     ) -> tuple[ServiceClient, FaultTransport]:
         transport = FaultTransport(self.service.sync_transport(), plan or (lambda r, n: None))
         kwargs.setdefault("retry", RetryPolicy(rng=random.Random(11)))
-        kwargs.setdefault("sleep", lambda seconds: None)
+        kwargs.setdefault("clock", self.clock)
         client = ServiceClient(self.service.base_url, api_key=KEY, transport=transport, **kwargs)
         return client, transport
 

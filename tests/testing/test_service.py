@@ -149,8 +149,8 @@ def test_sim_refuses_paths_outside_sim(path: str) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"seed": -1}, ValueError, "seed: must be a non-negative integer, got -1"),
-        ({"seed": 1.5}, ValueError, "seed: must be a non-negative integer"),
+        ({"seed": -1}, ValueError, "seed: must be an integer >= 0, got -1"),
+        ({"seed": 1.5}, ValueError, "seed: must be an integer >= 0, got 1.5"),
         ({"clock": time.time}, TypeError, "clock: must be a VirtualClock or None"),
         ({"scenario": 3}, TypeError, "scenario: must be a scenario name, a path or a Scenario"),
         ({"retry": 3}, TypeError, "retry: must be a RetryPolicy or None, got int"),

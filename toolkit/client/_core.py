@@ -19,6 +19,7 @@ from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import ServiceError, TransportError
 from toolkit.client.operations import Operation
 from toolkit.client.retry import Attempt, RetryPolicy
+from toolkit.clock import WALL, Clock
 from toolkit.scenario.secret import Secret
 
 __all__ = ["AttemptHook", "ClientCore", "Target"]
@@ -32,7 +33,9 @@ DEFAULT_STREAM_TIMEOUT = 45.0
 
 
 class Target:
-    """Where a client sends requests: the base URL, and the embedded service if in-process."""
+    """Where a client sends requests: the base URL, the embedded service if in-process, and
+    the clock: the embedded service's (which runs on the one given, if it is started here),
+    else the one given, else the wall clock."""
 
     def __init__(
         self,
@@ -41,6 +44,7 @@ class Target:
         transport_given: bool,
         embedded: EmbeddedService | None,
         env: Mapping[str, str] | None,
+        clock: Clock | None = None,
     ) -> None:
         self.owned = False
         self.embedded: EmbeddedService | None = None
@@ -49,14 +53,17 @@ class Target:
                 raise ValueError("transport: give a transport or an embedded service, not both")
             self.embedded = embedded
             self.base_url = embedded.base_url
+            self.clock: Clock = embedded.clock if clock is None else clock
             return
         resolved = resolve_base_url(base_url, env)
         if resolved is None and not transport_given:
-            self.embedded = EmbeddedService(env=env)
+            self.embedded = EmbeddedService(env=env, clock=WALL if clock is None else clock)
             self.owned = True
             self.base_url = self.embedded.base_url
+            self.clock = self.embedded.clock
             return
         self.base_url = resolved or _TRANSPORT_ONLY_URL
+        self.clock = WALL if clock is None else clock
 
     def close(self) -> None:
         """Close the embedded service if this target created it."""

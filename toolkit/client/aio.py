@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -24,6 +23,7 @@ from toolkit.client.events import StreamEvent
 from toolkit.client.retry import RetryPolicy
 from toolkit.client.session import SSE_HEADERS, CallSession, StreamSession
 from toolkit.client.sse import EventStreamDecoder
+from toolkit.clock import Clock, sleep_async
 from toolkit.resources import (
     BorrowAuthorization,
     BorrowQuote,
@@ -48,7 +48,10 @@ class AsyncServiceClient(ClientSettings):
     With no ``base_url`` (and no ``TOOLKIT_BASE_URL``) it talks to the embedded service
     in-process. ``api_key`` defaults to ``TOOLKIT_API_KEY`` (or the embedded scenario's key).
     Every HTTP attempt is reported to ``on_attempt`` as an :class:`~toolkit.client.Attempt`;
-    ``retry`` is the :class:`~toolkit.client.RetryPolicy` and ``sleep`` waits between attempts.
+    ``retry`` is the :class:`~toolkit.client.RetryPolicy`; back-offs wait on ``clock`` (a
+    :mod:`toolkit.clock` clock), which collectors on this client read and sleep on too. It
+    defaults to the embedded service's clock (given a ``clock``, an embedded service this
+    client starts runs on it), else the wall clock.
 
     >>> async with AsyncServiceClient() as client:          # doctest: +SKIP
     ...     (await client.health()).status
@@ -67,10 +70,16 @@ class AsyncServiceClient(ClientSettings):
         on_attempt: AttemptHook | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         embedded: EmbeddedService | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Clock | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        target = Target(base_url, transport_given=transport is not None, embedded=embedded, env=env)
+        target = Target(
+            base_url,
+            transport_given=transport is not None,
+            embedded=embedded,
+            env=env,
+            clock=clock,
+        )
         try:
             self._core = ClientCore(
                 target,
@@ -90,7 +99,7 @@ class AsyncServiceClient(ClientSettings):
         except BaseException:
             target.close()
             raise
-        self._sleep = sleep
+        self.clock: Clock = target.clock
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -153,7 +162,7 @@ class AsyncServiceClient(ClientSettings):
             else:
                 session.succeeded(status)
                 return value
-            await self._sleep(session.failed(error))
+            await sleep_async(self.clock, session.failed(error))
 
     # -- partner-intents -----------------------------------------------------------------
 
@@ -367,4 +376,4 @@ class AsyncServiceClient(ClientSettings):
             if error is None:
                 session.finish()
                 return
-            await self._sleep(session.retry(error))
+            await sleep_async(self.clock, session.retry(error))

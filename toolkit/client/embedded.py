@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 import httpx
 
 from toolkit.client.asgi import ASGIApp, StreamingASGITransport, SyncASGITransport
+from toolkit.clock import WALL, Clock
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.scenario.secret import Secret
 
@@ -49,8 +49,10 @@ class EmbeddedService:
     """The embedded service app plus in-process transports for the clients.
 
     ``scenario`` is a loaded :class:`~toolkit.scenario.Scenario`, a scenario name or a path;
-    ``clock`` and ``app_options`` (``heartbeat``, ``tick``) go to ``create_app``. Pass ``app``
-    (and ``api_key``) to wrap an app built elsewhere.
+    ``clock`` (a :mod:`toolkit.clock` clock: the wall clock by default, or a
+    :class:`~toolkit.clock.VirtualClock`) and ``app_options`` (``heartbeat``, ``tick``) go to
+    ``create_app``; clients on this service read and sleep on the same ``clock``. Pass ``app``
+    (with its ``clock``, and ``api_key``) to wrap an app built elsewhere.
 
     >>> service = EmbeddedService()
     >>> service.base_url.startswith("http://embedded-")
@@ -63,7 +65,7 @@ class EmbeddedService:
         *,
         app: ASGIApp | None = None,
         api_key: str | Secret | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Clock = WALL,
         env: Mapping[str, str] | None = None,
         **app_options: Any,
     ) -> None:
@@ -79,6 +81,7 @@ class EmbeddedService:
         if api_key is not None:
             key = api_key if isinstance(api_key, Secret) else Secret(api_key)
         self.app: ASGIApp = app
+        self.clock = clock
         self.api_key: Secret | None = key
         self.instance = uuid.uuid4().hex[:12]
         self.base_url = f"http://embedded-{self.instance}.invalid"

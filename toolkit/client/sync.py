@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -24,6 +23,7 @@ from toolkit.client.events import StreamEvent
 from toolkit.client.retry import RetryPolicy
 from toolkit.client.session import SSE_HEADERS, CallSession, StreamSession
 from toolkit.client.sse import EventStreamDecoder
+from toolkit.clock import Clock
 from toolkit.resources import (
     BorrowAuthorization,
     BorrowQuote,
@@ -48,7 +48,10 @@ class ServiceClient(ClientSettings):
     With no ``base_url`` (and no ``TOOLKIT_BASE_URL``) it talks to the embedded service
     in-process. ``api_key`` defaults to ``TOOLKIT_API_KEY`` (or the embedded scenario's key).
     Every HTTP attempt is reported to ``on_attempt`` as an :class:`~toolkit.client.Attempt`;
-    ``retry`` is the :class:`~toolkit.client.RetryPolicy` and ``sleep`` waits between attempts.
+    ``retry`` is the :class:`~toolkit.client.RetryPolicy`; back-offs wait on ``clock`` (a
+    :mod:`toolkit.clock` clock), which collectors on this client read and sleep on too. It
+    defaults to the embedded service's clock (given a ``clock``, an embedded service this
+    client starts runs on it), else the wall clock.
 
     >>> with ServiceClient() as client:
     ...     client.health().status
@@ -67,10 +70,16 @@ class ServiceClient(ClientSettings):
         on_attempt: AttemptHook | None = None,
         transport: httpx.BaseTransport | None = None,
         embedded: EmbeddedService | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        clock: Clock | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        target = Target(base_url, transport_given=transport is not None, embedded=embedded, env=env)
+        target = Target(
+            base_url,
+            transport_given=transport is not None,
+            embedded=embedded,
+            env=env,
+            clock=clock,
+        )
         try:
             self._core = ClientCore(
                 target,
@@ -90,7 +99,7 @@ class ServiceClient(ClientSettings):
         except BaseException:
             target.close()
             raise
-        self._sleep = sleep
+        self.clock: Clock = target.clock
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -153,7 +162,7 @@ class ServiceClient(ClientSettings):
             else:
                 session.succeeded(status)
                 return value
-            self._sleep(session.failed(error))
+            self.clock.sleep(session.failed(error))
 
     # -- partner-intents -----------------------------------------------------------------
 
@@ -366,4 +375,4 @@ class ServiceClient(ClientSettings):
             if error is None:
                 session.finish()
                 return
-            self._sleep(session.retry(error))
+            self.clock.sleep(session.retry(error))

@@ -7,13 +7,14 @@ flushed, run ``interrupted``, the result returned) and resume (``run(resume=run_
 point at the real service or, by default, at the embedded service in-process, with the same
 code: give them a :class:`toolkit.client.ServiceClient`.
 
->>> from toolkit.client import ServiceClient          # doctest: +SKIP
+>>> from toolkit.client import ServiceClient
+>>> from toolkit.clock import VirtualClock
 >>> from toolkit.collect import RfqSweep
 >>> from toolkit.store import Store
->>> with ServiceClient() as client:                    # doctest: +SKIP
-...     result = RfqSweep(client, Store(), rounds=2, interval=5).run()
->>> result.status                                      # doctest: +SKIP
-'completed'
+>>> with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
+...     result = RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
+>>> result.status, result.rows_written > 0
+('completed', True)
 """
 
 from toolkit.collect.borrow import BorrowSweep

@@ -8,6 +8,8 @@ from typing import Any
 
 from toolkit.client import Attempt, ServiceClient, ServiceError, Unauthorized
 from toolkit.collect.grid import (
+    DEFAULT_CHAINS,
+    DEFAULT_SYMBOLS,
     GridPoint,
 )
 from toolkit.collect.rows import borrow_rows
@@ -26,7 +28,7 @@ class BorrowSweep(Sweep):
     sweep therefore changes the capacity it measures, which the rows make visible. ``exclusive``
     is sent as the ``exclusive`` flag when not None. A 401 ends the run as failed.
 
-    >>> BorrowSweep(ServiceClient(), Store(), rounds=1).run().status   # doctest: +SKIP
+    >>> BorrowSweep(client, Store(":memory:"), rounds=1, progress=False).run().status
     'completed'
     """
 
@@ -43,7 +45,10 @@ class BorrowSweep(Sweep):
         duration: float | None = None,
         interval: float | None = None,
         exclusive: bool | None = None,
-        **options: Any,
+        chains: Sequence[int] = DEFAULT_CHAINS,
+        symbols: Sequence[str] = DEFAULT_SYMBOLS,
+        progress: bool = True,
+        batch_size: int = 500,
     ) -> None:
         super().__init__(
             client,
@@ -52,7 +57,10 @@ class BorrowSweep(Sweep):
             rounds=rounds,
             duration=duration,
             interval=interval,
-            **options,
+            chains=chains,
+            symbols=symbols,
+            progress=progress,
+            batch_size=batch_size,
         )
         if exclusive is not None and not isinstance(exclusive, bool):
             raise ValueError("exclusive: must be true, false or None")

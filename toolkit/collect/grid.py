@@ -184,8 +184,8 @@ def discover_routes(
     A chain whose tokens endpoint answers 400/404 is skipped (not served); a route whose fees
     endpoint answers 404 or 400 is not onboarded. Other errors (401, 5xx) propagate.
 
-    >>> routes = discover_routes(ServiceClient())   # doctest: +SKIP
-    >>> sorted({r.token for r in routes})            # doctest: +SKIP
+    >>> routes = discover_routes(client)
+    >>> sorted({r.token for r in routes})
     ['USDC', 'WETH']
     """
     addresses: dict[tuple[int, str], str] = {}

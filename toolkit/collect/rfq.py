@@ -8,6 +8,8 @@ from typing import Any
 
 from toolkit.client import Attempt, ServiceClient, ServiceError, Unauthorized
 from toolkit.collect.grid import (
+    DEFAULT_CHAINS,
+    DEFAULT_SYMBOLS,
     GridPoint,
 )
 from toolkit.collect.rows import rfq_rows, transaction_row
@@ -33,9 +35,8 @@ class RfqSweep(Sweep):
     grid is discovered from the target (:func:`toolkit.collect.grid.discover_routes`). A 401 ends
     the run as failed.
 
-    >>> from toolkit.client import ServiceClient   # doctest: +SKIP
-    >>> from toolkit.store import Store             # doctest: +SKIP
-    >>> RfqSweep(ServiceClient(), Store(), rounds=2, interval=1).run().status  # doctest: +SKIP
+    >>> from toolkit.store import Store
+    >>> RfqSweep(client, Store(":memory:"), rounds=2, interval=15, progress=False).run().status
     'completed'
     """
 
@@ -53,7 +54,10 @@ class RfqSweep(Sweep):
         interval: float | None = None,
         follow_transactions: bool = False,
         user: str = DEFAULT_USER,
-        **options: Any,
+        chains: Sequence[int] = DEFAULT_CHAINS,
+        symbols: Sequence[str] = DEFAULT_SYMBOLS,
+        progress: bool = True,
+        batch_size: int = 500,
     ) -> None:
         super().__init__(
             client,
@@ -62,7 +66,10 @@ class RfqSweep(Sweep):
             rounds=rounds,
             duration=duration,
             interval=interval,
-            **options,
+            chains=chains,
+            symbols=symbols,
+            progress=progress,
+            batch_size=batch_size,
         )
         self.follow_transactions = bool(follow_transactions)
         self.user = str(parse_value(HexAddress, user, "user"))

@@ -11,13 +11,13 @@ parameters it was started with.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tqdm.auto import tqdm
 
+from toolkit.arguments import whole
 from toolkit.client import ServiceClient
 from toolkit.collect.writer import BatchWriter
 from toolkit.store import Recording, Store
@@ -84,8 +84,10 @@ def rows_in_run(store: Store, run_id: str) -> int:
 class Collector:
     """Base of the collectors: subclasses define ``kind``, the plan and the collection loop.
 
-    ``clock`` gives unix seconds (observation times, round pacing, deadlines) and ``sleep``
-    waits; tests inject a fake pair. ``progress=False`` hides the bar.
+    Time is the client's: collectors read ``client.clock`` (observation times, round pacing,
+    deadlines) and sleep on it, so on an embedded service with a virtual clock a sweep with a
+    15 s interval takes no wall time. ``progress=False`` hides the bar; rows are written in
+    batches of ``batch_size``.
     """
 
     kind: ClassVar[str] = ""
@@ -98,21 +100,16 @@ class Collector:
         *,
         progress: bool = True,
         batch_size: int = 500,
-        clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not isinstance(client, ServiceClient):
             raise ValueError("client: must be a toolkit.client.ServiceClient")
         if not isinstance(store, Store):
             raise ValueError("store: must be a toolkit.store.Store")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError("batch_size: must be a positive integer")
         self.client = client
         self.store = store
         self.progress = bool(progress)
-        self.batch_size = batch_size
-        self.clock = clock
-        self.sleep = sleep
+        self.batch_size = whole(batch_size, "batch_size", minimum=1)
+        self.clock = client.clock
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(client={self.client!r}, store={self.store!r})"

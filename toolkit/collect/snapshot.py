@@ -24,7 +24,7 @@ class Snapshot(Collector):
     run id. Pool types and routes the target does not serve (400/404) are skipped; a resumed
     snapshot is taken again under the same id (the writes are idempotent).
 
-    >>> Snapshot(ServiceClient(), Store()).run().status   # doctest: +SKIP
+    >>> Snapshot(client, Store(":memory:"), progress=False).run().status
     'completed'
     """
 
@@ -37,9 +37,10 @@ class Snapshot(Collector):
         *,
         chains: Sequence[int] = DEFAULT_CHAINS,
         symbols: Sequence[str] = DEFAULT_SYMBOLS,
-        **options: Any,
+        progress: bool = True,
+        batch_size: int = 500,
     ) -> None:
-        super().__init__(client, store, **options)
+        super().__init__(client, store, progress=progress, batch_size=batch_size)
         if not chains or not all(isinstance(c, int) and c > 0 for c in chains):
             raise ValueError("chains: must be a non-empty list of chain ids")
         if not symbols or not all(isinstance(s, str) and s for s in symbols):

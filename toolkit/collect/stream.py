@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolkit.arguments import number
 from toolkit.client import ServiceClient, StreamEvent
 from toolkit.client.operations import protocol_segment
 from toolkit.codecs import caip2
@@ -42,7 +43,7 @@ class LiquidityStream(Collector):
 
     A resumed run follows the stream for the ``duration`` given now, else for the stored one.
 
-    >>> LiquidityStream(ServiceClient(), Store(), duration=30).run().status  # doctest: +SKIP
+    >>> LiquidityStream(client, Store(":memory:"), duration=1, progress=False).run().status
     'completed'
     """
 
@@ -56,13 +57,12 @@ class LiquidityStream(Collector):
         *,
         duration: float | None = None,
         protocol: str | None = None,
-        **options: Any,
+        progress: bool = True,
+        batch_size: int = 500,
     ) -> None:
-        super().__init__(client, store, **options)
-        if duration is not None and (
-            isinstance(duration, bool) or not isinstance(duration, int | float) or duration <= 0
-        ):
-            raise ValueError("duration: must be a positive number of seconds")
+        super().__init__(client, store, progress=progress, batch_size=batch_size)
+        if duration is not None:
+            number(duration, "duration", above=0)
         self.duration = None if duration is None else float(duration)
         self._duration_given = duration is not None
         self.protocol = protocol_segment(protocol or client.protocol)

@@ -16,6 +16,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolkit.arguments import number, whole
 from toolkit.client import Attempt, ServiceClient
 from toolkit.collect.grid import (
     DEFAULT_CHAINS,
@@ -34,14 +35,6 @@ __all__ = ["DEFAULT_INTERVAL", "Sweep"]
 #: Seconds between the starts of two rounds: a quote reservation lapses in 15 s, so by default
 #: each round sees the capacity the previous round's quotes held come back.
 DEFAULT_INTERVAL = 15.0
-
-
-def _positive(value: object, name: str, *, optional: bool = False) -> float | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ValueError(f"{name}: must be a positive number")
-    return float(value)
 
 
 class Sweep(Collector):
@@ -65,15 +58,16 @@ class Sweep(Collector):
         interval: float | None = None,
         chains: Sequence[int] = DEFAULT_CHAINS,
         symbols: Sequence[str] = DEFAULT_SYMBOLS,
-        **options: Any,
+        progress: bool = True,
+        batch_size: int = 500,
     ) -> None:
-        super().__init__(client, store, **options)
-        if rounds is not None and (
-            isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1
-        ):
-            raise ValueError("rounds: must be a positive integer")
-        _positive(duration, "duration", optional=True)
-        _positive(interval, "interval", optional=True)
+        super().__init__(client, store, progress=progress, batch_size=batch_size)
+        if rounds is not None:
+            whole(rounds, "rounds", minimum=1)
+        if duration is not None:
+            number(duration, "duration", above=0)
+        if interval is not None:
+            number(interval, "interval", above=0)
         if grid is not None:
             grid = list(grid)
             if not grid or not all(isinstance(p, GridPoint) for p in grid):
@@ -174,4 +168,4 @@ class Sweep(Collector):
                 if deadline is not None:
                     wait = min(wait, deadline - self.clock())
                 if wait > 0:
-                    self.sleep(wait)
+                    self.clock.sleep(wait)

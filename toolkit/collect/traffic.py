@@ -14,6 +14,7 @@ import threading
 from collections.abc import Sequence
 from types import TracebackType
 
+from toolkit.arguments import number
 from toolkit.client import EmbeddedService, RetryPolicy, ServiceClient, ServiceError
 from toolkit.collect.grid import GridPoint
 from toolkit.collect.rfq import DEFAULT_USER
@@ -27,8 +28,13 @@ class Traffic:
     Every ``transaction_every``-th successful quote is converted with the transaction endpoint.
     ``seed`` fixes the order in which grid points are drawn.
 
-    >>> with Traffic(service, grid, interval=0.2):   # doctest: +SKIP
-    ...     time.sleep(2)
+    >>> import time
+    >>> from toolkit.collect import discover_routes, grid_for
+    >>> grid = grid_for(discover_routes(client))
+    >>> with Traffic(client.embedded, grid, interval=0.01) as traffic:
+    ...     time.sleep(0.2)
+    >>> traffic.sent > 0 and traffic.sent == traffic.quotes + traffic.errors
+    True
     """
 
     def __init__(
@@ -44,11 +50,9 @@ class Traffic:
             raise ValueError("embedded: traffic is only driven into the embedded service")
         if not grid:
             raise ValueError("grid: must hold at least one point")
-        if not isinstance(interval, int | float) or interval <= 0:
-            raise ValueError("interval: must be a positive number of seconds")
         self.embedded = embedded
         self.grid = list(grid)
-        self.interval = float(interval)
+        self.interval = number(interval, "interval", above=0)
         self.transaction_every = max(1, int(transaction_every))
         self._rng = random.Random(seed)
         self._stop = threading.Event()

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 
 import polars as pl
 
+from toolkit.arguments import number, whole
 from toolkit.collect.rows import Row
 from toolkit.store import Store, polars_schema
 
@@ -38,13 +39,9 @@ class BatchWriter:
         flush_seconds: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError("batch_size: must be a positive integer")
-        if not isinstance(flush_seconds, int | float) or flush_seconds < 0:
-            raise ValueError("flush_seconds: must be a non-negative number")
         self.store = store
-        self.batch_size = batch_size
-        self.flush_seconds = float(flush_seconds)
+        self.batch_size = whole(batch_size, "batch_size", minimum=1)
+        self.flush_seconds = number(flush_seconds, "flush_seconds", minimum=0)
         self._clock = clock
         self._rows: dict[str, list[Row]] = {}
         self._flushed_at: dict[str, float] = {}

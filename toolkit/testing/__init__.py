@@ -19,7 +19,7 @@
 -0.33
 """
 
-from toolkit.testing.clock import DEFAULT_START, VirtualClock
+from toolkit.clock import DEFAULT_START, VirtualClock
 from toolkit.testing.display import format_frame
 from toolkit.testing.frames import assert_frame_close
 from toolkit.testing.rates import assert_rate_within

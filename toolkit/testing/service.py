@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolkit.testing.clock import VirtualClock
+from toolkit.arguments import whole
+from toolkit.clock import VirtualClock
 
 if TYPE_CHECKING:
     import httpx
@@ -28,8 +29,8 @@ class Harness:
     """What :func:`embedded_service` yields: the client, its clock, the app and the scenario.
 
     - ``client``: a :class:`toolkit.client.ServiceClient` on the in-process app (no socket),
-      with the scenario's API key, a retry policy seeded with the harness seed and
-      ``sleep=clock.sleep`` (a retry back-off takes virtual time, not wall time);
+      with the scenario's API key, a retry policy seeded with the harness seed and the
+      harness clock (a retry back-off takes virtual time, not wall time);
     - ``clock``: the :class:`VirtualClock` the app reads; move it with ``advance``;
     - ``app``: the ASGI app of :func:`toolkit.server.create_app`;
     - ``embedded``: the :class:`toolkit.client.EmbeddedService` wrapping the app;
@@ -151,8 +152,7 @@ def embedded_service(
     from toolkit.client import EmbeddedService, RetryPolicy, ServiceClient
     from toolkit.server import create_app
 
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
+    whole(seed, "seed", minimum=0)
     if retry is None:
         retry = RetryPolicy(rng=random.Random(seed))
     elif not isinstance(retry, RetryPolicy):
@@ -164,15 +164,9 @@ def embedded_service(
     loaded = _scenario(scenario)
     app = create_app(loaded, clock=clock, seed=seed)
     key = loaded.auth.api_keys[0] if loaded.auth.api_keys else None
-    embedded = EmbeddedService(app=app, api_key=key)
+    embedded = EmbeddedService(app=app, api_key=key, clock=clock)
     try:
-        client = ServiceClient(
-            embedded=embedded,
-            api_key=key,
-            retry=retry,
-            sleep=clock.sleep,
-            env={},
-        )
+        client = ServiceClient(embedded=embedded, api_key=key, retry=retry, env={})
         try:
             http = httpx.Client(base_url=embedded.base_url, transport=embedded.sync_transport())
             try:
