@@ -9,16 +9,21 @@ every example runs, offline, with the same output on every machine:
 - ``me``: a user address; ``usdc_base``: USDC on Base;
 - ``quote``: an RFQ quote for 1,000 USDC from Ethereum to Base, taken by ``client``;
 - ``borrow``: a borrow quote for 100 USDC to Base; ``deposit``: a deposit transaction hash.
+
+In ``toolkit.client.aio`` examples ``client`` is an :class:`AsyncServiceClient` of the same service
+and ``run`` drives a coroutine on the example's own event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from _pytest.doctest import DoctestItem
 
+from toolkit.client import AsyncServiceClient
 from toolkit.testing import embedded_service
 
 # Examples in these packages get the names; every other example runs with none.
@@ -49,9 +54,16 @@ def _service_names(
             ),
             "deposit": "0x" + "ab" * 32,
         }
+        loop = asyncio.new_event_loop()
+        if item.name.startswith("toolkit.client.aio"):
+            names["client"] = AsyncServiceClient(embedded=svc.embedded)
+            names["run"] = loop.run_until_complete
         doctest_namespace.update(names)
         try:
             yield
         finally:
+            if isinstance(names["client"], AsyncServiceClient):
+                loop.run_until_complete(names["client"].aclose())
+            loop.close()
             for name in names:
                 doctest_namespace.pop(name, None)

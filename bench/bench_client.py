@@ -1,0 +1,114 @@
+"""The async client under concurrency: ``/health`` requests per second over loopback.
+
+The embedded service runs in its own process (uvicorn on 127.0.0.1). One client is shared by 1,
+16 and 64 concurrent tasks; each configuration answers ``REQUESTS`` requests, best of
+``REPEATS``. Compared: the toolkit's ``AsyncServiceClient`` (its default transport for a real
+URL: aiohttp's pool under the httpx API), the same client on httpx's own transport (httpcore,
+the transport before), and a plain ``aiohttp.ClientSession`` (the reference).
+
+Goal: the toolkit's client reaches at least 0.8x aiohttp at 64 tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+
+import aiohttp
+import httpx
+
+from toolkit.client import AsyncServiceClient
+
+REQUESTS = 2_000
+REPEATS = 3
+TASKS = (1, 16, 64)
+SERVER = (
+    "import sys, uvicorn\n"
+    "from toolkit.scenario import load_scenario\n"
+    "from toolkit.server import create_app\n"
+    "app = create_app(load_scenario('default', env={}))\n"
+    "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[1]), log_level='warning')\n"
+)
+
+Call = Callable[[], Awaitable[object]]
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    env = {k: v for k, v in os.environ.items() if k != "TOOLKIT_API_KEY"}
+    process = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url + "/health", timeout=0.5).status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("the loopback server did not start within 30 s")
+
+
+async def rate(call: Call, tasks: int) -> float:
+    """Requests per second when ``tasks`` tasks share ``REQUESTS`` calls."""
+    per_task = REQUESTS // tasks
+
+    async def worker() -> None:
+        for _ in range(per_task):
+            await call()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(tasks)))
+    return per_task * tasks / (time.perf_counter() - started)
+
+
+async def toolkit_client(url: str, tasks: int, transport: httpx.AsyncBaseTransport | None) -> float:
+    async with AsyncServiceClient(url, api_key="demo-key", transport=transport) as client:
+        await client.health()
+        return await rate(client.health, tasks)
+
+
+async def aiohttp_session(url: str, tasks: int) -> float:
+    connector = aiohttp.TCPConnector(limit=100)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def health() -> object:
+            async with session.get(url + "/health") as response:
+                return await response.json()
+
+        await health()
+        return await rate(health, tasks)
+
+
+def best(run: Callable[[], Awaitable[float]]) -> float:
+    return max(asyncio.run(run()) for _ in range(REPEATS))
+
+
+def main() -> None:
+    process, url = start_server()
+    try:
+        print(f"/health over loopback, {REQUESTS:,} requests per run, best of {REPEATS}")
+        print(f"{'tasks':>5} {'toolkit':>10} {'httpcore':>10} {'aiohttp':>10} {'ratio':>7}")
+        for tasks in TASKS:
+            ours = best(lambda: toolkit_client(url, tasks, None))
+            before = best(lambda: toolkit_client(url, tasks, httpx.AsyncHTTPTransport()))
+            reference = best(lambda: aiohttp_session(url, tasks))
+            print(
+                f"{tasks:>5} {ours:>10,.0f} {before:>10,.0f} {reference:>10,.0f} "
+                f"{ours / reference:>6.2f}x"
+            )
+        print("req/s; ratio = toolkit / aiohttp (goal at 64 tasks: >= 0.80x)")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
