@@ -87,8 +87,8 @@ async def aiohttp_session(url: str, tasks: int) -> float:
         return await rate(health, tasks)
 
 
-def best(run: Callable[[], Awaitable[float]]) -> float:
-    return max(asyncio.run(run()) for _ in range(REPEATS))
+def best(run: Callable[..., Awaitable[float]], *args: object) -> float:
+    return max(asyncio.run(run(*args)) for _ in range(REPEATS))
 
 
 def main() -> None:
@@ -97,9 +97,9 @@ def main() -> None:
         print(f"/health over loopback, {REQUESTS:,} requests per run, best of {REPEATS}")
         print(f"{'tasks':>5} {'toolkit':>10} {'httpcore':>10} {'aiohttp':>10} {'ratio':>7}")
         for tasks in TASKS:
-            ours = best(lambda: toolkit_client(url, tasks, None))
-            before = best(lambda: toolkit_client(url, tasks, httpx.AsyncHTTPTransport()))
-            reference = best(lambda: aiohttp_session(url, tasks))
+            ours = best(toolkit_client, url, tasks, None)
+            before = best(toolkit_client, url, tasks, httpx.AsyncHTTPTransport())
+            reference = best(aiohttp_session, url, tasks)
             print(
                 f"{tasks:>5} {ours:>10,.0f} {before:>10,.0f} {reference:>10,.0f} "
                 f"{ours / reference:>6.2f}x"
