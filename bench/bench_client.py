@@ -69,7 +69,8 @@ async def rate(call: Call, tasks: int) -> float:
     return per_task * tasks / (time.perf_counter() - started)
 
 
-async def toolkit_client(url: str, tasks: int, transport: httpx.AsyncBaseTransport | None) -> float:
+async def toolkit_client(url: str, tasks: int, httpcore: bool) -> float:
+    transport = httpx.AsyncHTTPTransport() if httpcore else None  # None: the client's default
     async with AsyncServiceClient(url, api_key="demo-key", transport=transport) as client:
         await client.health()
         return await rate(client.health, tasks)
@@ -97,8 +98,8 @@ def main() -> None:
         print(f"/health over loopback, {REQUESTS:,} requests per run, best of {REPEATS}")
         print(f"{'tasks':>5} {'toolkit':>10} {'httpcore':>10} {'aiohttp':>10} {'ratio':>7}")
         for tasks in TASKS:
-            ours = best(toolkit_client, url, tasks, None)
-            before = best(toolkit_client, url, tasks, httpx.AsyncHTTPTransport())
+            ours = best(toolkit_client, url, tasks, False)
+            before = best(toolkit_client, url, tasks, True)
             reference = best(aiohttp_session, url, tasks)
             print(
                 f"{tasks:>5} {ours:>10,.0f} {before:>10,.0f} {reference:>10,.0f} "
