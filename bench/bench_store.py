@@ -37,8 +37,8 @@ import polars as pl
 import pyarrow as pa
 
 from toolkit.store import MIGRATIONS, Store, polars_schema, table_spec
-from toolkit.store._frames import conform
-from toolkit.store._plan import insert_plan
+from toolkit.store.frames import conform
+from toolkit.store.plan import insert_plan
 
 TABLE = "rfq_observations"
 SPEC = table_spec(TABLE)

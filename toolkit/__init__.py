@@ -1,20 +1,24 @@
 """Analytics toolkit for a cross-chain intent liquidity, swap and credit service.
 
-Packages (imports point from the edges toward the pure core):
+Packages, from the top layer down; each imports only from the layers below it (the
+import-linter contract in ``pyproject.toml``, checked by ``make test``):
 
-- ``toolkit.resources``: pydantic models of every resource, query and error body.
-- ``toolkit.chain``: ERC-7930/CAIP-2 codecs, escrow ``open()`` encoding, contract calls,
-  EIP-712 borrow authorizations, the calldata guard, the chain/token registry.
-- ``toolkit.scenario``: TOML scenarios that configure the engine and the simulated world.
-- ``toolkit.engine``: the pure reservation engine (time is passed in).
+- ``toolkit.cli``: the ``toolkit`` command (parsing, printing, exit codes).
+- ``toolkit.report`` | ``toolkit.testing``: figures and summaries | regression-notebook helpers.
+- ``toolkit.backtest`` | ``toolkit.collect``: whole-flow replays | collectors writing to DuckDB.
+- ``toolkit.client``: httpx clients for the service surfaces, and the embedded service in-process.
+- ``toolkit.server``: the embedded service (FastAPI).
 - ``toolkit.world``: the simulated on-chain world (escrow, filler, settlement).
-- ``toolkit.server``: the embedded service (FastAPI), ``toolkit serve``.
-- ``toolkit.client``: httpx clients for the service surfaces.
-- ``toolkit.collect``: collectors writing to DuckDB.
-- ``toolkit.store``: the DuckDB schema and queries.
-- ``toolkit.models``: pricing and capacity analytics on polars frames.
-- ``toolkit.backtest``: whole-flow replay under a virtual clock.
-- ``toolkit.testing``: helpers for deterministic regression notebooks.
+- ``toolkit.engine``: the pure reservation engine (time is passed in).
+- ``toolkit.scenario``: scenarios that configure the engine and the simulated world.
+- ``toolkit.chain``: the chain/token registry, contract calls, EIP-712, the calldata guard.
+- ``toolkit.resources``: pydantic models of every resource, query and error body.
+- ``toolkit.codecs`` | ``toolkit.models`` | ``toolkit.store``: pure codecs (ERC-7930, CAIP-2,
+  ABI, escrow ``open()``) | pricing and capacity analytics | the DuckDB store.
+- ``toolkit.clock``, ``toolkit.arguments``: clocks; the one numeric argument check.
+
+One convention for what is public: a package's ``__init__`` ``__all__`` is its API. Module file
+names carry no underscore; a module's ``__all__`` lists what it offers its package.
 """
 
 __version__ = "0.1.0"

@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 from toolkit.report import ReportError, ReportResult, write_report
-from toolkit.report._figures import DPI, FIGSIZE
-from toolkit.report._writer import REPORT_FILES
+from toolkit.report.figures import DPI, FIGSIZE
+from toolkit.report.writer import REPORT_FILES
 from toolkit.store import Store
 
 ALL_FIGURES = [

@@ -11,7 +11,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from toolkit.store import Store, StoreError, polars_schema
-from toolkit.store import _plan as plan_module
+from toolkit.store import plan as plan_module
 
 RfqFrame = Callable[..., pl.DataFrame]
 Count = Callable[[Store, str], int]
@@ -248,7 +248,7 @@ def test_a_failure_inside_the_insert_rolls_back(
             plan.arrow, plan.probe, plan.plain.replace('b."error"', boom), plan.anti
         )
 
-    monkeypatch.setattr("toolkit.store._store.insert_plan", failing_plan)
+    monkeypatch.setattr("toolkit.store.store.insert_plan", failing_plan)
     with pytest.raises(StoreError) as err:
         store.append("rfq_observations", rfq_frame([f"n{i}" for i in range(1000)]))
     assert "rfq_observations: append failed, nothing was written" in str(err.value)

@@ -21,9 +21,9 @@ import pyarrow as pa
 import pytest
 
 from toolkit.store import Store
-from toolkit.store import _plan as plan_module
-from toolkit.store import _store as store_module
-from toolkit.store._sql import rollback
+from toolkit.store import plan as plan_module
+from toolkit.store import store as store_module
+from toolkit.store.sql import rollback
 
 RfqFrame = Callable[..., pl.DataFrame]
 Count = Callable[[Store, str], int]

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolkit.store import Store
-from toolkit.store._plan import hugeint_array
+from toolkit.store.plan import hugeint_array
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 HUGEINT = st.integers(min_value=-(2**127), max_value=2**127 - 1)

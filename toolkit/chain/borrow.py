@@ -18,7 +18,7 @@ from eth_account import Account
 from eth_account.messages import encode_typed_data
 from eth_utils import keccak
 
-from toolkit.codecs import _abi
+from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
 
 __all__ = [
@@ -92,7 +92,7 @@ class Borrow:
     deadline: int
 
     def __post_init__(self) -> None:
-        _abi.uint(self.chain_id, 256, "chainId")
+        abi.uint(self.chain_id, 256, "chainId")
         if self.chain_id == 0:
             raise InvalidValue("chainId", "must be positive")
         for name, wire in (
@@ -101,13 +101,13 @@ class Borrow:
             ("borrow_token", "borrowToken"),
             ("target", "target"),
         ):
-            object.__setattr__(self, name, _abi.address(getattr(self, name), wire))
-        _abi.uint(self.amount, 256, "amount")
+            object.__setattr__(self, name, abi.address(getattr(self, name), wire))
+        abi.uint(self.amount, 256, "amount")
         object.__setattr__(
-            self, "target_call_data", _abi.data(self.target_call_data, "targetCallData")
+            self, "target_call_data", abi.data(self.target_call_data, "targetCallData")
         )
-        _abi.uint(self.nonce, 256, "nonce")
-        _abi.uint(self.deadline, 256, "deadline")
+        abi.uint(self.nonce, 256, "nonce")
+        abi.uint(self.deadline, 256, "deadline")
 
 
 def _check(borrow: Any) -> Borrow:
@@ -140,7 +140,7 @@ def borrow_typed_data(borrow: Borrow) -> dict[str, Any]:
             "borrowToken": borrow.borrow_token,
             "amount": borrow.amount,
             "target": borrow.target,
-            "targetCallData": _abi.hexstr(borrow.target_call_data),
+            "targetCallData": abi.hexstr(borrow.target_call_data),
             "nonce": borrow.nonce,
             "deadline": borrow.deadline,
         },
@@ -157,7 +157,7 @@ def borrow_digest(borrow: Borrow) -> str:
         66
     """
     signable = encode_typed_data(full_message=borrow_typed_data(borrow))
-    return _abi.hexstr(keccak(b"\x19" + signable.version + signable.header + signable.body))
+    return abi.hexstr(keccak(b"\x19" + signable.version + signable.header + signable.body))
 
 
 def _key(private_key: Any) -> bytes:
@@ -186,7 +186,7 @@ def sign_borrow(private_key: str | bytes, borrow: Borrow) -> str:
     except Exception:
         # Raised without the cause: key-handling errors must not carry the key anywhere.
         raise InvalidValue("private_key", "is not a valid secp256k1 private key") from None
-    return _abi.hexstr(bytes(signed.signature))
+    return abi.hexstr(bytes(signed.signature))
 
 
 def recover_borrow_signer(signature: str, borrow: Borrow) -> str:

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.registry import Registry
-from toolkit.codecs import _abi
+from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.escrow import (
     MandateOutput,
@@ -178,7 +178,7 @@ def build_open(
         )
     inputs = tuple((token_id(item.asset_address), item.amount_int) for item in quote.preview.inputs)
     native = sum(
-        item.amount_int for item in quote.preview.inputs if item.asset_address == _abi.ZERO_ADDRESS
+        item.amount_int for item in quote.preview.inputs if item.asset_address == abi.ZERO_ADDRESS
     )
     try:
         order = StandardOrder(
@@ -256,13 +256,13 @@ def _non_negative(value: object, name: str) -> int:
 
 def _abi_uint(value: object, name: str) -> int:
     try:
-        return _abi.uint(value, 256, name)
+        return abi.uint(value, 256, name)
     except InvalidValue as exc:
         raise InvalidInput(exc.field, exc.rule) from None
 
 
 def _address(value: object, name: str) -> str:
     try:
-        return _abi.address(value, name)
+        return abi.address(value, name)
     except InvalidValue as exc:
         raise InvalidInput(exc.field, exc.rule) from None

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkit.chain.finding import Finding
-from toolkit.codecs import _abi
+from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import decode_call
 from toolkit.resources import Calls, ContractCall, InvalidInput
@@ -112,7 +112,7 @@ def _check_approval(args: dict[str, Any], where: str, expected: Expectation) -> 
             Finding(f"{where}.args.spender", f"approves {args['spender']}, not a known contract")
         )
     amount = args["amount"]
-    if amount == _abi.UINT256_MAX:
+    if amount == abi.UINT256_MAX:
         findings.append(Finding(f"{where}.args.amount", "unlimited approval: approves 2**256-1"))
     elif expected.amounts and amount > max(expected.amounts):
         findings.append(
@@ -149,7 +149,7 @@ def _addresses(values: Any, field: str) -> frozenset[str]:
 
 def _address(value: Any, field: str) -> str:
     try:
-        return _abi.address(value, field)
+        return abi.address(value, field)
     except InvalidValue as exc:
         raise InvalidInput(exc.field, exc.rule) from None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.codecs import _abi
+from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.escrow import StandardOrder
 from toolkit.codecs.functions import (
@@ -63,7 +63,7 @@ def contract_call(chain_id: int, to: str, function: str, *args: Any) -> Contract
     """
     if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
         raise InvalidValue("chainId", "must be a positive integer")
-    target = _abi.address(to, "to")
+    target = abi.address(to, "to")
     return ContractCall(chain=str(chain_id), to=target, data=encode_call(function, *args))
 
 

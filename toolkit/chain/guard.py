@@ -15,7 +15,7 @@ from toolkit.chain.call_guard import Expectation, check_calls
 from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.finding import Finding
 from toolkit.chain.registry import Registry, default_registry
-from toolkit.codecs import _abi
+from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.escrow import (
     MandateOutput,
@@ -101,7 +101,7 @@ def check_transaction(
         findings.append(Finding("chainId", f"is {tx.chain_id}, the quote's origin is {origin}"))
     if tx.from_.lower() != expected_from.lower():
         findings.append(Finding("from", f"is {tx.from_}, the payer is {expected_from}"))
-    native = sum(i.amount_int for i in preview.inputs if i.asset_address == _abi.ZERO_ADDRESS)
+    native = sum(i.amount_int for i in preview.inputs if i.asset_address == abi.ZERO_ADDRESS)
     if tx.value_int != native:
         findings.append(
             Finding("value", f"sends {tx.value_int} wei, the quote's native inputs are {native}")
@@ -360,7 +360,7 @@ def _check_order_fields(
 
 def _address(value: Any, field: str) -> str:
     try:
-        return _abi.address(value, field)
+        return abi.address(value, field)
     except InvalidValue as exc:
         raise InvalidInput(exc.field, exc.rule) from None
 

@@ -15,7 +15,7 @@ from httpx_aiohttp import AiohttpTransport
 
 from toolkit.client import intents, liquidity
 from toolkit.client import operations as ops
-from toolkit.client._core import (
+from toolkit.client.core import (
     DEFAULT_STREAM_TIMEOUT,
     AttemptHook,
     ClientCore,

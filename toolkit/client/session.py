@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from toolkit.arguments import number
-from toolkit.client._core import AttemptHook, ClientCore
+from toolkit.client.core import AttemptHook, ClientCore
 from toolkit.client.errors import ServiceError, TransportError
 from toolkit.client.events import StreamCursor, StreamEvent, parse_stream_event
 from toolkit.client.operations import Operation, check_event_stream, error_for
@@ -26,7 +26,7 @@ SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
 class CallSession:
     """The attempts of one call: numbering, retry budgets, records.
 
-    >>> from toolkit.client._core import ClientCore, Target
+    >>> from toolkit.client.core import ClientCore, Target
     >>> from toolkit.client.liquidity import health
     >>> core = ClientCore(Target("https://x.example", transport_given=True, embedded=None,
     ...     env={}), api_key=None, protocol="partner-escrow", timeout=None, stream_timeout=9,

@@ -10,7 +10,7 @@ import httpx
 
 from toolkit.client import intents, liquidity
 from toolkit.client import operations as ops
-from toolkit.client._core import (
+from toolkit.client.core import (
     DEFAULT_STREAM_TIMEOUT,
     AttemptHook,
     ClientCore,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolkit.codecs import _abi
+from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
 
 __all__ = ["Exclusivity", "exclusivity_context", "parse_context"]
@@ -27,8 +27,8 @@ class Exclusivity:
     start_time: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "filler", _abi.address(self.filler, "filler"))
-        _abi.uint(self.start_time, 32, "startTime")
+        object.__setattr__(self, "filler", abi.address(self.filler, "filler"))
+        abi.uint(self.start_time, 32, "startTime")
 
 
 def exclusivity_context(filler: str, start_time: int) -> bytes:
@@ -41,7 +41,7 @@ def exclusivity_context(filler: str, start_time: int) -> bytes:
     exclusive = Exclusivity(filler, start_time)
     return (
         bytes([_EXCLUSIVE])
-        + bytes.fromhex(_abi.to_bytes32(exclusive.filler, "filler")[2:])
+        + bytes.fromhex(abi.to_bytes32(exclusive.filler, "filler")[2:])
         + exclusive.start_time.to_bytes(4, "big")
     )
 
@@ -61,7 +61,7 @@ def parse_context(context: bytes | str) -> Exclusivity | None:
         >>> parse_context(exclusivity_context("0x94807fe4300d15909c1a4fd39f76c61d68aee11e", 5))
         Exclusivity(filler='0x94807fE4300D15909C1a4fd39f76c61D68aee11E', start_time=5)
     """
-    raw = _abi.data(context, "context")
+    raw = abi.data(context, "context")
     if not raw:
         return None
     kind = raw[0]
@@ -75,9 +75,9 @@ def parse_context(context: bytes | str) -> Exclusivity | None:
                 "context",
                 f"a 0xe0 context must be exactly {_EXCLUSIVE_LENGTH} bytes, got {len(raw)}",
             )
-        word = _abi.hexstr(raw[1:33])
+        word = abi.hexstr(raw[1:33])
         try:
-            filler = _abi.from_bytes32(word, "context.exclusiveFor")
+            filler = abi.from_bytes32(word, "context.exclusiveFor")
         except InvalidValue as exc:
             raise InvalidValue("context", f"exclusiveFor {exc.rule}") from exc
         return Exclusivity(filler, int.from_bytes(raw[33:37], "big"))

@@ -22,7 +22,7 @@ import eth_abi
 from eth_abi.exceptions import DecodingError, EncodingError, InsufficientDataBytes
 from eth_utils import keccak, to_checksum_address
 
-from toolkit.codecs import _abi
+from toolkit.codecs import abi
 from toolkit.codecs.context import Exclusivity, exclusivity_context, parse_context
 from toolkit.codecs.errors import InvalidValue
 
@@ -61,7 +61,7 @@ def to_bytes32(address: str) -> str:
         >>> to_bytes32("0x0000000000eC36B683C2E6AC89e9A75989C22a2e")
         '0x0000000000000000000000000000000000ec36b683c2e6ac89e9a75989c22a2e'
     """
-    return _abi.to_bytes32(address, "address")
+    return abi.to_bytes32(address, "address")
 
 
 def from_bytes32(value: str) -> str:
@@ -71,7 +71,7 @@ def from_bytes32(value: str) -> str:
         >>> from_bytes32("0x" + "00" * 12 + "0000000000ec36b683c2e6ac89e9a75989c22a2e")
         '0x0000000000eC36B683C2E6AC89e9A75989C22a2e'
     """
-    return _abi.from_bytes32(value, "bytes32")
+    return abi.from_bytes32(value, "bytes32")
 
 
 def token_id(address: str) -> int:
@@ -81,7 +81,7 @@ def token_id(address: str) -> int:
         >>> hex(token_id("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"))
         '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913'
     """
-    return int(_abi.address(address, "address"), 16)
+    return int(abi.address(address, "address"), 16)
 
 
 def token_address(value: int) -> str:
@@ -91,7 +91,7 @@ def token_address(value: int) -> str:
         >>> token_address(0x833589FCD6EDB6E08F4C7C32D4F71B54BDA02913)
         '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
     """
-    _abi.uint(value, 256, "tokenId")
+    abi.uint(value, 256, "tokenId")
     if value > _ADDRESS_MASK:
         raise InvalidValue(
             "tokenId", "upper 12 bytes must be zero (an escrow token id is an address)"
@@ -127,11 +127,11 @@ class MandateOutput:
 
     def __post_init__(self) -> None:
         for name in ("oracle", "settler", "token", "recipient"):
-            object.__setattr__(self, name, _abi.bytes32(getattr(self, name), name))
-        _abi.uint(self.chain_id, 256, "chainId")
-        _abi.uint(self.amount, 256, "amount")
-        object.__setattr__(self, "callback_data", _abi.data(self.callback_data, "callbackData"))
-        object.__setattr__(self, "context", _abi.data(self.context, "context"))
+            object.__setattr__(self, name, abi.bytes32(getattr(self, name), name))
+        abi.uint(self.chain_id, 256, "chainId")
+        abi.uint(self.amount, 256, "amount")
+        object.__setattr__(self, "callback_data", abi.data(self.callback_data, "callbackData"))
+        object.__setattr__(self, "context", abi.data(self.context, "context"))
 
     def as_abi(self) -> tuple[Any, ...]:
         """The tuple eth-abi encodes for this output."""
@@ -176,12 +176,12 @@ class StandardOrder:
     outputs: tuple[MandateOutput, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "user", _abi.address(self.user, "user"))
-        _abi.uint(self.nonce, 256, "nonce")
-        _abi.uint(self.origin_chain_id, 256, "originChainId")
-        _abi.uint(self.expires, 32, "expires")
-        _abi.uint(self.fill_deadline, 32, "fillDeadline")
-        object.__setattr__(self, "input_oracle", _abi.address(self.input_oracle, "inputOracle"))
+        object.__setattr__(self, "user", abi.address(self.user, "user"))
+        abi.uint(self.nonce, 256, "nonce")
+        abi.uint(self.origin_chain_id, 256, "originChainId")
+        abi.uint(self.expires, 32, "expires")
+        abi.uint(self.fill_deadline, 32, "fillDeadline")
+        object.__setattr__(self, "input_oracle", abi.address(self.input_oracle, "inputOracle"))
         object.__setattr__(self, "inputs", _inputs(self.inputs))
         object.__setattr__(self, "outputs", _outputs(self.outputs))
 
@@ -206,7 +206,7 @@ def _inputs(value: Any) -> tuple[tuple[int, int], ...]:
     for i, pair in enumerate(value):
         if isinstance(pair, str | bytes) or not isinstance(pair, Sequence) or len(pair) != 2:
             raise InvalidValue(f"inputs[{i}]", "must be a (tokenId, amount) pair")
-        token = _abi.uint(pair[0], 256, f"inputs[{i}].tokenId")
+        token = abi.uint(pair[0], 256, f"inputs[{i}].tokenId")
         if token > _ADDRESS_MASK:
             # The escrow reverts with HasDirtyBits(): dirty bits would change the orderId
             # without changing the token actually pulled.
@@ -214,7 +214,7 @@ def _inputs(value: Any) -> tuple[tuple[int, int], ...]:
                 f"inputs[{i}].tokenId",
                 "upper 12 bytes must be zero (an escrow token id is an address)",
             )
-        amount = _abi.uint(pair[1], 256, f"inputs[{i}].amount")
+        amount = abi.uint(pair[1], 256, f"inputs[{i}].amount")
         pairs.append((token, amount))
     return tuple(pairs)
 
@@ -242,7 +242,7 @@ def encode_open(order: StandardOrder) -> str:
         body = eth_abi.encode([ORDER_TYPE], [order.as_abi()])
     except EncodingError as exc:  # pragma: no cover - the dataclass validates every field
         raise InvalidValue("order", f"cannot be ABI-encoded: {exc}") from exc
-    return _abi.hexstr(_SELECTOR_BYTES + body)
+    return abi.hexstr(_SELECTOR_BYTES + body)
 
 
 def decode_open(calldata: str | bytes) -> StandardOrder:
@@ -257,13 +257,11 @@ def decode_open(calldata: str | bytes) -> StandardOrder:
         >>> decode_open(encode_open(order)) == order
         True
     """
-    raw = _abi.data(calldata, "calldata")
+    raw = abi.data(calldata, "calldata")
     if len(raw) < 4:
         raise InvalidValue("calldata", "too short to hold a function selector")
     if raw[:4] != _SELECTOR_BYTES:
-        raise InvalidValue(
-            "calldata", f"selector {_abi.hexstr(raw[:4])} is not open() ({SELECTOR})"
-        )
+        raise InvalidValue("calldata", f"selector {abi.hexstr(raw[:4])} is not open() ({SELECTOR})")
     try:
         (decoded,) = eth_abi.decode([ORDER_TYPE], raw[4:])
     except (DecodingError, OverflowError, ValueError) as exc:
@@ -280,12 +278,12 @@ def decode_open(calldata: str | bytes) -> StandardOrder:
         inputs=tuple((int(t), int(a)) for t, a in inputs),
         outputs=tuple(
             MandateOutput(
-                oracle=_abi.hexstr(o[0]),
-                settler=_abi.hexstr(o[1]),
+                oracle=abi.hexstr(o[0]),
+                settler=abi.hexstr(o[1]),
                 chain_id=o[2],
-                token=_abi.hexstr(o[3]),
+                token=abi.hexstr(o[3]),
                 amount=o[4],
-                recipient=_abi.hexstr(o[5]),
+                recipient=abi.hexstr(o[5]),
                 callback_data=o[6],
                 context=o[7],
             )
@@ -325,7 +323,7 @@ def order_id(order: StandardOrder, settler: str) -> str:
     """
     if not isinstance(order, StandardOrder):
         raise InvalidValue("order", "must be a StandardOrder")
-    settler20 = bytes.fromhex(_abi.address(settler, "settler")[2:])
+    settler20 = bytes.fromhex(abi.address(settler, "settler")[2:])
     inputs_hash = keccak(
         b"".join(t.to_bytes(32, "big") + a.to_bytes(32, "big") for t, a in order.inputs)
     )
@@ -345,4 +343,4 @@ def order_id(order: StandardOrder, settler: str) -> str:
             outputs_encoded,
         )
     )
-    return _abi.hexstr(keccak(packed))
+    return abi.hexstr(keccak(packed))

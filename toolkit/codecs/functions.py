@@ -28,7 +28,7 @@ import eth_abi
 from eth_abi.exceptions import DecodingError, InsufficientDataBytes
 from eth_utils import function_signature_to_4byte_selector, to_checksum_address
 
-from toolkit.codecs import _abi, escrow
+from toolkit.codecs import abi, escrow
 from toolkit.codecs.errors import InvalidValue
 
 __all__ = ["FUNCTIONS", "SIGNATURES", "DecodedCall", "Function", "decode_call", "encode_call"]
@@ -54,7 +54,7 @@ class Function:
     @property
     def selector(self) -> str:
         """The 4-byte selector as ``0x`` hex."""
-        return _abi.hexstr(function_signature_to_4byte_selector(self.signature))
+        return abi.hexstr(function_signature_to_4byte_selector(self.signature))
 
     @property
     def types(self) -> list[str]:
@@ -144,10 +144,10 @@ def _lookup(function: str) -> Function:
 
 def _normalise(type_: str, value: Any, name: str) -> Any:
     if type_ == "address":
-        return _abi.address(value, name)
+        return abi.address(value, name)
     if type_ == "bytes":
-        return _abi.data(value, name)
-    return _abi.uint(value, int(type_[4:]), name)
+        return abi.data(value, name)
+    return abi.uint(value, int(type_[4:]), name)
 
 
 def encode_call(function: str, *args: Any) -> str:
@@ -169,7 +169,7 @@ def encode_call(function: str, *args: Any) -> str:
         )
     values = [_normalise(t, v, n) for (t, n), v in zip(fn.params, args, strict=True)]
     selector = function_signature_to_4byte_selector(fn.signature)
-    return _abi.hexstr(selector + eth_abi.encode(fn.types, values))
+    return abi.hexstr(selector + eth_abi.encode(fn.types, values))
 
 
 def decode_call(data: str | bytes) -> DecodedCall:
@@ -180,10 +180,10 @@ def decode_call(data: str | bytes) -> DecodedCall:
         >>> call.function, call.args
         ('creditHub.setOperator', {'operator': '0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB'})
     """
-    raw = _abi.data(data, "data")
+    raw = abi.data(data, "data")
     if len(raw) < 4:
         raise InvalidValue("data", "too short to hold a function selector")
-    selector = _abi.hexstr(raw[:4])
+    selector = abi.hexstr(raw[:4])
     fn = _BY_SELECTOR.get(selector)
     if fn is None:
         raise InvalidValue("data", f"unknown function selector {selector}")

@@ -11,15 +11,15 @@
 All functions are pure: numbers or polars frames in, numbers or polars frames out.
 """
 
-from toolkit.models._loss import (
+from toolkit.models.loss import (
     erlang_b,
     erlang_b_load,
     erlang_b_servers,
     kaufman_roberts,
     kaufman_roberts_occupancy,
 )
-from toolkit.models._observed import capacity_timeline, empirical_blocking
-from toolkit.models._sizing import (
+from toolkit.models.observed import capacity_timeline, empirical_blocking
+from toolkit.models.sizing import (
     Criterion,
     Mode,
     max_rfq_rate,

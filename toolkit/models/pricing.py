@@ -12,10 +12,10 @@ mistyped, and returns a new polars frame; an empty input gives an empty frame wi
 columns as a full one.
 """
 
-from toolkit.models._fees import effective_fee_bps, fee_by_amount_bucket, fee_curve
-from toolkit.models._frames import ROUTE
-from toolkit.models._quotes import eta_validity_stats, latency_stats, price_drift
-from toolkit.models._tiers import compare_with_tiers, tier_premium_summary
+from toolkit.models.fees import effective_fee_bps, fee_by_amount_bucket, fee_curve
+from toolkit.models.frames import ROUTE
+from toolkit.models.quotes import eta_validity_stats, latency_stats, price_drift
+from toolkit.models.tiers import compare_with_tiers, tier_premium_summary
 
 __all__ = [
     "ROUTE",

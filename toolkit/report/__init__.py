@@ -21,11 +21,11 @@ names the path and what to run.
 ...     write_report(store, "unused")
 Traceback (most recent call last):
 ...
-toolkit.report._result.ReportError: no collection runs in an in-memory store: run ...
+toolkit.report.result.ReportError: no collection runs in an in-memory store: run ...
 """
 
-from toolkit.report._load import display_path
-from toolkit.report._result import ReportError, ReportResult
-from toolkit.report._writer import write_report
+from toolkit.report.load import display_path
+from toolkit.report.result import ReportError, ReportResult
+from toolkit.report.writer import write_report
 
 __all__ = ["ReportError", "ReportResult", "display_path", "write_report"]

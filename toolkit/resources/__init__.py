@@ -13,7 +13,7 @@ Traceback (most recent call last):
 toolkit.resources.errors.InvalidInput: amount: must be a string of digits
 """
 
-from toolkit.resources._base import Query, Resource
+from toolkit.resources.base import Query, Resource, RuleError
 from toolkit.resources.calls import (
     Calls,
     ContractCall,
@@ -215,6 +215,7 @@ __all__ = [
     "RfqResponse",
     "RouteQuery",
     "RouteResult",
+    "RuleError",
     "SignatureBody",
     "SignatureMetadata",
     "SignatureResponse",

@@ -7,8 +7,8 @@ from typing import Annotated, Final
 
 from pydantic import BeforeValidator, WithJsonSchema
 
-from toolkit.resources._base import Resource
-from toolkit.resources._codecs import parse_caip2
+from toolkit.resources.base import Resource
+from toolkit.resources.codecs import parse_caip2
 from toolkit.resources.types import Amount, HexAddress, HexData
 
 __all__ = ["Calls", "ContractCall"]

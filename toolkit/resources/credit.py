@@ -9,7 +9,7 @@ from typing import Annotated, Final
 
 from pydantic import BeforeValidator, WithJsonSchema, model_validator
 
-from toolkit.resources._base import Resource, RuleError
+from toolkit.resources.base import Resource, RuleError
 from toolkit.resources.types import (
     Amount,
     Caip2,

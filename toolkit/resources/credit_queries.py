@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
-from toolkit.resources._base import Query, RuleError
+from toolkit.resources.base import Query, RuleError
 from toolkit.resources.types import (
     Amount,
     DigitString,

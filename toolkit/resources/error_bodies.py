@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolkit.resources._base import Resource
+from toolkit.resources.base import Resource
 from toolkit.resources.types import Int, RequestId
 
 __all__ = ["ErrorBody", "SwapErrorBody"]

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from toolkit.resources._base import RuleError
+from toolkit.resources.base import RuleError
 
 __all__ = ["FieldError", "InvalidInput", "parse", "parse_query", "parse_value"]
 

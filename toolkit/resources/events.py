@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from toolkit.resources._base import Resource
-from toolkit.resources._codecs import parse_caip2
+from toolkit.resources.base import Resource
+from toolkit.resources.codecs import parse_caip2
 from toolkit.resources.liquidity import FeeTier
 from toolkit.resources.types import Amount, Caip2, HexAddress, NonEmptyStr, PoolType
 

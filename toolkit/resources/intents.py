@@ -6,8 +6,8 @@ from typing import Annotated, Final
 
 from pydantic import AfterValidator, Field, model_validator
 
-from toolkit.resources._base import Query, Resource, RuleError
-from toolkit.resources._codecs import decode_interop, parse_caip2
+from toolkit.resources.base import Query, Resource, RuleError
+from toolkit.resources.codecs import decode_interop, parse_caip2
 from toolkit.resources.types import (
     Amount,
     Caip2,

@@ -7,8 +7,8 @@ from typing import Annotated
 
 from pydantic import ConfigDict, model_validator
 
-from toolkit.resources._base import Query, Resource, RuleError
-from toolkit.resources._codecs import parse_caip2
+from toolkit.resources.base import Query, Resource, RuleError
+from toolkit.resources.codecs import parse_caip2
 from toolkit.resources.types import (
     Amount,
     Caip2,

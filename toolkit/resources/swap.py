@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import model_validator
 
-from toolkit.resources._base import Query, Resource, RuleError
+from toolkit.resources.base import Query, Resource, RuleError
 from toolkit.resources.types import Amount, HexAddress, HexData, Int, RequestId, Uint64, between
 
 __all__ = ["RouteQuery", "RouteResult"]

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Final, Literal
 from eth_utils import to_checksum_address
 from pydantic import AfterValidator, BeforeValidator, PlainSerializer, WithJsonSchema
 
-from toolkit.resources._codecs import decode_interop, parse_caip2
+from toolkit.resources.codecs import decode_interop, parse_caip2
 
 __all__ = [
     "MAX_UINT256",

@@ -11,11 +11,11 @@ Example:
     2
 """
 
-from toolkit.store._connection import DATA_DIR_ENV, data_dir, default_path
-from toolkit.store._errors import StoreError
-from toolkit.store._frames import has_credentials
-from toolkit.store._migrations import MIGRATIONS, Migration, apply_migrations, schema_version
-from toolkit.store._schema import (
+from toolkit.store.connection import DATA_DIR_ENV, data_dir, default_path
+from toolkit.store.errors import StoreError
+from toolkit.store.frames import has_credentials
+from toolkit.store.migrations import MIGRATIONS, Migration, apply_migrations, schema_version
+from toolkit.store.schema import (
     QUOTE_TYPES,
     RUN_KINDS,
     RUN_STATUSES,
@@ -25,8 +25,8 @@ from toolkit.store._schema import (
     polars_schema,
     table_spec,
 )
-from toolkit.store._store import Recording, Store
-from toolkit.store._urls import redact_url
+from toolkit.store.store import Recording, Store
+from toolkit.store.urls import redact_url
 
 __all__ = [
     "DATA_DIR_ENV",

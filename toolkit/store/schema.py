@@ -3,7 +3,7 @@
 This module describes the *current* shape of every table: column names, DuckDB types, the
 natural key and which columns must be present. ``append`` validates frames against it and
 ``polars_schema`` hands the same shape to writers. The DDL that creates the tables lives,
-frozen, in :mod:`toolkit.store._migrations`; a test checks that both agree.
+frozen, in :mod:`toolkit.store.migrations`; a test checks that both agree.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 import polars as pl
 
-from toolkit.store._errors import StoreError
+from toolkit.store.errors import StoreError
 
 __all__ = [
     "QUOTE_TYPES",

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from toolkit.arguments import number, whole
-from toolkit.models._loss import is_sequence, kaufman_roberts
+from toolkit.models.loss import is_sequence, kaufman_roberts
 
 Mode = Literal["replace", "add"]
 Criterion = Literal["worst", "average", "volume"]

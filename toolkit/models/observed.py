@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from toolkit.arguments import number
-from toolkit.models._frames import Kind, check_keys, duration_seconds, epoch_seconds, prepare
+from toolkit.models.frames import Kind, check_keys, duration_seconds, epoch_seconds, prepare
 
 _EVENT_SPEC: dict[str, Kind] = {
     "source": "str",

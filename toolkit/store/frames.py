@@ -1,6 +1,6 @@
 """Frames in and out of DuckDB: validation against the contract, lossless casts, reads.
 
-How a validated frame travels into DuckDB is :mod:`toolkit.store._plan`. On the way out DuckDB
+How a validated frame travels into DuckDB is :mod:`toolkit.store.plan`. On the way out DuckDB
 exports HUGEINT as ``decimal128(38, 0)`` whatever the magnitude, and polars' cast of that to
 Int128 keeps the 128 bits, so it is exact.
 """
@@ -14,9 +14,9 @@ from urllib.parse import parse_qsl, urlsplit
 import duckdb
 import polars as pl
 
-from toolkit.store._errors import StoreError
-from toolkit.store._schema import Column, TableSpec
-from toolkit.store._urls import is_secret_name
+from toolkit.store.errors import StoreError
+from toolkit.store.schema import Column, TableSpec
+from toolkit.store.urls import is_secret_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -212,7 +212,7 @@ def conform(spec: TableSpec, frame: pl.DataFrame) -> pl.DataFrame:
 
     Example:
         >>> from datetime import UTC, datetime
-        >>> from toolkit.store._schema import TABLES
+        >>> from toolkit.store.schema import TABLES
         >>> f = pl.DataFrame({"snapshot_id": ["s", "s"], "chain": [1, 1],
         ...                   "symbol": ["USDC", "USDC"], "decimals": [6, 18],
         ...                   "observed_at": [datetime(2024, 1, 1, tzinfo=UTC)] * 2})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from toolkit.store._errors import StoreError
+from toolkit.store.errors import StoreError
 
 __all__ = ["is_secret_name", "redact_url"]
 

@@ -17,11 +17,11 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from toolkit.store._errors import StoreError
-from toolkit.store._frames import has_credentials, to_polars
-from toolkit.store._schema import RUN_KINDS, RUN_STATUSES, TABLES, table_spec
-from toolkit.store._sql import first_row
-from toolkit.store._urls import redact_url
+from toolkit.store.errors import StoreError
+from toolkit.store.frames import has_credentials, to_polars
+from toolkit.store.schema import RUN_KINDS, RUN_STATUSES, TABLES, table_spec
+from toolkit.store.sql import first_row
+from toolkit.store.urls import redact_url
 
 __all__ = [
     "attempt_ids",

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import polars as pl
 
-from toolkit.store import _runs
-from toolkit.store._connection import MEMORY, connect, lock_for, migrate, resolve_path
-from toolkit.store._errors import StoreError
-from toolkit.store._frames import conform, to_pandas, to_polars
-from toolkit.store._plan import insert_plan
-from toolkit.store._schema import polars_schema, table_spec
-from toolkit.store._sql import first_row, keyboard_interrupts, rollback
+from toolkit.store import runs
+from toolkit.store.connection import MEMORY, connect, lock_for, migrate, resolve_path
+from toolkit.store.errors import StoreError
+from toolkit.store.frames import conform, to_pandas, to_polars
+from toolkit.store.plan import insert_plan
+from toolkit.store.schema import polars_schema, table_spec
+from toolkit.store.sql import first_row, keyboard_interrupts, rollback
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -208,7 +208,7 @@ class Store:
             'https://host/x'
         """
         with self._lock:
-            return _runs.start_run(
+            return runs.start_run(
                 self._writable(),
                 kind,
                 parameters,
@@ -237,7 +237,7 @@ class Store:
             0
         """
         with self._lock:
-            _runs.finish_run(self._writable(), run_id, status, rows_written, ended_at=ended_at)
+            runs.finish_run(self._writable(), run_id, status, rows_written, ended_at=ended_at)
 
     def resume_run(self, run_id: str) -> None:
         """Set an interrupted or failed run back to running; a completed run is refused.
@@ -250,7 +250,7 @@ class Store:
             'running'
         """
         with self._lock:
-            _runs.resume_run(self._writable(), run_id)
+            runs.resume_run(self._writable(), run_id)
 
     @contextlib.contextmanager
     def recording(
@@ -315,7 +315,7 @@ class Store:
             {'rounds': 1}
         """
         with self._lock:
-            return _runs.get_run(self._conn(), run_id)
+            return runs.get_run(self._conn(), run_id)
 
     def runs(self, kind: str | None = None) -> pl.DataFrame:
         """All runs, or those of one ``kind``, oldest first.
@@ -325,7 +325,7 @@ class Store:
             ['run_id', 'kind', 'parameters']
         """
         with self._lock:
-            return _runs.list_runs(self._conn(), kind)
+            return runs.list_runs(self._conn(), kind)
 
     def attempt_ids(self, run_id: str, table: str = "rfq_observations") -> set[str]:
         """Attempt ids stored for ``run_id`` in ``table``: what a resumed sweep skips.
@@ -335,7 +335,7 @@ class Store:
             set()
         """
         with self._lock:
-            return _runs.attempt_ids(self._conn(), run_id, table)
+            return runs.attempt_ids(self._conn(), run_id, table)
 
     def last_event_id(self, source: str) -> int | None:
         """The highest liquidity event id stored for ``source`` (send as ``Last-Event-ID``).
@@ -345,7 +345,7 @@ class Store:
             True
         """
         with self._lock:
-            return _runs.last_event_id(self._conn(), source)
+            return runs.last_event_id(self._conn(), source)
 
     # -- reads -----------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import polars as pl
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from toolkit.report._tables import ROUTE_KEYS, Timeline, chain_name
+from toolkit.report.tables import ROUTE_KEYS, Timeline, chain_name
 
 __all__ = [
     "DPI",

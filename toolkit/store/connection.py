@@ -15,8 +15,8 @@ from pathlib import Path
 
 import duckdb
 
-from toolkit.store._errors import StoreError
-from toolkit.store._migrations import (
+from toolkit.store.errors import StoreError
+from toolkit.store.migrations import (
     MIGRATIONS,
     apply_migrations,
     pending_migrations,

@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from toolkit.store._schema import TableSpec
+from toolkit.store.schema import TableSpec
 
 __all__ = ["HUGEINT_ARROW", "InsertPlan", "arrow_rows", "hugeint_array", "insert_plan", "quote"]
 
@@ -90,7 +90,7 @@ def arrow_rows(spec: TableSpec, frame: pl.DataFrame) -> pa.Table:
     """``frame`` (from ``conform``) as Arrow in table order, amounts as :data:`HUGEINT_ARROW`.
 
     Example:
-        >>> from toolkit.store._schema import TABLES
+        >>> from toolkit.store.schema import TABLES
         >>> spec = TABLES["pool_snapshots"]
         >>> rows = arrow_rows(spec, pl.DataFrame(schema=spec.schema))
         >>> rows.schema.field("balance").type == HUGEINT_ARROW
@@ -112,7 +112,7 @@ def insert_plan(spec: TableSpec, frame: pl.DataFrame, view: str) -> InsertPlan:
     """Plan the idempotent insert of ``frame`` (from ``conform``) registered as ``view``.
 
     Example:
-        >>> from toolkit.store._schema import TABLES
+        >>> from toolkit.store.schema import TABLES
         >>> f = pl.DataFrame(schema=TABLES["pool_snapshots"].schema)
         >>> "ANTI JOIN" in insert_plan(TABLES["pool_snapshots"], f, "v").anti
         True

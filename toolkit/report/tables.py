@@ -22,7 +22,7 @@ from toolkit.models import (
     eta_validity_stats,
     fee_curve,
 )
-from toolkit.report._load import ReportData
+from toolkit.report.load import ReportData
 
 __all__ = [
     "ROUTE_KEYS",

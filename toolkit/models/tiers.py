@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from toolkit.arguments import number
-from toolkit.models._fees import fee_expr
-from toolkit.models._frames import ROUTE, Kind, aggregate, check_keys, prepare
+from toolkit.models.fees import fee_expr
+from toolkit.models.frames import ROUTE, Kind, aggregate, check_keys, prepare
 
 _OBS_SPEC: dict[str, Kind] = {
     "observed_at": "datetime",

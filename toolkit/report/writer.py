@@ -11,10 +11,10 @@ from matplotlib.figure import Figure
 
 from toolkit.models import effective_fee_bps, fee_curve
 from toolkit.models.pricing import ROUTE
-from toolkit.report import _figures as figs
-from toolkit.report._load import ReportData, display_path, load_data
-from toolkit.report._result import ReportError, ReportResult
-from toolkit.report._tables import (
+from toolkit.report import figures as figs
+from toolkit.report.load import ReportData, display_path, load_data
+from toolkit.report.result import ReportError, ReportResult
+from toolkit.report.tables import (
     ROUTE_KEYS,
     backtest_timeline,
     blocking_windows,

@@ -9,7 +9,7 @@ from numbers import Integral
 import numpy as np
 import polars as pl
 
-from toolkit.models._frames import ROUTE, Kind, aggregate, check_keys, prepare
+from toolkit.models.frames import ROUTE, Kind, aggregate, check_keys, prepare
 
 _FEE_SPEC: dict[str, Kind] = {
     "status": "int",

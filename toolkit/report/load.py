@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from toolkit.report._result import ReportError
+from toolkit.report.result import ReportError
 from toolkit.store import Store, StoreError
 
 __all__ = ["ReportData", "display_path", "load_data"]

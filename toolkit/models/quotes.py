@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from toolkit.models._fees import fee_expr
-from toolkit.models._frames import (
+from toolkit.models.fees import fee_expr
+from toolkit.models.frames import (
     ROUTE,
     Kind,
     aggregate,

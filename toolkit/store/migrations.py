@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from toolkit.store._errors import StoreError
-from toolkit.store._sql import first_row, rollback
+from toolkit.store.errors import StoreError
+from toolkit.store.sql import first_row, rollback
 
 __all__ = [
     "MIGRATIONS",
