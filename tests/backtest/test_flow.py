@@ -133,12 +133,12 @@ def test_amounts_are_exact_beyond_int64() -> None:
     ("kwargs", "message"),
     [
         ({"rate": -1.0}, "rate: must be a finite number >= 0, got -1.0"),
-        ({"hours": 0}, "hours: must be a number > 0, got 0"),
-        ({"seed": -3}, "seed: must be a non-negative integer, got -3"),
+        ({"hours": 0}, "hours: must be a finite number > 0, got 0"),
+        ({"seed": -3}, "seed: must be an integer >= 0, got -3"),
         ({"profile": [1.0] * 23}, "profile: must hold 24 hourly multipliers, got 23"),
         ({"profile": [1.0] * 23 + [-2.0]}, "profile[23]: must be a finite number >= 0, got -2.0"),
-        ({"exact_output_share": 1.5}, "exact_output_share: must be a number from 0 to 1"),
-        ({"convert_probability": "x"}, "convert_probability: must be a number from 0 to 1"),
+        ({"exact_output_share": 1.5}, "exact_output_share: must be a finite number >= 0 and <= 1"),
+        ({"convert_probability": "x"}, "convert_probability: must be a finite number >= 0 and"),
         ({"routes": {(1, 999, "USDC"): 1.0}}, "routes: route 1->999 USDC is not onboarded"),
         ({"routes": {(1, 10, "USDC"): 0.0}}, "routes: at least one weight must be > 0"),
         ({"sizes": {"USDC": Fixed(1)}}, "sizes['USDC']: Fixed amount 1 is outside the fee-tier"),
@@ -157,9 +157,9 @@ def test_bad_generator_arguments(kwargs: dict, message: str) -> None:  # type: i
 @pytest.mark.parametrize(
     ("build", "message"),
     [
-        (lambda: LogNormal(median=0), "LogNormal.median: must be a positive integer, got 0"),
+        (lambda: LogNormal(median=0), "LogNormal.median: must be an integer >= 1, got 0"),
         (lambda: LogNormal(10, sigma=-1.0), "LogNormal.sigma: must be a finite number >= 0"),
-        (lambda: Fixed(-5), "Fixed.amount: must be a positive integer, got -5"),
+        (lambda: Fixed(-5), "Fixed.amount: must be an integer >= 1, got -5"),
         (lambda: Uniform(3.0, 1.0), "Uniform.high: must be >= low (3.0), got 1.0"),
         (lambda: Exponential(0.0), "Exponential.mean: must be a finite number > 0, got 0.0"),
         (lambda: Constant(float("nan")), "Constant.seconds: must be a finite number >= 0"),

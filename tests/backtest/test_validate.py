@@ -128,8 +128,8 @@ def test_request_id_is_optional_and_integer_widths_are_accepted(make_flow) -> No
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"seed": -1}, "seed: must be a non-negative integer, got -1"),
-        ({"interval": 0}, "interval: must be a finite number of seconds > 0, got 0"),
+        ({"seed": -1}, "seed: must be an integer >= 0, got -1"),
+        ({"interval": 0}, "interval: must be a finite number > 0, got 0"),
         ({"retry": 3}, "retry: must be a RetryPolicy or None, got int"),
         ({"overrides": {"pool_size": 2}}, "overrides: unknown key 'pool_size'; known: pool_scale"),
         ({"overrides": {"pool_scale": -1}}, "pool_scale: must be a finite number > 0, got -1"),

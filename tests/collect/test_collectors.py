@@ -35,7 +35,7 @@ def test_grid_points_round_trip_through_json_and_name_bad_fields() -> None:
     big = GridPoint(1, 10, "WETH", "0x" + "aa" * 20, "0x" + "bb" * 20, 2**100, "ExactOutput")
     assert GridPoint.from_json(big.to_json()) == big
     assert big.to_json()["amount"] == str(2**100)
-    with pytest.raises(ValueError, match=re.escape("grid.amount: must be a positive integer")):
+    with pytest.raises(ValueError, match=re.escape("grid.amount: must be an integer >= 1")):
         GridPoint(1, 10, "USDC", "0xa", "0xb", 0, "ExactInput")
     with pytest.raises(
         ValueError, match=re.escape("grid.quote_type: must be one of ExactInput, ExactOutput")
@@ -58,7 +58,7 @@ def test_tier_amounts_fall_inside_each_tier() -> None:
         tier = tiers[index // 3]
         assert tier.min_amount < amount < tier.max_amount
     assert amounts == sorted(amounts)
-    with pytest.raises(ValueError, match="per_tier: must be a positive integer"):
+    with pytest.raises(ValueError, match="per_tier: must be an integer >= 1"):
         tier_amounts(tiers, per_tier=0)
 
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from toolkit.arguments import number, whole
+
 __all__ = [
     "Constant",
     "DelayModel",
@@ -27,19 +29,9 @@ __all__ = [
 
 
 def _positive_real(value: object, name: str, *, allow_zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name}: must be a number, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
-        rule = "a finite number >= 0" if allow_zero else "a finite number > 0"
-        raise ValueError(f"{name}: must be {rule}, got {value!r}")
-    return number
-
-
-def _positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{name}: must be a positive integer, got {value!r}")
-    return value
+    if allow_zero:
+        return number(value, name, minimum=0)
+    return number(value, name, above=0)
 
 
 @dataclass(frozen=True)
@@ -58,12 +50,12 @@ class LogNormal:
     sigma: float = 1.0
 
     def __post_init__(self) -> None:
-        _positive_int(self.median, "LogNormal.median")
+        whole(self.median, "LogNormal.median", minimum=1)
         _positive_real(self.sigma, "LogNormal.sigma", allow_zero=True)
 
     def sample(self, rng: np.random.Generator, n: int, step: int = 1) -> pl.Series:
         """Draw ``n`` sizes rounded to multiples of ``step``."""
-        _positive_int(step, "step")
+        whole(step, "step", minimum=1)
         mu = math.log(self.median / step)
         counts = np.rint(rng.lognormal(mu, self.sigma, size=n))
         # Int64 counts of steps: a draw past 2**62 steps is far outside any fee tier anyway.
@@ -84,7 +76,7 @@ class Fixed:
     amount: int
 
     def __post_init__(self) -> None:
-        _positive_int(self.amount, "Fixed.amount")
+        whole(self.amount, "Fixed.amount", minimum=1)
 
     def sample(self, rng: np.random.Generator, n: int, step: int = 1) -> pl.Series:
         """``n`` copies of ``amount`` (``rng`` and ``step`` are unused: nothing is random)."""

@@ -31,6 +31,7 @@ from decimal import Decimal
 import numpy as np
 import polars as pl
 
+from toolkit.arguments import fraction, number, whole
 from toolkit.backtest.distributions import (
     DelayModel,
     Exponential,
@@ -80,11 +81,7 @@ _HOUR = 3600.0
 
 
 def _check_rate(rate: object) -> float:
-    if isinstance(rate, bool) or not isinstance(rate, int | float) or not math.isfinite(rate):
-        raise ValueError(f"rate: must be a finite number >= 0, got {rate!r}")
-    if rate < 0:
-        raise ValueError(f"rate: must be a finite number >= 0, got {rate!r}")
-    return float(rate)
+    return number(rate, "rate", minimum=0)
 
 
 def _check_profile(profile: Sequence[float] | None) -> tuple[float, ...]:
@@ -96,27 +93,12 @@ def _check_profile(profile: Sequence[float] | None) -> tuple[float, ...]:
         raise ValueError(f"profile: must hold 24 hourly multipliers, got {len(profile)}")
     values = []
     for hour, value in enumerate(profile):
-        ok = not isinstance(value, bool) and isinstance(value, int | float)
-        if not ok or not math.isfinite(value) or value < 0:
-            raise ValueError(f"profile[{hour}]: must be a finite number >= 0, got {value!r}")
-        values.append(float(value))
+        values.append(number(value, f"profile[{hour}]", minimum=0))
     return tuple(values)
 
 
 def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
-    return seed
-
-
-def _check_share(value: object, name: str) -> float:
-    problem = f"{name}: must be a number from 0 to 1, got {value!r}"
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(problem)
-    share = float(value)
-    if not 0.0 <= share <= 1.0:
-        raise ValueError(problem)
-    return share
+    return whole(seed, "seed", minimum=0)
 
 
 def poisson_arrivals(
@@ -136,10 +118,7 @@ def poisson_arrivals(
     (True, True)
     """
     per_second = _check_rate(rate)
-    if isinstance(hours, bool) or not isinstance(hours, int | float) or not hours > 0:
-        raise ValueError(f"hours: must be a number > 0, got {hours!r}")
-    if not math.isfinite(hours):
-        raise ValueError(f"hours: must be finite, got {hours!r}")
+    number(hours, "hours", above=0)
     shape = _check_profile(profile)
     rng = seed if isinstance(seed, np.random.Generator) else _generator(_check_seed(seed))
     duration = float(hours) * _HOUR
@@ -282,8 +261,8 @@ def generate_flow(
     """
     s = load_scenario(scenario, env={})
     seed = _check_seed(seed)
-    share_out = _check_share(exact_output_share, "exact_output_share")
-    p_convert = _check_share(convert_probability, "convert_probability")
+    share_out = fraction(exact_output_share, "exact_output_share")
+    p_convert = fraction(convert_probability, "convert_probability")
     delay = Exponential(4.0) if convert_delay is None else convert_delay
     if not hasattr(delay, "sample") or not isinstance(delay, DelayModel):
         raise ValueError("convert_delay: must be a Constant, Uniform or Exponential delay model")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
 
+from toolkit.arguments import number, whole
 from toolkit.backtest.loop import run_events
 from toolkit.backtest.result import BacktestResult, build_result
 from toolkit.backtest.scenarios import apply_overrides
@@ -17,22 +17,6 @@ from toolkit.resources import RetryPolicy
 from toolkit.scenario import Scenario, load_scenario
 
 __all__ = ["replay"]
-
-
-def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
-    return seed
-
-
-def _check_interval(interval: object) -> float:
-    problem = f"interval: must be a finite number of seconds > 0, got {interval!r}"
-    if isinstance(interval, bool) or not isinstance(interval, int | float):
-        raise ValueError(problem)
-    step = float(interval)
-    if not math.isfinite(step) or step <= 0:
-        raise ValueError(problem)
-    return step
 
 
 def replay(
@@ -61,8 +45,8 @@ def replay(
     >>> sorted(result.requests["outcome"].unique().to_list())
     ['expired', 'filled']
     """
-    seed = _check_seed(seed)
-    step = _check_interval(interval)
+    seed = whole(seed, "seed", minimum=0)
+    step = number(interval, "interval", above=0)
     if retry is not None and not isinstance(retry, RetryPolicy):
         raise ValueError(f"retry: must be a RetryPolicy or None, got {type(retry).__name__}")
     base = load_scenario(scenario, env={})

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, get_args
 
+from toolkit.arguments import whole
 from toolkit.client import BadRequest, NotFound, ServiceClient
 from toolkit.resources import FeeTier
 from toolkit.resources.types import QuoteType
@@ -63,9 +64,7 @@ class GridPoint:
 
     def __post_init__(self) -> None:
         for name in ("src_chain", "dst_chain", "amount"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"grid.{name}: must be a positive integer")
+            whole(getattr(self, name), f"grid.{name}", minimum=1)
         for name in ("token", "src_token", "dst_token"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise ValueError(f"grid.{name}: must be a non-empty string")
@@ -113,8 +112,7 @@ def tier_amounts(tiers: Sequence[FeeTier], *, per_tier: int = 3) -> list[int]:
     >>> tier_amounts(tiers, per_tier=2)
     [100000000, 10000000000, 178000000000, 562000000000]
     """
-    if isinstance(per_tier, bool) or not isinstance(per_tier, int) or per_tier < 1:
-        raise ValueError("per_tier: must be a positive integer")
+    whole(per_tier, "per_tier", minimum=1)
     amounts: list[int] = []
     for tier in tiers:
         high = max(tier.max_amount, tier.min_amount, 1)
