@@ -12,48 +12,20 @@ Goal: the toolkit's client reaches at least 0.8x aiohttp at 64 tasks.
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Awaitable, Callable
 
 import aiohttp
 import httpx
+from loopback import start_loopback
 
 from toolkit.client import AsyncServiceClient
 
 REQUESTS = 2_000
 REPEATS = 3
 TASKS = (1, 16, 64)
-SERVER = (
-    "import sys, uvicorn\n"
-    "from toolkit.scenario import load_scenario\n"
-    "from toolkit.server import create_app\n"
-    "app = create_app(load_scenario('default', env={}))\n"
-    "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[1]), log_level='warning')\n"
-)
 
 Call = Callable[[], Awaitable[object]]
-
-
-def start_server() -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    env = {k: v for k, v in os.environ.items() if k != "TOOLKIT_API_KEY"}
-    process = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url + "/health", timeout=0.5).status_code == 200:
-                return process, url
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("the loopback server did not start within 30 s")
 
 
 async def rate(call: Call, tasks: int) -> float:
@@ -93,7 +65,7 @@ def best(run: Callable[..., Awaitable[float]], *args: object) -> float:
 
 
 def main() -> None:
-    process, url = start_server()
+    process, url = start_loopback()
     try:
         print(f"/health over loopback, {REQUESTS:,} requests per run, best of {REPEATS}")
         print(f"{'tasks':>5} {'toolkit':>10} {'httpcore':>10} {'aiohttp':>10} {'ratio':>7}")

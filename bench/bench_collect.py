@@ -23,16 +23,12 @@ service is another process and the two overlap (on two cores), at the price of a
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-import httpx
+from loopback import start_loopback
 
 from toolkit.client import Attempt, RetryPolicy, ServiceClient, ServiceError
 from toolkit.collect import GridPoint, RfqSweep, discover_routes, grid_for, tier_amounts
@@ -40,13 +36,6 @@ from toolkit.store import Store
 
 ROUNDS = 20
 REPEATS = 3
-SERVER = (
-    "import sys, uvicorn\n"
-    "from toolkit.scenario import load_scenario\n"
-    "from toolkit.server import create_app\n"
-    "app = create_app(load_scenario('default', env={}))\n"
-    "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[1]), log_level='warning')\n"
-)
 
 
 def light_grid(client: ServiceClient) -> list[GridPoint]:
@@ -93,28 +82,6 @@ def with_store(client: ServiceClient, grid: list[GridPoint]) -> tuple[int, float
         )
     statuses = Counter({int(s): int(n) for s, n in frame.iter_rows()})
     return sum(statuses.values()), elapsed, statuses
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_loopback() -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "TOOLKIT_API_KEY"}
-    process = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url + "/health", timeout=0.5).status_code == 200:
-                return process, url
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("the loopback server did not start within 30 s")
 
 
 Run = tuple[int, float, Counter[int]]

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TypeVar
 
 from toolkit.arguments import ArgumentError, number, whole
 
 __all__ = ["integer", "real"]
+
+T = TypeVar("T")
 
 
 def integer(*, minimum: int | None = None, maximum: int | None = None) -> Callable[[str], int]:
@@ -24,18 +27,7 @@ def integer(*, minimum: int | None = None, maximum: int | None = None) -> Callab
     ...
     argparse.ArgumentTypeError: must be an integer >= 1, got '0'
     """
-
-    def parse(text: str) -> int:
-        try:
-            value: object = int(text)
-        except ValueError:
-            value = text
-        try:
-            return whole(value, "value", minimum=minimum, maximum=maximum)
-        except ArgumentError as exc:
-            raise argparse.ArgumentTypeError(f"must be {exc.rule}, got {text!r}") from None
-
-    return parse
+    return _checked(int, lambda value: whole(value, "value", minimum=minimum, maximum=maximum))
 
 
 def real(*, minimum: float | None = None, above: float | None = None) -> Callable[[str], float]:
@@ -48,14 +40,19 @@ def real(*, minimum: float | None = None, above: float | None = None) -> Callabl
     ...
     argparse.ArgumentTypeError: must be a finite number > 0, got 'nan'
     """
+    return _checked(float, lambda value: number(value, "value", minimum=minimum, above=above))
 
-    def parse(text: str) -> float:
+
+def _checked(convert: Callable[[str], object], check: Callable[[object], T]) -> Callable[[str], T]:
+    """``convert`` the text (text that does not convert is checked as it is), then ``check``."""
+
+    def parse(text: str) -> T:
         try:
-            value: object = float(text)
+            value = convert(text)
         except ValueError:
             value = text
         try:
-            return number(value, "value", minimum=minimum, above=above)
+            return check(value)
         except ArgumentError as exc:
             raise argparse.ArgumentTypeError(f"must be {exc.rule}, got {text!r}") from None
 
