@@ -1,11 +1,11 @@
-"""Analytics on collected frames: quote pricing and pool capacity.
+"""Analytics on collected frames: quote pricing, pool capacity and credit health.
 
 Pure functions: polars frames (with the store's column names and dtypes) or numbers in,
 polars frames or numbers out; no I/O, no clock. Amounts stay exact (Int128); floats appear
 only for derived figures such as fees in basis points and blocking probabilities.
 
-``toolkit.models.pricing`` and ``toolkit.models.capacity`` hold the functions by topic; the
-most used are re-exported here.
+``toolkit.models.pricing``, ``toolkit.models.capacity`` and ``toolkit.models.health`` hold the
+functions by topic; the most used are re-exported here.
 """
 
 from toolkit.models.capacity import (
@@ -22,6 +22,7 @@ from toolkit.models.capacity import (
     pool_size_for,
     to_units,
 )
+from toolkit.models.health import health_factor, stress
 from toolkit.models.pricing import (
     compare_with_tiers,
     effective_fee_bps,
@@ -44,6 +45,7 @@ __all__ = [
     "eta_validity_stats",
     "fee_by_amount_bucket",
     "fee_curve",
+    "health_factor",
     "kaufman_roberts",
     "kaufman_roberts_occupancy",
     "latency_stats",
@@ -52,6 +54,7 @@ __all__ = [
     "offered_load",
     "pool_size_for",
     "price_drift",
+    "stress",
     "tier_premium_summary",
     "to_units",
 ]

@@ -1,0 +1,84 @@
+"""The vectorised health factor equals the credit package's one definition, on every shape."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from toolkit.arguments import ArgumentError
+from toolkit.credit import figures
+from toolkit.models import health_factor, stress
+from toolkit.models.health import maintenance_ltvs
+
+ASSETS = ["usdc", "gtusdcp", "yobtc"]
+M = maintenance_ltvs(ASSETS)
+amounts = hnp.arrays(
+    np.int64, st.tuples(st.integers(1, 6), st.just(3)), elements=st.integers(0, 10**9)
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(held=amounts, data=st.data())
+def test_the_kernel_equals_the_exact_definition(held: np.ndarray, data: st.DataObject) -> None:
+    n = held.shape[0]
+    debt = np.array(data.draw(st.lists(st.integers(0, 10**9), min_size=n, max_size=n)))
+    prices = np.array(data.draw(st.lists(st.integers(1, 1000), min_size=3, max_size=3)))
+    got = health_factor(held.astype(float), M, debt.astype(float), prices.astype(float))
+    for i in range(n):
+        values = {a: int(held[i, j] * prices[j]) for j, a in enumerate(ASSETS)}
+        exact = figures(values, principal=int(debt[i])).health_factor
+        if exact is None:
+            assert got[i] == np.inf
+        else:
+            assert got[i] == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_a_scenario_axis_gives_one_row_per_scenario() -> None:
+    held = np.array([[1_000.0, 0.0, 0.0], [0.0, 0.0, 0.02], [5.0, 5.0, 0.0]])
+    debt = np.array([500.0, 600.0, 0.0])
+    prices = np.array([[1.0, 1.0, 60_000.0], [1.0, 1.0, 30_000.0]])
+    hf = health_factor(held, M, debt, prices)
+    assert hf.shape == (2, 3)
+    np.testing.assert_allclose(hf[:, 0], [1.85, 1.85])
+    np.testing.assert_allclose(hf[:, 1], [0.02 * 60_000 * 0.7 / 600, 0.02 * 30_000 * 0.7 / 600])
+    assert np.isinf(hf[:, 2]).all()
+    np.testing.assert_array_equal(hf[0], health_factor(held, M, debt, prices[0]))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((np.ones(3), M, np.ones(1), np.ones(3)), "collateral: must be a 2-d array"),
+        (
+            (np.ones((2, 3)), M[:2], np.ones(2), np.ones(3)),
+            r"maintenance_ltv: must be of shape \(3,\)",
+        ),
+        ((np.ones((2, 3)), M, np.ones(3), np.ones(3)), r"debt: must be of shape \(2,\)"),
+        ((np.ones((2, 3)), M, np.ones(2), np.ones(4)), "prices: must be 3 prices per scenario"),
+        ((-np.ones((2, 3)), M, np.ones(2), np.ones(3)), "collateral: must be finite and non-neg"),
+    ],
+)
+def test_bad_shapes_name_the_argument(args: tuple[np.ndarray, ...], message: str) -> None:
+    with pytest.raises(ArgumentError, match=message):
+        health_factor(*args)
+
+
+def test_stress_counts_the_accounts_each_shock_makes_liquidatable() -> None:
+    held = np.array([[1_000.0, 0.0, 0.0], [0.0, 0.0, 0.02], [0.0, 1_000.0, 0.0]])
+    debt = np.array([800.0, 500.0, 700.0])
+    frame = stress(held, debt, {"usdc": 1.0, "gtusdcp": 1.0, "yobtc": 60_000.0})
+    assert frame.height == 7 * 4
+    assert frame["shock"].unique().sort().to_list() == [-0.6, -0.5, -0.4, -0.3, -0.2, -0.1, -0.05]
+    all_down = frame.filter(shocked="all").sort("shock", descending=True)
+    counts = all_down["liquidatable"].to_list()
+    assert counts == sorted(counts)  # deeper shocks never make fewer accounts liquidatable
+    btc_30 = frame.filter(shocked="yobtc", shock=-0.3).row(0, named=True)
+    # 0.02 BTC at 42,000 (-30 %) with a 70 % maintenance LTV: 588 covers 500; at -60 % (24,000)
+    # it is 336: liquidatable
+    assert btc_30["liquidatable"] == 0
+    assert frame.filter(shocked="yobtc", shock=-0.6)["debt_at_risk"].item() == 500.0
+    with pytest.raises(ArgumentError, match="shocks: must be price changes"):
+        stress(held, debt, {"usdc": 1.0, "gtusdcp": 1.0, "yobtc": 1.0}, shocks=[0.2])
