@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from toolkit.arguments import ArgumentError
-from toolkit.credit import figures
-from toolkit.models import health_factor, stress
-from toolkit.models.health import maintenance_ltvs
+from toolkit.credit import figures, liquidation
+from toolkit.models import health_factor, monte_carlo, stress
+from toolkit.models.health import (
+    bad_debt,
+    correlated_prices,
+    estimate_volatility,
+    maintenance_ltvs,
+)
 
 ASSETS = ["usdc", "gtusdcp", "yobtc"]
 M = maintenance_ltvs(ASSETS)
@@ -82,3 +88,73 @@ def test_stress_counts_the_accounts_each_shock_makes_liquidatable() -> None:
     assert frame.filter(shocked="yobtc", shock=-0.6)["debt_at_risk"].item() == 500.0
     with pytest.raises(ArgumentError, match="shocks: must be price changes"):
         stress(held, debt, {"usdc": 1.0, "gtusdcp": 1.0, "yobtc": 1.0}, shocks=[0.2])
+
+
+def test_correlated_prices_have_the_volatility_and_correlation_asked_for() -> None:
+    corr = np.array([[1.0, 0.6], [0.6, 1.0]])
+    vols = np.array([0.5, 0.8])
+    paths = correlated_prices(
+        np.array([100.0, 200.0]), vols, corr, horizon_days=365, n_scenarios=200_000,
+        rng=np.random.default_rng(3),
+    )  # fmt: skip
+    logs = np.log(paths / np.array([100.0, 200.0]))
+    np.testing.assert_allclose(logs.std(axis=0), vols, rtol=0.01)
+    assert np.corrcoef(logs, rowvar=False)[0, 1] == pytest.approx(0.6, abs=0.01)
+    # driftless: the expected price is today's
+    np.testing.assert_allclose(paths.mean(axis=0), [100.0, 200.0], rtol=0.01)
+
+
+def test_volatility_is_estimated_back_from_a_price_table() -> None:
+    rng = np.random.default_rng(5)
+    steps = rng.standard_normal((5_000, 2)) @ np.linalg.cholesky([[1, -0.3], [-0.3, 1]]).T
+    daily = steps * np.array([0.4, 0.9]) / np.sqrt(365)
+    table = pl.DataFrame(np.exp(np.cumsum(daily, axis=0)), schema=["eth", "btc"], orient="row")
+    vols, corr = estimate_volatility(table, periods_per_year=365)
+    np.testing.assert_allclose(vols, [0.4, 0.9], rtol=0.05)
+    assert corr[0, 1] == pytest.approx(-0.3, abs=0.05)
+
+
+def test_bad_debt_is_what_the_exact_liquidation_leaves() -> None:
+    held = np.array([[0.0, 0.0, 0.01], [300.0, 0.0, 0.0], [0.0, 0.0, 0.05]])
+    debt = np.array([720.0, 100.0, 5_000.0])
+    prices = np.array([1.0, 1.0, 50_000.0])
+    bonus = np.array([0.01, 0.06, 0.08])
+    got = bad_debt(held, debt, prices, bonus)
+    for i in range(3):
+        values = {a: int(held[i, j] * prices[j] * 10**6) for j, a in enumerate(ASSETS)}
+        exact = liquidation(values, int(debt[i] * 10**6))
+        assert got[i] == pytest.approx(exact.bad_debt / 10**6, abs=1e-5)
+    assert got[1] == 0 and got[0] > 0
+
+
+def test_monte_carlo_streams_in_chunks_without_changing_the_answer() -> None:
+    rng = np.random.default_rng(11)
+    held = np.column_stack([rng.uniform(0, 1_000, 300), np.zeros(300), rng.uniform(0, 0.05, 300)])
+    debt = held @ np.array([0.8, 0.0, 50_000.0]) * rng.uniform(0.3, 0.75, 300)
+    args = (held, debt, {"usdc": 1.0, "gtusdcp": 1.0, "yobtc": 60_000.0})
+    kwargs = {"horizon_days": 30.0, "n_scenarios": 4_000, "seed": 2}
+    vols, corr = np.array([0.0, 0.05, 0.7]), np.eye(3)
+    whole = monte_carlo(*args, vols, corr, chunk=4_000, **kwargs)  # type: ignore[arg-type]
+    chunked = monte_carlo(*args, vols, corr, chunk=333, **kwargs)  # type: ignore[arg-type]
+    assert whole == chunked
+    assert whole["liquidations_at_risk"] >= whole["liquidations_mean"] > 0
+    assert whole["bad_debt_expected_shortfall"] >= whole["bad_debt_at_risk"] >= 0
+    calm = monte_carlo(*args, vols * 0.1, corr, chunk=4_000, **kwargs)  # type: ignore[arg-type]
+    assert calm["liquidations_mean"] < whole["liquidations_mean"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"confidence": 1.0}, "confidence: must be a number in"),
+        ({"n_scenarios": 0}, "n_scenarios: must be an integer >= 1"),
+        ({"correlation": np.array([[1.0, 2.0], [2.0, 1.0]])}, "correlation: must be a symmetric"),
+    ],
+)
+def test_bad_monte_carlo_settings_name_the_field(kwargs: dict[str, object], message: str) -> None:
+    settings_ = {"correlation": np.eye(2), **kwargs}
+    with pytest.raises(ArgumentError, match=message):
+        monte_carlo(
+            np.ones((1, 2)), np.ones(1), {"usdc": 1.0, "yobtc": 1.0}, np.array([0.1, 0.1]),
+            **settings_,  # type: ignore[arg-type]
+        )  # fmt: skip

@@ -22,7 +22,7 @@ from toolkit.models.capacity import (
     pool_size_for,
     to_units,
 )
-from toolkit.models.health import health_factor, stress
+from toolkit.models.health import health_factor, monte_carlo, stress
 from toolkit.models.pricing import (
     compare_with_tiers,
     effective_fee_bps,
@@ -51,6 +51,7 @@ __all__ = [
     "latency_stats",
     "max_rfq_rate",
     "mean_hold",
+    "monte_carlo",
     "offered_load",
     "pool_size_for",
     "price_drift",
