@@ -14,7 +14,9 @@ import-linter contract in ``pyproject.toml``, checked by ``make test``):
 - ``toolkit.chain``: the chain/token registry, contract calls, EIP-712, the calldata guard.
 - ``toolkit.resources``: pydantic models of every resource, query and error body.
 - ``toolkit.codecs`` | ``toolkit.models`` | ``toolkit.store``: pure codecs (ERC-7930, CAIP-2,
-  ABI, escrow ``open()``) | pricing and capacity analytics | the DuckDB store.
+  ABI, escrow ``open()``) | pricing, capacity and credit-health analytics | the DuckDB
+  store.
+- ``toolkit.credit``: the credit product's rules and account figures, defined once.
 - ``toolkit.clock``, ``toolkit.arguments``: clocks; the one numeric argument check.
 
 One convention for what is public: a package's ``__init__`` ``__all__`` is its API. Module file
