@@ -41,6 +41,8 @@ __all__ = [
     "stress",
 ]
 
+_CHUNK_ELEMENTS = 4_000_000
+
 #: Price shocks of the stress grid: -5 % to -60 %.
 DEFAULT_SHOCKS: tuple[float, ...] = (-0.05, -0.1, -0.2, -0.3, -0.4, -0.5, -0.6)
 
@@ -241,7 +243,7 @@ def monte_carlo(
     horizon_days: float = 7.0,
     n_scenarios: int = 100_000,
     confidence: float = 0.99,
-    chunk: int = 2_000,
+    chunk: int | None = None,
     seed: int = 0,
     rules: ProductRules = DEFAULT_RULES,
 ) -> dict[str, float]:
@@ -249,7 +251,8 @@ def monte_carlo(
 
     Correlated GBM terminal prices (:func:`correlated_prices`) are drawn ``chunk`` scenarios at
     a time; each chunk's ``(chunk, n_accounts)`` health factors are reduced to per-scenario
-    totals at once, so memory stays ``O(chunk · n_accounts)`` however many scenarios run. At
+    totals at once, so memory stays ``O(chunk · n_accounts)`` however many scenarios run. By
+    default a chunk holds about four million account-scenarios (32 MB per array). At
     ``confidence`` it reports the quantile of the number of liquidatable accounts and of the
     debt they owe, the quantile of bad debt (value at risk) and its expected shortfall (the mean
     beyond the quantile), and the mean of each.
@@ -262,7 +265,6 @@ def monte_carlo(
     (True, 2000.0)
     """
     whole(n_scenarios, "n_scenarios", minimum=1)
-    whole(chunk, "chunk", minimum=1)
     whole(seed, "seed", minimum=0)
     if not 0 < confidence < 1:
         raise ArgumentError("confidence", "a number in (0, 1)", confidence)
@@ -274,6 +276,11 @@ def monte_carlo(
     held = _array(collateral, "collateral", (2,))
     if held.shape != (owed.shape[0], len(assets)):
         raise ArgumentError("collateral", f"of shape ({owed.shape[0]}, {len(assets)})", held.shape)
+    if chunk is None:  # about 32 MB per (chunk, n_accounts) float array
+        chunk = max(1, _CHUNK_ELEMENTS // max(1, owed.shape[0]))
+    whole(chunk, "chunk", minimum=1)
+    columns = np.ascontiguousarray(held.T)  # (n_assets, n_accounts): BLAS-friendly
+    bounded = bool((m * (1.0 + bonus) <= 1.0).all())
     rng = np.random.default_rng(seed)
     counts, at_risk, losses = [], [], []
     for done in range(0, n_scenarios, chunk):
@@ -281,11 +288,15 @@ def monte_carlo(
         paths = correlated_prices(
             start, vols, correlation, horizon_days=horizon_days, n_scenarios=size, rng=rng
         )
-        # health below 1 is Σ V·m < D: no division, no (chunk, n) temporaries beyond two
-        liquidatable = (paths * m) @ held.T < owed
+        # health below 1 is Σ V·m < D: no division, one (chunk, n) product and its mask
+        liquidatable = (paths * m) @ columns < owed
         counts.append(liquidatable.sum(axis=1))
-        at_risk.append(np.where(liquidatable, owed, 0.0).sum(axis=1))
-        losses.append(np.maximum(owed - (paths / (1.0 + bonus)) @ held.T, 0.0).sum(axis=1))
+        at_risk.append(liquidatable @ owed)
+        # bad debt (Σ V/(1+b) < D) implies Σ V·m < D when every m·(1+b) <= 1: only accounts
+        # liquidatable in some scenario of the chunk can lose anything
+        some = liquidatable.any(axis=0) if bounded else slice(None)
+        recoverable = (paths / (1.0 + bonus)) @ columns[:, some]
+        losses.append(np.maximum(owed[some] - recoverable, 0.0).sum(axis=1))
     count, debt_risk, loss = (np.concatenate(x) for x in (counts, at_risk, losses))
     var = float(np.quantile(loss, confidence))
     tail = loss[loss >= var]
