@@ -55,7 +55,7 @@ def _bounds(minimum: _Bound, above: _Bound, maximum: _Bound, below: _Bound) -> s
     parts = []
     for sign, bound in ((">=", minimum), (">", above), ("<=", maximum), ("<", below)):
         if bound is not None:
-            parts.append(f"{sign} {bound:g}")
+            parts.append(f"{sign} {bound if isinstance(bound, int) else format(bound, 'g')}")
     return (" " + " and ".join(parts)) if parts else ""
 
 

@@ -92,6 +92,13 @@ def test_parse_query_names_parameters() -> None:
         parse_query(RouteQuery, params)
 
 
+def test_a_parameter_named_like_an_index_is_named_as_given() -> None:
+    # found by tests/server/test_fuzz.py: "[" was reported as "query["
+    params = {"amountIn": "1", "tokenIn": PAYER, "tokenOut": PAYER, "[": ""}
+    with pytest.raises(InvalidInput, match=r"^\[: is not a known parameter$"):
+        parse_query(RouteQuery, params)
+
+
 def test_parse_query_missing_parameters() -> None:
     with pytest.raises(InvalidInput) as caught:
         parse_query(RfqQuery, {})

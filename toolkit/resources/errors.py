@@ -135,8 +135,10 @@ def _path(loc: tuple[int | str, ...], root: str) -> str:
             text += f".{name}" if text else name
     if not text:
         return root
-    # A path that is only an index ("[0]") or a key marker still needs an anchor.
-    return text if text[0] not in "[ " else root + text
+    # A path that starts with an index ("[0]") or a key marker still needs an anchor; a name
+    # that merely looks like one ("[") does not.
+    starts_bare = isinstance(loc[0], int) or loc[0] == "[key]"
+    return root + text if starts_bare else text
 
 
 def _rule(kind: str, ctx: Mapping[str, Any], message: str, unknown: str) -> str:

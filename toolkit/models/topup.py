@@ -1,0 +1,206 @@
+"""Auto top-up policy: the operator's draws for a spending receiver, and the cheapest config.
+
+The operator contract tops a whitelisted receiver up from the account's credit line. The rule
+modelled here, for one receiver with config (``threshold``, ``target_balance``,
+``min_health_factor``): after each spend that leaves the balance below ``threshold``, the operator
+draws so that what is delivered (the draw less its 0.5 % origination fee, :mod:`toolkit.credit`)
+brings the balance back to ``target_balance``; a draw that would exceed the remaining credit
+capacity or take the health factor below ``min_health_factor`` shrinks to the largest one
+allowed, or is skipped. A spend larger than the balance is declined. Repayments are outside the
+model (the principal only grows), so a config is judged on one billing cycle.
+
+Amounts are integers in the credit asset's smallest units; times are seconds.
+
+>>> spends = spending(rate_per_day=4, median=40 * 10**6, sigma=0.5, days=30, seed=1)
+>>> run = simulate_topups(spends, collateral_value=10_000 * 10**6, maintenance_ltv=0.925,
+...                       ltv=0.9, threshold=200 * 10**6, target_balance=400 * 10**6)
+>>> run.summary["declined"], run.summary["top_ups"] > 10
+(0, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from toolkit.arguments import ArgumentError, number, whole
+from toolkit.credit import DAY, DEFAULT_RULES, YEAR, ProductRules
+
+__all__ = ["TopUpRun", "cheapest_config", "simulate_topups", "spending"]
+
+
+def spending(
+    *, rate_per_day: float, median: int, sigma: float, days: float, seed: int = 0
+) -> pl.DataFrame:
+    """Card spends: Poisson arrivals at ``rate_per_day``, log-normal amounts around ``median``
+    (smallest units) with log-sd ``sigma``; columns ``t`` (seconds) and ``amount``.
+
+    >>> spending(rate_per_day=10, median=25 * 10**6, sigma=0.4, days=1, seed=3).columns
+    ['t', 'amount']
+    """
+    number(rate_per_day, "rate_per_day", above=0)
+    whole(median, "median", minimum=1)
+    number(sigma, "sigma", minimum=0)
+    number(days, "days", above=0)
+    rng = np.random.default_rng(whole(seed, "seed", minimum=0))
+    count = rng.poisson(rate_per_day * days)
+    times = np.sort(rng.uniform(0, days * DAY, count))
+    amounts = np.maximum(1, np.rint(median * rng.lognormal(0.0, sigma, count))).astype(np.int64)
+    return pl.DataFrame({"t": times, "amount": amounts})
+
+
+@dataclass(frozen=True)
+class TopUpRun:
+    """One simulated config: every spend (``events``) and the ``summary`` figures:
+    ``top_ups``, ``drawn`` and ``fees`` (smallest units), ``declined`` spends, ``idle`` (the
+    time-weighted mean balance), ``idle_cost`` (what that balance costs at ``idle_rate``, annual),
+    ``gas`` (``gas_per_top_up`` per top-up: each is a transaction; 0.01 USDC by default, an L2
+    transfer's cost), ``cost`` (fees, idle cost and gas) and ``min_health_factor`` (at the end:
+    the principal only grows). The first row (``t`` 0, no spend) is the top-up made when the
+    operator is enabled."""
+
+    events: pl.DataFrame
+    summary: dict[str, Any]
+
+
+def simulate_topups(
+    spends: pl.DataFrame,
+    *,
+    collateral_value: int,
+    maintenance_ltv: float,
+    ltv: float,
+    threshold: int,
+    target_balance: int,
+    min_health_factor: float = 1.0,
+    balance: int = 0,
+    principal: int = 0,
+    idle_rate: float = 0.05,
+    gas_per_top_up: int = 10_000,
+    rules: ProductRules = DEFAULT_RULES,
+) -> TopUpRun:
+    """Replay ``spends`` (``t``, ``amount``) against one auto top-up config (module docstring).
+
+    ``collateral_value`` is the account's collateral in credit units, weighted by
+    ``maintenance_ltv`` for the health factor and by ``ltv`` for capacity (fractions).
+    """
+    whole(collateral_value, "collateral_value", minimum=0)
+    number(maintenance_ltv, "maintenance_ltv", above=0, maximum=1)
+    number(ltv, "ltv", minimum=0, maximum=maintenance_ltv)
+    whole(threshold, "threshold", minimum=0)
+    whole(target_balance, "target_balance", minimum=threshold)
+    number(min_health_factor, "min_health_factor", minimum=1)
+    whole(balance, "balance", minimum=0)
+    whole(principal, "principal", minimum=0)
+    number(idle_rate, "idle_rate", minimum=0)
+    whole(gas_per_top_up, "gas_per_top_up", minimum=0)
+    if spends.columns[:2] != ["t", "amount"]:
+        raise ArgumentError("spends", "a frame with columns t and amount", spends.columns)
+    fee_bps = rules.origination_fee_bps
+    # the largest debt the config allows: capacity, and the health floor
+    ceiling = min(
+        int(collateral_value * ltv), int(collateral_value * maintenance_ltv / min_health_factor)
+    )
+
+    def top_up(balance: int, principal: int) -> tuple[int, int]:
+        if balance >= threshold:
+            return 0, 0
+        wanted = target_balance - balance
+        draw = -(-wanted * 10_000 // (10_000 - fee_bps))  # delivered >= wanted
+        draw = max(0, min(draw, ceiling - principal))
+        return draw, rules.draw_fee(draw)
+
+    rows: list[tuple[float, int, bool, int, int, int, int]] = []
+    draw, fee = top_up(balance, principal)  # the operator tops up as soon as it is enabled
+    principal, balance = principal + draw, balance + draw - fee
+    rows.append((0.0, 0, False, draw, fee, balance, principal))
+    idle_area, last_t = 0.0, 0.0
+    for t, amount in spends.select("t", "amount").iter_rows():
+        idle_area += balance * (t - last_t)
+        last_t = t
+        declined = amount > balance
+        if not declined:
+            balance -= amount
+        draw, fee = top_up(balance, principal)
+        principal, balance = principal + draw, balance + draw - fee
+        rows.append((t, amount, declined, draw, fee, balance, principal))
+    end = last_t
+    idle_area += balance * max(0.0, end - last_t)
+    events = pl.DataFrame(
+        rows,
+        schema=["t", "amount", "declined", "draw", "fee", "balance", "principal"],
+        orient="row",
+    )
+    idle = idle_area / end if end > 0 else float(balance)
+    idle_cost = idle * idle_rate * end / YEAR
+    fees = int(events["fee"].sum())
+    top_ups = int((events["draw"] > 0).sum())
+    summary = {
+        "top_ups": top_ups,
+        "drawn": int(events["draw"].sum()),
+        "fees": fees,
+        "declined": int(events["declined"].sum()),
+        "idle": idle,
+        "idle_cost": idle_cost,
+        "gas": top_ups * gas_per_top_up,
+        "cost": fees + idle_cost + top_ups * gas_per_top_up,
+        "min_health_factor": (
+            collateral_value * maintenance_ltv / principal if principal else float("inf")
+        ),
+    }
+    return TopUpRun(events, summary)
+
+
+def cheapest_config(
+    spends: pl.DataFrame,
+    *,
+    thresholds: Iterable[int],
+    targets: Sequence[int],
+    collateral_value: int,
+    maintenance_ltv: float,
+    ltv: float,
+    min_health_factor: float = 1.0,
+    idle_rate: float = 0.05,
+    gas_per_top_up: int = 10_000,
+) -> pl.DataFrame:
+    """Every (threshold, target) of the grid with its cost and declines, cheapest first among
+    the configs that keep the spending funded (no declined spend).
+
+    >>> spends = spending(rate_per_day=4, median=40 * 10**6, sigma=0.5, days=30, seed=1)
+    >>> grid = cheapest_config(spends, thresholds=[50 * 10**6, 200 * 10**6],
+    ...     targets=[200 * 10**6, 500 * 10**6], collateral_value=10_000 * 10**6,
+    ...     maintenance_ltv=0.925, ltv=0.9)
+    >>> grid.columns[:4], grid["funded"][0]
+    (['threshold', 'target_balance', 'funded', 'cost'], True)
+    """
+    rows = []
+    for threshold in thresholds:
+        for target in targets:
+            if target < threshold:
+                continue
+            run = simulate_topups(
+                spends,
+                collateral_value=collateral_value,
+                maintenance_ltv=maintenance_ltv,
+                ltv=ltv,
+                threshold=threshold,
+                target_balance=target,
+                min_health_factor=min_health_factor,
+                idle_rate=idle_rate,
+                gas_per_top_up=gas_per_top_up,
+            )
+            s = run.summary
+            rows.append(
+                (threshold, target, s["declined"] == 0, s["cost"], s["fees"], s["idle"],
+                 s["top_ups"], s["declined"])
+            )  # fmt: skip
+    frame = pl.DataFrame(
+        rows,
+        schema=["threshold", "target_balance", "funded", "cost", "fees", "idle", "top_ups",
+                "declined"],
+        orient="row",
+    )  # fmt: skip
+    return frame.sort(["funded", "cost"], descending=[True, False])
