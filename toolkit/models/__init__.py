@@ -4,8 +4,8 @@ Pure functions: polars frames (with the store's column names and dtypes) or numb
 polars frames or numbers out; no I/O, no clock. Amounts stay exact (Int128); floats appear
 only for derived figures such as fees in basis points and blocking probabilities.
 
-``toolkit.models.pricing``, ``toolkit.models.capacity`` and ``toolkit.models.health`` hold the
-functions by topic; the most used are re-exported here.
+``toolkit.models.pricing``, ``toolkit.models.capacity``, ``toolkit.models.health`` and
+``toolkit.models.topup`` hold the functions by topic; the most used are re-exported here.
 """
 
 from toolkit.models.capacity import (
@@ -33,9 +33,11 @@ from toolkit.models.pricing import (
     price_drift,
     tier_premium_summary,
 )
+from toolkit.models.topup import cheapest_config, simulate_topups, spending
 
 __all__ = [
     "capacity_timeline",
+    "cheapest_config",
     "compare_with_tiers",
     "effective_fee_bps",
     "empirical_blocking",
@@ -55,6 +57,8 @@ __all__ = [
     "offered_load",
     "pool_size_for",
     "price_drift",
+    "simulate_topups",
+    "spending",
     "stress",
     "tier_premium_summary",
     "to_units",
