@@ -16,6 +16,7 @@ import-linter contract in ``pyproject.toml``, checked by ``make test``):
 - ``toolkit.codecs`` | ``toolkit.models`` | ``toolkit.store``: pure codecs (ERC-7930, CAIP-2,
   ABI, escrow ``open()``) | pricing, capacity and credit-health analytics | the DuckDB
   store.
+- ``toolkit.amm``: Uniswap V2/V3 math and pools, wei-exact.
 - ``toolkit.credit``: the credit product's rules and account figures, defined once.
 - ``toolkit.clock``, ``toolkit.arguments``: clocks; the one numeric argument check.
 
