@@ -10,6 +10,9 @@ What would a change of pool size, fee tiers or reservation windows have done to 
   time series and a summary; :meth:`BacktestResult.to_store` writes it to DuckDB.
 - :func:`sweep` replays one flow over a grid of scenario variants (pool size, fee and window
   overrides) through any ``concurrent.futures.Executor``.
+- :func:`replay_credit` runs a credit book (:func:`generate_book`) over days of price paths:
+  draws, repayments, overdue interest, exact liquidations, bad debt; :func:`credit_sweep` runs it
+  over LTV and bonus settings through the same executors.
 
 Everything here is pure: time is virtual and randomness comes from the ``seed`` arguments, so
 a backtest gives identical frames on every run and machine.
@@ -21,6 +24,14 @@ a backtest gives identical frames on every run and machine.
 (True, 0)
 """
 
+from toolkit.backtest.credit import (
+    Book,
+    CreditBehaviour,
+    CreditResult,
+    credit_sweep,
+    generate_book,
+    replay_credit,
+)
 from toolkit.backtest.distributions import (
     Constant,
     DelayModel,
@@ -52,7 +63,10 @@ __all__ = [
     "OVERRIDE_KEYS",
     "REQUIRED_COLUMNS",
     "BacktestResult",
+    "Book",
     "Constant",
+    "CreditBehaviour",
+    "CreditResult",
     "DelayModel",
     "Exponential",
     "Fixed",
@@ -62,9 +76,12 @@ __all__ = [
     "Uniform",
     "apply_overrides",
     "check_flow",
+    "credit_sweep",
     "default_sizes",
+    "generate_book",
     "generate_flow",
     "poisson_arrivals",
     "replay",
+    "replay_credit",
     "sweep",
 ]

@@ -86,6 +86,12 @@ def simulate_topups(
 
     ``collateral_value`` is the account's collateral in credit units, weighted by
     ``maintenance_ltv`` for the health factor and by ``ltv`` for capacity (fractions).
+
+    >>> spends = pl.DataFrame({"t": [60.0], "amount": [250 * 10**6]})
+    >>> run = simulate_topups(spends, collateral_value=10**10, maintenance_ltv=0.925, ltv=0.9,
+    ...                       threshold=100 * 10**6, target_balance=300 * 10**6)
+    >>> run.events["balance"].to_list(), run.summary["top_ups"]
+    ([300000000, 300000000], 2)
     """
     whole(collateral_value, "collateral_value", minimum=0)
     number(maintenance_ltv, "maintenance_ltv", above=0, maximum=1)
