@@ -22,6 +22,7 @@ from toolkit.models.capacity import (
     pool_size_for,
     to_units,
 )
+from toolkit.models.cascade import PoolMarket, liquidation_cascade
 from toolkit.models.health import health_factor, monte_carlo, stress
 from toolkit.models.pricing import (
     compare_with_tiers,
@@ -36,6 +37,7 @@ from toolkit.models.pricing import (
 from toolkit.models.topup import cheapest_config, simulate_topups, spending
 
 __all__ = [
+    "PoolMarket",
     "capacity_timeline",
     "cheapest_config",
     "compare_with_tiers",
@@ -51,6 +53,7 @@ __all__ = [
     "kaufman_roberts",
     "kaufman_roberts_occupancy",
     "latency_stats",
+    "liquidation_cascade",
     "max_rfq_rate",
     "mean_hold",
     "monte_carlo",
