@@ -43,7 +43,12 @@ _MAX_INT256 = (1 << 255) - 1
 @dataclass
 class PoolMarket:
     """A Uniswap V3 pool of a collateral asset (token0) against the credit asset (token1):
-    the price the oracle reads, and what selling into it pays."""
+    the price the oracle reads, and what selling into it pays.
+
+    >>> market = PoolMarket.around(60_000.0, depth=500_000.0)
+    >>> market.move_to(50_000.0); round(market.price())
+    50000
+    """
 
     pool: Pool
     asset_decimals: int = 8
