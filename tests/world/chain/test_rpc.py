@@ -230,6 +230,22 @@ def test_a_reverted_transaction_keeps_only_nonce_and_gas() -> None:
     assert token.balances[address] == 10**12
 
 
+def test_a_senders_transactions_in_one_block_all_run_in_nonce_order() -> None:
+    base, _, rpc = make()
+    address, key = dev(rpc)
+    hashes = [ok(rpc, "eth_sendRawTransaction", signed(key, nonce=n)) for n in range(3)]
+    assert ok(rpc, "eth_getTransactionCount", address, "pending") == "0x3"
+    base.t += 2
+    receipts = [ok(rpc, "eth_getTransactionReceipt", h) for h in hashes]
+    assert [(r["status"], r["transactionIndex"]) for r in receipts] == [
+        ("0x1", "0x0"),
+        ("0x1", "0x1"),
+        ("0x1", "0x2"),
+    ]
+    assert len({r["blockHash"] for r in receipts}) == 1
+    assert ok(rpc, "eth_getBalance", BOB) == "0x3"
+
+
 # -- blocks and time -----------------------------------------------------------------------------
 
 

@@ -379,17 +379,21 @@ class Ledger:
         txs, self._pool = self._pool, []
         self._pool_hashes = {}
         timestamp = self.block_timestamp(number)
-        included = [tx for tx in txs if self._payable(tx)]
+        # The hash covers every pooled transaction (a dropped one included): it must be known
+        # before the transactions run, since their logs carry it.
         block_hash = _hash(
             b"toolkit block",
             self.chain_id.to_bytes(8, "big"),
             number.to_bytes(8, "big"),
-            *(bytes.fromhex(tx.hash[2:]) for tx in included),
+            *(bytes.fromhex(tx.hash[2:]) for tx in txs),
         )
         receipts: list[Receipt] = []
         cumulative = 0
         log_index = 0
-        for index, tx in enumerate(included):
+        for tx in txs:
+            if not self._payable(tx):  # checked in order: earlier ones moved nonce and funds
+                continue
+            index = len(receipts)
             receipt = self._run(tx, number, timestamp, block_hash, index, cumulative, log_index)
             cumulative = receipt.cumulative_gas_used
             log_index += len(receipt.logs)
