@@ -37,6 +37,7 @@ __all__ = [
     "encode_call",
     "erc20_approve",
     "erc20_transfer",
+    "erc20_transfer_from",
     "escrow_open",
     "finalize_revoke",
     "open_credit_line",
@@ -50,6 +51,7 @@ __all__ = [
     "vault_deposit",
     "vault_redeem",
     "vault_request_redeem",
+    "weth_withdraw",
 ]
 
 
@@ -85,6 +87,29 @@ def erc20_transfer(chain_id: int, token: str, to: str, amount: int) -> ContractC
         '0xa9059cbb'
     """
     return contract_call(chain_id, token, "erc20.transfer", to, amount)
+
+
+def erc20_transfer_from(
+    chain_id: int, token: str, owner: str, to: str, amount: int
+) -> ContractCall:
+    """ERC-20 ``transferFrom(owner, to, amount)`` on ``token`` (spends the caller's allowance).
+
+    Example:
+        >>> a, b, c = ("0x" + d * 20 for d in ("11", "22", "33"))
+        >>> erc20_transfer_from(1, a, b, c, 5).data[:10]
+        '0x23b872dd'
+    """
+    return contract_call(chain_id, token, "erc20.transferFrom", owner, to, amount)
+
+
+def weth_withdraw(chain_id: int, weth: str, amount: int) -> ContractCall:
+    """WETH9 ``withdraw(amount)``: unwrap ``amount`` wei back to the native coin.
+
+    Example:
+        >>> weth_withdraw(1, "0x" + "11" * 20, 5).data[:10]
+        '0x2e1a7d4d'
+    """
+    return contract_call(chain_id, weth, "weth.withdraw", amount)
 
 
 def vault_deposit(chain_id: int, vault: str, assets: int, receiver: str) -> ContractCall:

@@ -22,6 +22,7 @@ False
 
 from toolkit.client.aio import AsyncServiceClient
 from toolkit.client.asgi import StreamingASGITransport, SyncASGITransport
+from toolkit.client.chain import ChainProvider, chain_provider
 from toolkit.client.config import API_KEY_ENV, BASE_URL_ENV, DEFAULT_TIMEOUT, display_url
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import (
@@ -47,6 +48,7 @@ __all__ = [
     "AsyncServiceClient",
     "Attempt",
     "BadRequest",
+    "ChainProvider",
     "EmbeddedService",
     "InvalidResponse",
     "NoCapacity",
@@ -60,5 +62,6 @@ __all__ = [
     "SyncASGITransport",
     "TransportError",
     "Unauthorized",
+    "chain_provider",
     "display_url",
 ]

@@ -6,7 +6,8 @@
   ``encode_open``/``decode_open`` and ``order_id``; :mod:`~toolkit.codecs.context` the
   exclusivity context of its outputs.
 - :mod:`~toolkit.codecs.functions`: the one table of contract functions (selectors, signatures)
-  and a generic ABI codec for them.
+  and a generic ABI codec for them; :mod:`~toolkit.codecs.events` the table of events (topic0
+  of the real signatures) and their log codec.
 
 Malformed values raise :class:`InvalidValue` naming the field and the rule.
 
@@ -15,7 +16,7 @@ Malformed values raise :class:`InvalidValue` naming the field and the rule.
 (8453, 'eip155:8453')
 """
 
-from toolkit.codecs import caip2, context, erc7930, escrow, functions
+from toolkit.codecs import caip2, context, erc7930, escrow, events, functions
 from toolkit.codecs.errors import InvalidValue
 
-__all__ = ["InvalidValue", "caip2", "context", "erc7930", "escrow", "functions"]
+__all__ = ["InvalidValue", "caip2", "context", "erc7930", "escrow", "events", "functions"]

@@ -14,6 +14,11 @@ Keys are ``<family>.<function>``; the family says which contract kind the call i
 - ``router.swap`` is the swap router of the embedded service (our own neutral ABI).
 - ``escrow.open`` is the partner-escrow ``open(StandardOrder)``; it is encoded and decoded by
   :mod:`toolkit.codecs.escrow` and its single argument is a :class:`StandardOrder`.
+- ``erc20.*`` is the ERC-20 standard (OpenZeppelin names: ``transferFrom(from, to, amount)``);
+  ``weth.deposit()``/``weth.withdraw(amount)`` are WETH9's wrapping functions. Entries may
+  declare what they return (``returns (uint256)``) and whether they are ``view`` or
+  ``payable``: the simulated chains (:mod:`toolkit.world.chain`) encode their answers with
+  :func:`encode_result`, and :func:`abi` gives the JSON ABI a web3 contract object takes.
 """
 
 from __future__ import annotations
@@ -31,11 +36,23 @@ from eth_utils import function_signature_to_4byte_selector, to_checksum_address
 from toolkit.codecs import abi, escrow
 from toolkit.codecs.errors import InvalidValue
 
-__all__ = ["FUNCTIONS", "SIGNATURES", "DecodedCall", "Function", "decode_call", "encode_call"]
+__all__ = [
+    "FUNCTIONS",
+    "SIGNATURES",
+    "DecodedCall",
+    "Function",
+    "abi",
+    "decode_call",
+    "decode_result",
+    "encode_call",
+    "encode_result",
+]
 
 _PARAM_RE = re.compile(
     r"^(address|bytes|uint(8|16|32|48|64|128|160|256)) ([A-Za-z_][A-Za-z0-9_]*)$"
 )
+_OUTPUT_RE = re.compile(r"^(address|bool|bytes|string|uint(8|16|32|48|64|128|160|256))$")
+_MUTABILITY = ("nonpayable", "payable", "view")
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,8 @@ class Function:
     key: str
     name: str
     params: tuple[tuple[str, str], ...]  # (type, name)
+    outputs: tuple[str, ...] = ()
+    mutability: str = "nonpayable"
 
     @property
     def signature(self) -> str:
@@ -60,8 +79,32 @@ class Function:
     def types(self) -> list[str]:
         return [t for t, _ in self.params]
 
+    def abi(self) -> dict[str, Any]:
+        """The function's JSON ABI entry (escrow.open's tuple argument is not spelled out).
+
+        >>> FUNCTIONS["erc20.balanceOf"].abi()["outputs"]
+        [{'name': '', 'type': 'uint256'}]
+        """
+        return {
+            "type": "function",
+            "name": self.name,
+            "inputs": [{"name": n, "type": t} for t, n in self.params],
+            "outputs": [{"name": "", "type": t} for t in self.outputs],
+            "stateMutability": self.mutability,
+        }
+
 
 def _function(key: str, declaration: str) -> Function:
+    mutability = "nonpayable"
+    for word in ("view", "payable"):
+        if f" {word}" in declaration:
+            mutability = word
+            declaration = declaration.replace(f" {word}", "")
+    declaration, _, returns = declaration.partition(" returns ")
+    outputs = tuple(filter(None, (o.strip() for o in returns.strip("()").split(","))))
+    for output in outputs:
+        if _OUTPUT_RE.match(output) is None:  # pragma: no cover - guards the table below
+            raise ValueError(f"{key}: cannot parse output {output!r}")
     name, _, rest = declaration.partition("(")
     params: list[tuple[str, str]] = []
     inner = rest.rstrip(")")
@@ -70,12 +113,21 @@ def _function(key: str, declaration: str) -> Function:
         if match is None:  # pragma: no cover - guards the table below
             raise ValueError(f"{key}: cannot parse parameter {part!r}")
         params.append((match.group(1), match.group(3)))
-    return Function(key=key, name=name, params=tuple(params))
+    return Function(key, name, tuple(params), outputs, mutability)
 
 
 _DECLARATIONS = {
-    "erc20.approve": "approve(address spender,uint256 amount)",
-    "erc20.transfer": "transfer(address to,uint256 amount)",
+    "erc20.approve": "approve(address spender,uint256 amount) returns (bool)",
+    "erc20.transfer": "transfer(address to,uint256 amount) returns (bool)",
+    "erc20.transferFrom": "transferFrom(address from,address to,uint256 amount) returns (bool)",
+    "erc20.balanceOf": "balanceOf(address account) view returns (uint256)",
+    "erc20.allowance": "allowance(address owner,address spender) view returns (uint256)",
+    "erc20.totalSupply": "totalSupply() view returns (uint256)",
+    "erc20.decimals": "decimals() view returns (uint8)",
+    "erc20.symbol": "symbol() view returns (string)",
+    "erc20.name": "name() view returns (string)",
+    "weth.deposit": "deposit() payable",
+    "weth.withdraw": "withdraw(uint256 amount)",
     "vault.deposit": "deposit(uint256 assets,address receiver)",
     "vault.redeem": "redeem(uint256 shares,address receiver,address owner)",
     "vault.requestRedeem": "requestRedeem(uint256 shares,address controller,address owner)",
@@ -206,3 +258,40 @@ def decode_call(data: str | bytes) -> DecodedCall:
         for (type_, name), value in zip(fn.params, decoded, strict=True)
     }
     return DecodedCall(fn.key, args)
+
+
+def encode_result(function: str, *values: Any) -> bytes:
+    """ABI-encode what a known function returns (its declared outputs).
+
+    >>> encode_result("erc20.balanceOf", 5).hex()[-4:]
+    '0005'
+    """
+    fn = _lookup(function)
+    return eth_abi.encode(list(fn.outputs), list(values))
+
+
+def decode_result(function: str, data: str | bytes) -> tuple[Any, ...]:
+    """Decode what a known function returned.
+
+    >>> decode_result("erc20.symbol", encode_result("erc20.symbol", "USDC"))
+    ('USDC',)
+    """
+    fn = _lookup(function)
+    raw = _abi.data(data, "data")
+    try:
+        return tuple(eth_abi.decode(list(fn.outputs), raw))
+    except (DecodingError, InsufficientDataBytes, OverflowError, ValueError) as exc:
+        raise InvalidValue("data", f"malformed {fn.key} result ({exc})") from exc
+
+
+def abi(*families: str) -> list[dict[str, Any]]:
+    """The JSON ABI of every function of the given families (e.g. ``"erc20"``, ``"weth"``).
+
+    >>> [entry["name"] for entry in abi("weth")]
+    ['deposit', 'withdraw']
+    """
+    return [
+        fn.abi()
+        for key, fn in FUNCTIONS.items()
+        if key.partition(".")[0] in families and key != "escrow.open"
+    ]

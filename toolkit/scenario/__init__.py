@@ -39,6 +39,8 @@ from toolkit.scenario.load import (
     scenario_path,
 )
 from toolkit.scenario.model import (
+    BASE_FEES,
+    BLOCK_TIMES,
     POOL_TYPES,
     Auth,
     Chain,
@@ -56,6 +58,8 @@ from toolkit.scenario.validate import check_tiers
 
 __all__ = [
     "API_KEY_ENV",
+    "BASE_FEES",
+    "BLOCK_TIMES",
     "POOL_TYPES",
     "SCENARIO_DIR",
     "SIGNER_KEY_ENV",

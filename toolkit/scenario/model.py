@@ -13,6 +13,10 @@ from decimal import Decimal
 from toolkit.scenario.secret import Secret
 
 __all__ = [
+    "BASE_FEES",
+    "BLOCK_TIMES",
+    "DEFAULT_BASE_FEE",
+    "DEFAULT_BLOCK_TIME",
     "POOL_TYPES",
     "Auth",
     "Chain",
@@ -34,6 +38,15 @@ POOL_TYPES: tuple[str, ...] = (
     "aave_long_term_v2",
 )
 
+#: Block time in seconds by chain id: Ethereum 12 s, Base and Optimism 2 s, Arbitrum 0.25 s.
+BLOCK_TIMES: dict[int, float] = {1: 12.0, 10: 2.0, 8453: 2.0, 42161: 0.25}
+#: The block time of a chain id missing from :data:`BLOCK_TIMES`.
+DEFAULT_BLOCK_TIME = 12.0
+#: Base fee in wei per gas by chain id (orders of magnitude seen on mainnet).
+BASE_FEES: dict[int, int] = {1: 5_000_000_000, 10: 1_000_000, 8453: 10_000_000, 42161: 10_000_000}
+#: The base fee of a chain id missing from :data:`BASE_FEES` (1 gwei).
+DEFAULT_BASE_FEE = 1_000_000_000
+
 
 @dataclass(frozen=True, slots=True)
 class FeeTier:
@@ -54,6 +67,9 @@ class Chain:
 
     ``confirmation_seconds`` is how long the filler waits for a deposit on this chain as the
     source; ``fill_seconds`` how long a fill takes with this chain as the destination.
+    ``block_time`` (seconds) and ``base_fee`` (wei per gas) drive the simulated chain behind
+    JSON-RPC (:mod:`toolkit.world.chain`); the parser fills them per chain id when the TOML
+    leaves them out (:data:`BLOCK_TIMES`, :data:`BASE_FEES`).
     """
 
     id: int
@@ -64,6 +80,8 @@ class Chain:
     escrow: str
     output_settler: str
     oracle: str
+    block_time: float = 12.0
+    base_fee: int = 1_000_000_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,10 @@ from typing import Any
 from toolkit.scenario.address import check_private_key, checksum
 from toolkit.scenario.errors import ScenarioError
 from toolkit.scenario.model import (
+    BASE_FEES,
+    BLOCK_TIMES,
+    DEFAULT_BASE_FEE,
+    DEFAULT_BLOCK_TIME,
     Auth,
     Chain,
     FeeTier,
@@ -110,6 +114,16 @@ def _decimal(value: object, path: str) -> Decimal:
     return result
 
 
+def _block_time(value: object, path: str) -> float:
+    """A block time in seconds: a positive finite number, at most one hour."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ScenarioError(path, "must be a number of seconds > 0")
+    seconds = float(value)
+    if not 0 < seconds <= 3600:
+        raise ScenarioError(path, "must be a number of seconds > 0 and <= 3600")
+    return seconds
+
+
 def _tiers(value: object, path: str) -> tuple[FeeTier, ...]:
     tiers = []
     for i, item in enumerate(_array(value, path)):
@@ -137,7 +151,7 @@ def _chains(doc: Mapping[str, Any], defaults: ContractDefaults | None) -> tuple[
             t,
             p,
             {"id", "name", "confirmation_seconds", "fill_seconds", "fill_cost_usd"},
-            set(_CONTRACTS),
+            {*_CONTRACTS, "block_time", "base_fee"},
         )
         chain_id = _int(t["id"], f"{p}.id", 1)
         fallback = defaults(chain_id) if defaults is not None else None
@@ -157,6 +171,13 @@ def _chains(doc: Mapping[str, Any], defaults: ContractDefaults | None) -> tuple[
                 fill_seconds=_int(t["fill_seconds"], f"{p}.fill_seconds"),
                 fill_cost_usd=_decimal(t["fill_cost_usd"], f"{p}.fill_cost_usd"),
                 **contracts,
+                block_time=_block_time(
+                    t.get("block_time", BLOCK_TIMES.get(chain_id, DEFAULT_BLOCK_TIME)),
+                    f"{p}.block_time",
+                ),
+                base_fee=_amount(
+                    t.get("base_fee", BASE_FEES.get(chain_id, DEFAULT_BASE_FEE)), f"{p}.base_fee"
+                ),
             )
         )
     return tuple(chains)

@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from starlette.routing import Route
 
 from toolkit.scenario import Scenario, load_scenario
-from toolkit.server import events, intents, liquidity, signature, sim
+from toolkit.server import events, intents, liquidity, rpc, signature, sim
 from toolkit.server.docs import SECURITY_SCHEMES
 from toolkit.server.errors import install_error_handlers
 from toolkit.server.service import Service
@@ -29,7 +29,8 @@ unknown `X-Auth-Token`, 404 is no capacity now (or an unknown path).
 
 Endpoints tagged **simulation** (`/sim/...`) are not part of the interface: they stand in for
 the chains (broadcasting the escrow transaction, filling, settling) so that a whole flow can run
-over HTTP.
+over HTTP; `POST /rpc/{chainId}` serves each simulated chain as standard Ethereum JSON-RPC
+(web3.py, ethers, viem), with the anvil/hardhat development namespace.
 """
 
 _TAGS: Final = [
@@ -95,9 +96,10 @@ def create_app(
     )
     app.state.service = service
     install_error_handlers(app)
-    for module in (intents, liquidity, signature, events, sim):
+    modules = (intents, liquidity, signature, events, sim, rpc)
+    for module in modules:
         app.include_router(module.router)
-    _dispatch_directly(app, [m.router for m in (intents, liquidity, signature, events, sim)])
+    _dispatch_directly(app, [m.router for m in modules])
     _add_security_schemes(app)
     return app
 

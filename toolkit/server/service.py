@@ -28,6 +28,7 @@ from toolkit.chain.registry import (
 from toolkit.engine import Engine
 from toolkit.scenario import Pool, Scenario
 from toolkit.world import World
+from toolkit.world.chain import Chains, Rpc
 
 __all__ = ["PROTOCOL", "Service", "registry_for"]
 
@@ -76,7 +77,12 @@ class _Nonces:
 
 class Service:
     """One embedded service: the engine, the simulated world on the same engine (the ``/sim``
-    surface), the scenario's registry, the clock, and the event-stream bookkeeping.
+    surface), the simulated chains behind JSON-RPC (``/rpc/{chainId}``), the scenario's
+    registry, the clock, and the event-stream bookkeeping.
+
+    ``offset`` (seconds) is added to the clock: the chains' development namespace
+    (``evm_increaseTime``, ``evm_mine``, ``evm_revert``) moves it, so every timer of the
+    service (reservations, the filler, the chains' blocks) moves with it.
 
     >>> from toolkit.scenario import load_scenario
     >>> service = Service(load_scenario("single-pool", env={}), clock=lambda: 100.0)
@@ -111,6 +117,7 @@ class Service:
         self.heartbeat = float(heartbeat)
         self.tick = float(tick)
         self._clock = clock
+        self.offset = 0.0
         self._nonces = _Nonces.for_scenario(scenario, seed)
         self._nonce_count = 0
         self._pools: dict[str, Pool] = {pool.id: pool for pool in scenario.pools}
@@ -118,12 +125,15 @@ class Service:
         self._waiters_lock = threading.Lock()
         self._closed = False
         self._open_streams = 0
+        self.chains = Chains(scenario, genesis=self.now())
+        self.rpc = Rpc(self.chains, self)
 
     # -- time and nonces ----------------------------------------------------------------------
 
     def now(self) -> float:
-        """The clock's time, never earlier than the engine's (a wall clock may step back)."""
-        now = float(self._clock())
+        """The clock's time plus the offset, never earlier than the engine's (a wall clock may
+        step back, and ``evm_revert`` may restore a smaller offset)."""
+        now = float(self._clock()) + self.offset
         if not math.isfinite(now):
             raise ValueError("clock: returned a non-finite time")
         engine_clock = self.engine.clock

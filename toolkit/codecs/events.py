@@ -1,0 +1,137 @@
+"""The one table of contract events the simulated chains emit, and their log codec.
+
+Keys are ``<family>.<Event>``; topic0 is the keccak of the canonical signature, so logs carry
+the real topics (``Transfer(address,address,uint256)`` is
+``0xddf252ad...``) and any client's ABI decodes them. Indexed parameters go into topics
+(addresses left-padded to 32 bytes), the others are ABI-encoded into ``data``.
+
+>>> EVENTS["erc20.Transfer"].topic0[:10]
+'0xddf252ad'
+>>> topics, data = encode_log("erc20.Transfer", "0x" + "11" * 20, "0x" + "22" * 20, 5)
+>>> decode_log(topics, data).args["value"]
+5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import eth_abi
+from eth_utils import keccak, to_checksum_address
+
+from toolkit.codecs import _abi
+from toolkit.codecs.errors import InvalidValue
+
+__all__ = ["EVENTS", "DecodedLog", "Event", "abi", "decode_log", "encode_log"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event: table key, name and parameters ``(type, name, indexed)``."""
+
+    key: str
+    name: str
+    params: tuple[tuple[str, str, bool], ...]
+
+    @property
+    def signature(self) -> str:
+        """The canonical signature, e.g. ``Transfer(address,address,uint256)``."""
+        return f"{self.name}({','.join(t for t, _, _ in self.params)})"
+
+    @property
+    def topic0(self) -> str:
+        """keccak of the signature as ``0x`` hex."""
+        return _abi.hexstr(keccak(text=self.signature))
+
+    def abi(self) -> dict[str, Any]:
+        """The event's JSON ABI entry."""
+        return {
+            "type": "event",
+            "name": self.name,
+            "anonymous": False,
+            "inputs": [{"name": n, "type": t, "indexed": i} for t, n, i in self.params],
+        }
+
+
+def _event(key: str, declaration: str) -> Event:
+    name, _, rest = declaration.partition("(")
+    params = []
+    for part in filter(None, (p.strip() for p in rest.rstrip(")").split(","))):
+        words = part.split()
+        params.append((words[0], words[-1], "indexed" in words))
+    return Event(key, name, tuple(params))
+
+
+_DECLARATIONS = {
+    "erc20.Transfer": "Transfer(address indexed from,address indexed to,uint256 value)",
+    "erc20.Approval": "Approval(address indexed owner,address indexed spender,uint256 value)",
+    "weth.Deposit": "Deposit(address indexed dst,uint256 wad)",
+    "weth.Withdrawal": "Withdrawal(address indexed src,uint256 wad)",
+}
+
+EVENTS: Mapping[str, Event] = MappingProxyType(
+    {key: _event(key, decl) for key, decl in _DECLARATIONS.items()}
+)
+"""Every known event by key."""
+
+_BY_TOPIC = {event.topic0: event for event in EVENTS.values()}
+
+
+@dataclass(frozen=True)
+class DecodedLog:
+    """A decoded log: the event's key and its arguments by name (addresses checksummed)."""
+
+    event: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+def _word(type_: str, value: Any) -> str:
+    return _abi.hexstr(eth_abi.encode([type_], [value]))
+
+
+def encode_log(event: str, *args: Any) -> tuple[tuple[str, ...], str]:
+    """The topics and data of an event emitted with ``args`` (declaration order)."""
+    spec = EVENTS.get(event) if isinstance(event, str) else None
+    if spec is None:
+        raise InvalidValue("event", f"unknown event {event!r}; known: {', '.join(EVENTS)}")
+    if len(args) != len(spec.params):
+        raise InvalidValue("args", f"{event} takes {len(spec.params)} arguments, got {len(args)}")
+    topics = [spec.topic0]
+    types, values = [], []
+    for (type_, _, indexed), value in zip(spec.params, args, strict=True):
+        if indexed:
+            topics.append(_word(type_, value))
+        else:
+            types.append(type_)
+            values.append(value)
+    return tuple(topics), _abi.hexstr(eth_abi.encode(types, values))
+
+
+def decode_log(topics: Sequence[str], data: str | bytes) -> DecodedLog:
+    """Decode a log of a known event from its topics and data."""
+    if not topics or topics[0] not in _BY_TOPIC:
+        raise InvalidValue("topics", "topic0 is not a known event")
+    spec = _BY_TOPIC[topics[0]]
+    indexed = [p for p in spec.params if p[2]]
+    if len(topics) != 1 + len(indexed):
+        raise InvalidValue("topics", f"{spec.key} has {len(indexed)} indexed parameters")
+    plain = [p for p in spec.params if not p[2]]
+    body = eth_abi.decode([t for t, _, _ in plain], _abi.data(data, "data"))
+    values: dict[str, Any] = {}
+    for (type_, name, _), topic in zip(indexed, topics[1:], strict=True):
+        (values[name],) = eth_abi.decode([type_], bytes.fromhex(topic[2:]))
+    for (_, name, _), value in zip(plain, body, strict=True):
+        values[name] = value
+    args = {
+        name: str(to_checksum_address(values[name])) if type_ == "address" else values[name]
+        for type_, name, _ in spec.params
+    }
+    return DecodedLog(spec.key, args)
+
+
+def abi(*families: str) -> list[dict[str, Any]]:
+    """The JSON ABI entries of every event of the given families (``"erc20"``, ``"weth"``)."""
+    return [e.abi() for key, e in EVENTS.items() if key.partition(".")[0] in families]

@@ -1,0 +1,47 @@
+"""``POST /rpc/{chainId}``: standard Ethereum JSON-RPC 2.0 for each simulated chain.
+
+Not part of the service interface (OpenAPI tag ``simulation``): the chains of the scenario as
+geth-like nodes, so that web3.py, ethers or viem can read balances, send signed transactions
+and read receipts and logs. The body is a JSON-RPC request or a batch; the answer is always
+HTTP 200 with the JSON-RPC response (errors inside it), or 204 when the body held only
+notifications. The dispatcher is :class:`toolkit.world.chain.Rpc`; it reads the service's
+clock, and its development namespace (``evm_increaseTime``, ``evm_snapshot``, ...) moves the
+service's clock offset. A chain id the scenario does not have is a 404.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toolkit.server.errors import ApiError
+from toolkit.server.params import service_of
+
+__all__ = ["MAX_RPC_BODY_BYTES", "router"]
+
+router = APIRouter(tags=["simulation"])
+
+#: Bodies larger than this are refused (a batch of a thousand calls fits).
+MAX_RPC_BODY_BYTES = 4 * 1024 * 1024
+
+
+@router.post(
+    "/rpc/{chainId}",
+    summary="Ethereum JSON-RPC 2.0 of a simulated chain (simulation)",
+    response_description="A JSON-RPC response or batch of responses",
+)
+async def rpc(request: Request) -> Response:
+    service = service_of(request)
+    text = request.path_params["chainId"]
+    chain_id = int(text) if text.isascii() and text.isdigit() and len(text) < 20 else None
+    if chain_id is None or chain_id not in service.chains.ledgers:
+        raise ApiError(404, f"chainId: the scenario has no chain {text}")
+    body = await request.body()
+    if len(body) > MAX_RPC_BODY_BYTES:
+        raise ApiError.bad("body", f"must be at most {MAX_RPC_BODY_BYTES} bytes")
+    answer = service.rpc.handle_bytes(chain_id, body)
+    if answer is None:
+        return Response(status_code=204)
+    service.notify()
+    return Response(answer, media_type="application/json")

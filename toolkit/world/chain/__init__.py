@@ -1,0 +1,57 @@
+"""Simulated EVM chains behind standard Ethereum JSON-RPC (pure: time is passed in).
+
+- :mod:`.ledger`: :class:`Ledger`, one chain's accounts, contracts, pool and lazily produced
+  blocks on the chain's slot grid (block time per scenario chain).
+- :mod:`.contracts`: contracts as Python objects dispatched by selector through the ABI table
+  (:class:`ERC20`, :class:`WETH`); :func:`register` is the seam for more contract classes.
+- :mod:`.gas`: the gas model (one table of execution gas per function) and EIP-1559 fees.
+- :mod:`.chains`: :class:`Chains`, every scenario chain with funded development accounts
+  (:mod:`.accounts`), impersonation and snapshots.
+- :mod:`.rpc`: :class:`Rpc`, the JSON-RPC 2.0 dispatcher (eth, net, web3 and the
+  anvil/hardhat development namespace).
+
+>>> from toolkit.scenario import load_scenario
+>>> clock = OffsetClock(lambda: 1_760_000_000.0)
+>>> rpc = Rpc(Chains(load_scenario("default", env={}), genesis=clock.now()), clock)
+>>> rpc.handle(1, {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber"})["result"]
+'0x0'
+"""
+
+from toolkit.world.chain.accounts import DevAccount, dev_accounts
+from toolkit.world.chain.chains import Chains
+from toolkit.world.chain.contracts import (
+    CONTRACT_CLASSES,
+    ERC20,
+    WETH,
+    Contract,
+    Execution,
+    Message,
+    Revert,
+    register,
+)
+from toolkit.world.chain.ledger import Block, Ledger, Log, Receipt, Rejected, Tx
+from toolkit.world.chain.rpc import DevClock, OffsetClock, Rpc, RpcError
+
+__all__ = [
+    "CONTRACT_CLASSES",
+    "ERC20",
+    "WETH",
+    "Block",
+    "Chains",
+    "Contract",
+    "DevAccount",
+    "DevClock",
+    "Execution",
+    "Ledger",
+    "Log",
+    "Message",
+    "OffsetClock",
+    "Receipt",
+    "Rejected",
+    "Revert",
+    "Rpc",
+    "RpcError",
+    "Tx",
+    "dev_accounts",
+    "register",
+]
