@@ -10,14 +10,14 @@ from web3 import Web3
 from web3.exceptions import ContractLogicError, TransactionNotFound, Web3RPCError
 
 from toolkit.client import EmbeddedService, chain_provider
+from toolkit.clock import VirtualClock
 from toolkit.codecs import events, functions
-from toolkit.testing.clock import VirtualClock
 from toolkit.world.chain.accounts import NATIVE_FUNDING, dev_accounts
 
 from .conftest import USDC, WETH_BASE
 
 BOB = Web3.to_checksum_address("0x" + "b0" * 20)
-ABI = functions.abi("erc20", "weth") + events.abi("erc20", "weth")
+ABI = functions.json_abi("erc20", "weth") + events.json_abi("erc20", "weth")
 
 
 @pytest.fixture

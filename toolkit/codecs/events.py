@@ -22,10 +22,10 @@ from typing import Any
 import eth_abi
 from eth_utils import keccak, to_checksum_address
 
-from toolkit.codecs import _abi
+from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
 
-__all__ = ["EVENTS", "DecodedLog", "Event", "abi", "decode_log", "encode_log"]
+__all__ = ["EVENTS", "DecodedLog", "Event", "decode_log", "encode_log", "json_abi"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Event:
     @property
     def topic0(self) -> str:
         """keccak of the signature as ``0x`` hex."""
-        return _abi.hexstr(keccak(text=self.signature))
+        return abi.hexstr(keccak(text=self.signature))
 
     def abi(self) -> dict[str, Any]:
         """The event's JSON ABI entry."""
@@ -89,7 +89,7 @@ class DecodedLog:
 
 
 def _word(type_: str, value: Any) -> str:
-    return _abi.hexstr(eth_abi.encode([type_], [value]))
+    return abi.hexstr(eth_abi.encode([type_], [value]))
 
 
 def encode_log(event: str, *args: Any) -> tuple[tuple[str, ...], str]:
@@ -107,7 +107,7 @@ def encode_log(event: str, *args: Any) -> tuple[tuple[str, ...], str]:
         else:
             types.append(type_)
             values.append(value)
-    return tuple(topics), _abi.hexstr(eth_abi.encode(types, values))
+    return tuple(topics), abi.hexstr(eth_abi.encode(types, values))
 
 
 def decode_log(topics: Sequence[str], data: str | bytes) -> DecodedLog:
@@ -119,7 +119,7 @@ def decode_log(topics: Sequence[str], data: str | bytes) -> DecodedLog:
     if len(topics) != 1 + len(indexed):
         raise InvalidValue("topics", f"{spec.key} has {len(indexed)} indexed parameters")
     plain = [p for p in spec.params if not p[2]]
-    body = eth_abi.decode([t for t, _, _ in plain], _abi.data(data, "data"))
+    body = eth_abi.decode([t for t, _, _ in plain], abi.data(data, "data"))
     values: dict[str, Any] = {}
     for (type_, name, _), topic in zip(indexed, topics[1:], strict=True):
         (values[name],) = eth_abi.decode([type_], bytes.fromhex(topic[2:]))
@@ -132,6 +132,6 @@ def decode_log(topics: Sequence[str], data: str | bytes) -> DecodedLog:
     return DecodedLog(spec.key, args)
 
 
-def abi(*families: str) -> list[dict[str, Any]]:
+def json_abi(*families: str) -> list[dict[str, Any]]:
     """The JSON ABI entries of every event of the given families (``"erc20"``, ``"weth"``)."""
     return [e.abi() for key, e in EVENTS.items() if key.partition(".")[0] in families]

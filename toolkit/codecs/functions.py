@@ -41,11 +41,11 @@ __all__ = [
     "SIGNATURES",
     "DecodedCall",
     "Function",
-    "abi",
     "decode_call",
     "decode_result",
     "encode_call",
     "encode_result",
+    "json_abi",
 ]
 
 _PARAM_RE = re.compile(
@@ -277,17 +277,17 @@ def decode_result(function: str, data: str | bytes) -> tuple[Any, ...]:
     ('USDC',)
     """
     fn = _lookup(function)
-    raw = _abi.data(data, "data")
+    raw = abi.data(data, "data")
     try:
         return tuple(eth_abi.decode(list(fn.outputs), raw))
     except (DecodingError, InsufficientDataBytes, OverflowError, ValueError) as exc:
         raise InvalidValue("data", f"malformed {fn.key} result ({exc})") from exc
 
 
-def abi(*families: str) -> list[dict[str, Any]]:
+def json_abi(*families: str) -> list[dict[str, Any]]:
     """The JSON ABI of every function of the given families (e.g. ``"erc20"``, ``"weth"``).
 
-    >>> [entry["name"] for entry in abi("weth")]
+    >>> [entry["name"] for entry in json_abi("weth")]
     ['deposit', 'withdraw']
     """
     return [
