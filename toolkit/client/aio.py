@@ -11,7 +11,6 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 import httpx
-from httpx_aiohttp import AiohttpTransport
 
 from toolkit.client import intents, liquidity
 from toolkit.client import operations as ops
@@ -25,6 +24,7 @@ from toolkit.client.core import (
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import InvalidResponse, ServiceError
 from toolkit.client.events import StreamEvent
+from toolkit.client.network import NetworkTransport
 from toolkit.client.retry import RetryPolicy
 from toolkit.client.session import SSE_HEADERS, CallSession, StreamSession
 from toolkit.client.sse import EventStreamDecoder
@@ -104,7 +104,7 @@ class AsyncServiceClient(ClientSettings):
             elif transport is None:
                 # aiohttp's connection pool under the httpx API: httpcore's stalls when many
                 # tasks share a client (encode/httpx#3215); bench/bench_client.py measures it.
-                transport = AiohttpTransport()
+                transport = NetworkTransport()
             self._http = httpx.AsyncClient(
                 base_url=target.base_url, transport=transport, timeout=self._core.timeout
             )
