@@ -14,7 +14,9 @@ import httpx
 import pytest
 
 from toolkit.cli import serve as command
+from toolkit.scenario import load_scenario
 from toolkit.server.loopback import bind_socket
+from toolkit.world.chain import dev_accounts
 
 SERVE = [sys.executable, "-m", "toolkit", "serve"]
 Started = tuple[subprocess.Popen[str], str, list[str]]
@@ -87,6 +89,14 @@ def test_serve_prints_the_simulation_key_and_stops_on_ctrl_c(serve: Serve) -> No
     assert url.startswith("http://127.0.0.1:")
     assert "X-Auth-Token: demo-key (the scenario's simulation key)" in lines[1]
     assert httpx.get(url + "/health", timeout=5).json() == {"status": "ok"}
+    # every chain's JSON-RPC URL answers, and the first development accounts are shown
+    rpc_lines = [line for line in lines if "/rpc/" in line]
+    assert len(rpc_lines) == len(load_scenario("default", env={}).chains)
+    base_rpc = next(line for line in rpc_lines if "/rpc/8453" in line).split()[1]
+    answer = httpx.post(base_rpc, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId"})
+    assert answer.json()["result"] == hex(8453)
+    first = dev_accounts(load_scenario("default", env={}))[0]
+    assert f"(0) {first.address}  key {first.key.reveal()}" in lines
     events = httpx.Client(timeout=5).send(
         httpx.Request(
             "GET",

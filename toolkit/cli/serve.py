@@ -7,8 +7,12 @@ import os
 import signal
 import sys
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from toolkit.cli.argtypes import integer, real
+
+if TYPE_CHECKING:
+    from toolkit.scenario import Scenario
 
 __all__ = ["add_arguments", "run"]
 
@@ -47,6 +51,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def print_chains(scenario: Scenario, base_url: str, shown: int = 3) -> None:
+    """The JSON-RPC URL of every simulated chain and the first development accounts with their
+    keys, as anvil prints them (public test keys, derived from the scenario's name)."""
+    from toolkit.world.chain import dev_accounts
+
+    print("JSON-RPC, one URL per chain (no key needed):")
+    for chain in scenario.chains:
+        print(f"  {chain.name:<10} {base_url}/rpc/{chain.id:<8} block time {chain.block_time:g} s")
+    accounts = dev_accounts(scenario)
+    print(
+        f"Development accounts ({len(accounts)}, each funded on every chain; eth_accounts lists "
+        "them and they send without signing; public test keys: never fund them elsewhere):"
+    )
+    for i, account in enumerate(accounts[:shown]):
+        print(f"  ({i}) {account.address}  key {account.key.reveal()}")
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
@@ -79,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         keys = ", ".join(key.reveal() for key in scenario.auth.api_keys)
         print(f"Authenticate with header X-Auth-Token: {keys} (the scenario's simulation key)")
+    print_chains(scenario, f"http://{shown}:{port}")
     print("Press Ctrl-C to stop.", flush=True)
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal it caught;
     # both then end here as a clean stop instead of a traceback or a kill by SIGTERM.
