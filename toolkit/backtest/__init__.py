@@ -13,6 +13,8 @@ What would a change of pool size, fee tiers or reservation windows have done to 
 - :func:`replay_credit` runs a credit book (:func:`generate_book`) over days of price paths:
   draws, repayments, overdue interest, exact liquidations, bad debt; :func:`credit_sweep` runs it
   over LTV and bonus settings through the same executors.
+- :func:`griefing` measures a quote-only bot (:func:`attack_flow`): the capacity it holds, the
+  404s honest users see, and what per-key rate limits or shorter quote windows buy back.
 
 Everything here is pure: time is virtual and randomness comes from the ``seed`` arguments, so
 a backtest gives identical frames on every run and machine.
@@ -48,6 +50,7 @@ from toolkit.backtest.flow import (
     generate_flow,
     poisson_arrivals,
 )
+from toolkit.backtest.griefing import attack_flow, griefing
 from toolkit.backtest.loop import OUTCOMES
 from toolkit.backtest.replay import replay
 from toolkit.backtest.result import BacktestResult
@@ -75,11 +78,13 @@ __all__ = [
     "SizeModel",
     "Uniform",
     "apply_overrides",
+    "attack_flow",
     "check_flow",
     "credit_sweep",
     "default_sizes",
     "generate_book",
     "generate_flow",
+    "griefing",
     "poisson_arrivals",
     "replay",
     "replay_credit",
