@@ -83,3 +83,18 @@ def test_overrides_build_valid_variants() -> None:
     assert [t.fee_bps for t in v.routes[0].fee_tiers] == [8, 5]
     assert v.windows.order_seconds == 90 and v.windows.quote_seconds == 15
     assert apply_overrides(s, None) is s and apply_overrides(s, {}) is s
+
+
+def test_a_sweep_on_a_local_dask_cluster_matches_the_single_process_run() -> None:
+    from distributed import Client, LocalCluster
+
+    flow = generate_flow("single-pool", hours=0.3, rate=1.0, seed=5)
+    grid = {"pool_scale": [0.5, 1.0, 2.0]}
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        on_dask = sweep(flow, "single-pool", grid, executor=client.get_executor())
+    with ThreadPoolExecutor(1) as pool:
+        local = sweep(flow, "single-pool", grid, executor=pool)
+    assert_frame_equal(on_dask, local)

@@ -44,3 +44,27 @@ def test_command_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> No
     assert "no scenario named 'nowhere'" in capsys.readouterr().err
     assert main(["backtest", "--rate", "0", "--hours", "0.1"]) == 2
     assert "the flow has no requests" in capsys.readouterr().err
+
+
+def test_a_sweep_prints_one_row_per_point(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["backtest", "--scenario", "single-pool", "--hours", "0.2", "--sweep",
+            "pool_scale=0.5,2", "--sweep", "quote_seconds=15,60", "--workers", "1"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("│ ") and "┆" in line]
+    assert len(rows) == 3 + 4  # the header (names, rule, dtypes) and four points
+    assert "pool_scale" in rows[0] and "rfq_404_rate" in rows[0]
+
+
+def test_sweep_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["backtest", "--sweep", "pool_scale"])
+    assert info.value.code == 2
+    assert (
+        "--sweep: must be KEY=V1,V2,... with numbers, got 'pool_scale'" in capsys.readouterr().err
+    )
+    assert main(["backtest", "--hours", "0.1", "--workers", "2"]) == 2
+    assert "--workers/--scheduler need --sweep" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["backtest", "--sweep", "pool_scale=1", "--workers", "2", "--scheduler", "tcp://x:1"])
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -41,6 +41,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db", default=None, metavar="PATH", help="also write the result to this DuckDB file"
     )
+    sweeping = parser.add_argument_group(
+        "sweeps", "replay the same flow over a grid of scenario variants, one row per point"
+    )
+    sweeping.add_argument(
+        "--sweep",
+        type=grid_axis,
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="a grid axis, e.g. pool_scale=0.5,1,2 or quote_seconds=15,60 (repeatable)",
+    )
+    where = sweeping.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=integer(minimum=1),
+        default=None,
+        help="run the sweep on a local Dask cluster of this many worker processes",
+    )
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the sweep on an existing Dask cluster (e.g. tcp://host:8786)",
+    )
+
+
+def grid_axis(text: str) -> tuple[str, list[float]]:
+    """An argparse type for ``KEY=V1,V2,...``: the key and its values as numbers (whole
+    numbers stay integers: windows are whole seconds).
+
+    >>> grid_axis("pool_scale=0.5,1,2")
+    ('pool_scale', [0.5, 1, 2])
+    """
+    key, sep, values = text.partition("=")
+    try:
+        numbers: list[float] = [
+            int(v) if v.strip().lstrip("-").isdigit() else float(v) for v in values.split(",")
+        ]
+    except ValueError:
+        numbers = []
+    if not sep or not key or not numbers:
+        raise argparse.ArgumentTypeError(f"must be KEY=V1,V2,... with numbers, got {text!r}")
+    return key, numbers
 
 
 def _units(amount: int, decimals: int) -> str:
@@ -83,17 +126,23 @@ def format_summary(summary: dict[str, Any], decimals: dict[str, int]) -> str:
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Generate the flow, replay it, print the summary and optionally store it; 0 on success."""
+    """Generate the flow, replay it (or sweep it), print the summary and optionally store it;
+    0 on success."""
     stream = sys.stdout if out is None else out
     from toolkit.backtest import RetryPolicy, generate_flow, replay
     from toolkit.scenario import load_scenario
 
+    if (args.workers or args.scheduler) and not args.sweep:
+        print("toolkit backtest: error: --workers/--scheduler need --sweep", file=sys.stderr)
+        return 2
     try:
         scenario = load_scenario(args.scenario, env={})
         flow = generate_flow(scenario, hours=args.hours, rate=args.rate, seed=args.seed)
         if flow.height == 0:
             raise ValueError("rate: the flow has no requests; raise --rate or --hours")
         retry = RetryPolicy(capacity_retries=args.retries) if args.retries else None
+        if args.sweep:
+            return _sweep(args, flow, scenario, retry, stream)
         result = replay(flow, scenario, seed=args.seed, retry=retry)
     except ValueError as exc:
         print(f"toolkit backtest: error: {exc}", file=sys.stderr)
@@ -110,4 +159,35 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             print(f"toolkit backtest: error: {exc}", file=sys.stderr)
             return 1
         print(f"\nwritten to {args.db} as run {run_id}", file=stream)
+    return 0
+
+
+def _sweep(args: argparse.Namespace, flow: Any, scenario: Any, retry: Any, stream: TextIO) -> int:
+    """Run the sweep in this process's pool, on a local Dask cluster or on a given one."""
+    import polars as pl
+
+    from toolkit.backtest import sweep
+
+    grid = dict(args.sweep)
+    if args.workers is None and args.scheduler is None:
+        table = sweep(flow, scenario, grid, seed=args.seed, retry=retry)
+    else:
+        from distributed import Client, LocalCluster
+
+        if args.scheduler is not None:
+            with Client(args.scheduler) as client:
+                table = sweep(flow, scenario, grid, seed=args.seed, retry=retry,
+                              executor=client.get_executor())  # fmt: skip
+        else:
+            with (
+                LocalCluster(
+                    n_workers=args.workers, threads_per_worker=1, dashboard_address=None
+                ) as cluster,
+                Client(cluster) as client,
+            ):
+                table = sweep(flow, scenario, grid, seed=args.seed, retry=retry,
+                              executor=client.get_executor())  # fmt: skip
+    columns = [*grid, "requests", "filled", "no_capacity", "rfq_404_rate", "peak_utilization"]
+    with pl.Config(tbl_rows=len(table), tbl_hide_dataframe_shape=True):
+        print(table.select(columns), file=stream)
     return 0
