@@ -13,6 +13,8 @@ What would a change of pool size, fee tiers or reservation windows have done to 
 - :func:`replay_credit` runs a credit book (:func:`generate_book`) over days of price paths:
   draws, repayments, overdue interest, exact liquidations, bad debt; :func:`credit_sweep` runs it
   over LTV and bonus settings through the same executors.
+- :func:`sweep_seeds` sweeps a fresh flow per seed and :func:`bands` reports each metric's mean
+  with a Student-t confidence interval: seeds, not a seed.
 - :func:`griefing` measures a quote-only bot (:func:`attack_flow`): the capacity it holds, the
   404s honest users see, and what per-key rate limits or shorter quote windows buy back.
 
@@ -55,6 +57,7 @@ from toolkit.backtest.loop import OUTCOMES
 from toolkit.backtest.replay import replay
 from toolkit.backtest.result import BacktestResult
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
+from toolkit.backtest.seeds import bands, sweep_seeds
 from toolkit.backtest.sweep import sweep
 from toolkit.backtest.validate import REQUIRED_COLUMNS, check_flow
 from toolkit.resources import RetryPolicy
@@ -79,6 +82,7 @@ __all__ = [
     "Uniform",
     "apply_overrides",
     "attack_flow",
+    "bands",
     "check_flow",
     "credit_sweep",
     "default_sizes",
@@ -89,4 +93,5 @@ __all__ = [
     "replay",
     "replay_credit",
     "sweep",
+    "sweep_seeds",
 ]
