@@ -13,6 +13,8 @@ What would a change of pool size, fee tiers or reservation windows have done to 
 - :func:`replay_credit` runs a credit book (:func:`generate_book`) over days of price paths:
   draws, repayments, overdue interest, exact liquidations, bad debt; :func:`credit_sweep` runs it
   over LTV and bonus settings through the same executors.
+- :func:`calibrate` builds a scenario and a flow model from what the collectors stored, so a
+  backtest asks its what-if questions of real observations.
 - :func:`sweep_seeds` sweeps a fresh flow per seed and :func:`bands` reports each metric's mean
   with a Student-t confidence interval: seeds, not a seed.
 - :func:`griefing` measures a quote-only bot (:func:`attack_flow`): the capacity it holds, the
@@ -28,6 +30,7 @@ a backtest gives identical frames on every run and machine.
 (True, 0)
 """
 
+from toolkit.backtest.calibrate import Calibration, calibrate
 from toolkit.backtest.credit import (
     Book,
     CreditBehaviour,
@@ -70,6 +73,7 @@ __all__ = [
     "REQUIRED_COLUMNS",
     "BacktestResult",
     "Book",
+    "Calibration",
     "Constant",
     "CreditBehaviour",
     "CreditResult",
@@ -83,6 +87,7 @@ __all__ = [
     "apply_overrides",
     "attack_flow",
     "bands",
+    "calibrate",
     "check_flow",
     "credit_sweep",
     "default_sizes",

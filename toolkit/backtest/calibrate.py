@@ -1,0 +1,123 @@
+"""Calibration: a scenario and a flow model built from what the collectors stored, so a backtest
+can ask what-if questions of real observations.
+
+From a store: pool balances from ``pool_snapshots`` (the largest available amount seen per
+pool: a snapshot shows what is free, and an idle pool is all free), fee tiers from the latest
+``fee_tiers`` snapshot of each route, and the flow from ``rfq_observations`` (first attempts
+only): the arrival rate, the mix of routes, and a log-normal size model per token fitted to the
+amounts (median and log-space spread). Everything else (chains, windows, pricing, keys) comes
+from the ``base`` scenario, whose pools and routes the observations replace where they have
+them.
+
+(It lives in :mod:`toolkit.backtest`, not :mod:`toolkit.scenario`: the scenario package stays
+free of DuckDB, and a calibration exists to feed a backtest.)
+
+>>> from toolkit.client import ServiceClient
+>>> from toolkit.clock import VirtualClock
+>>> from toolkit.collect import RfqSweep, Snapshot
+>>> from toolkit.store import Store
+>>> with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
+...     _ = Snapshot(client, store, progress=False).run()
+...     _ = RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
+...     fitted = calibrate(store, "default")
+>>> fitted.scenario.name, fitted.rate > 0, sorted(fitted.sizes)
+('default-calibrated', True, ['USDC', 'WETH'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import polars as pl
+
+from toolkit.arguments import number, whole
+from toolkit.backtest.distributions import LogNormal, SizeModel
+from toolkit.backtest.flow import generate_flow
+from toolkit.scenario import FeeTier, Pool, Route, Scenario, load_scenario
+from toolkit.store import Store, StoreError
+
+__all__ = ["Calibration", "calibrate"]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A calibrated ``scenario`` and the observed flow: ``rate`` (first RFQ attempts per
+    second), ``routes`` (weights by ``(src, dst, token)``) and ``sizes`` (per token)."""
+
+    scenario: Scenario
+    rate: float
+    routes: Mapping[tuple[int, int, str], float]
+    sizes: Mapping[str, SizeModel]
+
+    def flow(self, *, hours: float, seed: int = 0) -> pl.DataFrame:
+        """A flow of the observed rate, route mix and sizes on the calibrated scenario."""
+        return generate_flow(
+            self.scenario,
+            hours=number(hours, "hours", above=0),
+            rate=self.rate,
+            seed=whole(seed, "seed", minimum=0),
+            profile=None,
+            routes=dict(self.routes),
+            sizes=dict(self.sizes),
+        )
+
+
+def calibrate(store: Store, base: Scenario | str = "default") -> Calibration:
+    """Calibrate ``base`` on the observations in ``store`` (module docstring)."""
+    scenario = load_scenario(base, env={})
+    observed = store.table("rfq_observations").filter(pl.col("retry") == 0)
+    if observed.height < 2:
+        raise StoreError("rfq_observations: need at least two first attempts to calibrate on")
+    pools = _pools(store.table("pool_snapshots"), scenario)
+    routes = _routes(store.table("fee_tiers"), scenario)
+    calibrated = dataclasses.replace(
+        scenario, name=f"{scenario.name}-calibrated", pools=pools, routes=routes
+    )
+    span = observed.select(
+        (pl.col("observed_at").max() - pl.col("observed_at").min()).dt.total_microseconds()
+    ).item()
+    seconds = max(1.0, span / 1e6)
+    onboarded = {(r.src, r.dst, r.token) for r in calibrated.routes}
+    mix = observed.group_by("src_chain", "dst_chain", "token").len()
+    weights = {
+        (int(s), int(d), str(t)): float(n)
+        for s, d, t, n in mix.iter_rows()
+        if (int(s), int(d), str(t)) in onboarded
+    }
+    sizes: dict[str, SizeModel] = {}
+    for (token,), part in observed.group_by("token"):
+        logs = part.select(pl.col("amount").cast(pl.Float64).log().alias("x"))
+        sigma = float(logs.select(pl.col("x").std()).item() or 0.0) if part.height > 1 else 0.0
+        median = int(math.exp(float(logs.select(pl.col("x").median()).item())))
+        sizes[str(token)] = LogNormal(median=max(1, median), sigma=sigma)
+    return Calibration(calibrated, observed.height / seconds, weights, sizes)
+
+
+def _pools(snapshots: pl.DataFrame, scenario: Scenario) -> tuple[Pool, ...]:
+    seen = snapshots.group_by("chain", "token", "pool_type").agg(pl.col("balance").max())
+    largest = {(int(c), str(t), str(k)): int(b) for c, t, k, b in seen.iter_rows()}
+    return tuple(
+        dataclasses.replace(p, balance=max(1, largest.get((p.chain, p.token, p.type), p.balance)))
+        for p in scenario.pools
+    )
+
+
+def _routes(tiers: pl.DataFrame, scenario: Scenario) -> tuple[Route, ...]:
+    if tiers.height == 0:
+        return scenario.routes
+    latest = tiers.filter(
+        pl.col("observed_at") == pl.col("observed_at").max().over("src_chain", "dst_chain", "token")
+    ).sort("tier")
+    observed: dict[tuple[int, int, str], tuple[FeeTier, ...]] = {}
+    for (src, dst, token), part in latest.group_by("src_chain", "dst_chain", "token"):
+        observed[(int(str(src)), int(str(dst)), str(token))] = tuple(
+            FeeTier(round(float(f)), int(lo), int(hi))
+            for f, lo, hi in part.select("fee_bps", "min_amount", "max_amount").iter_rows()
+        )
+    return tuple(
+        dataclasses.replace(r, fee_tiers=observed.get((r.src, r.dst, r.token), r.fee_tiers))
+        for r in scenario.routes
+    )
