@@ -33,6 +33,8 @@ unit: $(STAMP)
 	$(BIN)/pytest -n 2 -p tests.doctest_namespace --doctest-modules toolkit
 
 # Regression notebooks are checked strictly (twice: identical output on every run); the others lax.
+# Progress bars are not results: TQDM_DISABLE=1 hides every tqdm bar while nbval runs.
+notebooks: export TQDM_DISABLE := 1
 notebooks: $(STAMP)
 	$(BIN)/pytest -p no:randomly --nbval notebooks/regression --nbval-sanitize-with notebooks/sanitize.cfg
 	$(BIN)/pytest -p no:randomly --nbval notebooks/regression --nbval-sanitize-with notebooks/sanitize.cfg

@@ -6,6 +6,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 from toolkit.backtest import Fixed, apply_overrides, generate_flow, sweep
@@ -98,3 +99,15 @@ def test_a_sweep_on_a_local_dask_cluster_matches_the_single_process_run() -> Non
     with ThreadPoolExecutor(1) as pool:
         local = sweep(flow, "single-pool", grid, executor=pool)
     assert_frame_equal(on_dask, local)
+
+
+def test_a_sweep_shows_a_progress_bar_unless_told_not_to(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    flow = generate_flow("single-pool", hours=0.05, rate=1.0, seed=1)
+    with ThreadPoolExecutor(1) as pool:
+        sweep(flow, "single-pool", {"pool_scale": [1.0, 2.0]}, executor=pool)
+        assert "sweep" in capsys.readouterr().err
+        sweep(flow, "single-pool", {"pool_scale": [1.0, 2.0]}, executor=pool, progress=False)
+        assert capsys.readouterr().err == ""

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from tqdm.auto import tqdm
 
 from toolkit.arguments import ArgumentError, fraction, number, whole
 from toolkit.credit import BPS, DAY, DEFAULT_RULES, ProductRules, liquidation
@@ -159,10 +160,12 @@ def replay_credit(
     behaviour: CreditBehaviour = CreditBehaviour(),
     rules: ProductRules = DEFAULT_RULES,
     shocks: Mapping[int, Mapping[str, float]] | None = None,
+    progress: bool = True,
 ) -> CreditResult:
     """Run ``book`` for ``days`` daily steps (module docstring); the same seed gives the same
     prices, spends and repayments, whatever the rules (common random numbers for sweeps).
 
+    A progress bar counts the days (``progress=False`` or ``TQDM_DISABLE=1`` hides it).
     ``shocks`` adds deterministic price moves on top of the paths: ``{10: {"yobtc": -0.5}}``
     halves the BTC vault's price on day 10 (a crash to stress a setting with).
     """
@@ -191,7 +194,7 @@ def replay_credit(
     prices = book.prices.copy()
     rows = []
     totals = {"fees": 0.0, "interest": 0.0, "liquidations": 0, "bonus": 0.0, "bad_debt": 0.0}
-    for day in range(days):
+    for day in tqdm(range(days), desc="credit book", unit="day", disable=not progress, leave=False):
         step = correlated_prices(
             prices, book.vols, book.correlation, horizon_days=1.0, n_scenarios=1, rng=rng
         )
@@ -286,7 +289,9 @@ def _credit_point(
     shocks: Mapping[int, Mapping[str, float]] | None,
 ) -> dict[str, Any]:
     rules = scaled_rules(DEFAULT_RULES, **point)
-    run = replay_credit(book, days=days, seed=seed, behaviour=behaviour, rules=rules, shocks=shocks)
+    run = replay_credit(
+        book, days=days, seed=seed, behaviour=behaviour, rules=rules, shocks=shocks, progress=False
+    )
     return run.summary
 
 

@@ -55,6 +55,7 @@ def sweep_seeds(
     hours: float = 24.0,
     rate: float = 1.0,
     executor: Executor | None = None,
+    progress: bool = True,
 ) -> pl.DataFrame:
     """:func:`toolkit.backtest.sweep` of a freshly generated flow per seed; one row per seed
     and grid point, with a ``seed`` column first."""
@@ -65,7 +66,7 @@ def sweep_seeds(
     frames = []
     for seed in seeds:
         flow = generate_flow(s, hours=hours, rate=rate, seed=whole(seed, "seed", minimum=0))
-        table = sweep(flow, s, grid, seed=seed, executor=executor)
+        table = sweep(flow, s, grid, seed=seed, executor=executor, progress=progress)
         frames.append(table.select(pl.lit(seed).alias("seed"), pl.all()))
     return pl.concat(frames, how="diagonal_relaxed")
 

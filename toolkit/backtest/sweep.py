@@ -24,6 +24,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 import polars as pl
+from tqdm.auto import tqdm
 
 from toolkit.backtest.replay import replay
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
@@ -102,6 +103,13 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _gather(futures: list[Any], bar: Any) -> list[dict[str, Any]]:
+    """The futures' results in submission order, ticking ``bar`` as each one finishes."""
+    for future in futures:
+        future.add_done_callback(lambda _: bar.update(1))
+    return [future.result() for future in futures]
+
+
 def sweep(
     flow: pl.DataFrame,
     scenario: Scenario | str,
@@ -110,12 +118,15 @@ def sweep(
     executor: Executor | None = None,
     seed: int = 0,
     retry: RetryPolicy | None = None,
+    progress: bool = True,
 ) -> pl.DataFrame:
     """Replay ``flow`` at every point of ``grid`` and return one row per point.
 
     ``grid`` maps override names (``pool_scale``, ``fee_scale``, ``quote_seconds``,
     ``order_seconds``, any other window) to the values to try; points are the Cartesian
-    product in the grid's order. Columns: one per grid key, then :data:`SWEEP_METRICS` and
+    product in the grid's order. A progress bar (``tqdm.auto``: terminal or notebook) counts
+    the points as they finish; ``progress=False`` (or ``TQDM_DISABLE=1``) hides it. Columns:
+    one per grid key, then :data:`SWEEP_METRICS` and
     ``fee_revenue_<TOKEN>`` / ``volume_<TOKEN>`` (smallest units).
 
     >>> from toolkit.backtest import generate_flow
@@ -135,17 +146,20 @@ def sweep(
         apply_overrides(base, point)  # fail here, in the caller, not inside a worker
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise ValueError("executor: must have a submit() method like concurrent.futures.Executor")
+    bar = tqdm(total=len(points), desc="sweep", unit="point", disable=not progress, leave=False)
     if executor is None and len(points) == 1:
         rows = [sweep_point(flow, base, points[0], seed, retry)]
+        bar.update(1)
     elif executor is None:
         workers = min(len(points), _cpus())
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             futures = [pool.submit(sweep_point, flow, base, p, seed, retry) for p in points]
-            rows = [f.result() for f in futures]
+            rows = _gather(futures, bar)
     else:
         futures = [executor.submit(sweep_point, flow, base, p, seed, retry) for p in points]
-        rows = [f.result() for f in futures]
+        rows = _gather(futures, bar)
+    bar.close()
     columns: dict[str, pl.Series] = {}
     for key, _ in axes:
         columns[key] = pl.Series(key, [p[key] for p in points], strict=False)

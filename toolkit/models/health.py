@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import polars as pl
+from tqdm.auto import tqdm
 
 from toolkit.arguments import ArgumentError, whole
 from toolkit.credit import BPS, DEFAULT_RULES, ProductRules
@@ -246,13 +247,15 @@ def monte_carlo(
     chunk: int | None = None,
     seed: int = 0,
     rules: ProductRules = DEFAULT_RULES,
+    progress: bool = True,
 ) -> dict[str, float]:
     """Liquidations at risk and bad debt at risk of a book over ``horizon_days``.
 
     Correlated GBM terminal prices (:func:`correlated_prices`) are drawn ``chunk`` scenarios at
     a time; each chunk's ``(chunk, n_accounts)`` health factors are reduced to per-scenario
     totals at once, so memory stays ``O(chunk · n_accounts)`` however many scenarios run. By
-    default a chunk holds about four million account-scenarios (32 MB per array). At
+    default a chunk holds about four million account-scenarios (32 MB per array). A progress
+    bar counts the chunks (``progress=False`` or ``TQDM_DISABLE=1`` hides it). At
     ``confidence`` it reports the quantile of the number of liquidatable accounts and of the
     debt they owe, the quantile of bad debt (value at risk) and its expected shortfall (the mean
     beyond the quantile), and the mean of each.
@@ -283,7 +286,8 @@ def monte_carlo(
     bounded = bool((m * (1.0 + bonus) <= 1.0).all())
     rng = np.random.default_rng(seed)
     counts, at_risk, losses = [], [], []
-    for done in range(0, n_scenarios, chunk):
+    starts = range(0, n_scenarios, chunk)
+    for done in tqdm(starts, desc="monte carlo", unit="chunk", disable=not progress, leave=False):
         size = min(chunk, n_scenarios - done)
         paths = correlated_prices(
             start, vols, correlation, horizon_days=horizon_days, n_scenarios=size, rng=rng
