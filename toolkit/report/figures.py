@@ -14,7 +14,7 @@ import polars as pl
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-from toolkit.report.tables import ROUTE_KEYS, Timeline, chain_name
+from toolkit.report.tables import ROUTE_KEYS, Timeline, chain_name, token_decimals
 
 __all__ = [
     "DPI",
@@ -61,16 +61,17 @@ def fee_curve_figure(routes_obs: pl.DataFrame) -> Figure:
     for ax, token in zip(axes, tokens, strict=False):
         subset = points.filter(pl.col("token") == token)
         routes = subset["route"].unique(maintain_order=True).to_list()
+        decimals = token_decimals(subset["dst_chain"][0], token)
         for color, route in zip(_colors(len(routes)), routes, strict=True):
             line = subset.filter(pl.col("route") == route)
-            amounts = line["amount"].cast(pl.Float64).to_list()
+            amounts = (line["amount"].cast(pl.Float64) / 10**decimals).to_list()
             label = route.rsplit(" ", 1)[0]
             ax.plot(
                 amounts, line["fee"].to_list(), marker="o", ms=3, lw=1, color=color, label=label
             )
         ax.set_xscale("log")
         ax.set_title(f"{token}: effective fee by amount")
-        ax.set_xlabel(f"amount ({token} smallest units)")
+        ax.set_xlabel(f"amount ({token})" if decimals else f"amount ({token} smallest units)")
         ax.set_ylabel("effective fee (bps, median per amount)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6, ncols=2 if len(routes) > 6 else 1)

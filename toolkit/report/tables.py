@@ -34,6 +34,7 @@ __all__ = [
     "route_label",
     "route_table",
     "summary_table",
+    "token_decimals",
 ]
 
 #: A route in the report: source chain, destination chain, token (quote types pooled).
@@ -85,6 +86,21 @@ def chain_name(chain: int | None) -> str:
         return default_registry().chain(chain).name
     except LookupError:
         return str(chain)
+
+
+def token_decimals(chain: int | None, symbol: str | None) -> int:
+    """A token's decimals from the registry (0 when it does not know the token: amounts then
+    stay in smallest units, and the axis says so).
+
+    >>> token_decimals(8453, "USDC"), token_decimals(None, "XYZ")
+    (6, 0)
+    """
+    if chain is None or symbol is None:
+        return 0
+    try:
+        return default_registry().token(chain, symbol).decimals
+    except LookupError:
+        return 0
 
 
 def route_label(src: int | None, dst: int | None, token: str | None) -> str:
