@@ -57,6 +57,32 @@ def main() -> None:
         print(
             f"Pool.swap crossing {count:3d} ticks      {us:8.1f} us/swap  {1e6 / us:9.0f} swaps/s"
         )
+    routing_figures()
+
+
+def routing_figures() -> None:
+    """best_route over two V3 pools (with 40 positions each), a V2 pair and a two-hop path."""
+    from toolkit.amm.routing import Venue, best_route
+
+    def deep_pool(liquidity: int) -> v3.Pool:
+        pool = v3.Pool(3000, 60, v3.get_sqrt_ratio_at_tick(0))
+        pool.mint(-887220, 887220, liquidity)
+        for k in range(1, 40):
+            pool.mint(-300 * k, 300 * k, liquidity // 50)
+        return pool
+
+    venues = [
+        Venue.v3("v3a", "USDC", "WETH", deep_pool(10**24)),
+        Venue.v3("v3b", "USDC", "WETH", deep_pool(10**23)),
+        Venue.v2("v2", "USDC", "WETH", v2.Pair(10**24, 10**24)),
+        Venue.v2("u", "USDC", "USDT", v2.Pair(10**24, 10**24)),
+        Venue.v2("w", "USDT", "WETH", v2.Pair(10**24, 10**24)),
+    ]
+    for parts in (10, 20, 50):
+        us = best_us(
+            lambda parts=parts: best_route(venues, "USDC", "WETH", 10**23, parts=parts), 20
+        )
+        print(f"best_route, 4 paths, {parts:2d} parts       {us / 1000:8.2f} ms/route")
 
 
 if __name__ == "__main__":

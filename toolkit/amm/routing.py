@@ -1,0 +1,215 @@
+"""Split routes across AMM pools: every path from one token to another within a few hops, and
+an allocation of the input across paths that equalises their marginal outputs.
+
+A :class:`Venue` is one pool between two tokens (a V2 :class:`~toolkit.amm.v2.Pair` or a V3
+:class:`~toolkit.amm.v3.Pool`), quoted without changing it. :func:`find_paths` lists the
+simple paths of up to ``max_hops`` venues. :func:`best_route` splits ``amount_in`` into
+``parts`` equal slices and gives each slice to the path whose *next* slice pays the most (its
+marginal output, quoted on the path's allocation so far): the greedy allocation that ends with
+every used path's marginal output as equal as the slice size allows, which is how split routers
+work. The route is then executed on copies of the pools, in order, so paths that share a pool
+see each other's price impact and the reported output is exact to the wei. A single best path
+is kept when no split beats it.
+
+>>> from toolkit.amm.v2 import Pair
+>>> deep, shallow = Pair(10**24, 10**24), Pair(10**23, 10**23)
+>>> venues = [Venue.v2("a", "USDC", "USDT", deep), Venue.v2("b", "USDC", "USDT", shallow)]
+>>> route = best_route(venues, "USDC", "USDT", 10**22, parts=20)
+>>> [(split.path_label, split.amount_in) for split in route.splits]
+[('a', 9000000000000000000000), ('b', 1000000000000000000000)]
+>>> route.amount_out > max(quote_path(p, 10**22) for p in find_paths(venues, "USDC", "USDT"))
+True
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from toolkit.amm.errors import AmmError, ArgumentError, uint
+from toolkit.amm.v2 import Pair
+from toolkit.amm.v3.pool import Pool
+from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
+
+__all__ = ["Hop", "Route", "Split", "Venue", "best_route", "find_paths", "quote_path"]
+
+
+@dataclass(eq=False)  # a venue is itself: compared and hashed by identity
+class Venue:
+    """One pool between ``token0`` and ``token1`` (named as the pool orders them), identified
+    by ``name``; ``swap(zero_for_one, amount_in, commit)`` returns the output amount."""
+
+    name: str
+    token0: str
+    token1: str
+    pool: Pair | Pool
+    fee_bps: float = field(default=0.0)
+
+    @classmethod
+    def v2(cls, name: str, token0: str, token1: str, pair: Pair) -> Venue:
+        """A V2 pair as a venue."""
+        return cls(name, token0, token1, pair, pair.fee_bps)
+
+    @classmethod
+    def v3(cls, name: str, token0: str, token1: str, pool: Pool) -> Venue:
+        """A V3 pool as a venue (its fee in pips, shown in bps)."""
+        return cls(name, token0, token1, pool, pool.fee / 100)
+
+    def other(self, token: str) -> str:
+        """The venue's other token."""
+        return self.token1 if token == self.token0 else self.token0
+
+    def out(self, token_in: str, amount_in: int, *, commit: bool = False) -> int:
+        """What ``amount_in`` of ``token_in`` buys here (0 for 0); ``commit`` swaps for real."""
+        if amount_in == 0:
+            return 0
+        zero_for_one = token_in == self.token0
+        if isinstance(self.pool, Pair):
+            if commit:
+                return self.pool.swap(amount_in, zero_for_one)
+            return self.pool.get_amount_out(amount_in, zero_for_one)
+        limit = MIN_SQRT_RATIO + 1 if zero_for_one else MAX_SQRT_RATIO - 1
+        run = self.pool.swap if commit else self.pool.quote
+        amount0, amount1 = run(zero_for_one, amount_in, limit)
+        return -(amount1 if zero_for_one else amount0)
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a path: through ``venue`` from ``token_in`` to ``token_out``."""
+
+    venue: Venue
+    token_in: str
+    token_out: str
+
+
+Path = tuple[Hop, ...]
+
+
+@dataclass(frozen=True)
+class Split:
+    """A share of a route: the ``path``, the input sent down it, and its exact output."""
+
+    path: Path
+    amount_in: int
+    amount_out: int
+
+    @property
+    def path_label(self) -> str:
+        """The venues' names joined by ``>``."""
+        return ">".join(hop.venue.name for hop in self.path)
+
+
+@dataclass(frozen=True)
+class Route:
+    """The chosen splits (largest first) and the total output, exact to the wei."""
+
+    splits: tuple[Split, ...]
+    amount_in: int
+    amount_out: int
+
+
+def find_paths(
+    venues: Sequence[Venue], token_in: str, token_out: str, *, max_hops: int = 3
+) -> list[Path]:
+    """Every simple path (no token or venue visited twice) of at most ``max_hops`` venues.
+
+    >>> from toolkit.amm.v2 import Pair
+    >>> venues = [Venue.v2("x", "A", "B", Pair(10**6, 10**6)),
+    ...           Venue.v2("y", "B", "C", Pair(10**6, 10**6))]
+    >>> [[hop.venue.name for hop in path] for path in find_paths(venues, "A", "C")]
+    [['x', 'y']]
+    """
+    if token_in == token_out:
+        raise ArgumentError("token_out", "a token other than token_in", token_out)
+    found: list[Path] = []
+
+    def walk(token: str, path: Path, seen: frozenset[str]) -> None:
+        if token == token_out:
+            found.append(path)
+            return
+        if len(path) == max_hops:
+            return
+        for venue in venues:
+            if token not in (venue.token0, venue.token1) or any(h.venue is venue for h in path):
+                continue
+            nxt = venue.other(token)
+            if nxt not in seen:
+                walk(nxt, (*path, Hop(venue, token, nxt)), seen | {nxt})
+
+    walk(token_in, (), frozenset({token_in}))
+    return sorted(found, key=len)
+
+
+def quote_path(path: Path, amount_in: int) -> int:
+    """The output of ``amount_in`` down ``path`` on the pools as they are (nothing changes);
+    0 when a pool cannot take it."""
+    amount = amount_in
+    for hop in path:
+        try:
+            amount = hop.venue.out(hop.token_in, amount)
+        except AmmError:
+            return 0
+    return amount
+
+
+def _execute(path: Path, amount_in: int, lookup: Callable[[Venue], Venue]) -> int:
+    amount = amount_in
+    for hop in path:
+        amount = lookup(hop.venue).out(hop.token_in, amount, commit=True)
+    return amount
+
+
+def _exact(allocation: dict[Path, int], total: int) -> Route:
+    """Run the allocation on copies of the pools, largest share first."""
+    copies: dict[int, Venue] = {}
+
+    def lookup(venue: Venue) -> Venue:
+        if id(venue) not in copies:
+            copies[id(venue)] = copy.deepcopy(venue)
+        return copies[id(venue)]
+
+    splits = []
+    for path, amount in sorted(allocation.items(), key=lambda item: -item[1]):
+        if amount:
+            splits.append(Split(path, amount, _execute(path, amount, lookup)))
+    return Route(tuple(splits), total, sum(s.amount_out for s in splits))
+
+
+def best_route(
+    venues: Sequence[Venue],
+    token_in: str,
+    token_out: str,
+    amount_in: int,
+    *,
+    parts: int = 20,
+    max_hops: int = 3,
+) -> Route:
+    """The split route for ``amount_in`` (module docstring); :class:`AmmError` when no path
+    exists or none can take the amount."""
+    uint(amount_in, 256, "amount_in")
+    if amount_in == 0:
+        raise AmmError("amount_in: must be positive")
+    if not 1 <= parts <= 1000:
+        raise ArgumentError("parts", "an integer in [1, 1000]", parts)
+    paths = find_paths(venues, token_in, token_out, max_hops=max_hops)
+    if not paths:
+        raise AmmError(f"no path from {token_in} to {token_out} within {max_hops} hops")
+    slice_, rest = divmod(amount_in, parts)
+    allocation = dict.fromkeys(paths, 0)
+    outputs = dict.fromkeys(paths, 0)
+    for k in range(parts):
+        step = slice_ + (rest if k == parts - 1 else 0)
+        if step == 0:
+            continue
+        gains = {p: quote_path(p, allocation[p] + step) - outputs[p] for p in paths}
+        chosen = max(paths, key=lambda p: gains[p])
+        if gains[chosen] <= 0:
+            raise AmmError(f"no path from {token_in} to {token_out} can take {amount_in}")
+        allocation[chosen] += step
+        outputs[chosen] += gains[chosen]
+    split = _exact(allocation, amount_in)
+    single = max(paths, key=lambda p: quote_path(p, amount_in))
+    alone = _exact({single: amount_in}, amount_in)
+    return split if split.amount_out >= alone.amount_out else alone
