@@ -1,4 +1,4 @@
-"""Analytics on collected frames: quote pricing, pool capacity and credit health.
+"""Analytics on collected frames: quote pricing, pool capacity, swap routes and credit health.
 
 Pure functions: polars frames (with the store's column names and dtypes) or numbers in,
 polars frames or numbers out; no I/O, no clock. Amounts stay exact (Int128); floats appear
@@ -34,6 +34,7 @@ from toolkit.models.pricing import (
     price_drift,
     tier_premium_summary,
 )
+from toolkit.models.routes import route_comparison
 from toolkit.models.topup import cheapest_config, simulate_topups, spending
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "offered_load",
     "pool_size_for",
     "price_drift",
+    "route_comparison",
     "simulate_topups",
     "spending",
     "stress",
