@@ -96,3 +96,31 @@ def test_no_path_and_bad_arguments_are_refused() -> None:
         find_paths(venues, "A", "A")
     with pytest.raises(ArgumentError, match="parts: must be an integer in"):
         best_route(venues, "A", "B", 10, parts=0)
+
+
+def test_the_refined_split_is_the_optimum_and_beats_every_5_percent_grid_split() -> None:
+    deep, thin = Pair(10**24, 10**24), Pair(3 * 10**23, 3 * 10**23)
+    venues = [Venue.v2("deep", "A", "B", deep), Venue.v2("thin", "A", "B", thin)]
+    amount = 10**23
+    route = best_route(venues, "A", "B", amount)
+    shares = {s.path_label: s.amount_in for s in route.splits}
+    # equal prices: the optimum splits in proportion to the reserves, 10 to 3
+    assert shares["deep"] / amount == pytest.approx(10 / 13, abs=1e-5)
+
+    def out(x: int, reserve: int) -> int:
+        return get_amount_out(x, reserve, reserve) if x else 0
+
+    grid = max(
+        out(amount * k // 20, 10**24) + out(amount - amount * k // 20, 3 * 10**23)
+        for k in range(21)
+    )
+    assert route.amount_out >= grid
+
+
+def test_a_timeout_returns_the_best_route_found_so_far() -> None:
+    venues = [Venue.v3("v3", "A", "B", v3_pool()), Venue.v2("v2", "A", "B", Pair(10**24, 10**24))]
+    quick = best_route(venues, "A", "B", 10**23, timeout=0.0)
+    full = best_route(venues, "A", "B", 10**23)
+    assert sum(s.amount_in for s in quick.splits) == 10**23
+    assert quick.amount_out <= full.amount_out
+    assert best_route(venues, "A", "B", 10**23, max_paths=1).splits[0].amount_in == 10**23

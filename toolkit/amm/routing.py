@@ -5,18 +5,18 @@ A :class:`Venue` is one pool between two tokens (a V2 :class:`~toolkit.amm.v2.Pa
 :class:`~toolkit.amm.v3.Pool`), quoted without changing it. :func:`find_paths` lists the
 simple paths of up to ``max_hops`` venues. :func:`best_route` splits ``amount_in`` into
 ``parts`` equal slices and gives each slice to the path whose *next* slice pays the most (its
-marginal output, quoted on the path's allocation so far): the greedy allocation that ends with
-every used path's marginal output as equal as the slice size allows, which is how split routers
-work. The route is then executed on copies of the pools, in order, so paths that share a pool
+marginal output, quoted on the path's allocation so far), then refines the allocation by moving
+ever smaller amounts between paths until no move pays: every used path's marginal output ends
+equal, which is the optimum for concave pools (a grid of 5 % slices only comes close). The route is then executed on copies of the pools, in order, so paths that share a pool
 see each other's price impact and the reported output is exact to the wei. A single best path
 is kept when no split beats it.
 
 >>> from toolkit.amm.v2 import Pair
 >>> deep, shallow = Pair(10**24, 10**24), Pair(10**23, 10**23)
 >>> venues = [Venue.v2("a", "USDC", "USDT", deep), Venue.v2("b", "USDC", "USDT", shallow)]
->>> route = best_route(venues, "USDC", "USDT", 10**22, parts=20)
+>>> route = best_route(venues, "USDC", "USDT", 10**22, parts=20)  # the optimum: 10 to 1
 >>> [(split.path_label, split.amount_in) for split in route.splits]
-[('a', 9000000000000000000000), ('b', 1000000000000000000000)]
+[('a', 9090911865234375000000), ('b', 909088134765625000000)]
 >>> route.amount_out > max(quote_path(p, 10**22) for p in find_paths(venues, "USDC", "USDT"))
 True
 """
@@ -24,6 +24,7 @@ True
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -185,14 +186,25 @@ def best_route(
     *,
     parts: int = 20,
     max_hops: int = 3,
+    max_paths: int = 4,
+    timeout: float | None = None,
 ) -> Route:
-    """The split route for ``amount_in`` (module docstring); :class:`AmmError` when no path
-    exists or none can take the amount."""
+    """The split route for ``amount_in`` (module docstring): at most ``max_paths`` paths of at
+    most ``max_hops`` venues. After the greedy slices, the allocation is refined by moving ever
+    smaller amounts from the path that loses least to the one that gains most, until no move of
+    one unit-millionth of the input pays: the marginal outputs end equal, as the optimum for
+    concave pools has them. ``timeout`` (seconds) bounds the refinement (anytime: the best
+    allocation so far is returned). :class:`AmmError` when no path exists or none can take the
+    amount. The result depends only on the pools' state.
+    """
     uint(amount_in, 256, "amount_in")
     if amount_in == 0:
         raise AmmError("amount_in: must be positive")
     if not 1 <= parts <= 1000:
         raise ArgumentError("parts", "an integer in [1, 1000]", parts)
+    if not 1 <= max_paths <= 16:
+        raise ArgumentError("max_paths", "an integer in [1, 16]", max_paths)
+    deadline = None if timeout is None else time.monotonic() + timeout
     paths = find_paths(venues, token_in, token_out, max_hops=max_hops)
     if not paths:
         raise AmmError(f"no path from {token_in} to {token_out} within {max_hops} hops")
@@ -203,13 +215,51 @@ def best_route(
         step = slice_ + (rest if k == parts - 1 else 0)
         if step == 0:
             continue
-        gains = {p: quote_path(p, allocation[p] + step) - outputs[p] for p in paths}
-        chosen = max(paths, key=lambda p: gains[p])
+        used = [p for p in paths if allocation[p]]
+        open_ = paths if len(used) < max_paths else used
+        gains = {p: quote_path(p, allocation[p] + step) - outputs[p] for p in open_}
+        chosen = max(open_, key=lambda p: gains[p])
         if gains[chosen] <= 0:
             raise AmmError(f"no path from {token_in} to {token_out} can take {amount_in}")
         allocation[chosen] += step
         outputs[chosen] += gains[chosen]
+    _refine(allocation, outputs, max(1, slice_ // 2), max(1, amount_in // 10**6), deadline)
     split = _exact(allocation, amount_in)
     single = max(paths, key=lambda p: quote_path(p, amount_in))
     alone = _exact({single: amount_in}, amount_in)
     return split if split.amount_out >= alone.amount_out else alone
+
+
+def _refine(
+    allocation: dict[Path, int],
+    outputs: dict[Path, int],
+    delta: int,
+    smallest: int,
+    deadline: float | None,
+) -> None:
+    """Move ``delta`` from the used path that loses least to the path that gains most while it
+    pays, halving ``delta`` down to ``smallest``: marginal outputs equalise."""
+    used = [p for p in allocation if allocation[p]]
+    candidates = used if len(used) >= 1 else list(allocation)
+    while delta >= smallest:
+        if deadline is not None and time.monotonic() > deadline:
+            return
+        gain = {p: quote_path(p, allocation[p] + delta) - outputs[p] for p in candidates}
+        loss = {
+            p: outputs[p] - quote_path(p, allocation[p] - delta)
+            for p in candidates
+            if allocation[p] >= delta
+        }
+        to = max(candidates, key=lambda p: gain[p])
+        givers = [p for p in loss if p is not to]
+        if not givers:
+            delta //= 2
+            continue
+        source = min(givers, key=lambda p: loss[p])
+        if gain[to] - loss[source] <= 0:
+            delta //= 2
+            continue
+        allocation[to] += delta
+        allocation[source] -= delta
+        outputs[to] += gain[to]
+        outputs[source] -= loss[source]
