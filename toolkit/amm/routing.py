@@ -7,9 +7,10 @@ simple paths of up to ``max_hops`` venues. :func:`best_route` splits ``amount_in
 ``parts`` equal slices and gives each slice to the path whose *next* slice pays the most (its
 marginal output, quoted on the path's allocation so far), then refines the allocation by moving
 ever smaller amounts between paths until no move pays: every used path's marginal output ends
-equal, which is the optimum for concave pools (a grid of 5 % slices only comes close). The route is then executed on copies of the pools, in order, so paths that share a pool
-see each other's price impact and the reported output is exact to the wei. A single best path
-is kept when no split beats it.
+equal, which is the optimum for concave pools (a grid of 5 % slices only comes close). The
+route is then executed on copies of the pools, in order, so paths that share a pool see each
+other's price impact and the reported output is exact to the wei. A single best path is kept
+when no split beats it.
 
 >>> from toolkit.amm.v2 import Pair
 >>> deep, shallow = Pair(10**24, 10**24), Pair(10**23, 10**23)
