@@ -231,6 +231,8 @@ def _normalise(type_: str, value: Any, name: str) -> Any:
     if type_ == "bytes":
         return abi.data(value, name)
     if type_ == "bytes32":
+        if isinstance(value, bytes) and len(value) == 32:
+            return value
         return bytes.fromhex(abi.bytes32(value, name)[2:])
     if not type_.startswith("uint"):
         return value  # a struct (tuple) or array: eth-abi checks it while encoding
