@@ -24,6 +24,7 @@ from eth_utils import keccak, to_checksum_address
 
 from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
+from toolkit.codecs.escrow import ORDER_TYPE, OUTPUT_TYPE
 
 __all__ = ["EVENTS", "DecodedLog", "Event", "decode_log", "encode_log", "json_abi"]
 
@@ -72,8 +73,41 @@ _DECLARATIONS = {
     "weth.Withdrawal": "Withdrawal(address indexed src,uint256 wad)",
 }
 
+# The partner-escrow settlers' events (research: intents-encoding §1.8). Their struct
+# parameters are spelled as tuple types, so they are built here rather than parsed.
+_SETTLER_EVENTS = (
+    # Open(bytes32 indexed orderId, StandardOrder order): 0x9ff74bd5...
+    Event("escrow.Open", "Open", (("bytes32", "orderId", True), (ORDER_TYPE, "order", False))),
+    # Refunded(bytes32 indexed orderId): 0xfe509803...
+    Event("escrow.Refunded", "Refunded", (("bytes32", "orderId", True),)),
+    # Finalised(bytes32 indexed orderId, bytes32 solver, bytes32 destination): 0x6d1ab3c9...
+    Event(
+        "escrow.Finalised",
+        "Finalised",
+        (
+            ("bytes32", "orderId", True),
+            ("bytes32", "solver", False),
+            ("bytes32", "destination", False),
+        ),
+    ),
+    # OutputFilled(bytes32 indexed orderId, bytes32 solver, uint32 timestamp,
+    #              MandateOutput output, uint256 finalAmount): 0xfef24569...
+    Event(
+        "outputSettler.OutputFilled",
+        "OutputFilled",
+        (
+            ("bytes32", "orderId", True),
+            ("bytes32", "solver", False),
+            ("uint32", "timestamp", False),
+            (OUTPUT_TYPE, "output", False),
+            ("uint256", "finalAmount", False),
+        ),
+    ),
+)
+
 EVENTS: Mapping[str, Event] = MappingProxyType(
     {key: _event(key, decl) for key, decl in _DECLARATIONS.items()}
+    | {event.key: event for event in _SETTLER_EVENTS}
 )
 """Every known event by key."""
 
@@ -133,5 +167,13 @@ def decode_log(topics: Sequence[str], data: str | bytes) -> DecodedLog:
 
 
 def json_abi(*families: str) -> list[dict[str, Any]]:
-    """The JSON ABI entries of every event of the given families (``"erc20"``, ``"weth"``)."""
-    return [e.abi() for key, e in EVENTS.items() if key.partition(".")[0] in families]
+    """The JSON ABI entries of every event of the given families (``"erc20"``, ``"weth"``).
+
+    Events with struct parameters (the settlers') are left out: decode them with
+    :func:`decode_log`.
+    """
+    return [
+        e.abi()
+        for key, e in EVENTS.items()
+        if key.partition(".")[0] in families and not any(t.startswith("(") for t, _, _ in e.params)
+    ]

@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import Any
 
 import eth_abi
-from eth_abi.exceptions import DecodingError, InsufficientDataBytes
+from eth_abi.exceptions import DecodingError, EncodingError, InsufficientDataBytes
 from eth_utils import function_signature_to_4byte_selector, to_checksum_address
 
 from toolkit.codecs import abi, escrow
@@ -152,9 +152,40 @@ _DECLARATIONS = {
 }
 
 _OPEN = Function(key="escrow.open", name="open", params=((escrow.ORDER_TYPE, "order"),))
+# The settlers' other functions (research: intents-encoding §1.2). Struct parameters are tuple
+# types: callers pass the tuple eth-abi encodes (``StandardOrder.as_abi()``), decoding gives
+# tuples back (addresses inside them checksummed as eth-abi returns them).
+_SETTLERS = (
+    Function("escrow.refund", "refund", ((escrow.ORDER_TYPE, "order"),)),
+    Function(
+        "escrow.finalise",
+        "finalise",
+        (
+            (escrow.ORDER_TYPE, "order"),
+            ("(uint32,bytes32)[]", "solveParams"),
+            ("bytes32", "destination"),
+            ("bytes", "call"),
+        ),
+    ),
+    Function("escrow.orderStatus", "orderStatus", (("bytes32", "orderId"),), ("uint8",), "view"),
+    Function(
+        "outputSettler.fill",
+        "fill",
+        (
+            ("bytes32", "orderId"),
+            (escrow.OUTPUT_TYPE, "output"),
+            ("uint48", "fillDeadline"),
+            ("bytes", "fillerData"),
+        ),
+        ("bytes32",),
+        "payable",
+    ),
+)
 
 FUNCTIONS: Mapping[str, Function] = MappingProxyType(
-    {key: _function(key, decl) for key, decl in _DECLARATIONS.items()} | {_OPEN.key: _OPEN}
+    {key: _function(key, decl) for key, decl in _DECLARATIONS.items()}
+    | {_OPEN.key: _OPEN}
+    | {fn.key: fn for fn in _SETTLERS}
 )
 """Every known function by key."""
 
@@ -199,6 +230,12 @@ def _normalise(type_: str, value: Any, name: str) -> Any:
         return abi.address(value, name)
     if type_ == "bytes":
         return abi.data(value, name)
+    if type_ == "bytes32":
+        if isinstance(value, bytes) and len(value) == 32:
+            return value
+        return bytes.fromhex(abi.bytes32(value, name)[2:])
+    if not type_.startswith("uint"):
+        return value  # a struct (tuple) or array: eth-abi checks it while encoding
     return abi.uint(value, int(type_[4:]), name)
 
 
@@ -221,7 +258,11 @@ def encode_call(function: str, *args: Any) -> str:
         )
     values = [_normalise(t, v, n) for (t, n), v in zip(fn.params, args, strict=True)]
     selector = function_signature_to_4byte_selector(fn.signature)
-    return abi.hexstr(selector + eth_abi.encode(fn.types, values))
+    try:
+        body = eth_abi.encode(fn.types, values)
+    except (EncodingError, TypeError, ValueError) as exc:
+        raise InvalidValue("args", f"cannot encode {function} ({exc})") from exc
+    return abi.hexstr(selector + body)
 
 
 def decode_call(data: str | bytes) -> DecodedCall:
@@ -293,5 +334,5 @@ def json_abi(*families: str) -> list[dict[str, Any]]:
     return [
         fn.abi()
         for key, fn in FUNCTIONS.items()
-        if key.partition(".")[0] in families and key != "escrow.open"
+        if key.partition(".")[0] in families and not any(t.startswith("(") for t in fn.types)
     ]

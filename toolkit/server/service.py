@@ -29,6 +29,7 @@ from toolkit.engine import Engine
 from toolkit.scenario import Pool, Scenario
 from toolkit.world import World
 from toolkit.world.chain import Chains, Rpc
+from toolkit.world.relay import Relay
 
 __all__ = ["PROTOCOL", "Service", "registry_for"]
 
@@ -126,7 +127,9 @@ class Service:
         self._closed = False
         self._open_streams = 0
         self.chains = Chains(scenario, genesis=self.now())
-        self.rpc = Rpc(self.chains, self)
+        self.relay = Relay(self.world, self.chains)
+        self.relay.fund(self.now())
+        self.rpc = Rpc(self.chains, self, before=self.sync)
 
     # -- time and nonces ----------------------------------------------------------------------
 
@@ -138,6 +141,13 @@ class Service:
             raise ValueError("clock: returned a non-finite time")
         engine_clock = self.engine.clock
         return engine_clock if now < engine_clock else now
+
+    def sync(self, now: float | None = None) -> None:
+        """Bring the world up to the chains at ``now`` (default: the clock): escrow events
+        reach the engine, the filler fills and settles what is due (:mod:`toolkit.world.relay`).
+        """
+        if self.relay.sync(self.now() if now is None else now):
+            self.notify()
 
     def next_nonce(self) -> int:
         """The next order or borrow nonce of this app."""

@@ -209,6 +209,7 @@ async def settle(request: Request) -> Response:
 @router.get("/pools", summary="Every pool's figures (simulation)")
 async def pools(request: Request) -> Response:
     service = service_of(request)
+    service.sync()
     states = service.engine.pools(service.now())
     service.notify()
     data = [
@@ -237,6 +238,7 @@ async def pools(request: Request) -> Response:
 async def order(request: Request) -> Response:
     service = service_of(request)
     key = _order_id(request.path_params["orderId"])
+    service.sync()
     now = service.now()
     reservation = _reservation(service, key, now)
     try:

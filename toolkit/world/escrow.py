@@ -9,12 +9,19 @@ input token ids must be clean addresses (checked by the decoder).
 from __future__ import annotations
 
 from toolkit.codecs.errors import InvalidValue
-from toolkit.codecs.escrow import decode_open, from_bytes32, order_id, parse_context, token_address
+from toolkit.codecs.escrow import (
+    StandardOrder,
+    decode_open,
+    from_bytes32,
+    order_id,
+    parse_context,
+    token_address,
+)
 from toolkit.engine import OrderTerms
 from toolkit.scenario import Scenario
 from toolkit.world.order import EscrowOrder, Reverted, WorldError
 
-__all__ = ["read_open"]
+__all__ = ["escrow_order", "read_open"]
 
 
 def read_open(scenario: Scenario, tx_to: str, chain_id: int, data: str, now: float) -> EscrowOrder:
@@ -55,6 +62,16 @@ def read_open(scenario: Scenario, tx_to: str, chain_id: int, data: str, now: flo
         raise Reverted(
             "FillDeadlineAfterExpiry", f"fillDeadline {order.fill_deadline} > {order.expires}"
         )
+    return escrow_order(scenario, chain_id, order)
+
+
+def escrow_order(scenario: Scenario, chain_id: int, order: StandardOrder) -> EscrowOrder:
+    """The EscrowOrder the world holds for ``order`` opened on ``chain_id``'s escrow.
+
+    One path for both sources of orders: :func:`read_open` (calldata) and the chains'
+    ``Open`` events (:mod:`toolkit.world.relay`).
+    """
+    chain = scenario.chain(chain_id)
     if len(order.inputs) != 1 or len(order.outputs) != 1:
         raise WorldError("order: the simulated escrow holds single-input, single-output orders")
     (token, amount), output = order.inputs[0], order.outputs[0]

@@ -4,6 +4,7 @@
   blocks on the chain's slot grid (block time per scenario chain).
 - :mod:`.contracts`: contracts as Python objects dispatched by selector through the ABI table
   (:class:`ERC20`, :class:`WETH`); :func:`register` is the seam for more contract classes.
+- :mod:`.settlers`: the partner-escrow :class:`InputSettlerEscrow` and :class:`OutputSettler`.
 - :mod:`.gas`: the gas model (one table of execution gas per function) and EIP-1559 fees.
 - :mod:`.chains`: :class:`Chains`, every scenario chain with funded development accounts
   (:mod:`.accounts`), impersonation and snapshots.
@@ -31,6 +32,7 @@ from toolkit.world.chain.contracts import (
 )
 from toolkit.world.chain.ledger import Block, Ledger, Log, Receipt, Rejected, Tx
 from toolkit.world.chain.rpc import DevClock, OffsetClock, Rpc, RpcError
+from toolkit.world.chain.settlers import InputSettlerEscrow, OutputSettler
 
 __all__ = [
     "CONTRACT_CLASSES",
@@ -42,10 +44,12 @@ __all__ = [
     "DevAccount",
     "DevClock",
     "Execution",
+    "InputSettlerEscrow",
     "Ledger",
     "Log",
     "Message",
     "OffsetClock",
+    "OutputSettler",
     "Receipt",
     "Rejected",
     "Revert",

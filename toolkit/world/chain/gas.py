@@ -63,6 +63,12 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "weth.deposit": 6_900,
         "weth.receive": 6_900,
         "weth.withdraw": 14_100,
+        # The partner-escrow settlers (estimates: OIF's with one input, one output).
+        "escrow.open": 95_000,
+        "escrow.refund": 40_000,
+        "escrow.finalise": 60_000,
+        "escrow.orderStatus": 2_600,
+        "outputSettler.fill": 70_000,
     }
 )
 

@@ -298,9 +298,14 @@ def _method(*names: str) -> Callable[[Method], Method]:
 class Rpc:
     """The JSON-RPC dispatcher of a scenario's chains (see the module docstring)."""
 
-    def __init__(self, chains: Chains, clock: DevClock) -> None:
+    def __init__(
+        self, chains: Chains, clock: DevClock, before: Callable[[float], object] | None = None
+    ) -> None:
         self.chains = chains
         self.clock = clock
+        #: Called with the time before every method runs (the service's relay: chain events
+        #: to the world, the filler's transactions).
+        self.before = before
 
     # -- entry points ---------------------------------------------------------------------------
 
@@ -365,7 +370,10 @@ class Rpc:
             ledger = self.chains.ledger(chain_id)
         except KeyError:
             raise RpcError(SERVER_ERROR, f"chain {chain_id} is not in the scenario") from None
-        return fn(self, _Call(chain_id, ledger, self.clock.now()), params)
+        now = self.clock.now()
+        if self.before is not None:
+            self.before(now)
+        return fn(self, _Call(chain_id, ledger, now), params)
 
     # -- helpers --------------------------------------------------------------------------------
 

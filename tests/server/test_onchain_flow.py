@@ -1,0 +1,166 @@
+"""The partner-intents flow on the simulated chains, over web3.py in process: RFQ, transaction
+endpoint, approve and open() by the user, the escrow's Open event reaching the engine, the
+filler's fill on the destination chain, settlement on the origin chain, the reservation
+released; and the same flow through the world alone (the backtests' path) for comparison."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eth_account import Account
+from web3 import Web3
+
+from toolkit.client import chain_provider
+from toolkit.codecs import events, functions
+from toolkit.codecs.escrow import decode_open
+from toolkit.engine import Engine
+from toolkit.testing import Harness, embedded_service
+from toolkit.world import World
+from toolkit.world.chain.accounts import dev_accounts
+from toolkit.world.escrow import read_open
+
+USDC_ETH = Web3.to_checksum_address("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48")
+USDC_BASE = Web3.to_checksum_address("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")
+ABI = functions.json_abi("erc20")
+UNIT = 1_000_000_000
+
+
+def _send(w3: Web3, key: Any, tx: dict[str, Any]) -> Any:
+    signed = Account.sign_transaction(tx, key)
+    return w3.eth.send_raw_transaction(signed.raw_transaction)
+
+
+def _logs(w3: Web3, address: str, event: str) -> list[Any]:
+    found = w3.eth.get_logs(
+        {"fromBlock": 0, "address": address, "topics": [events.EVENTS[event].topic0]}
+    )
+    return [
+        events.decode_log([t.to_0x_hex() for t in e["topics"]], bytes(e["data"])) for e in found
+    ]
+
+
+def _open_on_chain(svc: Harness, w3: Web3) -> tuple[Any, str, Any]:
+    """RFQ and transaction for a dev account; approve and send open(); the built quote."""
+    dev = dev_accounts(svc.scenario)[0]
+    key = dev.key.reveal()
+    quote = svc.client.rfq(
+        src_chain=1,
+        dst_chain=8453,
+        amount=UNIT,
+        token=USDC_BASE,
+        user=dev.address,
+        type="ExactOutput",
+    )
+    built = svc.client.transaction(quote)
+    request = built.transaction_request
+    usdc = w3.eth.contract(address=USDC_ETH, abi=ABI)
+    nonce = w3.eth.get_transaction_count(dev.address)
+    approve = usdc.functions.approve(request.to, 2**256 - 1).build_transaction(
+        {"from": dev.address, "nonce": nonce}
+    )
+    _send(w3, key, approve)
+    tx = {
+        "from": dev.address,
+        "to": Web3.to_checksum_address(request.to),
+        "data": request.data,
+        "value": 0,
+        "chainId": 1,
+        "nonce": nonce + 1,
+        "gas": 400_000,
+        "maxFeePerGas": w3.eth.gas_price * 2,
+        "maxPriorityFeePerGas": 0,
+    }
+    tx_hash = _send(w3, key, tx)
+    return built, dev.address, tx_hash
+
+
+def test_the_flow_runs_on_chain_from_open_to_settlement() -> None:
+    with embedded_service("single-pool") as svc:
+        service = svc.app.state.service  # type: ignore[attr-defined]
+        origin = Web3(chain_provider(svc.embedded, 1))
+        dest = Web3(chain_provider(svc.embedded, 8453))
+        start_pool = svc.pools().row(0, named=True)
+        built, user, tx_hash = _open_on_chain(svc, origin)
+        key = svc.order_id(built)
+        escrow = Web3.to_checksum_address(built.transaction_request.to)
+        input_amount = decode_open(built.transaction_request.data).inputs[0][1]
+        usdc_eth = origin.eth.contract(address=USDC_ETH, abi=ABI)
+        before = usdc_eth.functions.balanceOf(user).call()
+
+        svc.clock.advance(12)  # Ethereum's next slot: approve and open() are mined
+        receipt = origin.eth.wait_for_transaction_receipt(tx_hash, timeout=5, poll_latency=0.01)
+        assert receipt["status"] == 1
+        (opened,) = _logs(origin, escrow, "escrow.Open")
+        assert "0x" + opened.args["orderId"].hex() == key
+        assert usdc_eth.functions.balanceOf(escrow).call() == input_amount
+        assert usdc_eth.functions.balanceOf(user).call() == before - input_amount
+        assert service.world.order(key).status.value == "Deposited"
+        assert [s.kind for s in service.relay.steps] == ["opened"]
+
+        # The quote's eta (source confirmations, destination fill) passes: the filler fills.
+        settler = Web3.to_checksum_address(svc.scenario.chain(8453).output_settler)
+        for _ in range(120):
+            svc.clock.advance(1)
+            if _logs(dest, settler, "outputSettler.OutputFilled"):
+                break
+        (filled,) = _logs(dest, settler, "outputSettler.OutputFilled")
+        assert "0x" + filled.args["orderId"].hex() == key
+        assert filled.args["finalAmount"] == UNIT
+        usdc_base = dest.eth.contract(address=USDC_BASE, abi=ABI)
+        assert usdc_base.functions.balanceOf(user).call() == 10**6 * 10**6 + UNIT
+        assert service.world.order(key).status.value == "Filled"
+
+        # The settlement delay passes: the filler finalises on the origin chain.
+        delay = svc.scenario.windows.settlement_delay_seconds
+        svc.clock.advance(delay)
+        origin.eth.block_number  # noqa: B018 - any request runs the relay
+        svc.clock.advance(12)
+        (finalised,) = _logs(origin, escrow, "escrow.Finalised")
+        assert "0x" + finalised.args["orderId"].hex() == key
+        filler = Web3.to_checksum_address(svc.scenario.filler)
+        assert usdc_eth.functions.balanceOf(filler).call() == input_amount
+        assert usdc_eth.functions.balanceOf(escrow).call() == 0
+        assert service.world.order(key).status.value == "Settled"
+        assert [s.kind for s in service.relay.steps] == ["opened", "filled", "settled"]
+
+        pool = svc.pools().row(0, named=True)
+        assert pool["reserved"] == 0 and pool["outstanding"] == 0
+        assert pool["balance"] == start_pool["balance"]  # repaid in full
+        chain_outcome = service.world.order(key)
+        chain_pool = pool
+
+    # The same small flow through the world alone (the backtests' path, no chains).
+    with embedded_service("single-pool") as svc:
+        built = _built_only(svc)
+        request = built.transaction_request
+        service = svc.app.state.service  # type: ignore[attr-defined]
+        now = service.now()
+        world: World = service.world
+        key = world.deposit(read_open(svc.scenario, request.to, 1, request.data, now), now)
+        progress = world.advance(now + 200)
+        assert progress.filled == (key,)
+        settle_at = now + 200 + svc.scenario.windows.settlement_delay_seconds
+        assert world.advance(settle_at).settled == (key,)
+        fast = world.order(key)
+        pool = svc.pools().row(0, named=True)
+    assert fast.status == chain_outcome.status
+    assert fast.fill is not None and chain_outcome.fill is not None
+    assert (fast.fill.amount, fast.fill.earned) == (
+        chain_outcome.fill.amount,
+        chain_outcome.fill.earned,
+    )
+    assert (pool["balance"], pool["reserved"]) == (chain_pool["balance"], chain_pool["reserved"])
+    assert isinstance(service.engine, Engine)
+
+
+def _built_only(svc: Harness) -> Any:
+    dev = dev_accounts(svc.scenario)[0]
+    quote = svc.client.rfq(
+        src_chain=1,
+        dst_chain=8453,
+        amount=UNIT,
+        token=USDC_BASE,
+        user=dev.address,
+        type="ExactOutput",
+    )
+    return svc.client.transaction(quote)
