@@ -164,3 +164,50 @@ def _built_only(svc: Harness) -> Any:
         type="ExactOutput",
     )
     return svc.client.transaction(quote)
+
+
+def test_an_order_nobody_fills_is_refunded_on_chain_and_releases_its_reservation() -> None:
+    with embedded_service("single-pool") as svc:
+        service = svc.app.state.service  # type: ignore[attr-defined]
+        origin = Web3(chain_provider(svc.embedded, 1))
+        built, user, tx_hash = _open_on_chain(svc, origin)
+        key = svc.order_id(built)
+        order = decode_open(built.transaction_request.data)
+        escrow = Web3.to_checksum_address(built.transaction_request.to)
+        usdc_eth = origin.eth.contract(address=USDC_ETH, abi=ABI)
+        before = usdc_eth.functions.balanceOf(user).call()  # open() is not mined yet
+        svc.clock.advance(12)  # Ethereum's next slot: approve and open() are mined
+        assert usdc_eth.functions.balanceOf(escrow).call() == order.inputs[0][1]
+        receipt = origin.eth.wait_for_transaction_receipt(tx_hash, timeout=5, poll_latency=0.01)
+        assert receipt["status"] == 1
+        assert service.world.order(key).status.value == "Deposited"
+        # The clock jumps past the fill deadline and expires before the fill falls due: the
+        # filler finds the deadline gone and leaves the order; the user takes the inputs back.
+        svc.clock.set(order.expires + 13)
+        origin.eth.block_number  # noqa: B018 - any request runs the relay
+        assert not [s for s in service.relay.steps if s.kind == "filled"]
+        data = functions.encode_call("escrow.refund", order.as_abi())
+        refund = {
+            "from": user,
+            "to": escrow,
+            "data": data,
+            "value": 0,
+            "chainId": 1,
+            "nonce": origin.eth.get_transaction_count(user),
+            "gas": 400_000,
+            "maxFeePerGas": origin.eth.gas_price * 2,
+            "maxPriorityFeePerGas": 0,
+        }
+        key_hex = dev_accounts(svc.scenario)[0].key.reveal()
+        refunded_tx = _send(origin, key_hex, refund)
+        svc.clock.advance(12)
+        assert origin.eth.wait_for_transaction_receipt(refunded_tx, timeout=5)["status"] == 1
+        (refunded,) = _logs(origin, escrow, "escrow.Refunded")
+        assert "0x" + refunded.args["orderId"].hex() == key
+        # the inputs went into the escrow when open() was mined, and came back
+        assert usdc_eth.functions.balanceOf(user).call() == before
+        assert usdc_eth.functions.balanceOf(escrow).call() == 0
+        origin.eth.block_number  # noqa: B018 - any request runs the relay
+        assert service.world.order(key).status.value == "Refunded"
+        pool = svc.pools().row(0, named=True)
+        assert pool["reserved"] == 0 and pool["outstanding"] == 0
