@@ -211,3 +211,28 @@ def test_an_order_nobody_fills_is_refunded_on_chain_and_releases_its_reservation
         assert service.world.order(key).status.value == "Refunded"
         pool = svc.pools().row(0, named=True)
         assert pool["reserved"] == 0 and pool["outstanding"] == 0
+
+
+def test_evm_revert_takes_the_engine_and_the_world_back_too() -> None:
+    with embedded_service("single-pool") as svc:
+        w3 = Web3(chain_provider(svc.embedded, 8453))
+        snapshot = w3.provider.make_request("evm_snapshot", [])["result"]  # type: ignore[arg-type]
+        before = svc.pools().row(0, named=True)
+        dev = dev_accounts(svc.scenario)[0]
+        svc.client.rfq(
+            src_chain=1, dst_chain=8453, amount=UNIT, token=USDC_BASE, user=dev.address,
+            type="ExactOutput",
+        )  # fmt: skip
+        assert svc.pools().row(0, named=True)["reserved"] == UNIT
+        w3.provider.make_request("evm_increaseTime", [5])  # type: ignore[arg-type]
+        reverted = w3.provider.make_request("evm_revert", [snapshot])  # type: ignore[arg-type]
+        assert reverted["result"] is True
+        # the reservation made after the snapshot is gone with it, and the clock offset too
+        assert svc.pools().row(0, named=True) == before
+        assert svc.app.state.service.offset == 0.0  # type: ignore[attr-defined]
+        # the service goes on from the restored state
+        quote = svc.client.rfq(
+            src_chain=1, dst_chain=8453, amount=UNIT, token=USDC_BASE, user=dev.address,
+            type="ExactOutput",
+        )  # fmt: skip
+        assert quote.quote_id and svc.pools().row(0, named=True)["reserved"] == UNIT

@@ -9,13 +9,14 @@ lock. Streams wait on :meth:`Service.wait_for_change` between engine reads.
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import math
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from toolkit.arguments import number
 from toolkit.chain.registry import (
@@ -141,6 +142,21 @@ class Service:
             raise ValueError("clock: returned a non-finite time")
         engine_clock = self.engine.clock
         return engine_clock if now < engine_clock else now
+
+    def save(self) -> tuple[Any, ...]:
+        """What ``evm_snapshot`` keeps beside the ledgers: the clock offset, the engine and the
+        world (reservations, orders, the filler), the relay's progress and the nonce counter.
+        An event stream opened before a revert keeps following the state it started on."""
+        engine, world = copy.deepcopy((self.engine, self.world))  # one copy: shared references
+        return (self.offset, engine, world, self.relay.save(), self._nonce_count)
+
+    def restore(self, state: tuple[Any, ...]) -> None:
+        """Go back to a :meth:`save`; the saved copies stay intact for a later revert."""
+        offset, engine, world, relay, nonce_count = state
+        self.engine, self.world = copy.deepcopy((engine, world))
+        self.relay.restore(self.world, relay)
+        self.offset, self._nonce_count = offset, nonce_count
+        self.notify()
 
     def sync(self, now: float | None = None) -> None:
         """Bring the world up to the chains at ``now`` (default: the clock): escrow events

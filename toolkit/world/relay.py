@@ -32,9 +32,10 @@ not reverted with it.
 
 from __future__ import annotations
 
+import copy
 import logging
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from eth_utils import keccak
 
@@ -89,6 +90,15 @@ class Relay:
     steps: list[Step] = field(default_factory=list)
     _seen: dict[int, int] = field(default_factory=dict)
     _orders: dict[str, _Tracked] = field(default_factory=dict)
+
+    def save(self) -> tuple[Any, ...]:
+        """This relay's progress (blocks seen, orders tracked, steps), for a snapshot."""
+        return copy.deepcopy((self._seen, self._orders, self.steps))
+
+    def restore(self, world: World, state: tuple[Any, ...]) -> None:
+        """Go back to saved progress, driving ``world`` (the restored one) from now on."""
+        self.world = world
+        self._seen, self._orders, self.steps = copy.deepcopy(state)
 
     def __post_init__(self) -> None:
         scenario = self.chains.scenario

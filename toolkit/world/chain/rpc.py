@@ -29,7 +29,8 @@ Time in the development namespace: ``evm_increaseTime`` and ``evm_setNextBlockTi
 the clock's offset, i.e. every timer of the service; blocks stay on each chain's slot grid, so
 the next block after ``evm_setNextBlockTimestamp(t)`` is the first slot at or after ``t``.
 ``evm_mine`` moves the clock to the next slot of the chain and mines the pool there.
-``evm_snapshot`` saves every chain's ledger and the clock offset; ``evm_revert`` restores both.
+``evm_snapshot`` saves every chain's ledger and what the clock's ``save`` keeps (the offset; the
+embedded service adds its engine and world); ``evm_revert`` restores them.
 
 >>> from toolkit.scenario import load_scenario
 >>> from toolkit.world.chain import Chains, OffsetClock
@@ -82,11 +83,16 @@ _PENDING: Final = -1
 
 
 class DevClock(Protocol):
-    """The time the dispatcher reads and the development namespace moves."""
+    """The time the dispatcher reads and the development namespace moves, and what
+    ``evm_snapshot`` keeps beside the ledgers (``save``/``restore``: the offset at least)."""
 
     offset: float
 
     def now(self) -> float: ...
+
+    def save(self) -> Any: ...
+
+    def restore(self, state: Any) -> None: ...
 
 
 class OffsetClock:
@@ -104,6 +110,14 @@ class OffsetClock:
 
     def now(self) -> float:
         return float(self._base()) + self.offset
+
+    def save(self) -> float:
+        """What a snapshot keeps of this clock: its offset."""
+        return self.offset
+
+    def restore(self, state: float) -> None:
+        """Go back to a saved offset."""
+        self.offset = state
 
 
 class RpcError(Exception):
@@ -780,14 +794,14 @@ class Rpc:
 
     @_method("evm_snapshot", "anvil_snapshot")
     def _snapshot(self, c: _Call, params: list[Any]) -> Any:
-        return _hex(self.chains.snapshot(self.clock.offset))
+        return _hex(self.chains.snapshot(self.clock.save()))
 
     @_method("evm_revert", "anvil_revert")
     def _revert(self, c: _Call, params: list[Any]) -> Any:
         key = _quantity(_arg(params, 0, "snapshotId"), "snapshotId")
-        done, offset = self.chains.revert(key)
+        done, state = self.chains.revert(key)
         if done:
-            self.clock.offset = offset
+            self.clock.restore(state)
         return done
 
     @_method("anvil_setBalance", "hardhat_setBalance")
