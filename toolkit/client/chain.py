@@ -274,7 +274,9 @@ def chain_web3(
         return Web3(ChainProvider(target, **options))
     if embedded is None:
         service = EmbeddedService(env=env)
-        return Web3(chain_provider(service, chain_id, service=service, **options))
+        url = f"{service.base_url}/rpc/{chain_id}"
+        transport = service.sync_transport()
+        return Web3(ChainProvider(url, transport=transport, service=service, **options))
     return Web3(chain_provider(embedded, chain_id, **options))
 
 
