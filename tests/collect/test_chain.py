@@ -268,3 +268,77 @@ def test_the_node_must_serve_the_chain(node: Node) -> None:
 def test_options_are_checked(node: Node, options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         ChainCollector(node.w3, Store(":memory:"), progress=False, **options)
+
+
+# -- the command -------------------------------------------------------------------------
+
+
+def run_cli(*argv: str) -> int:
+    import argparse
+
+    from toolkit.cli import collect as command
+
+    parser = argparse.ArgumentParser(prog="toolkit collect")
+    command.add_arguments(parser)
+    return command.run(parser.parse_args(list(argv)))
+
+
+def test_the_command_collects_a_chain_in_process(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TOOLKIT_RPC_URL_8453", raising=False)
+    db = tmp_path / "chain.duckdb"
+    argv = ("chain", "--chain", "8453", "--to-block", "50", "--db", str(db), "--no-progress")
+    assert run_cli(*argv, "--events", "transfers,deposits", "--chunk", "10") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("run ") and out[0].endswith("(chain) completed")
+    with Store(db, read_only=True) as store:
+        (record,) = store.runs().iter_rows(named=True)
+        assert record["kind"] == "chain" and record["target_url"].startswith("http://embedded-")
+        ranges = store.query("SELECT count(*) AS n, max(to_block) AS b FROM chain_ranges")
+        assert list(ranges.row(0)) == [6, 50]
+
+
+def test_the_command_reads_the_rpc_url_from_the_environment(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLKIT_RPC_URL_8453", "http://127.0.0.1:9/v2/s3cr3t-key")
+    code = run_cli("chain", "--chain", "8453", "--db", str(tmp_path / "x.duckdb"), "--no-progress")
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("toolkit collect: cannot reach the node at http://127.0.0.1:9 (")
+    assert "s3cr3t" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--chain", "0"], "argument --chain: must be an integer >= 1, got '0'"),
+        (["--chain", "8453", "--from-block", "-1"], "argument --from-block: must be an integer"),
+        (["--chain", "8453", "--chunk", "0"], "argument --chunk: must be an integer >= 1"),
+        (["--chain", "8453", "--events", "swaps"], "argument --events: must be a comma-separated"),
+    ],
+)
+def test_the_command_refuses_bad_options(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        run_cli("chain", *argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "--chain: required for chain"),
+        (["--chain", "8453", "--from-block", "9", "--to-block", "3"], "--to-block: must be >="),
+        (["--chain", "8453", "--rpc-url", "ftp://node"], "--rpc-url: must be an absolute"),
+    ],
+)
+def test_the_command_one_line_errors(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code = run_cli("chain", "--db", str(tmp_path / "x.duckdb"), "--no-progress", *argv)
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("toolkit collect: ") and message in err

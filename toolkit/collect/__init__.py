@@ -18,7 +18,7 @@ code: give them a :class:`toolkit.client.ServiceClient`.
 """
 
 from toolkit.collect.borrow import BorrowSweep
-from toolkit.collect.chain import CHAIN_EVENTS, ChainCollector, range_too_large
+from toolkit.collect.chain import CHAIN_EVENTS, ChainCollector, RpcFailure, range_too_large
 from toolkit.collect.grid import (
     DEFAULT_CHAINS,
     DEFAULT_SYMBOLS,
@@ -49,6 +49,7 @@ __all__ = [
     "GridPoint",
     "LiquidityStream",
     "RfqSweep",
+    "RpcFailure",
     "RunResult",
     "Snapshot",
     "Traffic",
