@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from toolkit.arguments import ArgumentError, number, whole
 
-__all__ = ["integer", "real"]
+__all__ = ["integer", "names", "real"]
 
 T = TypeVar("T")
 
@@ -41,6 +41,28 @@ def real(*, minimum: float | None = None, above: float | None = None) -> Callabl
     argparse.ArgumentTypeError: must be a finite number > 0, got 'nan'
     """
     return _checked(float, lambda value: number(value, "value", minimum=minimum, above=above))
+
+
+def names(choices: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
+    """An argparse type for a comma-separated, non-empty list of names from ``choices``.
+
+    >>> names(("a", "b"))("b,a,b")
+    ('b', 'a')
+    >>> names(("a", "b"))("a,c")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a comma-separated list of a, b, got 'a,c'
+    """
+
+    def parse(text: str) -> tuple[str, ...]:
+        chosen = tuple(dict.fromkeys(part.strip() for part in text.split(",")))
+        if not chosen or not all(name in choices for name in chosen):
+            raise argparse.ArgumentTypeError(
+                f"must be a comma-separated list of {', '.join(choices)}, got {text!r}"
+            )
+        return chosen
+
+    return parse
 
 
 def _checked(convert: Callable[[str], object], check: Callable[[object], T]) -> Callable[[str], T]:

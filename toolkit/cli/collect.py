@@ -1,4 +1,5 @@
-"""``toolkit collect rfq|borrow|liquidity|snapshot``: collect from the service into DuckDB.
+"""``toolkit collect rfq|borrow|liquidity|snapshot|chain``: collect from the service, or a
+chain's blocks and logs, into DuckDB.
 
 The target is ``--base-url`` or ``$TOOLKIT_BASE_URL``; without either the embedded service runs
 in-process (nothing is started outside this process, no port is opened). The API key is read
@@ -6,6 +7,10 @@ from ``$TOOLKIT_API_KEY`` only: there is no key option, so a key never lands in 
 process lists or output. For ``liquidity`` against the embedded service, a background thread
 sends RFQ traffic (not recorded) so that reservations are made and lapse and the stream carries
 events; against a real service nothing is sent but the stream request.
+
+``chain`` reads blocks and token logs of ``--chain`` over ``--from-block``..``--to-block``
+through JSON-RPC: ``--rpc-url``, else ``$TOOLKIT_RPC_URL_<chainId>``, else the embedded
+service's simulated chain in-process. Only the URL's scheme, host and port are recorded.
 
 Exit status: 0 completed, 2 for a bad URL, a rejected key (401), an unreachable service, an
 unwritable database or a bad option, 130 when interrupted (the run can be resumed).
@@ -17,11 +22,12 @@ import argparse
 import sys
 from typing import Any
 
-from toolkit.cli.argtypes import integer, real
+from toolkit.cli.argtypes import integer, names, real
 
 __all__ = ["add_arguments", "run"]
 
-_KINDS = ("rfq", "borrow", "liquidity", "snapshot")
+_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain")
+_CHAIN_EVENTS = ("transfers", "approvals", "deposits", "withdrawals")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,6 +84,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=3,
         help="rfq: retries of a capacity 404 (reservations lapse in 15 s) (default: 3)",
     )
+    parser.add_argument(
+        "--chain", type=integer(minimum=1), metavar="ID", default=None, help="chain: chain id"
+    )
+    parser.add_argument(
+        "--from-block",
+        type=integer(minimum=0),
+        metavar="N",
+        default=0,
+        help="chain: first block (default: 0)",
+    )
+    parser.add_argument(
+        "--to-block",
+        type=integer(minimum=0),
+        metavar="N",
+        default=None,
+        help="chain: last block (default: the latest when the run starts)",
+    )
+    parser.add_argument(
+        "--events",
+        type=names(_CHAIN_EVENTS),
+        metavar="LIST",
+        default=_CHAIN_EVENTS,
+        help=f"chain: comma-separated events to collect (default: {','.join(_CHAIN_EVENTS)})",
+    )
+    parser.add_argument(
+        "--chunk",
+        type=integer(minimum=1),
+        metavar="N",
+        default=2000,
+        help="chain: blocks per eth_getLogs request, halved when the node refuses a range "
+        "(default: 2000)",
+    )
+    parser.add_argument(
+        "--rpc-url",
+        metavar="URL",
+        default=None,
+        help="chain: JSON-RPC endpoint (default: $TOOLKIT_RPC_URL_<chainId>, else the embedded "
+        "service in-process)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -97,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
     )
     from toolkit.store import Store, StoreError
 
+    if args.kind == "chain":
+        return _chain(args)
     if args.capacity_retries < 0:
         return _fail(f"--capacity-retries: must be 0 or more, got {args.capacity_retries}")
     try:
@@ -126,6 +173,10 @@ def run(args: argparse.Namespace) -> int:
                 return _fail(str(exc))
     finally:
         client.close()
+    return _report(result)
+
+
+def _report(result: Any) -> int:
     tables = ", ".join(f"{name} {count}" for name, count in sorted(result.by_table.items()))
     print(f"run {result.run_id} ({result.kind}) {result.status}")
     print(f"rows written: {result.rows_written}" + (f" ({tables})" if tables else ""))
@@ -173,3 +224,54 @@ def _collect(client: Any, store: Any, args: argparse.Namespace) -> Any:
     grid = grid_for(discover_routes(client))
     with Traffic(client.embedded, grid):
         return stream.run(resume=args.resume)
+
+
+def _chain(args: argparse.Namespace) -> int:
+    import httpx
+
+    from toolkit.client import chain_web3
+    from toolkit.collect import ChainCollector, RpcFailure
+    from toolkit.store import Store, StoreError
+
+    if args.chain is None and args.resume is None:
+        return _fail("--chain: required for chain (a chain id such as 8453)")
+    if args.to_block is not None and args.to_block < args.from_block:
+        return _fail(
+            f"--to-block: must be >= --from-block ({args.from_block}), got {args.to_block}"
+        )
+    if args.rpc_url is not None and not args.rpc_url.startswith(("http://", "https://")):
+        return _fail("--rpc-url: must be an absolute http(s) URL")
+    try:
+        store = Store(args.db)
+    except StoreError as exc:
+        return _fail(f"cannot use the database: {exc}")
+    with store:
+        chain = args.chain
+        if chain is None:
+            try:
+                chain = int(store.run_record(args.resume)["parameters"]["chain"])
+            except (StoreError, KeyError, TypeError, ValueError) as exc:
+                return _fail(str(exc))
+        w3 = chain_web3(chain, url=args.rpc_url)
+        target = getattr(w3.provider, "public_url", "the node")
+        try:
+            collector = ChainCollector(
+                w3,
+                store,
+                chain=chain,
+                from_block=args.from_block,
+                to_block=args.to_block,
+                events=args.events,
+                chunk=args.chunk,
+                progress=not args.no_progress,
+            )
+            result = collector.run(resume=args.resume)
+        except RpcFailure as exc:
+            return _fail(f"the node at {target} answered an error: {exc}")
+        except (StoreError, ValueError) as exc:
+            return _fail(str(exc))
+        except httpx.HTTPError as exc:
+            return _fail(f"cannot reach the node at {target} ({type(exc).__name__})")
+        finally:
+            w3.provider.close()  # type: ignore[attr-defined]
+    return _report(result)

@@ -22,7 +22,16 @@ False
 
 from toolkit.client.aio import AsyncServiceClient
 from toolkit.client.asgi import StreamingASGITransport, SyncASGITransport
-from toolkit.client.chain import ChainProvider, chain_provider
+from toolkit.client.chain import (
+    RPC_URL_ENV,
+    AsyncChainProvider,
+    ChainProvider,
+    async_chain_web3,
+    chain_provider,
+    chain_web3,
+    public_url,
+    rpc_url,
+)
 from toolkit.client.config import API_KEY_ENV, BASE_URL_ENV, DEFAULT_TIMEOUT, display_url
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import (
@@ -45,6 +54,8 @@ __all__ = [
     "BASE_URL_ENV",
     "DEFAULT_PROTOCOL",
     "DEFAULT_TIMEOUT",
+    "RPC_URL_ENV",
+    "AsyncChainProvider",
     "AsyncServiceClient",
     "Attempt",
     "BadRequest",
@@ -62,6 +73,10 @@ __all__ = [
     "SyncASGITransport",
     "TransportError",
     "Unauthorized",
+    "async_chain_web3",
     "chain_provider",
+    "chain_web3",
     "display_url",
+    "public_url",
+    "rpc_url",
 ]

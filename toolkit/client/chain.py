@@ -1,10 +1,15 @@
-"""A web3.py provider that speaks JSON-RPC over httpx: to any node, or in-process to the
-embedded service's simulated chains (``POST /rpc/{chainId}``) with no socket.
+"""web3.py over httpx: to any node, or in-process to the embedded service's simulated chains
+(``POST /rpc/{chainId}``) with no socket.
 
->>> from web3 import Web3
+:func:`chain_web3` picks the endpoint of a chain: ``url`` when given, else the ``embedded``
+service when given, else ``$TOOLKIT_RPC_URL_<chainId>`` when set, else a new embedded service
+in-process (closed with the provider). :func:`async_chain_web3` is the same for ``AsyncWeb3``.
+Node URLs often carry an API key in their path (``/v2/<key>``): :attr:`ChainProvider.public_url`
+keeps only scheme, host and port, and the providers' reprs show nothing more.
+
 >>> from toolkit.client import EmbeddedService
 >>> service = EmbeddedService("single-pool", env={})
->>> w3 = Web3(chain_provider(service, 8453))
+>>> w3 = chain_web3(8453, embedded=service)
 >>> w3.eth.chain_id
 8453
 >>> service.close()
@@ -12,23 +17,96 @@ embedded service's simulated chains (``POST /rpc/{chainId}``) with no socket.
 
 from __future__ import annotations
 
+import asyncio
+import os
+import time
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
+from web3 import AsyncWeb3, Web3
+from web3.providers.async_base import AsyncJSONBaseProvider
 from web3.providers.base import JSONBaseProvider
 from web3.types import RPCEndpoint, RPCResponse
 
+from toolkit.arguments import number, whole
 from toolkit.client.config import DEFAULT_TIMEOUT
 from toolkit.client.embedded import EmbeddedService
 
-__all__ = ["ChainProvider", "chain_provider"]
+__all__ = [
+    "RPC_URL_ENV",
+    "AsyncChainProvider",
+    "ChainProvider",
+    "async_chain_web3",
+    "chain_provider",
+    "chain_web3",
+    "public_url",
+    "rpc_url",
+]
+
+RPC_URL_ENV = "TOOLKIT_RPC_URL_{chain_id}"
+"""The environment variable naming a chain's JSON-RPC endpoint (``TOOLKIT_RPC_URL_8453``)."""
+
+_RETRIED_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+def public_url(url: str) -> str:
+    """``url`` reduced to scheme, host and port: node URLs carry keys in paths and queries.
+
+    >>> public_url("https://user:pw@base-mainnet.example.com/v2/s3cr3t?key=x")
+    'https://base-mainnet.example.com'
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None:
+        netloc += f":{port}"
+    return f"{parts.scheme}://{netloc}"
+
+
+def rpc_url(chain_id: int, env: Mapping[str, str] | None = None) -> str | None:
+    """``$TOOLKIT_RPC_URL_<chain_id>`` when set and not blank, else None.
+
+    >>> rpc_url(8453, {"TOOLKIT_RPC_URL_8453": "http://node:8545"}), rpc_url(1, {})
+    ('http://node:8545', None)
+    """
+    chain_id = whole(chain_id, "chain_id", minimum=1)
+    value = (os.environ if env is None else env).get(RPC_URL_ENV.format(chain_id=chain_id))
+    return value.strip() if value and value.strip() else None
+
+
+class _Retrying:
+    """Retries of one POST on a 429/5xx answer, a timeout or a dropped connection."""
+
+    def __init__(self, retries: int, backoff: float) -> None:
+        self.retries = whole(retries, "retries", minimum=0)
+        self.backoff = number(backoff, "backoff", minimum=0)
+
+    def retriable(self, attempt: int, failure: BaseException | httpx.Response) -> bool:
+        if attempt >= self.retries:
+            return False
+        if isinstance(failure, httpx.Response):
+            return failure.status_code in _RETRIED_STATUS
+        return isinstance(failure, httpx.TransportError)
+
+    def delay(self, attempt: int) -> float:
+        return float(self.backoff * 2**attempt)
 
 
 class ChainProvider(JSONBaseProvider):
     """JSON-RPC over one ``httpx.Client`` (pass ``transport`` for an in-process app).
 
     The URL is the node's JSON-RPC endpoint (for the embedded service
-    ``{base_url}/rpc/{chainId}``); batches go as one JSON array.
+    ``{base_url}/rpc/{chainId}``); batches go as one JSON array. A 429/5xx answer, a timeout
+    or a dropped connection is retried ``retries`` times, ``backoff * 2**attempt`` seconds
+    apart (JSON-RPC methods are retried whole: reads are idempotent, and a resent raw
+    transaction is refused by its nonce). ``service`` is an embedded service the provider owns
+    and closes with itself.
     """
 
     def __init__(
@@ -37,18 +115,38 @@ class ChainProvider(JSONBaseProvider):
         *,
         transport: httpx.BaseTransport | None = None,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        retries: int = 3,
+        backoff: float = 0.25,
+        service: EmbeddedService | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.url = url
+        self._retry = _Retrying(retries, backoff)
         self._client = httpx.Client(transport=transport, timeout=timeout)
+        self._service = service
+
+    @property
+    def public_url(self) -> str:
+        """The endpoint without path, query or credentials (what a run records)."""
+        return public_url(self.url)
 
     def _post(self, body: bytes) -> Any:
-        response = self._client.post(
-            self.url, content=body, headers={"Content-Type": "application/json"}
-        )
-        response.raise_for_status()
-        return self.decode_rpc_response(response.content)
+        attempt = 0
+        while True:
+            try:
+                response = self._client.post(
+                    self.url, content=body, headers={"Content-Type": "application/json"}
+                )
+            except httpx.TransportError as exc:
+                if not self._retry.retriable(attempt, exc):
+                    raise
+            else:
+                if not self._retry.retriable(attempt, response):
+                    response.raise_for_status()
+                    return self.decode_rpc_response(response.content)
+            time.sleep(self._retry.delay(attempt))
+            attempt += 1
 
     def make_request(self, method: RPCEndpoint, params: Any) -> RPCResponse:
         answer: RPCResponse = self._post(self.encode_rpc_request(method, params))
@@ -64,13 +162,143 @@ class ChainProvider(JSONBaseProvider):
         return result
 
     def close(self) -> None:
-        """Close the HTTP client."""
+        """Close the HTTP client (and the embedded service the provider owns)."""
         self._client.close()
+        if self._service is not None:
+            self._service.close()
 
     def __repr__(self) -> str:
-        return f"ChainProvider({self.url!r})"
+        return f"ChainProvider({self.public_url!r})"
 
 
-def chain_provider(service: EmbeddedService, chain_id: int) -> ChainProvider:
+class AsyncChainProvider(AsyncJSONBaseProvider):
+    """:class:`ChainProvider` for ``AsyncWeb3``, over one ``httpx.AsyncClient``.
+
+    >>> import asyncio
+    >>> from toolkit.client import EmbeddedService
+    >>> service = EmbeddedService("single-pool", env={})
+    >>> async def chain_id() -> int:
+    ...     w3 = async_chain_web3(8453, embedded=service)
+    ...     try:
+    ...         return await w3.eth.chain_id
+    ...     finally:
+    ...         await w3.provider.disconnect()
+    >>> asyncio.run(chain_id())
+    8453
+    >>> service.close()
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        retries: int = 3,
+        backoff: float = 0.25,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.url = url
+        self._retry = _Retrying(retries, backoff)
+        self._client = httpx.AsyncClient(transport=transport, timeout=timeout)
+
+    @property
+    def public_url(self) -> str:
+        """The endpoint without path, query or credentials."""
+        return public_url(self.url)
+
+    async def _post(self, body: bytes) -> Any:
+        attempt = 0
+        while True:
+            try:
+                response = await self._client.post(
+                    self.url, content=body, headers={"Content-Type": "application/json"}
+                )
+            except httpx.TransportError as exc:
+                if not self._retry.retriable(attempt, exc):
+                    raise
+            else:
+                if not self._retry.retriable(attempt, response):
+                    response.raise_for_status()
+                    return self.decode_rpc_response(response.content)
+            await asyncio.sleep(self._retry.delay(attempt))
+            attempt += 1
+
+    async def make_request(self, method: RPCEndpoint, params: Any) -> RPCResponse:
+        answer: RPCResponse = await self._post(self.encode_rpc_request(method, params))
+        return answer
+
+    async def make_batch_request(
+        self, requests: list[tuple[RPCEndpoint, Any]]
+    ) -> list[RPCResponse] | RPCResponse:
+        answer = await self._post(self.encode_batch_rpc_request(requests))
+        if isinstance(answer, list):
+            return sorted(answer, key=lambda item: item.get("id") or 0)
+        result: RPCResponse = answer
+        return result
+
+    async def disconnect(self) -> None:
+        """Close the HTTP client."""
+        await self._client.aclose()
+
+    def __repr__(self) -> str:
+        return f"AsyncChainProvider({self.public_url!r})"
+
+
+def chain_provider(service: EmbeddedService, chain_id: int, **options: Any) -> ChainProvider:
     """A provider for chain ``chain_id`` of an embedded service, in-process."""
-    return ChainProvider(f"{service.base_url}/rpc/{chain_id}", transport=service.sync_transport())
+    return ChainProvider(
+        f"{service.base_url}/rpc/{chain_id}", transport=service.sync_transport(), **options
+    )
+
+
+def chain_web3(
+    chain_id: int,
+    *,
+    embedded: EmbeddedService | None = None,
+    url: str | None = None,
+    env: Mapping[str, str] | None = None,
+    **options: Any,
+) -> Web3:
+    """``Web3`` on chain ``chain_id``: ``url``, else ``embedded``, else
+    ``$TOOLKIT_RPC_URL_<chainId>``, else a new embedded service (owned by the provider).
+
+    ``options`` (``timeout``, ``retries``, ``backoff``) go to :class:`ChainProvider`.
+    """
+    chain_id = whole(chain_id, "chain_id", minimum=1)
+    if url is not None and embedded is not None:
+        raise ValueError("url: give a url or an embedded service, not both")
+    target = url if url is not None or embedded is not None else rpc_url(chain_id, env)
+    if target is not None:
+        return Web3(ChainProvider(target, **options))
+    if embedded is None:
+        service = EmbeddedService(env=env)
+        url = f"{service.base_url}/rpc/{chain_id}"
+        transport = service.sync_transport()
+        return Web3(ChainProvider(url, transport=transport, service=service, **options))
+    return Web3(chain_provider(embedded, chain_id, **options))
+
+
+def async_chain_web3(
+    chain_id: int,
+    *,
+    embedded: EmbeddedService | None = None,
+    url: str | None = None,
+    env: Mapping[str, str] | None = None,
+    **options: Any,
+) -> AsyncWeb3[Any]:
+    """``AsyncWeb3`` on chain ``chain_id``, resolved as :func:`chain_web3` (a new embedded
+    service when nothing else is given, which the caller then cannot close: pass one)."""
+    chain_id = whole(chain_id, "chain_id", minimum=1)
+    if url is not None and embedded is not None:
+        raise ValueError("url: give a url or an embedded service, not both")
+    target = url if url is not None or embedded is not None else rpc_url(chain_id, env)
+    if target is not None:
+        return AsyncWeb3(AsyncChainProvider(target, **options))
+    service = embedded if embedded is not None else EmbeddedService(env=env)
+    return AsyncWeb3(
+        AsyncChainProvider(
+            f"{service.base_url}/rpc/{chain_id}", transport=service.async_transport(), **options
+        )
+    )

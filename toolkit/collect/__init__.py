@@ -18,6 +18,7 @@ code: give them a :class:`toolkit.client.ServiceClient`.
 """
 
 from toolkit.collect.borrow import BorrowSweep
+from toolkit.collect.chain import CHAIN_EVENTS, ChainCollector, RpcFailure, range_too_large
 from toolkit.collect.grid import (
     DEFAULT_CHAINS,
     DEFAULT_SYMBOLS,
@@ -28,28 +29,33 @@ from toolkit.collect.grid import (
     tier_amounts,
 )
 from toolkit.collect.rfq import DEFAULT_USER, RfqSweep
-from toolkit.collect.run import Collector, RunResult
+from toolkit.collect.run import BaseCollector, Collector, RunResult
 from toolkit.collect.snapshot import Snapshot
 from toolkit.collect.stream import LiquidityStream, stream_source
 from toolkit.collect.traffic import Traffic
 from toolkit.collect.writer import BatchWriter
 
 __all__ = [
+    "CHAIN_EVENTS",
     "DEFAULT_CHAINS",
     "DEFAULT_SYMBOLS",
     "DEFAULT_USER",
+    "BaseCollector",
     "BatchWriter",
     "BorrowSweep",
+    "ChainCollector",
     "Collector",
     "DiscoveredRoute",
     "GridPoint",
     "LiquidityStream",
     "RfqSweep",
+    "RpcFailure",
     "RunResult",
     "Snapshot",
     "Traffic",
     "discover_routes",
     "grid_for",
+    "range_too_large",
     "stream_source",
     "tier_amounts",
 ]

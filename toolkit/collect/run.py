@@ -22,9 +22,19 @@ from toolkit.client import ServiceClient
 from toolkit.collect.writer import BatchWriter
 from toolkit.store import Recording, Store
 
-__all__ = ["Collector", "Progress", "RunResult", "rows_in_run"]
+__all__ = ["BaseCollector", "Collector", "Progress", "RunResult", "rows_in_run"]
 
-_BY_RUN = ("rfq_observations", "transactions", "borrow_quotes", "liquidity_events")
+_BY_RUN = (
+    "rfq_observations",
+    "transactions",
+    "borrow_quotes",
+    "liquidity_events",
+    "chain_blocks",
+    "chain_logs",
+    "token_transfers",
+    "token_approvals",
+    "weth_flows",
+)
 _BY_SNAPSHOT = ("token_snapshots", "pool_snapshots", "fee_tiers")
 
 Progress = Any
@@ -81,38 +91,26 @@ def rows_in_run(store: Store, run_id: str) -> int:
     return int(value) if value is not None else 0
 
 
-class Collector:
-    """Base of the collectors: subclasses define ``kind``, the plan and the collection loop.
-
-    Time is the client's: collectors read ``client.clock`` (observation times, round pacing,
-    deadlines) and sleep on it, so on an embedded service with a virtual clock a sweep with a
-    15 s interval takes no wall time. ``progress=False`` hides the bar; rows are written in
-    batches of ``batch_size``.
+class BaseCollector:
+    """The run machinery every collector shares, whatever it reads from: the store, the
+    progress bar, batched writes, Ctrl-C and resume. Subclasses define ``kind``, the
+    :meth:`target_url` recorded with the run, the plan and the collection loop.
+    ``progress=False`` hides the bar; rows are written in batches of ``batch_size``.
     """
 
     kind: ClassVar[str] = ""
     unit: ClassVar[str] = "request"
 
-    def __init__(
-        self,
-        client: ServiceClient,
-        store: Store,
-        *,
-        progress: bool = True,
-        batch_size: int = 500,
-    ) -> None:
-        if not isinstance(client, ServiceClient):
-            raise ValueError("client: must be a toolkit.client.ServiceClient")
+    def __init__(self, store: Store, *, progress: bool = True, batch_size: int = 500) -> None:
         if not isinstance(store, Store):
             raise ValueError("store: must be a toolkit.store.Store")
-        self.client = client
         self.store = store
         self.progress = bool(progress)
         self.batch_size = whole(batch_size, "batch_size", minimum=1)
-        self.clock = client.clock
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(client={self.client!r}, store={self.store!r})"
+    def target_url(self) -> str:
+        """The URL the run records as its target (never with credentials)."""
+        raise TypeError(f"{type(self).__name__} does not define its target")
 
     # -- to override ---------------------------------------------------------------------
 
@@ -156,7 +154,7 @@ class Collector:
         recording = self.store.recording(
             self.kind,
             self.parameters(),
-            self.client.base_url,
+            self.target_url(),
             resume=resume,
             count_rows=lambda run_id: rows_in_run(self.store, run_id),
         )
@@ -192,3 +190,34 @@ class Collector:
             db_path=":memory:" if path is None else str(path),
             by_table=dict(writer.by_table),
         )
+
+
+class Collector(BaseCollector):
+    """Base of the collectors of the service: subclasses define ``kind``, the plan and the
+    collection loop.
+
+    Time is the client's: collectors read ``client.clock`` (observation times, round pacing,
+    deadlines) and sleep on it, so on an embedded service with a virtual clock a sweep with a
+    15 s interval takes no wall time. ``progress=False`` hides the bar; rows are written in
+    batches of ``batch_size``.
+    """
+
+    def __init__(
+        self,
+        client: ServiceClient,
+        store: Store,
+        *,
+        progress: bool = True,
+        batch_size: int = 500,
+    ) -> None:
+        if not isinstance(client, ServiceClient):
+            raise ValueError("client: must be a toolkit.client.ServiceClient")
+        super().__init__(store, progress=progress, batch_size=batch_size)
+        self.client = client
+        self.clock = client.clock
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(client={self.client!r}, store={self.store!r})"
+
+    def target_url(self) -> str:
+        return self.client.base_url

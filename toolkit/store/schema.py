@@ -27,7 +27,8 @@ __all__ = [
     "table_spec",
 ]
 
-RUN_KINDS: tuple[str, ...] = ("rfq", "borrow", "liquidity", "snapshot", "backtest")
+RUN_KINDS: tuple[str, ...] = ("rfq", "borrow", "liquidity", "snapshot", "backtest", "chain")
+FLOW_KINDS: tuple[str, ...] = ("deposit", "withdrawal")
 RUN_STATUSES: tuple[str, ...] = ("running", "completed", "interrupted", "failed")
 QUOTE_TYPES: tuple[str, ...] = ("ExactInput", "ExactOutput")
 EVENT_KINDS: tuple[str, ...] = ("liquidity", "fee")
@@ -130,6 +131,15 @@ _V, _B, _I, _BIG, _HUGE, _D, _TS = (
     "DOUBLE",
     "TIMESTAMPTZ",
 )
+
+# Where a log sits on a chain: its natural key, then its transaction.
+_LOG_PLACE = (
+    _c("chain", _BIG, required=True),
+    _c("block_number", _BIG, required=True),
+    _c("log_index", _I, required=True),
+    _c("tx_hash", _V, required=True),
+)
+_LOG_KEY = ("chain", "block_number", "log_index")
 
 _SPECS: tuple[TableSpec, ...] = (
     TableSpec(
@@ -328,6 +338,88 @@ _SPECS: tuple[TableSpec, ...] = (
             _c("attributes", _V),
         ),
         ("run_id", "pool", "t"),
+    ),
+    TableSpec(
+        "chain_blocks",
+        (
+            _c("chain", _BIG, required=True),
+            _c("number", _BIG, required=True),
+            _c("hash", _V, required=True),
+            _c("parent_hash", _V),
+            _c("timestamp", _BIG, required=True),
+            _amount("base_fee"),
+            _c("gas_used", _BIG),
+            _c("gas_limit", _BIG),
+            _c("tx_count", _I),
+            _c("run_id", _V, required=True),
+        ),
+        ("chain", "number"),
+    ),
+    TableSpec(
+        "chain_logs",
+        (
+            *_LOG_PLACE,
+            _c("tx_index", _I),
+            _c("block_hash", _V),
+            _c("address", _V, required=True),
+            _c("topic0", _V),
+            _c("topic1", _V),
+            _c("topic2", _V),
+            _c("topic3", _V),
+            _c("data", _V, required=True),
+            _c("run_id", _V, required=True),
+        ),
+        _LOG_KEY,
+    ),
+    TableSpec(
+        "token_transfers",
+        (
+            *_LOG_PLACE,
+            _c("token", _V, required=True),
+            _c("from_address", _V, required=True),
+            _c("to_address", _V, required=True),
+            _amount("amount"),
+            _c("amount_text", _V, required=True),
+            _c("run_id", _V, required=True),
+        ),
+        _LOG_KEY,
+    ),
+    TableSpec(
+        "token_approvals",
+        (
+            *_LOG_PLACE,
+            _c("token", _V, required=True),
+            _c("owner", _V, required=True),
+            _c("spender", _V, required=True),
+            _amount("amount"),
+            _c("amount_text", _V, required=True),
+            _c("run_id", _V, required=True),
+        ),
+        _LOG_KEY,
+    ),
+    TableSpec(
+        "weth_flows",
+        (
+            *_LOG_PLACE,
+            _c("token", _V, required=True),
+            _c("kind", _V, required=True, choices=FLOW_KINDS),
+            _c("account", _V, required=True),
+            _amount("amount"),
+            _c("amount_text", _V, required=True),
+            _c("run_id", _V, required=True),
+        ),
+        _LOG_KEY,
+    ),
+    TableSpec(
+        "chain_ranges",
+        (
+            _c("run_id", _V, required=True),
+            _c("chain", _BIG, required=True),
+            _c("from_block", _BIG, required=True),
+            _c("to_block", _BIG, required=True),
+            _c("logs", _BIG, required=True),
+        ),
+        ("run_id", "from_block"),
     ),
 )
 

@@ -197,7 +197,7 @@ class Store:
     ) -> str:
         """Record a new run (status ``running``) and return its id, a uuid4 unless given.
 
-        ``kind`` is one of rfq, borrow, liquidity, snapshot, backtest. ``parameters`` is
+        ``kind`` is one of rfq, borrow, liquidity, snapshot, backtest, chain. ``parameters`` is
         stored as JSON; secret-looking keys are refused and URLs inside are stripped of
         credentials. ``target_url`` is stored without userinfo or key/token query parameters.
 
