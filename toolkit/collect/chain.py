@@ -127,7 +127,12 @@ def _amount(value: int) -> int | None:
 # from the words of topics and data. Anything else goes through ``decode_log``.
 _STATIC = {"address", "uint256"}
 _FAST = {
-    event.topic0: (event.key, event.params)
+    event.topic0: (
+        event.key,
+        event.params,
+        sum(1 for p in event.params if p[2]),  # indexed: read from the topics
+        sum(1 for p in event.params if not p[2]),  # the rest: one data word each
+    )
     for event in EVENTS.values()
     if all(t in _STATIC for t, _, _ in event.params)
 }
@@ -142,9 +147,7 @@ def _decode(topics: Sequence[str], data: str) -> tuple[str, dict[str, Any]] | No
             return None
         args = {k: v.lower() if isinstance(v, str) else v for k, v in decoded.args.items()}
         return decoded.event, args
-    key, params = fast
-    indexed = sum(1 for p in params if p[2])
-    plain = len(params) - indexed
+    key, params, indexed, plain = fast
     if len(topics) != 1 + indexed or len(data) != 2 + 64 * plain:
         return None
     values: dict[str, Any] = {}
