@@ -12,10 +12,14 @@ from toolkit.client import (
     AsyncChainProvider,
     ChainProvider,
     EmbeddedService,
+    RetryPolicy,
     async_chain_web3,
     chain_web3,
     rpc_url,
 )
+
+#: Retries without waiting: the tests' fault injection needs no real backoff.
+QUICK = RetryPolicy(error_base=0.0, error_cap=0.0)
 
 
 def test_an_explicit_url_wins_and_the_environment_comes_next() -> None:
@@ -75,16 +79,15 @@ def test_5xx_and_timeouts_are_retried_then_raised() -> None:
         body = json.loads(request.content)
         return httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "result": "0x2105"})
 
-    provider = ChainProvider("http://node", transport=httpx.MockTransport(handler), backoff=0)
+    provider = ChainProvider("http://node", transport=httpx.MockTransport(handler), retry=QUICK)
     assert provider.make_request("eth_chainId", [])["result"] == "0x2105"  # type: ignore[arg-type]
     assert len(calls) == 3
     failing = ChainProvider(
         "http://node",
         transport=httpx.MockTransport(lambda request: httpx.Response(502)),
-        retries=2,
-        backoff=0,
+        retry=RetryPolicy(error_retries=2, error_base=0.0, error_cap=0.0),
     )
     with pytest.raises(httpx.HTTPStatusError):
         failing.make_request("eth_chainId", [])  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="retries"):
-        ChainProvider("http://node", retries=-1)
+    with pytest.raises(ValueError, match="error_retries"):
+        ChainProvider("http://node", retry=RetryPolicy(error_retries=-1))

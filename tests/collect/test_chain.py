@@ -12,11 +12,14 @@ import httpx
 import pytest
 from web3 import Web3
 
-from toolkit.client import ChainProvider, EmbeddedService, chain_web3
+from toolkit.client import ChainProvider, EmbeddedService, RetryPolicy, chain_web3
 from toolkit.clock import VirtualClock
 from toolkit.codecs import events, functions
 from toolkit.collect import CHAIN_EVENTS, ChainCollector
 from toolkit.store import Store
+
+#: Retries without waiting: the tests' fault injection needs no real backoff.
+QUICK = RetryPolicy(error_base=0.0, error_cap=0.0)
 
 USDC_BASE = Web3.to_checksum_address("0x833589fcd6edb6e08f4c7c32d4f71b54bda02913")
 WETH_BASE = Web3.to_checksum_address("0x4200000000000000000000000000000000000006")
@@ -39,7 +42,7 @@ def _mine(w3: Web3) -> None:
 @pytest.fixture(scope="module")
 def node() -> Iterator[Node]:
     service = EmbeddedService("default", env={}, clock=VirtualClock())
-    w3 = chain_web3(8453, embedded=service, backoff=0)
+    w3 = chain_web3(8453, embedded=service, retry=QUICK)
     accounts = w3.eth.accounts[:4]
     usdc = w3.eth.contract(address=USDC_BASE, abi=ABI)
     weth = w3.eth.contract(address=WETH_BASE, abi=ABI)
@@ -173,7 +176,7 @@ class Faulty(httpx.BaseTransport):
 def _faulty_w3(node: Node, rule: Callable[[int, dict[str, Any]], Any]) -> tuple[Web3, Faulty]:
     transport = Faulty(node.service.sync_transport(), rule)
     url = f"{node.service.base_url}/rpc/8453"
-    return Web3(ChainProvider(url, transport=transport, backoff=0)), transport
+    return Web3(ChainProvider(url, transport=transport, retry=QUICK)), transport
 
 
 def test_range_too_large_5xx_and_timeouts_are_survived(node: Node) -> None:

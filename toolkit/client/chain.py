@@ -30,9 +30,10 @@ from web3.providers.async_base import AsyncJSONBaseProvider
 from web3.providers.base import JSONBaseProvider
 from web3.types import RPCEndpoint, RPCResponse
 
-from toolkit.arguments import number, whole
+from toolkit.arguments import whole
 from toolkit.client.config import DEFAULT_TIMEOUT
 from toolkit.client.embedded import EmbeddedService
+from toolkit.client.retry import RetryPolicy
 
 __all__ = [
     "RPC_URL_ENV",
@@ -47,8 +48,6 @@ __all__ = [
 
 RPC_URL_ENV = "TOOLKIT_RPC_URL_{chain_id}"
 """The environment variable naming a chain's JSON-RPC endpoint (``TOOLKIT_RPC_URL_8453``)."""
-
-_RETRIED_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
 def public_url(url: str) -> str:
@@ -80,22 +79,15 @@ def rpc_url(chain_id: int, env: Mapping[str, str] | None = None) -> str | None:
     return value.strip() if value and value.strip() else None
 
 
-class _Retrying:
-    """Retries of one POST on a 429/5xx answer, a timeout or a dropped connection."""
-
-    def __init__(self, retries: int, backoff: float) -> None:
-        self.retries = whole(retries, "retries", minimum=0)
-        self.backoff = number(backoff, "backoff", minimum=0)
-
-    def retriable(self, attempt: int, failure: BaseException | httpx.Response) -> bool:
-        if attempt >= self.retries:
-            return False
-        if isinstance(failure, httpx.Response):
-            return failure.status_code in _RETRIED_STATUS
-        return isinstance(failure, httpx.TransportError)
-
-    def delay(self, attempt: int) -> float:
-        return float(self.backoff * 2**attempt)
+def _retry_in(
+    retry: RetryPolicy, attempt: int, failure: BaseException | httpx.Response
+) -> float | None:
+    """The wait before retrying a JSON-RPC POST after ``failure``, or None: the one
+    :class:`RetryPolicy`'s error rule (429/5xx and transport errors, its budget and backoff).
+    JSON-RPC methods are retried whole: reads are idempotent, and a resent raw transaction is
+    refused by its nonce."""
+    status = failure.status_code if isinstance(failure, httpx.Response) else 0
+    return retry.delay_after("read", status, retries=attempt)
 
 
 class ChainProvider(JSONBaseProvider):
@@ -103,10 +95,10 @@ class ChainProvider(JSONBaseProvider):
 
     The URL is the node's JSON-RPC endpoint (for the embedded service
     ``{base_url}/rpc/{chainId}``); batches go as one JSON array. A 429/5xx answer, a timeout
-    or a dropped connection is retried ``retries`` times, ``backoff * 2**attempt`` seconds
-    apart (JSON-RPC methods are retried whole: reads are idempotent, and a resent raw
-    transaction is refused by its nonce). ``service`` is an embedded service the provider owns
-    and closes with itself.
+    or a dropped connection is retried as the client's one :class:`RetryPolicy` says (its
+    error budget and backoff; JSON-RPC methods are retried whole: reads are idempotent, and a
+    resent raw transaction is refused by its nonce). ``service`` is an embedded service the
+    provider owns and closes with itself.
     """
 
     def __init__(
@@ -115,14 +107,13 @@ class ChainProvider(JSONBaseProvider):
         *,
         transport: httpx.BaseTransport | None = None,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
-        retries: int = 3,
-        backoff: float = 0.25,
+        retry: RetryPolicy | None = None,
         service: EmbeddedService | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.url = url
-        self._retry = _Retrying(retries, backoff)
+        self._retry = RetryPolicy() if retry is None else retry
         self._client = httpx.Client(transport=transport, timeout=timeout)
         self._service = service
 
@@ -139,13 +130,15 @@ class ChainProvider(JSONBaseProvider):
                     self.url, content=body, headers={"Content-Type": "application/json"}
                 )
             except httpx.TransportError as exc:
-                if not self._retry.retriable(attempt, exc):
+                wait = _retry_in(self._retry, attempt, exc)
+                if wait is None:
                     raise
             else:
-                if not self._retry.retriable(attempt, response):
+                wait = _retry_in(self._retry, attempt, response)
+                if wait is None:
                     response.raise_for_status()
                     return self.decode_rpc_response(response.content)
-            time.sleep(self._retry.delay(attempt))
+            time.sleep(wait)
             attempt += 1
 
     def make_request(self, method: RPCEndpoint, params: Any) -> RPCResponse:
@@ -194,13 +187,12 @@ class AsyncChainProvider(AsyncJSONBaseProvider):
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
-        retries: int = 3,
-        backoff: float = 0.25,
+        retry: RetryPolicy | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.url = url
-        self._retry = _Retrying(retries, backoff)
+        self._retry = RetryPolicy() if retry is None else retry
         self._client = httpx.AsyncClient(transport=transport, timeout=timeout)
 
     @property
@@ -216,13 +208,15 @@ class AsyncChainProvider(AsyncJSONBaseProvider):
                     self.url, content=body, headers={"Content-Type": "application/json"}
                 )
             except httpx.TransportError as exc:
-                if not self._retry.retriable(attempt, exc):
+                wait = _retry_in(self._retry, attempt, exc)
+                if wait is None:
                     raise
             else:
-                if not self._retry.retriable(attempt, response):
+                wait = _retry_in(self._retry, attempt, response)
+                if wait is None:
                     response.raise_for_status()
                     return self.decode_rpc_response(response.content)
-            await asyncio.sleep(self._retry.delay(attempt))
+            await asyncio.sleep(wait)
             attempt += 1
 
     async def make_request(self, method: RPCEndpoint, params: Any) -> RPCResponse:
@@ -264,7 +258,7 @@ def chain_web3(
     """``Web3`` on chain ``chain_id``: ``url``, else ``embedded``, else
     ``$TOOLKIT_RPC_URL_<chainId>``, else a new embedded service (owned by the provider).
 
-    ``options`` (``timeout``, ``retries``, ``backoff``) go to :class:`ChainProvider`.
+    ``options`` (``timeout``, ``retry``) go to :class:`ChainProvider`.
     """
     chain_id = whole(chain_id, "chain_id", minimum=1)
     if url is not None and embedded is not None:
