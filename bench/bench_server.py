@@ -379,7 +379,11 @@ def main() -> int:
     levels = [int(x) for x in args.clients.split(",")]
     pinned = not args.no_pin and hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) >= 2
     script = os.path.abspath(__file__)
-    profile_file = f"/tmp/bench_server.{os.getpid()}.prof" if args.profile else None
+    profile_file = (
+        os.path.join(tempfile.gettempdir(), f"bench_server.{os.getpid()}.prof")
+        if args.profile
+        else None
+    )
     command = [sys.executable, script, "--serve"]
     command += ["--cpu", "0"] if pinned else []
     command += ["--profile-file", profile_file] if profile_file else []
