@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from toolkit.arguments import ArgumentError, fraction, number, whole
 from toolkit.credit import BPS, DAY, DEFAULT_RULES, ProductRules, liquidation
 from toolkit.models.health import correlated_prices, from_bps
+from toolkit.progress import progress_bar
 
 __all__ = [
     "CREDIT_SWEEP_KEYS",
@@ -194,7 +194,7 @@ def replay_credit(
     prices = book.prices.copy()
     rows = []
     totals = {"fees": 0.0, "interest": 0.0, "liquidations": 0, "bonus": 0.0, "bad_debt": 0.0}
-    for day in tqdm(range(days), desc="credit book", unit="day", disable=not progress, leave=False):
+    for day in progress_bar(range(days), desc="credit book", unit="day", enabled=progress):
         step = correlated_prices(
             prices, book.vols, book.correlation, horizon_days=1.0, n_scenarios=1, rng=rng
         )

@@ -24,11 +24,11 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 import polars as pl
-from tqdm.auto import tqdm
 
 from toolkit.backtest.replay import replay
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
 from toolkit.backtest.validate import check_flow
+from toolkit.progress import progress_bar
 from toolkit.resources import RetryPolicy
 from toolkit.scenario import Scenario, load_scenario
 
@@ -146,7 +146,7 @@ def sweep(
         apply_overrides(base, point)  # fail here, in the caller, not inside a worker
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise ValueError("executor: must have a submit() method like concurrent.futures.Executor")
-    bar = tqdm(total=len(points), desc="sweep", unit="point", disable=not progress, leave=False)
+    bar = progress_bar(total=len(points), desc="sweep", unit="point", enabled=progress)
     if executor is None and len(points) == 1:
         rows = [sweep_point(flow, base, points[0], seed, retry)]
         bar.update(1)

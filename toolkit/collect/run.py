@@ -15,11 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from tqdm.auto import tqdm
-
 from toolkit.arguments import whole
 from toolkit.client import ServiceClient
 from toolkit.collect.writer import BatchWriter
+from toolkit.progress import progress_bar
 from toolkit.store import Recording, Store
 
 __all__ = ["BaseCollector", "Collector", "Progress", "RunResult", "rows_in_run"]
@@ -161,12 +160,11 @@ class BaseCollector:
         run: Recording | None = None
         try:
             with recording as run:
-                bar = tqdm(
+                bar = progress_bar(
                     total=self.total(),
                     desc=f"{self.kind} {run.run_id[:8]}",
-                    disable=not self.progress,
-                    leave=False,
                     unit=self.unit,
+                    enabled=self.progress,
                 )
                 try:
                     self.collect(run.run_id, writer, bar, resume is not None)

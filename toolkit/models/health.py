@@ -25,10 +25,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
 from toolkit.arguments import ArgumentError, whole
 from toolkit.credit import BPS, DEFAULT_RULES, ProductRules
+from toolkit.progress import progress_bar
 
 __all__ = [
     "DEFAULT_SHOCKS",
@@ -287,7 +287,7 @@ def monte_carlo(
     rng = np.random.default_rng(seed)
     counts, at_risk, losses = [], [], []
     starts = range(0, n_scenarios, chunk)
-    for done in tqdm(starts, desc="monte carlo", unit="chunk", disable=not progress, leave=False):
+    for done in progress_bar(starts, desc="monte carlo", unit="chunk", enabled=progress):
         size = min(chunk, n_scenarios - done)
         paths = correlated_prices(
             start, vols, correlation, horizon_days=horizon_days, n_scenarios=size, rng=rng
