@@ -18,7 +18,15 @@ from typing import Protocol
 
 from toolkit.arguments import number
 
-__all__ = ["DEFAULT_START", "WALL", "Clock", "VirtualClock", "WallClock", "sleep_async"]
+__all__ = [
+    "DEFAULT_START",
+    "WALL",
+    "Clock",
+    "ScaledClock",
+    "VirtualClock",
+    "WallClock",
+    "sleep_async",
+]
 
 
 class Clock(Protocol):
@@ -55,8 +63,9 @@ WALL = WallClock()
 
 
 async def sleep_async(clock: Clock, seconds: float) -> None:
-    """Wait ``seconds`` on ``clock`` from a coroutine: on the wall clock without blocking the
-    event loop; any other clock moves by itself (then the loop gets a turn).
+    """Wait ``seconds`` on ``clock`` from a coroutine: on the wall clock (or a scaled one, for
+    ``seconds / speed``) without blocking the event loop; a virtual clock moves by itself (then
+    the loop gets a turn).
 
     >>> import asyncio
     >>> clock = VirtualClock(0.0)
@@ -65,6 +74,8 @@ async def sleep_async(clock: Clock, seconds: float) -> None:
     """
     if isinstance(clock, WallClock):
         await asyncio.sleep(seconds)
+    elif isinstance(clock, ScaledClock):
+        await asyncio.sleep(max(0.0, seconds) / clock.speed)
     else:
         clock.sleep(seconds)
         await asyncio.sleep(0)
@@ -143,3 +154,38 @@ class VirtualClock:
 
     def __repr__(self) -> str:
         return f"VirtualClock(now={self.now()!r})"
+
+
+class ScaledClock:
+    """Simulated time that runs ``speed`` times faster than the wall clock, from ``start``.
+
+    For a live embedded service whose markets should move faster than real time (``toolkit
+    demo`` shows half an hour of trading in a couple of minutes): every reader sees the same
+    time, derived from the monotonic wall clock, so threads need no coordination, and
+    :meth:`sleep` waits ``seconds / speed`` of real time. Quote windows, block times and
+    settlement delays all shrink by ``speed`` in wall time; nothing else changes.
+
+    >>> clock = ScaledClock(60.0, start=1_000.0)
+    >>> clock.sleep(30.0)  # half a real second
+    >>> 1_030.0 <= clock() < 1_060.0
+    True
+    >>> ScaledClock(0)
+    Traceback (most recent call last):
+    ...
+    toolkit.arguments.ArgumentError: speed: must be a finite number > 0, got 0
+    """
+
+    def __init__(self, speed: float, start: float | None = None) -> None:
+        self.speed = number(speed, "speed", above=0)
+        self.start = time.time() if start is None else number(start, "start")
+        self._origin = time.monotonic()
+
+    def __call__(self) -> float:
+        return self.start + (time.monotonic() - self._origin) * self.speed
+
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` of simulated time: ``seconds / speed`` of real time."""
+        time.sleep(max(0.0, seconds) / self.speed)
+
+    def __repr__(self) -> str:
+        return f"ScaledClock(speed={self.speed!r})"

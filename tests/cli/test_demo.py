@@ -23,8 +23,10 @@ def _args(tmp_path: Path, *extra: str) -> argparse.Namespace:
             str(tmp_path / "reports"),
             "--rounds",
             "1",
-            "--stream-seconds",
-            "1",
+            "--minutes",
+            "3",
+            "--speed",
+            "60",
             "--rate",
             "0.5",
             "--no-progress",
@@ -57,7 +59,8 @@ def test_demo_fills_the_database_and_writes_the_report(tmp_path: Path) -> None:
     [
         ("--rounds", "0", "argument --rounds: must be an integer >= 1, got '0'"),
         ("--rate", "0", "argument --rate: must be a finite number > 0, got '0'"),
-        ("--stream-seconds", "inf", "argument --stream-seconds: must be a finite number > 0"),
+        ("--minutes", "inf", "argument --minutes: must be a finite number > 0"),
+        ("--speed", "0", "argument --speed: must be a finite number > 0, got '0'"),
     ],
 )
 def test_bad_options_are_refused_before_anything_runs(

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import polars as pl
 import pytest
 
 from toolkit.client import EmbeddedService, RetryPolicy, ServiceClient
@@ -181,3 +182,23 @@ def small_grid() -> list[GridPoint]:
 def store() -> Iterator[Store]:
     with Store(":memory:") as opened:
         yield opened
+
+
+def grid_flow(
+    points: list[GridPoint], *, spacing: float, count: int, converts_every: int = 0
+) -> pl.DataFrame:
+    """A traffic flow cycling through ``points``, one RFQ every ``spacing`` seconds; every
+    ``converts_every``-th converts at once (0: none)."""
+    rows = [points[k % len(points)] for k in range(count)]
+    return pl.DataFrame(
+        {
+            "t": [k * spacing for k in range(count)],
+            "src_chain": [p.src_chain for p in rows],
+            "dst_chain": [p.dst_chain for p in rows],
+            "token": [p.token for p in rows],
+            "amount": [p.amount for p in rows],
+            "type": [p.quote_type for p in rows],
+            "converts": [bool(converts_every) and k % converts_every == 0 for k in range(count)],
+            "convert_delay": [0.0] * count,
+        }
+    )

@@ -78,6 +78,24 @@ def test_default_grid_covers_every_onboarded_route_of_the_target() -> None:
     assert len(grid) == sum(2 * 3 * len(r.tiers) for r in routes)
 
 
+def test_a_spread_sweep_paces_its_points_over_the_interval(
+    embedded: Embedded, store: Store, small_grid: list[GridPoint]
+) -> None:
+    client, _ = embedded.client()
+    start = embedded.clock()
+    sweep = RfqSweep(
+        client, store, grid=small_grid[:4], rounds=2, interval=20, spread=True, progress=False
+    )
+    result = sweep.run()
+    assert result.status == "completed"
+    rows = store.query("SELECT round, observed_at FROM rfq_observations ORDER BY attempt_id")
+    seconds = [round(t.timestamp() - start) for t in rows["observed_at"].to_list()]
+    assert seconds == [0, 5, 10, 15, 20, 25, 30, 35]
+    assert store.run_record(result.run_id)["parameters"]["spread"] is True
+    with pytest.raises(ValueError, match="spread: must be True or False"):
+        RfqSweep(client, store, rounds=1, spread="yes")  # type: ignore[arg-type]
+
+
 def test_rounds_start_every_interval_on_the_fake_clock(
     embedded: Embedded, store: Store, small_grid: list[GridPoint]
 ) -> None:
@@ -249,7 +267,7 @@ def test_collectors_check_their_arguments(embedded: Embedded, store: Store) -> N
     with pytest.raises(ValueError, match="duration: must be a finite number > 0"):
         LiquidityStream(client, store, duration=0)
     with pytest.raises(ValueError, match="embedded: traffic is only driven into the embedded"):
-        Traffic(client, [POINT])
+        Traffic(client, pl.DataFrame())  # type: ignore[arg-type]
 
 
 def test_batch_writer_flushes_by_size_and_by_age(store: Store) -> None:

@@ -6,10 +6,14 @@ from __future__ import annotations
 import httpx
 import polars as pl
 
+from toolkit.clock import WALL
 from toolkit.collect import GridPoint, LiquidityStream, RfqSweep, Traffic
+from toolkit.scenario import load_scenario
 from toolkit.store import Store
 
-from .conftest import Embedded, Fault
+from .conftest import Embedded, Fault, grid_flow
+
+DEFAULT = load_scenario("default", env={})
 
 RFQ = "/partner-intents/rfq"
 
@@ -84,7 +88,8 @@ def test_liquidity_stream_survives_dropped_connections_without_gaps_or_duplicate
 
     client, transport = embedded.client(drops)
     service = embedded.log.state.service
-    with Traffic(embedded.service, small_grid, interval=0.01, transaction_every=2):
+    flow = grid_flow(small_grid, spacing=0.01, count=1000, converts_every=2)
+    with Traffic(embedded.service, flow, scenario=DEFAULT, clock=WALL):
         result = LiquidityStream(client, store, duration=1.5, progress=False).run()
     assert result.status == "completed"
     connections = transport.seen["/liquidity/protocol/partner-escrow/events"]
@@ -172,7 +177,8 @@ def test_ctrl_c_during_a_stream_flushes_what_was_read(
             bar.update = update
             super().collect(run_id, writer, bar, resumed)
 
-    with Traffic(embedded.service, small_grid, interval=0.01):
+    flow = grid_flow(small_grid, spacing=0.01, count=2000)
+    with Traffic(embedded.service, flow, scenario=DEFAULT, clock=WALL):
         result = Stopping(client, store, duration=10, progress=False).run()
     assert result.status == "interrupted"
     assert store.run_record(result.run_id)["status"] == "interrupted"
@@ -183,7 +189,8 @@ def test_ctrl_c_during_a_stream_flushes_what_was_read(
     # Everything read before Ctrl-C was written: 24 changes after the 36 snapshot events.
     assert counts == (24, 12)
     last = store.last_event_id(LiquidityStream(client, store, progress=False).source)
-    with Traffic(embedded.service, small_grid, interval=0.01):
+    flow = grid_flow(small_grid, spacing=0.01, count=2000)
+    with Traffic(embedded.service, flow, scenario=DEFAULT, clock=WALL):
         again = LiquidityStream(client, store, duration=0.5, progress=False).run(
             resume=result.run_id
         )

@@ -188,15 +188,8 @@ def _report(result: Any) -> int:
 
 
 def _collect(client: Any, store: Any, args: argparse.Namespace) -> Any:
-    from toolkit.collect import (
-        BorrowSweep,
-        LiquidityStream,
-        RfqSweep,
-        Snapshot,
-        Traffic,
-        discover_routes,
-        grid_for,
-    )
+    from toolkit.backtest import generate_flow
+    from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot, Traffic
 
     progress = not args.no_progress
     if args.kind in ("rfq", "borrow"):
@@ -221,8 +214,11 @@ def _collect(client: Any, store: Any, args: argparse.Namespace) -> Any:
     stream = LiquidityStream(client, store, duration=args.duration, progress=progress)
     if client.embedded is None:
         return stream.run(resume=args.resume)
-    grid = grid_for(discover_routes(client))
-    with Traffic(client.embedded, grid):
+    # Other users' order flow at the default scenario's rates, for as long as the stream is
+    # followed (a day when it runs until Ctrl-C), so that the stream has a market to report.
+    hours = 24.0 if args.duration is None else max(args.duration, 60.0) / 3600
+    scenario = client.embedded.scenario
+    with Traffic(client.embedded, generate_flow(scenario, hours=hours)):
         return stream.run(resume=args.resume)
 
 

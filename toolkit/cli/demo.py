@@ -1,17 +1,22 @@
 """``toolkit demo``: the whole main job on the embedded default, as ``make demo`` runs it.
 
 One pass through every layer, offline: the embedded service (in-process, the default target of
-every client), collection from its surfaces into DuckDB (discovery snapshot, an RFQ sweep that
-follows each quote through the transaction endpoint and the calldata guard, a borrow-quote
-sweep, the liquidity event stream), the pricing and capacity models on what was collected, a
-backtest of a day of order flow on the same engine, and the report (figures and a summary).
+every client) running ``--speed`` times faster than real time, with other users' order flow at
+the default scenario's rates as background traffic (RFQs that convert, open on chain, fill and
+settle: :class:`toolkit.collect.Traffic`), so the collectors observe a market rather than their
+own requests; collection from its surfaces into DuckDB (discovery snapshot, a paced RFQ sweep
+that follows each quote through the transaction endpoint and the calldata guard, a borrow-quote
+sweep, the liquidity event stream); the pricing and capacity models on what was collected; a
+backtest of a day of order flow on the same engine; and the report (figures and a summary).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -20,6 +25,7 @@ from toolkit.cli.argtypes import integer, real
 if TYPE_CHECKING:
     import polars as pl
 
+    from toolkit.backtest import BacktestResult
     from toolkit.client import ServiceClient
     from toolkit.store import Store
 
@@ -53,12 +59,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="RFQ sweep rounds (default: 3)",
     )
     parser.add_argument(
-        "--stream-seconds",
-        type=real(above=0),
-        default=10.0,
-        help="seconds to follow the liquidity event stream (default: 10)",
-    )
-    parser.add_argument(
         "--rate",
         type=real(above=0),
         default=12.0,
@@ -70,6 +70,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0,
         help="backtest seed (default: 0)",
     )
+    parser.add_argument(
+        "--speed",
+        type=real(above=0),
+        default=30.0,
+        help="the embedded market runs this many times faster than real time (default: 30)",
+    )
+    parser.add_argument(
+        "--minutes",
+        type=real(above=0),
+        default=30.0,
+        help="simulated minutes of background traffic the collectors observe (default: 30)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
 
@@ -77,6 +89,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the demo; print where the database and figures are and a short summary."""
     stream = sys.stdout if out is None else out
     from toolkit.client import RetryPolicy, ServiceClient
+    from toolkit.clock import ScaledClock
     from toolkit.store import Store, StoreError, data_dir, default_path
 
     db = Path(args.db) if args.db is not None else default_path()
@@ -94,11 +107,20 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 2
     # A capacity 404 is an observation here, recorded like any other answer: retrying it would
     # only make the demo sleep through the 15 s reservation window.
-    with store, ServiceClient(retry=RetryPolicy(capacity_retries=0)) as client:
-        step(f"embedded service started in-process ({client.base_url})")
-        _collect(client, store, args, step)
-        _model(store, stream, step)
-        _backtest(store, args, stream, step)
+    clock = ScaledClock(args.speed)
+    with store, ServiceClient(retry=RetryPolicy(capacity_retries=0), clock=clock) as client:
+        step(
+            f"embedded service started in-process ({client.base_url}), "
+            f"its clock {args.speed:g}x real time"
+        )
+        # The day's backtest is pure CPU: it runs in a worker process while the live market is
+        # observed, and is stored once it is back (spawned: this process already runs threads).
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            backtest = pool.submit(_replay_day, args.rate, args.seed)
+            step(f"backtest of a day of flow started in a worker process (rate {args.rate:g}/s)")
+            _collect(client, store, args, step)
+            _model(store, stream, step)
+            _store_backtest(store, backtest.result(), stream, step)
         step("writing the report")
         from toolkit.report import write_report
 
@@ -114,44 +136,56 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step: Any) -> None:
-    from toolkit.collect import (
-        BorrowSweep,
-        LiquidityStream,
-        RfqSweep,
-        Snapshot,
-        Traffic,
-        discover_routes,
-        grid_for,
-    )
+    from toolkit.backtest import generate_flow
+    from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot, Traffic
+    from toolkit.scenario import load_scenario
 
     progress = not args.no_progress
-    runs = [
-        ("snapshot of tokens, pools and fee tiers", Snapshot(client, store, progress=progress)),
-        (
-            f"RFQ sweep, {args.rounds} rounds, each quote followed through the transaction "
-            "endpoint and the calldata guard",
-            RfqSweep(
-                client,
-                store,
-                rounds=args.rounds,
-                interval=2.0,
-                follow_transactions=True,
-                progress=progress,
-            ),
-        ),
-        ("borrow-quote sweep, 1 round", BorrowSweep(client, store, rounds=1, progress=progress)),
-    ]
-    for text, collector in runs:
-        step(text)
-        _report_run(collector.run(), step)
-    step(f"liquidity event stream for {args.stream_seconds:g} s (with background RFQ traffic)")
+    step("snapshot of tokens, pools and fee tiers")
+    _report_run(Snapshot(client, store, progress=progress).run(), step)
     embedded = client.embedded
-    stream = LiquidityStream(client, store, duration=args.stream_seconds, progress=progress)
-    if embedded is None:
+    assert embedded is not None  # the demo runs on the embedded default
+    seconds = args.minutes * 60
+    flow = generate_flow(load_scenario("default", env={}), hours=seconds / 3600, seed=args.seed)
+    # The quotes and orders of the first ten simulated minutes build up the pools' state.
+    warmup = min(600.0, seconds / 3)
+    step(
+        f"background traffic: {flow.height:,} RFQs of other users over {args.minutes:g} "
+        "simulated minutes at the default scenario's rates, converting quotes opened on chain, "
+        f"filled and settled; {warmup / 60:g} minutes to warm up"
+    )
+    with Traffic(embedded, flow) as traffic:
+        client.clock.sleep(warmup)
+        remaining = seconds - warmup
+        step(f"liquidity event stream for {remaining / 2 / 60:g} simulated minutes")
+        stream = LiquidityStream(
+            client, store, duration=remaining / 2 / args.speed, progress=progress
+        )
         _report_run(stream.run(), step)
-    else:
-        with Traffic(embedded, grid_for(discover_routes(client))):
-            _report_run(stream.run(), step)
+        step(
+            f"RFQ sweep, {args.rounds} rounds paced over {remaining / 2 / args.rounds / 60:g} "
+            "simulated minutes each, every quote followed through the transaction endpoint "
+            "and the calldata guard"
+        )
+        sweep = RfqSweep(
+            client,
+            store,
+            rounds=args.rounds,
+            interval=remaining / 2 / args.rounds,
+            spread=True,
+            follow_transactions=True,
+            progress=progress,
+        )
+        _report_run(sweep.run(), step)
+        late = traffic.counts["late"]
+    counts = traffic.counts
+    step(
+        f"  background traffic sent {counts['rfq']:,} RFQs, {counts['quoted']:,} quoted, "
+        f"{counts['opened']:,} orders opened on chain"
+        + (f" ({late:,} steps ran more than a second late)" if late else "")
+    )
+    step("borrow-quote sweep, 1 round")
+    _report_run(BorrowSweep(client, store, rounds=1, progress=progress).run(), step)
 
 
 def _report_run(result: Any, step: Any) -> None:
@@ -191,15 +225,23 @@ def _model(store: Store, stream: TextIO, step: Any) -> None:
     )
 
 
-def _backtest(store: Store, args: argparse.Namespace, stream: TextIO, step: Any) -> None:
+def _replay_day(rate: float, seed: int) -> BacktestResult:
+    """A day of order flow on the default scenario, replayed (in the worker process)."""
     from toolkit.backtest import generate_flow, replay
+    from toolkit.scenario import load_scenario
+
+    scenario = load_scenario("default", env={})
+    flow = generate_flow(scenario, hours=24, rate=rate, seed=seed)
+    return replay(flow, scenario, seed=seed)
+
+
+def _store_backtest(store: Store, result: BacktestResult, stream: TextIO, step: Any) -> None:
     from toolkit.cli.backtest import format_summary
     from toolkit.scenario import load_scenario
 
     scenario = load_scenario("default", env={})
-    flow = generate_flow(scenario, hours=24, rate=args.rate, seed=args.seed)
-    step(f"backtest: a day of flow on the default scenario, {flow.height:,} requests")
-    result = replay(flow, scenario, seed=args.seed)
+    requests = int(result.summary["requests"])
+    step(f"backtest: a day of flow on the default scenario, {requests:,} requests")
     run_id = result.to_store(store)
     decimals = {p.id: scenario.token(p.chain, p.token).decimals for p in scenario.pools}
     print(format_summary(result.summary, decimals), file=stream)

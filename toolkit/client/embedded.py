@@ -70,6 +70,7 @@ class EmbeddedService:
         **app_options: Any,
     ) -> None:
         key: Secret | None = None
+        loaded: Scenario | None = None
         if app is None:
             from toolkit.server import create_app
 
@@ -81,6 +82,8 @@ class EmbeddedService:
         if api_key is not None:
             key = api_key if isinstance(api_key, Secret) else Secret(api_key)
         self.app: ASGIApp = app
+        #: The scenario the service runs (None for an app given ready-made).
+        self.scenario: Scenario | None = loaded
         self.clock = clock
         self.api_key: Secret | None = key
         self.instance = uuid.uuid4().hex[:12]

@@ -1,7 +1,10 @@
 """Round-based sweeps over a grid: the pacing, resume and attempt bookkeeping they share.
 
 A sweep visits every grid point once per round; rounds start every ``interval`` seconds, until
-``rounds`` rounds are done or ``duration`` seconds have passed (whichever comes first). Every
+``rounds`` rounds are done or ``duration`` seconds have passed (whichever comes first). A
+``spread`` sweep paces its points evenly over the interval instead of sending a round as one
+burst: a burst of quotes reserves many pools at once for 15 s, which is the collector changing
+what it measures. Every
 HTTP attempt of every point is recorded under the id ``round:grid_index:retry``, so a resumed
 run skips exactly the points it already recorded (a point interrupted between retries counts as
 visited: its recorded attempts stand, none is made twice).
@@ -56,12 +59,15 @@ class Sweep(Collector):
         rounds: int | None = None,
         duration: float | None = None,
         interval: float | None = None,
+        spread: bool = False,
         chains: Sequence[int] = DEFAULT_CHAINS,
         symbols: Sequence[str] = DEFAULT_SYMBOLS,
         progress: bool = True,
         batch_size: int = 500,
     ) -> None:
         super().__init__(client, store, progress=progress, batch_size=batch_size)
+        if not isinstance(spread, bool):
+            raise ValueError(f"spread: must be True or False, got {spread!r}")
         if rounds is not None:
             whole(rounds, "rounds", minimum=1)
         if duration is not None:
@@ -76,6 +82,7 @@ class Sweep(Collector):
         self.rounds = rounds
         self.duration = None if duration is None else float(duration)
         self.interval = DEFAULT_INTERVAL if interval is None else float(interval)
+        self.spread = spread
         self.chains = tuple(chains)
         self.symbols = tuple(symbols)
         self._given = {
@@ -105,6 +112,7 @@ class Sweep(Collector):
             "rounds": self.rounds,
             "duration": self.duration,
             "interval": self.interval,
+            "spread": self.spread,
         }
 
     def restore(self, parameters: Mapping[str, Any]) -> None:
@@ -118,6 +126,7 @@ class Sweep(Collector):
             self.duration = parameters.get("duration")
         if "interval" not in self._given:
             self.interval = float(parameters.get("interval") or self.interval)
+        self.spread = bool(parameters.get("spread", False))
 
     def total(self) -> int | None:
         if self.grid is None or self.rounds is None:
@@ -157,7 +166,11 @@ class Sweep(Collector):
             if deadline is not None and self.clock() >= deadline:
                 return
             started = self.clock()
-            for index in todo:
+            for k, index in enumerate(todo):
+                if self.spread:
+                    wait = started + k * self.interval / len(todo) - self.clock()
+                    if wait > 0:
+                        self.clock.sleep(wait)
                 if deadline is not None and self.clock() >= deadline:
                     return
                 self.visit(run_id, round_no, index, self.grid[index], writer)

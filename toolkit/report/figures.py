@@ -29,8 +29,6 @@ __all__ = [
 
 FIGSIZE: tuple[float, float] = (10.0, 5.5)
 DPI = 100
-#: Routes drawn in the 404-rate figure (the most refused first); the CSV holds them all.
-MAX_BLOCKING_ROUTES = 8
 
 
 def _colors(n: int) -> list[tuple[float, float, float, float]]:
@@ -79,48 +77,40 @@ def fee_curve_figure(routes_obs: pl.DataFrame) -> Figure:
 
 
 def blocking_figure(windows: pl.DataFrame, window: str) -> Figure:
-    """404 share per window with binomial standard errors, for the most refused routes."""
+    """The 404 share of each route over the whole sweep, with its binomial standard error, as
+    horizontal bars (most refused at the top).
+
+    A sweep visits each route a few times per round, so per-window shares are too noisy to
+    draw as lines; ``windows`` (per ``window``, in the CSV beside the figure) are summed here.
+    """
     ranked = (
         windows.group_by("route")
         .agg(pl.col("blocked").sum(), pl.col("answered").sum())
-        .sort(["blocked", "answered", "route"], descending=[True, True, False])
+        .filter(pl.col("answered") > 0)
+        .with_columns(share=pl.col("blocked") / pl.col("answered"))
+        .with_columns(error=(pl.col("share") * (1 - pl.col("share")) / pl.col("answered")).sqrt())
+        .sort(["share", "answered", "route"], descending=[False, False, True])
     )
-    shown = ranked["route"].head(MAX_BLOCKING_ROUTES).to_list()
-    timeline = Timeline.of(windows["window_start"])
     figure = Figure(figsize=FIGSIZE, layout="constrained")
     ax = figure.subplots()
-    for k, (color, route) in enumerate(zip(_colors(len(shown)), shown, strict=True)):
-        series = windows.filter((pl.col("route") == route) & (pl.col("answered") > 0))
-        minutes = timeline.minutes(series["window_start"])
-        # A small horizontal offset per route keeps overlapping error bars readable.
-        offset = (k - (len(shown) - 1) / 2) * 0.02 * _window_minutes(window)
-        ax.errorbar(
-            [m + offset for m in minutes],
-            series["blocking"].to_list(),
-            yerr=series["std_error"].fill_null(0.0).to_list(),
-            marker="o",
-            ms=3,
-            lw=1,
-            capsize=2,
-            color=color,
-            label=route,
-        )
-    hidden = ranked.height - len(shown)
-    title = f"RFQ 404 share per {window} window (± one standard error)"
-    if hidden > 0:
-        title += f"; {len(shown)} most refused of {ranked.height} routes"
-    ax.set_title(title)
-    ax.set_xlabel(timeline.label)
-    ax.set_ylabel("404 share of 200/404 answers")
-    ax.set_ylim(-0.05, 1.05)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    positions = list(range(ranked.height))
+    ax.barh(
+        positions,
+        (100 * ranked["share"]).to_list(),
+        xerr=(100 * ranked["error"]).to_list(),
+        color="tab:red",
+        alpha=0.8,
+        capsize=2,
+    )
+    labels = [f"{r} (n={n})" for r, n in ranked.select("route", "answered").iter_rows()]
+    ax.set_yticks(positions, labels, fontsize=6 if ranked.height > 12 else 8)
+    ax.set_title(
+        f"RFQ 404 share by route over the sweep (± one standard error; {window} windows in the CSV)"
+    )
+    ax.set_xlabel("404 share of 200/404 answers (%)")
+    ax.set_xlim(0, 100)
+    ax.grid(True, axis="x", alpha=0.3)
     return figure
-
-
-def _window_minutes(window: str) -> float:
-    units = {"s": 1 / 60, "m": 1.0, "h": 60.0, "d": 1440.0}
-    return float(window[:-1]) * units[window[-1]]
 
 
 def capacity_figure(steps: pl.DataFrame) -> Figure:
