@@ -78,9 +78,9 @@ class _Nonces:
 
 
 class Service:
-    """One embedded service: the engine, the simulated world on the same engine (the ``/sim``
-    surface), the simulated chains behind JSON-RPC (``/rpc/{chainId}``), the scenario's
-    registry, the clock, and the event-stream bookkeeping.
+    """One embedded service: the engine, the simulated world on the same engine (read by the
+    ``/sim`` surface), the simulated chains behind JSON-RPC (``/rpc/{chainId}``) and the relay
+    between them, the scenario's registry, the clock, and the event-stream bookkeeping.
 
     ``offset`` (seconds) is added to the clock: the chains' development namespace
     (``evm_increaseTime``, ``evm_mine``, ``evm_revert``) moves it, so every timer of the
