@@ -26,7 +26,7 @@ from toolkit.chain.registry import (
     Registry,
     default_registry,
 )
-from toolkit.engine import Engine
+from toolkit.engine import Engine, PoolState
 from toolkit.scenario import Pool, Scenario
 from toolkit.world import World
 from toolkit.world.chain import Chains, Rpc
@@ -128,6 +128,7 @@ class Service:
         self._closed = False
         self._open_streams = 0
         self.chains = Chains(scenario, genesis=self.now())
+        self.chains.connect_pools(self.pool_figures)
         self.relay = Relay(self.world, self.chains)
         self.relay.fund(self.now())
         self.rpc = Rpc(self.chains, self, before=self.sync)
@@ -164,6 +165,11 @@ class Service:
         """
         if self.relay.sync(self.now() if now is None else now):
             self.notify()
+
+    def pool_figures(self, pool_id: str) -> PoolState:
+        """Pool ``pool_id``'s figures now, from the engine (what the chains' pool contracts
+        answer to ``eth_call``)."""
+        return self.engine.pool(pool_id, self.now())
 
     def next_nonce(self) -> int:
         """The next order or borrow nonce of this app."""
