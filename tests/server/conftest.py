@@ -139,12 +139,29 @@ def rfq_params(
     return params
 
 
+def pools(client: Client) -> dict[str, dict[str, int]]:
+    """Every pool's figures by pool id, read over JSON-RPC from the pool contracts (``eth_call``
+    of ``balance``, ``reserved``, ``outstanding`` and ``available`` on the pool's chain)."""
+    from toolkit.codecs.functions import encode_call
+
+    scenario: Scenario = client.app.state.service.scenario
+    figures: dict[str, dict[str, int]] = {}
+    for entry in scenario.pools:
+        token = scenario.token(entry.chain, entry.token).address
+        figures[entry.id] = {}
+        for name in ("balance", "reserved", "outstanding", "available"):
+            call = {"to": entry.address, "data": encode_call(f"pool.{name}", token)}
+            answer = rpc(client, entry.chain, "eth_call", call, "latest")
+            figures[entry.id][name] = int(answer["result"], 16)
+    return figures
+
+
 def pool(client: Client, pool_id: str) -> dict[str, int]:
-    """The ``/sim/pools`` figures of one pool, as integers."""
-    for entry in client.get("/sim/pools").json()["data"]:
-        if entry["id"] == pool_id:
-            return {k: int(entry[k]) for k in ("balance", "reserved", "outstanding", "available")}
-    raise AssertionError(f"no pool {pool_id}")
+    """The figures of one pool, as integers (see :func:`pools`)."""
+    found = pools(client)
+    if pool_id not in found:
+        raise AssertionError(f"no pool {pool_id}")
+    return found[pool_id]
 
 
 def rpc(client: Client, chain_id: int, method: str, *params: Any) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The service's pools as contracts on its chains: over web3.py, their views answer what the
-engine holds (GET /sim/pools) through quotes, lapses, the on-chain flow and evm_revert."""
+engine holds through quotes, lapses, the on-chain flow and evm_revert."""
 
 from __future__ import annotations
 
@@ -35,7 +35,9 @@ def on_chain(svc: Harness) -> list[tuple[Any, ...]]:
 
 
 def engine(svc: Harness) -> list[tuple[Any, ...]]:
-    return [tuple(row) for row in svc.pools().select("pool", *FIGURES).iter_rows()]
+    """The engine's own figures now (read after on_chain: the relay has synced)."""
+    states = svc.app.state.service.engine.pools(svc.now())  # type: ignore[attr-defined]
+    return [(p.id, *(getattr(p, name) for name in FIGURES)) for p in states]
 
 
 def test_the_views_follow_the_engine_through_the_whole_flow() -> None:

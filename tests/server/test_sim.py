@@ -1,5 +1,6 @@
-"""The read-only /sim surface (pools, orders) and the escrow's open() over JSON-RPC, which took
-the place of the old /sim/broadcast, /sim/advance, /sim/fill and /sim/settle."""
+"""What stays under /sim (GET /sim/orders), and what JSON-RPC says instead of the old
+/sim/broadcast, /sim/advance, /sim/fill, /sim/settle and /sim/pools: the escrow's open() sent on
+chain, its refusals as reverts, the pools' figures from the pool contracts."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from eth_utils import keccak
 
 from toolkit.scenario import Scenario
 
-from .conftest import AUTH, USDC, Client, FakeClock, open_on_chain, rfq_params, rpc
+from .conftest import AUTH, USDC, Client, FakeClock, open_on_chain, pools, rfq_params, rpc
 
 
 def built(client: Client, **extra: Any) -> dict[str, Any]:
@@ -81,18 +82,23 @@ def test_unknown_and_malformed_order_ids(client: Client) -> None:
     assert bad.json() == {"error": "orderId: must be 0x followed by 64 hex digits"}
 
 
-def test_pools_lists_every_pool(client: Client, scenario: Scenario) -> None:
-    data = client.get("/sim/pools").json()["data"]
-    assert [p["id"] for p in data] == [p.id for p in scenario.pools]
-    for entry, config in zip(data, scenario.pools, strict=True):
-        assert entry["balance"] == entry["available"] == str(config.balance)
-        assert entry["reserved"] == entry["outstanding"] == "0"
+def test_the_pools_are_read_on_chain(client: Client, scenario: Scenario) -> None:
+    figures = pools(client)  # eth_call of each pool contract's views
+    assert list(figures) == [p.id for p in scenario.pools]
+    for config in scenario.pools:
+        entry = figures[config.id]
+        assert entry["balance"] == entry["available"] == config.balance
+        assert entry["reserved"] == entry["outstanding"] == 0
+    quote = client.get("/partner-intents/rfq", params=rfq_params(), headers=AUTH).json()
+    amount = int(quote["quotes"][0]["preview"]["outputs"][0]["amount"])
+    assert sum(p["reserved"] for p in pools(client).values()) == amount
 
 
 def test_what_json_rpc_says_is_not_under_sim(client: Client) -> None:
     key = "0x" + "ab" * 32
     for path in ("/sim/broadcast", "/sim/advance", f"/sim/fill/{key}", f"/sim/settle/{key}"):
         assert client.post(path, json={}).status_code == 404, path
+    assert client.get("/sim/pools").status_code == 404
 
 
 def test_simulation_endpoints_are_tagged(client: Client) -> None:
@@ -104,7 +110,6 @@ def test_simulation_endpoints_are_tagged(client: Client) -> None:
         for method, operation in item.items()
     }
     assert sim == {
-        ("/sim/pools", "get"): ("simulation",),
         ("/sim/orders/{orderId}", "get"): ("simulation",),
         ("/rpc/{chainId}", "post"): ("simulation",),
     }

@@ -137,7 +137,9 @@ def test_a_full_pool_without_retries_is_a_404() -> None:
 
 def test_sim_reaches_the_simulation_endpoints() -> None:
     with embedded_service("single-pool") as svc:
-        assert [p["id"] for p in svc.sim("GET", "pools")["data"]] == ["8453:USDC:usdc"]
+        key = "0x" + "ab" * 32
+        with pytest.raises(AssertionError, match=rf"GET /sim/orders/{key}: HTTP 404"):
+            svc.sim("GET", f"orders/{key}")
         with pytest.raises(AssertionError, match=r"GET /sim/orders/0x00: HTTP 400"):
             svc.sim("GET", "orders/0x00")
 

@@ -30,9 +30,10 @@ unknown `X-Auth-Token`, 404 is no capacity now (or an unknown path).
 Endpoints tagged **simulation** are not part of the interface. `POST /rpc/{chainId}` serves
 each simulated chain as standard Ethereum JSON-RPC (web3.py, ethers, viem), with the
 anvil/hardhat development namespace: a whole flow runs on it (the user's `approve` and `open()`,
-the service's fills and settlements, time by `evm_increaseTime`/`evm_mine`). `GET /sim/pools`
-and `GET /sim/orders/{orderId}` read what no chain holds: the pools' reservations and the
-engine's record of each order.
+the service's fills and settlements, time by `evm_increaseTime`/`evm_mine`), and each pool is a
+contract whose views (`balance`, `reserved`, `outstanding`, `available` of a token) answer the
+engine's figures. `GET /sim/orders/{orderId}` reads what no chain holds: the engine's record of
+an order and the reservation under its id.
 """
 
 _TAGS: Final = [
@@ -42,7 +43,7 @@ _TAGS: Final = [
         "name": "simulation",
         "description": (
             "Not part of the interface: the simulated chains' JSON-RPC, and the engine's "
-            "read-only side of the flow (pools, orders)."
+            "record of an order."
         ),
     },
 ]

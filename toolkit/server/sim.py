@@ -1,22 +1,22 @@
 """The simulation's read-only surface under ``/sim`` (OpenAPI tag ``simulation``): what the
-chains' JSON-RPC cannot say.
+chains' JSON-RPC cannot say, the engine's record of an order.
 
 Not part of the service interface, and no API key needed. Everything that acts on the simulated
 world goes through standard Ethereum JSON-RPC at ``/rpc/{chainId}`` (:mod:`toolkit.server.rpc`):
 the user's ``approve`` and ``open()`` by ``eth_sendRawTransaction`` (or ``eth_sendTransaction``
 from a development or impersonated account), time by ``evm_increaseTime``/``evm_mine`` (which
 also let the service's filler fill and settle what falls due), what-if by
-``evm_snapshot``/``evm_revert``. What stays here is the engine's side of the flow, which no
-contract holds:
+``evm_snapshot``/``evm_revert``; the pools' figures by ``eth_call`` of the pool contracts'
+views (:mod:`toolkit.world.chain.pools`: ``balance``, ``reserved``, ``outstanding``,
+``available`` of a token, as the engine has them). What stays here is the engine's record of an
+order, which no contract holds:
 
-- ``GET /sim/pools``: every pool's balance, reserved, outstanding and available amounts, in
-  one table across chains (reservations live in the engine, not on any chain).
 - ``GET /sim/orders/{orderId}``: an order the escrow emitted ``Open`` for, as the world tracks
   it (status, the fill's pool, amount and fee, the fill, settlement and refund times) and any
   reservation held under its id; for an order whose transaction was built but not opened on
   chain, ``status`` is ``Built`` while the reservation lives.
 
-Both bring the world up to the chains first (the escrow's events, the filler's due steps).
+It brings the world up to the chains first (the escrow's events, the filler's due steps).
 """
 
 from __future__ import annotations
@@ -95,29 +95,6 @@ def _reservation(service: Service, key: str, now: float) -> dict[str, Any] | Non
         "amount": str(reservation.amount),
         "expiresAt": reservation.expires_at,
     }
-
-
-@router.get("/pools", summary="Every pool's figures (simulation)")
-async def pools(request: Request) -> Response:
-    service = service_of(request)
-    service.sync()
-    states = service.engine.pools(service.now())
-    service.notify()
-    data = [
-        {
-            "id": p.id,
-            "chain": f"eip155:{p.chain}",
-            "token": p.symbol,
-            "poolType": p.type,
-            "address": p.address,
-            "balance": str(p.balance),
-            "reserved": str(p.reserved),
-            "outstanding": str(p.outstanding),
-            "available": str(p.available),
-        }
-        for p in states
-    ]
-    return json_response({"data": data})
 
 
 @router.get(

@@ -42,19 +42,20 @@ class Harness:
     - ``client``: a :class:`toolkit.client.ServiceClient` on the in-process app (no socket),
       with the scenario's API key, a retry policy seeded with the harness seed and the
       harness clock (a retry back-off takes virtual time, not wall time);
-    - ``clock``: the :class:`VirtualClock` the app reads; move it with ``advance``;
+    - ``clock``: the :class:`VirtualClock` the app reads; move it with ``clock.advance``;
     - ``app``: the ASGI app of :func:`toolkit.server.create_app`;
     - ``embedded``: the :class:`toolkit.client.EmbeddedService` wrapping the app (for a web3.py
       ``Web3`` on a chain: ``Web3(toolkit.client.chain_provider(svc.embedded, chain_id))``);
     - ``http``: a plain ``httpx.Client`` on the same transport, for the JSON-RPC endpoints
-      ``/rpc/{chainId}`` and the read-only ``/sim`` endpoints, which the client does not wrap.
+      ``/rpc/{chainId}`` and the read-only ``/sim/orders``, which the client does not wrap.
 
     The chains are driven through standard JSON-RPC, as any Ethereum tool would:
     :meth:`broadcast` sends a built quote's transaction from a development account
     (``eth_sendTransaction``) and mines it, :meth:`advance` moves the service's time
     (``evm_increaseTime``: the filler fills and settles what falls due), :meth:`mine` produces
-    a chain's next block (``evm_mine``), :meth:`rpc` calls any method. :meth:`now` is the
-    service's time: the clock plus what ``evm_increaseTime`` added.
+    a chain's next block (``evm_mine``), :meth:`pools` reads every pool contract's views
+    (``eth_call``), :meth:`rpc` calls any method. :meth:`now` is the service's time: the clock
+    plus what ``evm_increaseTime`` added.
     """
 
     client: ServiceClient
@@ -114,10 +115,12 @@ class Harness:
     def sim(self, method: str, path: str, json: Any = None) -> Any:
         """Call a ``/sim`` endpoint and return its JSON body; an error status raises.
 
-        ``path`` is relative to ``/sim`` (``"pools"``, ``"orders/0x..."``).
+        ``path`` is relative to ``/sim`` (``"orders/0x..."``).
         """
         if not isinstance(path, str) or not path or path.startswith(("/", "http")):
-            raise ValueError(f"path: must be a path under /sim such as 'pools', got {path!r}")
+            raise ValueError(
+                f"path: must be a path under /sim such as 'orders/0x...', got {path!r}"
+            )
         response = self.http.request(method, f"/sim/{path}", json=json)
         if response.is_error:
             raise AssertionError(
@@ -191,23 +194,54 @@ class Harness:
         return body
 
     def pools(self) -> pl.DataFrame:
-        """Every pool's figures now, one row per pool in scenario order (amounts exact).
+        """Every pool's figures now, one row per pool in scenario order (amounts exact), read
+        over JSON-RPC from the pool contracts (``eth_call`` of ``balance``, ``reserved``,
+        ``outstanding``, ``available``; one batch per chain).
 
         Columns: ``pool``, ``chain``, ``token``, ``pool_type``, ``balance``, ``reserved``,
         ``outstanding``, ``available`` (Int128, smallest units).
         """
         import polars as pl
 
-        rows = self.sim("GET", "pools")["data"]
+        from toolkit.codecs.functions import encode_call
+
         amounts = ("balance", "reserved", "outstanding", "available")
+        pools = self.scenario.pools
+        figures: dict[tuple[str, str], int] = {}
+        for chain in dict.fromkeys(pool.chain for pool in pools):
+            asked = [(pool, name) for pool in pools if pool.chain == chain for name in amounts]
+            batch = [
+                {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "method": "eth_call",
+                    "params": [
+                        {
+                            "to": pool.address,
+                            "data": encode_call(
+                                f"pool.{name}", self.scenario.token(chain, pool.token).address
+                            ),
+                        },
+                        "latest",
+                    ],
+                }
+                for i, (pool, name) in enumerate(asked)
+            ]
+            response = self.http.post(f"/rpc/{chain}", json=batch)
+            answers = sorted(response.json(), key=lambda answer: answer["id"])
+            for (pool, name), answer in zip(asked, answers, strict=True):
+                if "error" in answer or answer["result"] == "0x":
+                    error = answer.get("error", {"message": "no pool contract at the address"})
+                    raise RpcFailure(f"eth_call pool.{name} of {pool.id}", chain, error)
+                figures[pool.id, name] = int(answer["result"], 16)
         return pl.DataFrame(
             {
-                "pool": [r["id"] for r in rows],
-                "chain": [int(r["chain"].split(":", 1)[1]) for r in rows],
-                "token": [r["token"] for r in rows],
-                "pool_type": [r["poolType"] for r in rows],
+                "pool": [p.id for p in pools],
+                "chain": [p.chain for p in pools],
+                "token": [p.token for p in pools],
+                "pool_type": [p.type for p in pools],
                 **{
-                    name: pl.Series([int(r[name]) for r in rows], dtype=pl.Int128)
+                    name: pl.Series([figures[p.id, name] for p in pools], dtype=pl.Int128)
                     for name in amounts
                 },
             },

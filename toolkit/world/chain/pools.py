@@ -10,12 +10,12 @@ at one address answer their sum. A token with no pool at the address reverts wit
 
 The contract holds no figures of its own: the reservation engine is the authority on pools (a
 quote's reservation is nowhere on chain), so each view asks the engine, through a
-:class:`PoolLink` the embedded service connects (:meth:`toolkit.world.chain.Chains.connect_pools`),
-for the pool's figures at the time of the call: what ``GET /sim/pools`` shows, reservations that
-lapsed included. Snapshots share the link rather than copy it, so after ``evm_revert`` the views
-read the restored engine. Chains built without an engine (no link connected) revert with
-``pool: no engine connected``. Addresses the scenario already uses on that chain for a token,
-the escrow or the output settler get no pool contract.
+:class:`PoolLink` the embedded service connects
+(:meth:`toolkit.world.chain.Chains.connect_pools`), for the pool's figures at the time of the
+call (reservations that lapsed by then are released). Snapshots share the link rather than copy
+it, so after ``evm_revert`` the views read the restored engine. Chains built without an engine
+(no link connected) revert with ``pool: no engine connected``. Addresses the scenario already
+uses on that chain for a token, the escrow or the output settler get no pool contract.
 
 >>> from toolkit.scenario import load_scenario
 >>> [p.address for p in LiquidityPool.build(load_scenario("single-pool", env={}), 8453)]
