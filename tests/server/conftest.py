@@ -139,9 +139,58 @@ def rfq_params(
     return params
 
 
+def pools(client: Client) -> dict[str, dict[str, int]]:
+    """Every pool's figures by pool id, read over JSON-RPC from the pool contracts (``eth_call``
+    of ``balance``, ``reserved``, ``outstanding`` and ``available`` on the pool's chain)."""
+    from toolkit.codecs.functions import encode_call
+
+    scenario: Scenario = client.app.state.service.scenario
+    figures: dict[str, dict[str, int]] = {}
+    for entry in scenario.pools:
+        token = scenario.token(entry.chain, entry.token).address
+        figures[entry.id] = {}
+        for name in ("balance", "reserved", "outstanding", "available"):
+            call = {"to": entry.address, "data": encode_call(f"pool.{name}", token)}
+            answer = rpc(client, entry.chain, "eth_call", call, "latest")
+            figures[entry.id][name] = int(answer["result"], 16)
+    return figures
+
+
 def pool(client: Client, pool_id: str) -> dict[str, int]:
-    """The ``/sim/pools`` figures of one pool, as integers."""
-    for entry in client.get("/sim/pools").json()["data"]:
-        if entry["id"] == pool_id:
-            return {k: int(entry[k]) for k in ("balance", "reserved", "outstanding", "available")}
-    raise AssertionError(f"no pool {pool_id}")
+    """The figures of one pool, as integers (see :func:`pools`)."""
+    found = pools(client)
+    if pool_id not in found:
+        raise AssertionError(f"no pool {pool_id}")
+    return found[pool_id]
+
+
+def rpc(client: Client, chain_id: int, method: str, *params: Any) -> dict[str, Any]:
+    """One JSON-RPC call on ``/rpc/{chainId}``: the whole answer (``result`` or ``error``)."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+    answer: dict[str, Any] = client.post(f"/rpc/{chain_id}", json=request).json()
+    return answer
+
+
+def open_on_chain(client: Client, tx: dict[str, Any], scenario: Scenario) -> dict[str, Any]:
+    """Send a ``transactionRequest`` as a wallet would, from development account 0: approve the
+    escrow for its input token and mine, then ``eth_sendTransaction`` the request and mine.
+    The JSON-RPC answer of the send (a revert leaves it an error and nothing changed)."""
+    from toolkit.codecs.escrow import decode_open, token_address
+    from toolkit.codecs.functions import encode_call
+    from toolkit.world.chain.accounts import dev_accounts
+
+    sender = dev_accounts(scenario)[0].address
+    chain = tx["chainId"]
+    try:
+        inputs = decode_open(tx["data"]).inputs
+    except ValueError:  # not open() calldata: nothing to approve
+        inputs = ()
+    for token, _ in inputs:
+        approve = encode_call("erc20.approve", tx["to"], 2**256 - 1)
+        call = {"from": sender, "to": token_address(token), "data": approve}
+        assert "result" in rpc(client, chain, "eth_sendTransaction", call)
+    rpc(client, chain, "evm_mine")
+    send = {"from": sender, "to": tx["to"], "data": tx["data"], "value": tx["value"]}
+    answer = rpc(client, chain, "eth_sendTransaction", send)
+    rpc(client, chain, "evm_mine")
+    return answer

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from toolkit.codecs.functions import encode_call
 from toolkit.resources import FeeEvent, LiquidityEvent, parse
 from toolkit.scenario import Scenario
 from toolkit.server import create_app, serve_in_thread
@@ -136,7 +137,11 @@ def test_resume_with_last_event_id_gets_exactly_the_missed_events(
         client.post("/partner-intents/transaction", json=quotes[0]["quotes"][0])
         clock.advance(15)
         client.get("/health")
-        client.get("/sim/pools")  # moves the engine's clock: the lapses are logged now
+        pool = scenario.pools[0]  # any read of the engine moves its clock: the lapses log now
+        view = encode_call("pool.reserved", scenario.token(pool.chain, pool.token).address)
+        request = {"to": pool.address, "data": view}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "eth_call", "params": [request, "latest"]}
+        assert "result" in client.post(f"/rpc/{pool.chain}", json=body).json()
         expected = [e for e in service.engine.events_since(1) if e.kind not in ("rekeyed",)]
         assert [e.kind for e in expected] == ["created", "created", "released", "released"]
         resume = {**AUTH, "Last-Event-ID": "1"}

@@ -14,7 +14,7 @@ from toolkit.resources import (
 )
 from toolkit.scenario import Scenario
 
-from .conftest import AUTH, USDC, Client, FakeClock, pool, rfq_params
+from .conftest import AUTH, USDC, Client, FakeClock, pool, pools, rfq_params
 
 QUOTE = "/liquidity/v2/chain/eip155:1/protocol/partner-escrow/type/ExactInput/quote"
 
@@ -235,7 +235,7 @@ def test_borrow_quote_errors(
     answer = client.get(path, params=params, headers=AUTH)
     assert answer.status_code == 400
     assert answer.json()["error"].startswith(message)
-    assert all(p["reserved"] == "0" for p in client.get("/sim/pools").json()["data"])
+    assert all(p["reserved"] == 0 for p in pools(client).values())
 
 
 def test_borrow_quote_without_capacity_is_404(client: Client) -> None:

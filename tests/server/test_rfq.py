@@ -20,6 +20,7 @@ from .conftest import (
     FakeClock,
     MakeClient,
     pool,
+    pools,
     rfq_params,
 )
 
@@ -102,7 +103,7 @@ def test_bad_parameter_is_400_naming_it(
     answer = client.get("/partner-intents/rfq", params=rfq_params(**change), headers=AUTH)
     assert answer.status_code == 400
     assert answer.json()["error"].startswith(message)
-    assert all(p["reserved"] == "0" for p in client.get("/sim/pools").json()["data"])
+    assert all(p["reserved"] == 0 for p in pools(client).values())
 
 
 @pytest.mark.parametrize("missing", ["srcChain", "dstChain", "amount", "token", "user"])

@@ -1,14 +1,17 @@
-"""The /sim control surface: broadcast, fill, settle, advance, pools and orders."""
+"""What stays under /sim (GET /sim/orders), and what JSON-RPC says instead of the old
+/sim/broadcast, /sim/advance, /sim/fill, /sim/settle and /sim/pools: the escrow's open() sent on
+chain, its refusals as reverts, the pools' figures from the pool contracts."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from eth_utils import keccak
 
 from toolkit.scenario import Scenario
 
-from .conftest import AUTH, USDC, Client, FakeClock, rfq_params
+from .conftest import AUTH, USDC, Client, FakeClock, open_on_chain, pools, rfq_params, rpc
 
 
 def built(client: Client, **extra: Any) -> dict[str, Any]:
@@ -18,105 +21,98 @@ def built(client: Client, **extra: Any) -> dict[str, Any]:
     return tx
 
 
-def test_broadcast_escrows_the_order(client: Client) -> None:
+def _error(signature: str) -> str:
+    return "0x" + keccak(text=signature)[:4].hex()
+
+
+def test_open_on_chain_escrows_the_order(client: Client, scenario: Scenario) -> None:
     tx = built(client)
-    order = client.post("/sim/broadcast", json=tx).json()
+    sent = open_on_chain(client, tx, scenario)
+    receipt = rpc(client, 1, "eth_getTransactionReceipt", sent["result"])["result"]
+    assert receipt["status"] == "0x1"
+    key = receipt["logs"][-1]["topics"][1]  # Open(orderId indexed, order)
+    order = client.get(f"/sim/orders/{key}").json()
     assert order["status"] == "Deposited"
     assert order["input"] == {"chain": "eip155:1", "token": USDC[1], "amount": "1000000000"}
-    assert order["txHash"].startswith("0x") and len(order["txHash"]) == 66
-    again = client.post("/sim/broadcast", json=tx)
-    assert again.status_code == 400
-    assert again.json()["error"].startswith("data: the escrow reverts: InvalidOrderStatus")
+    assert order["reservation"]["kind"] == "order"
+    again = open_on_chain(client, tx, scenario)["error"]
+    assert again["code"] == 3 and again["data"] == _error("InvalidOrderStatus()")
 
 
 @pytest.mark.parametrize(
-    ("edit", "message"),
+    ("edit", "error"),
     [
-        ({"to": "0x" + "00" * 20}, "to: 0x0000000000000000000000000000000000000000 is not"),
-        ({"chainId": 130}, "chainId: chain 130 is not in the scenario"),
-        ({"chainId": 10}, "data: the escrow reverts: WrongChain"),
-        ({"data": "0x12345678"}, "data: "),
-        ({"data": "0x123"}, "data: must be 0x-prefixed hex with an even number of digits"),
-        ({"from": "me"}, "from: must be a 0x-prefixed 20-byte hex address"),
+        ({"chainId": 10}, "WrongChain(uint256,uint256)"),  # another chain's escrow
+        ({"data": "0x12345678"}, None),  # no such function: a revert without data
     ],
 )
-def test_broadcast_rejections(client: Client, edit: dict[str, Any], message: str) -> None:
+def test_the_escrow_refuses_what_it_would_not_take(
+    client: Client, scenario: Scenario, edit: dict[str, Any], error: str | None
+) -> None:
     tx = built(client)
+    if "data" in edit:
+        tx["data"] = edit["data"] + tx["data"][10:]
+        edit = {}
     tx.update(edit)
-    answer = client.post("/sim/broadcast", json=tx)
-    assert answer.status_code == 400
-    assert answer.json()["error"].startswith(message)
+    if "chainId" in edit:
+        tx["to"] = scenario.chain(edit["chainId"]).escrow
+    answer = open_on_chain(client, tx, scenario)["error"]
+    assert answer["code"] == 3 and answer["message"] == "execution reverted"
+    assert answer["data"].startswith(_error(error) if error else "0x")
+    if error is None:
+        assert answer["data"] == "0x"
 
 
-def test_broadcast_after_the_fill_deadline_reverts(client: Client, clock: FakeClock) -> None:
+def test_open_after_the_fill_deadline_reverts(
+    client: Client, clock: FakeClock, scenario: Scenario
+) -> None:
     tx = built(client)
     clock.advance(361)
-    answer = client.post("/sim/broadcast", json=tx)
-    assert answer.status_code == 400
-    assert answer.json()["error"].startswith("data: the escrow reverts: TimestampPassed")
-
-
-def test_fill_and_settle_one_order(client: Client, clock: FakeClock, scenario: Scenario) -> None:
-    order = client.post("/sim/broadcast", json=built(client)).json()
-    key = order["orderId"]
-    early = client.post(f"/sim/settle/{key}")
-    assert early.status_code == 409
-    filled = client.post(f"/sim/fill/{key}").json()
-    assert filled["status"] == "Filled"
-    assert filled["fill"]["reserved"] is True
-    assert client.post(f"/sim/fill/{key}").status_code == 409
-    too_soon = client.post(f"/sim/settle/{key}")
-    assert too_soon.status_code == 409
-    assert "settles at" in too_soon.json()["error"]
-    clock.advance(scenario.windows.settlement_delay_seconds)
-    settled = client.post(f"/sim/settle/{key}").json()
-    assert settled["status"] == "Settled"
-    assert settled["settlement"]["earned"] == "500000"
+    answer = open_on_chain(client, tx, scenario)["error"]
+    assert answer["code"] == 3 and answer["data"] == _error("TimestampPassed()")
 
 
 def test_unknown_and_malformed_order_ids(client: Client) -> None:
     unknown = "0x" + "ab" * 32
-    for method, path in (
-        ("POST", f"/sim/fill/{unknown}"),
-        ("POST", f"/sim/settle/{unknown}"),
-        ("GET", f"/sim/orders/{unknown}"),
-    ):
-        answer = client.request(method, path)
-        assert answer.status_code == 404
-        assert answer.json()["error"].startswith("orderId: ")
+    answer = client.get(f"/sim/orders/{unknown}")
+    assert answer.status_code == 404
+    assert answer.json()["error"].startswith("orderId: ")
     bad = client.get("/sim/orders/0x12")
     assert bad.status_code == 400
     assert bad.json() == {"error": "orderId: must be 0x followed by 64 hex digits"}
 
 
-def test_unfilled_order_is_missed_after_its_deadline(client: Client, clock: FakeClock) -> None:
-    tx = built(client)
-    order = client.post("/sim/broadcast", json=tx).json()
-    clock.advance(400)
-    progress = client.post("/sim/advance").json()
-    assert progress["missed"] == [order["orderId"]]
-    late = client.post(f"/sim/fill/{order['orderId']}")
-    assert late.status_code == 409
-    assert "fillDeadline" in late.json()["error"]
+def test_the_pools_are_read_on_chain(client: Client, scenario: Scenario) -> None:
+    figures = pools(client)  # eth_call of each pool contract's views
+    assert list(figures) == [p.id for p in scenario.pools]
+    for config in scenario.pools:
+        entry = figures[config.id]
+        assert entry["balance"] == entry["available"] == config.balance
+        assert entry["reserved"] == entry["outstanding"] == 0
+    quote = client.get("/partner-intents/rfq", params=rfq_params(), headers=AUTH).json()
+    amount = int(quote["quotes"][0]["preview"]["outputs"][0]["amount"])
+    assert sum(p["reserved"] for p in pools(client).values()) == amount
 
 
-def test_pools_lists_every_pool(client: Client, scenario: Scenario) -> None:
-    data = client.get("/sim/pools").json()["data"]
-    assert [p["id"] for p in data] == [p.id for p in scenario.pools]
-    for entry, config in zip(data, scenario.pools, strict=True):
-        assert entry["balance"] == entry["available"] == str(config.balance)
-        assert entry["reserved"] == entry["outstanding"] == "0"
+def test_what_json_rpc_says_is_not_under_sim(client: Client) -> None:
+    key = "0x" + "ab" * 32
+    for path in ("/sim/broadcast", "/sim/advance", f"/sim/fill/{key}", f"/sim/settle/{key}"):
+        assert client.post(path, json={}).status_code == 404, path
+    assert client.get("/sim/pools").status_code == 404
 
 
 def test_simulation_endpoints_are_tagged(client: Client) -> None:
     document = client.get("/openapi.json").json()
-    sim_tags = {
-        tuple(operation["tags"])
+    sim = {
+        (path, method): tuple(operation["tags"])
         for path, item in document["paths"].items()
-        if path.startswith("/sim/")
-        for operation in item.values()
+        if path.startswith(("/sim/", "/rpc/"))
+        for method, operation in item.items()
     }
-    assert sim_tags == {("simulation",)}
+    assert sim == {
+        ("/sim/orders/{orderId}", "get"): ("simulation",),
+        ("/rpc/{chainId}", "post"): ("simulation",),
+    }
     assert document["components"]["securitySchemes"]["ApiKeyAuth"]["name"] == "X-Auth-Token"
     rfq = document["paths"]["/partner-intents/rfq"]["get"]
     assert rfq["security"] == [{"ApiKeyAuth": []}]

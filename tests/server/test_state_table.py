@@ -1,4 +1,5 @@
-"""The spec's state table over time, on a fake clock, and the whole flow over HTTP."""
+"""The spec's state table over time, on a fake clock, and the whole flow over HTTP (the
+service's endpoints, the chains' JSON-RPC)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from toolkit.codecs.escrow import decode_open, order_id
 from toolkit.scenario import Scenario
 from toolkit.server import create_app
 
-from .conftest import AUTH, Client, FakeClock, MakeClient, pool, rfq_params
+from .conftest import AUTH, Client, FakeClock, MakeClient, open_on_chain, pool, rfq_params, rpc
 
 ESCROW = "0x000025c3226C00B2Cdc200005a1600509f4e00C0"
 POOL = "8453:USDC:usdc"
@@ -107,19 +108,23 @@ def test_whole_flow_repays_the_pool_with_the_fee(
 
     clock.advance(3)
     tx = client.post("/partner-intents/transaction", json=quote).json()["transactionRequest"]
-    order = client.post("/sim/broadcast", json=tx).json()
+    key = order_id(decode_open(tx["data"]), tx["to"])
+    assert "result" in open_on_chain(client, tx, scenario)  # approve, open(): mined on chain 1
+    order = client.get(f"/sim/orders/{key}").json()
     assert order["status"] == "Deposited"
     assert order["reservation"]["kind"] == "order"
 
-    clock.advance(scenario.eta(1, 8453))  # the quote's eta: confirmations, then the fill
-    progress = client.post("/sim/advance").json()
-    assert progress["filled"] == [order["orderId"]]
+    # the quote's eta (confirmations, then the fill) passes over JSON-RPC: the filler fills
+    service = client.app.state.service
+    rpc(client, 8453, "evm_increaseTime", scenario.eta(1, 8453))
+    assert service.world.order(key).status.value == "Filled"  # before any other request
+    assert client.get(f"/sim/orders/{key}").json()["status"] == "Filled"
     filled = pool(client, POOL)
     assert (filled["reserved"], filled["outstanding"]) == (0, output)
 
-    clock.advance(scenario.windows.settlement_delay_seconds)
-    progress = client.post("/sim/advance").json()
-    assert progress["settled"] == [order["orderId"]]
+    rpc(client, 8453, "evm_increaseTime", scenario.windows.settlement_delay_seconds)
+    assert service.world.order(key).status.value == "Settled"
+    assert client.get(f"/sim/orders/{key}").json()["status"] == "Settled"
     end = pool(client, POOL)
     fee = paid - output - scenario.fill_cost(8453, "USDC")
     assert fee == 500_000  # 5 bps of 1,000 USDC
@@ -129,6 +134,6 @@ def test_whole_flow_repays_the_pool_with_the_fee(
         "outstanding": 0,
         "available": start["available"] + fee,
     }
-    state = client.get(f"/sim/orders/{order['orderId']}").json()
+    state = client.get(f"/sim/orders/{key}").json()
     assert state["status"] == "Settled"
     assert state["fill"]["earned"] == str(fee)

@@ -11,7 +11,7 @@ from toolkit.codecs.escrow import decode_open, order_id, parse_context, token_ad
 from toolkit.resources import Quote, parse
 from toolkit.scenario import Scenario
 
-from .conftest import AUTH, T0, USDC, USER, Client, FakeClock, pool, rfq_params
+from .conftest import AUTH, T0, USDC, USER, Client, FakeClock, pool, pools, rfq_params
 
 ESCROW = "0x000025c3226C00B2Cdc200005a1600509f4e00C0"
 
@@ -168,8 +168,8 @@ def test_reusing_an_order_nonce_for_the_same_order_is_refused_and_changes_nothin
     # A second quote for the same order terms, opened with the same nonce: same orderId.
     second = rfq(client)
     second["order"] = {"nonce": "7"}
-    held = client.get("/sim/pools").json()
+    held = pools(client)
     answer = client.post("/partner-intents/transaction", json=second)
     assert answer.status_code == 400
     assert answer.json()["error"].startswith("order.nonce: an order with these terms")
-    assert client.get("/sim/pools").json() == held
+    assert pools(client) == held

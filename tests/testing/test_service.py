@@ -8,9 +8,11 @@ from typing import Any
 
 import polars as pl
 import pytest
+from eth_utils import keccak
 
 from toolkit.client import NoCapacity, RetryPolicy, ServiceClient
-from toolkit.testing import DEFAULT_START, Harness, VirtualClock, embedded_service
+from toolkit.testing import DEFAULT_START, Harness, RpcFailure, VirtualClock, embedded_service
+from toolkit.world.chain.accounts import dev_accounts
 
 USER = "0x" + "11" * 20
 USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"  # USDC on Base in both scenarios
@@ -135,7 +137,9 @@ def test_a_full_pool_without_retries_is_a_404() -> None:
 
 def test_sim_reaches_the_simulation_endpoints() -> None:
     with embedded_service("single-pool") as svc:
-        assert [p["id"] for p in svc.sim("GET", "pools")["data"]] == ["8453:USDC:usdc"]
+        key = "0x" + "ab" * 32
+        with pytest.raises(AssertionError, match=rf"GET /sim/orders/{key}: HTTP 404"):
+            svc.sim("GET", f"orders/{key}")
         with pytest.raises(AssertionError, match=r"GET /sim/orders/0x00: HTTP 400"):
             svc.sim("GET", "orders/0x00")
 
@@ -182,13 +186,59 @@ def test_order_id_and_broadcast_follow_a_built_quote() -> None:
         svc.clock.advance(5)
         built = svc.client.transaction(quote)
         key = svc.order_id(built)
-        held = svc.sim("GET", f"orders/{key}")
+        held = svc.order(key)
+        assert held == svc.sim("GET", f"orders/{key}")
         assert held["status"] == "Built"
         assert held["reservation"]["kind"] == "order"
         assert held["reservation"]["expiresAt"] == svc.clock() + 60
         order = svc.broadcast(built)
         assert order["orderId"] == key
         assert order["status"] == "Deposited"
+        sender = dev_accounts(svc.scenario)[0].address.lower()
+        assert order["depositor"] == sender and order["user"] == USER
+        receipt = svc.rpc(1, "eth_getTransactionReceipt", order["txHash"])
+        assert receipt["status"] == "0x1" and receipt["from"] == sender
+        # approve, then open(): each mined in Ethereum's next block (12 s slots from the start)
+        assert svc.now() == DEFAULT_START + 24 == order["depositedAt"]
+        # the same order again: the escrow refuses it, and nothing is sent
+        with pytest.raises(RpcFailure, match="execution reverted") as refused:
+            svc.broadcast(built)
+        assert refused.value.code == 3
+        assert refused.value.data == "0x" + keccak(text="InvalidOrderStatus()")[:4].hex()
+
+
+def test_advance_and_mine_drive_the_filler_over_json_rpc() -> None:
+    with embedded_service("single-pool") as svc:
+        built = svc.client.transaction(rfq(svc))
+        order = svc.broadcast(built)
+        start = svc.now()
+        assert svc.advance(svc.scenario.eta(1, 8453)) == start + svc.scenario.eta(1, 8453)
+        assert svc.clock() == DEFAULT_START  # the harness clock did not move: the offset did
+        filled = svc.order(order["orderId"])
+        assert filled["status"] == "Filled" and filled["filledAt"] == svc.now()
+        assert svc.pools()["outstanding"].to_list() == [UNIT]
+        # the filler's fill waits in Base's pool for the next block
+        assert svc.rpc(8453, "eth_getBlockByNumber", "pending", False)["transactions"]
+        block = svc.mine(8453)
+        assert block >= filled["filledAt"] and block == svc.now()
+        assert not svc.rpc(8453, "eth_getBlockByNumber", "pending", False)["transactions"]
+        svc.advance(svc.scenario.windows.settlement_delay_seconds)
+        assert svc.order(order["orderId"])["status"] == "Settled"
+        assert svc.pools()["outstanding"].to_list() == [0]
+
+
+def test_rpc_answers_results_and_raises_errors() -> None:
+    with embedded_service("single-pool") as svc:
+        assert svc.rpc(8453, "eth_blockNumber") == "0x0"
+        with pytest.raises(RpcFailure, match="eth_nope on chain 8453: -32601") as failed:
+            svc.rpc(8453, "eth_nope")
+        assert failed.value.code == -32601 and isinstance(failed.value, AssertionError)
+        with pytest.raises(AssertionError, match="POST /rpc/999: HTTP 404"):
+            svc.rpc(999, "eth_chainId")
+        with pytest.raises(ValueError, match="method: must be a JSON-RPC method name"):
+            svc.rpc(8453, "")
+        with pytest.raises(ValueError, match="seconds: must be an integer >= 0"):
+            svc.advance(-1)
 
 
 def test_order_id_and_broadcast_need_a_built_quote() -> None:
@@ -198,3 +248,6 @@ def test_order_id_and_broadcast_need_a_built_quote() -> None:
             svc.order_id(quote)
         with pytest.raises(ValueError, match=r"built: must be a quote returned by client"):
             svc.broadcast(quote)
+        built = svc.client.transaction(quote)
+        with pytest.raises(ValueError, match=r"account: must be below 10, got 10"):
+            svc.broadcast(built, account=10)

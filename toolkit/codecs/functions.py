@@ -12,6 +12,9 @@ Keys are ``<family>.<function>``; the family says which contract kind the call i
 - ``creditHub.addCreditReceiver/removeCreditReceiver`` are documented on the hub in some places
   and on the operator in others; the selector is the same either way.
 - ``router.swap`` is the swap router of the embedded service (our own neutral ABI).
+- ``pool.*`` are the read-only views of the embedded service's liquidity pools on its simulated
+  chains (our own neutral ABI): ``balance``, ``reserved``, ``outstanding``, ``available`` of a
+  token, as the reservation engine has them.
 - ``escrow.open`` is the partner-escrow ``open(StandardOrder)``; it is encoded and decoded by
   :mod:`toolkit.codecs.escrow` and its single argument is a :class:`StandardOrder`.
 - ``erc20.*`` is the ERC-20 standard (OpenZeppelin names: ``transferFrom(from, to, amount)``);
@@ -141,6 +144,12 @@ _DECLARATIONS = {
     "operator.openCreditLine": "openCreditLine(address borrower,address receiver,uint256 amount)",
     "operator.revoke": "revoke()",
     "operator.finalizeRevoke": "finalizeRevoke()",
+    # The service's liquidity pools on the simulated chains: read-only views of the engine's
+    # figures for the pool of ``token`` at that address (toolkit.world.chain.pools).
+    "pool.balance": "balance(address token) view returns (uint256)",
+    "pool.reserved": "reserved(address token) view returns (uint256)",
+    "pool.outstanding": "outstanding(address token) view returns (uint256)",
+    "pool.available": "available(address token) view returns (uint256)",
     "liquidityPool.borrow": (
         "borrow(address borrowToken,uint256 amount,address target,bytes targetCallData,"
         "uint256 nonce,uint256 deadline,bytes signature)"

@@ -3,8 +3,11 @@
 :func:`create_app` builds a FastAPI app around one reservation engine (:mod:`toolkit.engine`)
 and a scenario (:mod:`toolkit.scenario`); ``toolkit serve`` runs it with uvicorn on 127.0.0.1.
 Responses follow the spec and validate against the vendor's OpenAPI document; errors are
-``{error, debug?}`` with the spec's status codes. ``/sim/...`` (tag ``simulation``) is not part
-of the interface: it stands in for the chains so a whole flow can run over HTTP.
+``{error, debug?}`` with the spec's status codes. ``/rpc/{chainId}`` and ``/sim/...`` (tag
+``simulation``) are not part of the interface: the simulated chains behind standard Ethereum
+JSON-RPC (a whole flow runs on them: the user's transactions, the filler's fills, time; the
+pools are contracts whose views read the engine), and the engine's record of an order, which no
+chain holds.
 
 In-process use goes through ``httpx.ASGITransport``; the endless event stream needs a socket,
 which :func:`serve_in_thread` provides on a free loopback port.

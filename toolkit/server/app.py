@@ -27,10 +27,13 @@ interface, backed by the toolkit's reservation engine and a scenario's pools and
 Errors are `{error, debug?}` bodies: 400 names the parameter and the rule, 401 is a missing or
 unknown `X-Auth-Token`, 404 is no capacity now (or an unknown path).
 
-Endpoints tagged **simulation** (`/sim/...`) are not part of the interface: they stand in for
-the chains (broadcasting the escrow transaction, filling, settling) so that a whole flow can run
-over HTTP; `POST /rpc/{chainId}` serves each simulated chain as standard Ethereum JSON-RPC
-(web3.py, ethers, viem), with the anvil/hardhat development namespace.
+Endpoints tagged **simulation** are not part of the interface. `POST /rpc/{chainId}` serves
+each simulated chain as standard Ethereum JSON-RPC (web3.py, ethers, viem), with the
+anvil/hardhat development namespace: a whole flow runs on it (the user's `approve` and `open()`,
+the service's fills and settlements, time by `evm_increaseTime`/`evm_mine`), and each pool is a
+contract whose views (`balance`, `reserved`, `outstanding`, `available` of a token) answer the
+engine's figures. `GET /sim/orders/{orderId}` reads what no chain holds: the engine's record of
+an order and the reservation under its id.
 """
 
 _TAGS: Final = [
@@ -38,7 +41,10 @@ _TAGS: Final = [
     {"name": "liquidity", "description": "Discovery, borrow quotes, authorizations, events."},
     {
         "name": "simulation",
-        "description": "Not part of the interface: the embedded service's stand-in for chains.",
+        "description": (
+            "Not part of the interface: the simulated chains' JSON-RPC, and the engine's "
+            "record of an order."
+        ),
     },
 ]
 

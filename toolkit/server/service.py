@@ -26,7 +26,7 @@ from toolkit.chain.registry import (
     Registry,
     default_registry,
 )
-from toolkit.engine import Engine
+from toolkit.engine import Engine, PoolState
 from toolkit.scenario import Pool, Scenario
 from toolkit.world import World
 from toolkit.world.chain import Chains, Rpc
@@ -78,9 +78,9 @@ class _Nonces:
 
 
 class Service:
-    """One embedded service: the engine, the simulated world on the same engine (the ``/sim``
-    surface), the simulated chains behind JSON-RPC (``/rpc/{chainId}``), the scenario's
-    registry, the clock, and the event-stream bookkeeping.
+    """One embedded service: the engine, the simulated world on the same engine (read by the
+    ``/sim`` surface), the simulated chains behind JSON-RPC (``/rpc/{chainId}``) and the relay
+    between them, the scenario's registry, the clock, and the event-stream bookkeeping.
 
     ``offset`` (seconds) is added to the clock: the chains' development namespace
     (``evm_increaseTime``, ``evm_mine``, ``evm_revert``) moves it, so every timer of the
@@ -128,6 +128,7 @@ class Service:
         self._closed = False
         self._open_streams = 0
         self.chains = Chains(scenario, genesis=self.now())
+        self.chains.connect_pools(self.pool_figures)
         self.relay = Relay(self.world, self.chains)
         self.relay.fund(self.now())
         self.rpc = Rpc(self.chains, self, before=self.sync)
@@ -164,6 +165,11 @@ class Service:
         """
         if self.relay.sync(self.now() if now is None else now):
             self.notify()
+
+    def pool_figures(self, pool_id: str) -> PoolState:
+        """Pool ``pool_id``'s figures now, from the engine (what the chains' pool contracts
+        answer to ``eth_call``)."""
+        return self.engine.pool(pool_id, self.now())
 
     def next_nonce(self) -> int:
         """The next order or borrow nonce of this app."""

@@ -1,55 +1,43 @@
-"""The simulation control surface under ``/sim`` (OpenAPI tag ``simulation``).
+"""The simulation's read-only surface under ``/sim`` (OpenAPI tag ``simulation``): what the
+chains' JSON-RPC cannot say, the engine's record of an order.
 
-Not part of the service interface: these endpoints stand in for the chains, through the
-simulated world (:mod:`toolkit.world`), so that a whole partner-intents flow runs over HTTP:
-quote → transaction → broadcast → fill → settlement → repayment. They need no API key (anyone
-can broadcast to a chain) and act at the app's clock.
+Not part of the service interface, and no API key needed. Everything that acts on the simulated
+world goes through standard Ethereum JSON-RPC at ``/rpc/{chainId}`` (:mod:`toolkit.server.rpc`):
+the user's ``approve`` and ``open()`` by ``eth_sendRawTransaction`` (or ``eth_sendTransaction``
+from a development or impersonated account), time by ``evm_increaseTime``/``evm_mine`` (which
+also let the service's filler fill and settle what falls due), what-if by
+``evm_snapshot``/``evm_revert``; the pools' figures by ``eth_call`` of the pool contracts'
+views (:mod:`toolkit.world.chain.pools`: ``balance``, ``reserved``, ``outstanding``,
+``available`` of a token, as the engine has them). What stays here is the engine's record of an
+order, which no contract holds:
 
-- ``POST /sim/broadcast``: body a TransactionRequest (the ``transactionRequest`` answered by the
-  transaction endpoint). The world decodes the ``open()`` call, checks it as the escrow does
-  and escrows the order. Answer: the order (``orderId``, ``status`` ``Deposited``, a simulated
-  ``txHash``, ...). A transaction the escrow would not take is a 400 naming the field (``to``,
-  ``chainId``, ``data``), with the contract's error name when it would revert.
-- ``POST /sim/advance``: the filler settles fills whose settlement delay passed and fills
-  orders whose source confirmations passed (retrying until ``fillDeadline``). Answer: order
-  ids per outcome (``filled``, ``settled``, ``missed``, ``refunded``) and ``retried``.
-- ``POST /sim/fill/{orderId}``, ``POST /sim/settle/{orderId}``: one step now. 404 for an order
-  the escrow never saw or no capacity; 409 when the step is not allowed now (wrong status,
-  deadline passed, settlement delay not over, terms the service refuses).
-- ``GET /sim/pools``: every pool's balance, reserved, outstanding and available amounts.
-- ``GET /sim/orders/{orderId}``: an escrowed order and any reservation held under its id; for
-  an order whose transaction was built but not broadcast, ``status`` is ``Built`` while the
-  reservation lives.
+- ``GET /sim/orders/{orderId}``: an order the escrow emitted ``Open`` for, as the world tracks
+  it (status, the fill's pool, amount and fee, the fill, settlement and refund times) and any
+  reservation held under its id; for an order whose transaction was built but not opened on
+  chain, ``status`` is ``Built`` while the reservation lives.
+
+It brings the world up to the chains first (the escrow's events, the filler's due steps).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from eth_utils import keccak
 from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.codecs import caip2
-from toolkit.engine import EngineError
-from toolkit.resources import Hash32, TransactionRequest, parse_value
+from toolkit.resources import Hash32, parse_value
 from toolkit.server.docs import ERROR_RESPONSES, operation
 from toolkit.server.errors import ApiError
-from toolkit.server.params import json_response, read_body, service_of
+from toolkit.server.params import json_response, service_of
 from toolkit.server.service import Service
-from toolkit.world import OrderState, Reverted, WorldError
+from toolkit.world import OrderState, WorldError
 
 __all__ = ["order_wire", "router"]
 
 router = APIRouter(prefix="/sim", tags=["simulation"])
-
-_SIM_ERRORS: dict[int | str, dict[str, Any]] = {
-    **ERROR_RESPONSES,
-    409: {"description": "Not allowed now", "content": ERROR_RESPONSES[400]["content"]},
-}
-# World messages name its arguments; the broadcast body uses TransactionRequest wire names.
-_BROADCAST_FIELDS = {"tx_to": "to", "chain_id": "chainId", "sender": "from"}
 
 
 def _order_id(text: str) -> str:
@@ -107,126 +95,6 @@ def _reservation(service: Service, key: str, now: float) -> dict[str, Any] | Non
         "amount": str(reservation.amount),
         "expiresAt": reservation.expires_at,
     }
-
-
-def _broadcast_error(exc: WorldError) -> ApiError:
-    if isinstance(exc, Reverted):
-        return ApiError.bad("data", f"the escrow reverts: {exc.reason} ({exc.detail})")
-    head, sep, rest = str(exc).partition(": ")
-    if sep and head in _BROADCAST_FIELDS:
-        return ApiError.bad(_BROADCAST_FIELDS[head], rest)
-    return ApiError.bad("data", str(exc))
-
-
-def _known(service: Service, key: str) -> None:
-    try:
-        service.world.order(key)
-    except WorldError:
-        raise ApiError(404, f"orderId: the escrow holds no order {key}") from None
-
-
-def _step_error(exc: Exception) -> ApiError:
-    if isinstance(exc, EngineError) and exc.status == 404:
-        return ApiError(404, f"orderId: {exc}")
-    return ApiError(409, f"orderId: {exc}")
-
-
-@router.post(
-    "/broadcast",
-    summary="Broadcast an escrow open() transaction (simulation)",
-    responses=ERROR_RESPONSES,
-)
-async def broadcast(request: Request) -> Response:
-    service = service_of(request)
-    tx = await read_body(request, TransactionRequest)
-    now = service.now()
-    try:
-        key = service.world.broadcast(tx.to, tx.chain_id, tx.data, tx.from_, now)
-    except WorldError as exc:
-        raise _broadcast_error(exc) from None
-    body = order_wire(service.world.order(key))
-    # A stand-in transaction hash: the world has no blocks, but a deposit needs a name.
-    body["txHash"] = "0x" + keccak(tx.chain_id.to_bytes(32, "big") + bytes.fromhex(key[2:])).hex()
-    body["reservation"] = _reservation(service, key, now)
-    service.notify()
-    return json_response(body)
-
-
-@router.post(
-    "/advance",
-    summary="Fill and settle what is due at the current clock (simulation)",
-)
-async def advance(request: Request) -> Response:
-    service = service_of(request)
-    now = service.now()
-    progress = service.world.advance(now)
-    service.notify()
-    return json_response({"time": now, **progress._asdict()})
-
-
-@router.post(
-    "/fill/{orderId}",
-    summary="Fill one escrowed order now (simulation)",
-    responses=_SIM_ERRORS,
-    openapi_extra=operation(path=["orderId"]),
-)
-async def fill(request: Request) -> Response:
-    service = service_of(request)
-    key = _order_id(request.path_params["orderId"])
-    _known(service, key)
-    try:
-        service.world.fill(key, service.now())
-    except (WorldError, EngineError) as exc:
-        raise _step_error(exc) from None
-    service.notify()
-    return json_response(order_wire(service.world.order(key)))
-
-
-@router.post(
-    "/settle/{orderId}",
-    summary="Settle one filled order: the pool is repaid with the fee (simulation)",
-    responses=_SIM_ERRORS,
-    openapi_extra=operation(path=["orderId"]),
-)
-async def settle(request: Request) -> Response:
-    service = service_of(request)
-    key = _order_id(request.path_params["orderId"])
-    _known(service, key)
-    try:
-        settlement = service.world.settle(key, service.now())
-    except (WorldError, EngineError) as exc:
-        raise _step_error(exc) from None
-    service.notify()
-    body = order_wire(service.world.order(key))
-    body["settlement"] = {
-        "pool": settlement.pool,
-        "repaid": str(settlement.amount),
-        "earned": str(settlement.earned),
-    }
-    return json_response(body)
-
-
-@router.get("/pools", summary="Every pool's figures (simulation)")
-async def pools(request: Request) -> Response:
-    service = service_of(request)
-    service.sync()
-    states = service.engine.pools(service.now())
-    service.notify()
-    data = [
-        {
-            "id": p.id,
-            "chain": f"eip155:{p.chain}",
-            "token": p.symbol,
-            "poolType": p.type,
-            "address": p.address,
-            "balance": str(p.balance),
-            "reserved": str(p.reserved),
-            "outstanding": str(p.outstanding),
-            "available": str(p.available),
-        }
-        for p in states
-    ]
-    return json_response({"data": data})
 
 
 @router.get(

@@ -3,7 +3,9 @@
 - :class:`VirtualClock`: time that moves only when told (``advance``, ``set``); pass it as
   ``clock=`` to :func:`toolkit.server.create_app` or call it for "now".
 - :func:`embedded_service`: a context manager yielding a :class:`Harness` (a sync client on an
-  in-process embedded service under a virtual clock, plus the clock, app and scenario).
+  in-process embedded service under a virtual clock, plus the clock, app and scenario, and
+  helpers that drive the simulated chains over JSON-RPC: ``broadcast``, ``advance``, ``mine``,
+  ``rpc``; a JSON-RPC error raises :class:`RpcFailure`).
 - :func:`assert_frame_close`: polars frames equal up to float tolerance, sorted by key columns,
   amounts exact; the failure names the column and the first differing row.
 - :func:`assert_rate_within`: an observed rate against an expected one, within ``sigmas``
@@ -23,11 +25,12 @@ from toolkit.clock import DEFAULT_START, VirtualClock
 from toolkit.testing.display import format_frame
 from toolkit.testing.frames import assert_frame_close
 from toolkit.testing.rates import assert_rate_within
-from toolkit.testing.service import Harness, embedded_service
+from toolkit.testing.service import Harness, RpcFailure, embedded_service
 
 __all__ = [
     "DEFAULT_START",
     "Harness",
+    "RpcFailure",
     "VirtualClock",
     "assert_frame_close",
     "assert_rate_within",

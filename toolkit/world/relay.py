@@ -8,7 +8,7 @@ and by the simulation's reads). Each call:
    decoded into the world's :class:`~toolkit.world.order.EscrowOrder` by the same
    :func:`~toolkit.world.escrow.escrow_order` the calldata path uses and deposited with
    :meth:`World.deposit` (the reservation was re-keyed to the orderId by the transaction
-   endpoint, as for ``/sim/broadcast``); an escrow ``Refunded`` is :meth:`World.refund`;
+   endpoint); an escrow ``Refunded`` is :meth:`World.refund`;
 2. fills every chain order whose quote eta has passed (source confirmations plus destination
    fill time after its deposit): :meth:`World.fill` (the engine's fill: the reservation is
    consumed, the pool pays out), then the filler's ``fill`` transaction on the destination's
@@ -23,11 +23,14 @@ only at the start (:meth:`Relay.fund`: each pool's balance minted to the filler,
 the output settler without limit); fills spend it, settlements pay the inputs to the filler on
 the origin chain, and nothing rebalances it. The filler's transactions are unsigned (the
 development namespace's kind) with fixed gas and twice the base fee. Orders deposited without a
-chain (``/sim/broadcast``, backtests) are left to :meth:`World.advance`; the relay drives only
-the orders it saw opened. Every step is logged on ``toolkit.world.relay``.
+chain (the backtests' fast path) are left to :meth:`World.advance`; the relay drives only the
+orders it saw opened. Every step is logged on ``toolkit.world.relay``.
 
-A chain reverted to a snapshot (``evm_revert``) is rescanned from its new head; the world is
-not reverted with it.
+The service calls :meth:`Relay.sync` before every JSON-RPC method and again after one that moved
+the clock (``evm_increaseTime``, ``evm_setNextBlockTimestamp``, ``evm_mine``), so moving time
+over JSON-RPC is what makes the filler fill and settle. ``evm_revert`` restores the relay's
+progress (:meth:`save`/:meth:`restore`) together with the world and the chains; a chain found
+behind the blocks already read is rescanned from its new head.
 """
 
 from __future__ import annotations
@@ -187,7 +190,7 @@ class Relay:
     def _fill(self, key: str, tracked: _Tracked, now: float) -> list[Step]:
         order = tracked.order
         if self.world.order(key).status is not OrderStatus.DEPOSITED:
-            del self._orders[key]  # filled or refunded some other way (/sim)
+            del self._orders[key]  # filled or refunded some other way (the World API)
             return []
         if now > order.fill_deadline:
             del self._orders[key]

@@ -5,6 +5,9 @@
 - :mod:`.contracts`: contracts as Python objects dispatched by selector through the ABI table
   (:class:`ERC20`, :class:`WETH`); :func:`register` is the seam for more contract classes.
 - :mod:`.settlers`: the partner-escrow :class:`InputSettlerEscrow` and :class:`OutputSettler`.
+- :mod:`.filters`: the installed log and block filters of a chain (``eth_newFilter``, ...).
+- :mod:`.pools`: the service's liquidity pools as read-only :class:`LiquidityPool` contracts
+  whose views answer the engine's figures.
 - :mod:`.gas`: the gas model (one table of execution gas per function) and EIP-1559 fees.
 - :mod:`.chains`: :class:`Chains`, every scenario chain with funded development accounts
   (:mod:`.accounts`), impersonation and snapshots.
@@ -30,7 +33,9 @@ from toolkit.world.chain.contracts import (
     Revert,
     register,
 )
+from toolkit.world.chain.filters import BlockFilter, Criteria, LogFilter
 from toolkit.world.chain.ledger import Block, Ledger, Log, Receipt, Rejected, Tx
+from toolkit.world.chain.pools import LiquidityPool, PoolLink
 from toolkit.world.chain.rpc import DevClock, OffsetClock, Rpc, RpcError
 from toolkit.world.chain.settlers import InputSettlerEscrow, OutputSettler
 
@@ -39,17 +44,22 @@ __all__ = [
     "ERC20",
     "WETH",
     "Block",
+    "BlockFilter",
     "Chains",
     "Contract",
+    "Criteria",
     "DevAccount",
     "DevClock",
     "Execution",
     "InputSettlerEscrow",
     "Ledger",
+    "LiquidityPool",
     "Log",
+    "LogFilter",
     "Message",
     "OffsetClock",
     "OutputSettler",
+    "PoolLink",
     "Receipt",
     "Rejected",
     "Revert",

@@ -3,9 +3,10 @@
 :class:`Chains` builds one ledger per scenario chain (block time and base fee from the
 scenario), deploys every registered contract class's instances
 (:data:`~toolkit.world.chain.contracts.CONTRACT_CLASSES`: an ERC-20 for every scenario token,
-WETH9 for ``WETH``), funds the development accounts with the native coin and every token, and
-keeps the development namespace's state: impersonated accounts per chain and snapshots of all
-ledgers together (with whatever the caller adds, e.g. the clock offset).
+WETH9 for ``WETH``, the settlers, the service's pools), funds the development accounts with the
+native coin and every token, and keeps the development namespace's state: impersonated accounts
+per chain and snapshots of all ledgers together (with whatever the caller adds, e.g. the clock
+offset). :meth:`Chains.connect_pools` lets the pool contracts read an engine.
 
 >>> from toolkit.scenario import load_scenario
 >>> chains = Chains(load_scenario("single-pool", env={}), genesis=1_760_000_000.0)
@@ -19,6 +20,7 @@ True
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from toolkit.arguments import number
@@ -32,6 +34,7 @@ from toolkit.world.chain.accounts import (
 )
 from toolkit.world.chain.contracts import CONTRACT_CLASSES, ERC20
 from toolkit.world.chain.ledger import Ledger
+from toolkit.world.chain.pools import LiquidityPool, PoolFigures
 
 __all__ = ["Chains"]
 
@@ -67,6 +70,14 @@ class Chains:
     def ledger(self, chain_id: int) -> Ledger:
         """The ledger of ``chain_id``; KeyError when the scenario has no such chain."""
         return self.ledgers[chain_id]
+
+    def connect_pools(self, read: Callable[[str], PoolFigures]) -> None:
+        """Let every chain's pool contracts (:mod:`.pools`) answer with ``read(pool_id)``: the
+        engine's figures of that pool now (the embedded service connects its engine)."""
+        for ledger in self.ledgers.values():
+            for contract in ledger.state.contracts.values():
+                if isinstance(contract, LiquidityPool):
+                    contract.link.read = read
 
     def can_send(self, chain_id: int, address: str) -> bool:
         """True when ``address`` (lowercase) may send unsigned transactions on the chain."""

@@ -69,6 +69,11 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "escrow.finalise": 60_000,
         "escrow.orderStatus": 2_600,
         "outputSettler.fill": 70_000,
+        # The service's pools: views of one mapping slot each.
+        "pool.balance": 2_600,
+        "pool.reserved": 2_600,
+        "pool.outstanding": 2_600,
+        "pool.available": 2_600,
     }
 )
 

@@ -41,6 +41,7 @@ from toolkit.world.chain.contracts import (
     Revert,
     State,
 )
+from toolkit.world.chain.filters import BlockFilter, Filter, Filters, LogFilter
 
 __all__ = [
     "Block",
@@ -183,6 +184,8 @@ class Ledger:
         self._pool_block = 0  # the block the pool will be mined into
         self._pool_hashes: dict[str, Tx] = {}
         self._known_hashes: dict[str, int] = {}  # block hash -> number: stored or read blocks
+        #: Installed ``eth_newFilter``/``eth_newBlockFilter`` filters (:mod:`.filters`).
+        self.filters = Filters(chain_id)
 
     # -- time and blocks ------------------------------------------------------------------------
 
@@ -463,6 +466,44 @@ class Ledger:
             for receipt in block.receipts:
                 yield from receipt.logs
 
+    # -- filters --------------------------------------------------------------------------------
+
+    def install_filter(self, flt: Filter, now: float) -> str:
+        """Install ``flt``, reporting from the block after the latest at ``now``; its id."""
+        flt.seen = self.block_number(now)
+        return self.filters.install(flt)
+
+    def filter_changes(self, fid: str, now: float) -> list[Log] | list[str] | None:
+        """What filter ``fid`` has not reported yet at ``now``: the logs (a log filter) or the
+        block hashes (a block filter) of the blocks since its last poll; None: no such filter."""
+        flt = self.filters.get(fid)
+        if flt is None:
+            return None
+        latest = self.block_number(now)
+        start = flt.seen + 1
+        flt.seen = max(flt.seen, latest)
+        if isinstance(flt, BlockFilter):
+            return [self.block_hash(n) for n in range(start, latest + 1)]
+        if flt.block is not None:
+            return []
+        first = start if flt.first is None else max(start, flt.first)
+        last = latest if flt.last is None else min(latest, flt.last)
+        return [log for log in self.logs(first, last) if flt.criteria.matches(log)]
+
+    def filter_logs(self, fid: str, now: float) -> list[Log] | None:
+        """Every log that log filter ``fid`` matches in its range (``latest`` read at ``now``), as
+        ``eth_getLogs`` would answer; None: no such log filter."""
+        flt = self.filters.get(fid)
+        if not isinstance(flt, LogFilter):
+            return None
+        latest = self.block_number(now)
+        if flt.block is not None:
+            first = last = flt.block
+        else:
+            first = latest if flt.first is None else flt.first
+            last = latest if flt.last is None else min(latest, flt.last)
+        return [log for log in self.logs(first, last) if flt.criteria.matches(log)]
+
     # -- snapshots ------------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
@@ -470,5 +511,7 @@ class Ledger:
         return copy.deepcopy(self.__dict__)
 
     def restore(self, snapshot: dict[str, Any]) -> None:
-        """Go back to a :meth:`snapshot` (which stays usable)."""
+        """Go back to a :meth:`snapshot` (which stays usable); filter ids keep counting on."""
+        serial = self.filters.serial
         self.__dict__.update(copy.deepcopy(snapshot))
+        self.filters.serial = max(serial, self.filters.serial)

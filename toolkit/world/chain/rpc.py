@@ -11,7 +11,9 @@ Methods: ``web3_clientVersion``, ``net_version``, ``net_listening``, ``eth_chain
 ``eth_call``, ``eth_estimateGas``, ``eth_gasPrice``, ``eth_maxPriorityFeePerGas``,
 ``eth_feeHistory``, ``eth_sendRawTransaction`` (legacy EIP-155, EIP-2930 and EIP-1559),
 ``eth_sendTransaction`` (development and impersonated accounts), ``eth_getTransactionByHash``,
-``eth_getTransactionReceipt``, ``eth_getLogs``; the development namespace ``evm_increaseTime``,
+``eth_getTransactionReceipt``, ``eth_getLogs``; the filters ``eth_newFilter``,
+``eth_newBlockFilter``, ``eth_getFilterChanges``, ``eth_getFilterLogs``,
+``eth_uninstallFilter``; the development namespace ``evm_increaseTime``,
 ``evm_setNextBlockTimestamp``, ``evm_mine``, ``evm_snapshot``, ``evm_revert``,
 ``anvil_setBalance``, ``anvil_dealERC20``, ``anvil_impersonateAccount``,
 ``anvil_stopImpersonatingAccount`` (``hardhat_*`` aliases for the last four).
@@ -21,6 +23,20 @@ params (the message names the parameter), -32000 for what geth refuses (transact
 rejections with geth's messages, unknown blocks), 3 ``execution reverted`` with the revert data
 for ``eth_call``/``eth_estimateGas``/``eth_sendTransaction``. An error changes nothing.
 
+Logs: ``eth_getLogs`` and ``eth_newFilter`` take geth's filter object: ``address`` (one or a
+list; an empty list matches any), ``topics`` (up to 4 positions, each None, a topic or an
+OR-list; an empty OR-list matches anything), and either ``blockHash`` or ``fromBlock``/``toBlock``
+(numbers or tags: ``earliest`` is block 0; ``latest``, ``safe``, ``finalized`` and ``pending``
+are the latest block, as the pool has no logs). ``eth_getFilterChanges`` answers the logs of the
+blocks mined since the last poll (or the installation: never older ones) within the filter's
+range, a block filter the hashes of those blocks; ``eth_getFilterLogs`` answers what
+``eth_getLogs`` would for the filter's criteria, ``latest`` read at the call. As in geth, a
+filter's range is ``latest..latest``, ``n..latest`` or ``n..m`` with ``m >= n`` (otherwise
+-32000 ``invalid from and to block combination``), an unknown filter id is -32000 ``filter not
+found`` and ``eth_uninstallFilter`` answers whether a filter was removed. Filters belong to a
+chain (an id from another chain's URL is not found) and live in its ledger, so ``evm_revert``
+takes them back with it (:mod:`toolkit.world.chain.filters`).
+
 State reads take a block tag; only the latest state is kept, so a block older than the latest
 is refused (-32000 ``historical state is not available``). ``pending`` reads the latest state
 except for nonces, which count the pool.
@@ -28,7 +44,9 @@ except for nonces, which count the pool.
 Time in the development namespace: ``evm_increaseTime`` and ``evm_setNextBlockTimestamp`` move
 the clock's offset, i.e. every timer of the service; blocks stay on each chain's slot grid, so
 the next block after ``evm_setNextBlockTimestamp(t)`` is the first slot at or after ``t``.
-``evm_mine`` moves the clock to the next slot of the chain and mines the pool there.
+``evm_mine`` moves the clock to the next slot of the chain and mines the pool there. A method
+that moved the clock runs the ``before`` hook again at the new time, so what the service's
+filler owes at that time (fills, settlements) is sent before the answer.
 ``evm_snapshot`` saves every chain's ledger and what the clock's ``save`` keeps (the offset; the
 embedded service adds its engine and world); ``evm_revert`` restores them.
 
@@ -59,6 +77,7 @@ from hexbytes import HexBytes
 from toolkit.world.chain import gas
 from toolkit.world.chain.chains import Chains
 from toolkit.world.chain.contracts import ERC20, ERROR_SELECTOR, ZERO, Revert
+from toolkit.world.chain.filters import BlockFilter, Criteria, LogFilter
 from toolkit.world.chain.ledger import Block, Ledger, Log, Receipt, Rejected, Tx
 
 __all__ = ["DevClock", "OffsetClock", "Rpc", "RpcError"]
@@ -317,8 +336,9 @@ class Rpc:
     ) -> None:
         self.chains = chains
         self.clock = clock
-        #: Called with the time before every method runs (the service's relay: chain events
-        #: to the world, the filler's transactions).
+        #: Called with the time before every method runs, and again after a method that moved
+        #: the clock (``evm_increaseTime``, ``evm_mine``, ...) with the new time: the service's
+        #: relay (chain events to the world, the filler's fills and settlements).
         self.before = before
 
     # -- entry points ---------------------------------------------------------------------------
@@ -387,7 +407,12 @@ class Rpc:
         now = self.clock.now()
         if self.before is not None:
             self.before(now)
-        return fn(self, _Call(chain_id, ledger, now), params)
+        result = fn(self, _Call(chain_id, ledger, now), params)
+        if self.before is not None:
+            after = self.clock.now()
+            if after != now:  # the method moved the clock: what fell due acts at once
+                self.before(after)
+        return result
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -727,17 +752,11 @@ class Rpc:
         query = _arg(params, 0, "filter")
         if not isinstance(query, dict):
             raise _invalid("filter", "must be a filter object")
-        addresses = _address_filter(query.get("address"))
-        topics = _topic_filter(query.get("topics"))
+        criteria = _criteria(query)
         ledger = c.ledger
         latest = ledger.block_number(c.now)
         if query.get("blockHash") is not None:
-            if query.get("fromBlock") is not None or query.get("toBlock") is not None:
-                raise RpcError(SERVER_ERROR, "can't specify fromBlock/toBlock with blockHash")
-            number = ledger.number_of(_hash32(query["blockHash"], "filter.blockHash"), c.now)
-            if number is None:
-                raise RpcError(SERVER_ERROR, "unknown block")
-            first = last = number
+            first = last = self._filter_block_hash(c, query)
         else:
             first = self._block_number(c, query.get("fromBlock") or "latest", "filter.fromBlock")
             last = self._block_number(c, query.get("toBlock") or "latest", "filter.toBlock")
@@ -745,9 +764,65 @@ class Rpc:
             last = latest if last == _PENDING else min(last, latest)
             if first > last and first <= latest:
                 raise RpcError(SERVER_ERROR, "invalid block range params")
-        return [
-            _log_wire(log) for log in ledger.logs(first, last) if _matches(log, addresses, topics)
-        ]
+        return [_log_wire(log) for log in ledger.logs(first, last) if criteria.matches(log)]
+
+    def _filter_block_hash(self, c: _Call, query: dict[str, Any]) -> int:
+        if query.get("fromBlock") is not None or query.get("toBlock") is not None:
+            raise RpcError(SERVER_ERROR, "can't specify fromBlock/toBlock with blockHash")
+        number = c.ledger.number_of(_hash32(query["blockHash"], "filter.blockHash"), c.now)
+        if number is None:
+            raise RpcError(SERVER_ERROR, "unknown block")
+        return number
+
+    # -- filters --------------------------------------------------------------------------------
+
+    def _filter_bound(self, value: Any, name: str) -> int | None:
+        """A filter's fromBlock/toBlock: None for latest (and pending, safe, finalized)."""
+        if value is None or value in ("latest", "pending", "safe", "finalized"):
+            return None
+        if value == "earliest":
+            return 0
+        if isinstance(value, str) and _QUANTITY.match(value):
+            return int(value, 16)
+        raise _invalid(name, "must be a block number or latest, earliest, pending, safe, finalized")
+
+    @_method("eth_newFilter")
+    def _new_filter(self, c: _Call, params: list[Any]) -> Any:
+        query = _arg(params, 0, "filter")
+        if not isinstance(query, dict):
+            raise _invalid("filter", "must be a filter object")
+        criteria = _criteria(query)
+        if query.get("blockHash") is not None:
+            block = self._filter_block_hash(c, query)
+            return c.ledger.install_filter(LogFilter(criteria, block, block, block), c.now)
+        first = self._filter_bound(query.get("fromBlock"), "filter.fromBlock")
+        last = self._filter_bound(query.get("toBlock"), "filter.toBlock")
+        # geth's combinations: latest..latest, n..latest and n..m with m >= n
+        if last is not None and (first is None or last < first):
+            raise RpcError(SERVER_ERROR, "invalid from and to block combination")
+        return c.ledger.install_filter(LogFilter(criteria, first, last), c.now)
+
+    @_method("eth_newBlockFilter")
+    def _new_block_filter(self, c: _Call, params: list[Any]) -> Any:
+        return c.ledger.install_filter(BlockFilter(0), c.now)
+
+    @_method("eth_getFilterChanges")
+    def _filter_changes(self, c: _Call, params: list[Any]) -> Any:
+        changes = c.ledger.filter_changes(_filter_id(params), c.now)
+        if changes is None:
+            raise RpcError(SERVER_ERROR, "filter not found")
+        return [item if isinstance(item, str) else _log_wire(item) for item in changes]
+
+    @_method("eth_getFilterLogs")
+    def _filter_logs(self, c: _Call, params: list[Any]) -> Any:
+        logs = c.ledger.filter_logs(_filter_id(params), c.now)
+        if logs is None:
+            raise RpcError(SERVER_ERROR, "filter not found")
+        return [_log_wire(log) for log in logs]
+
+    @_method("eth_uninstallFilter")
+    def _uninstall_filter(self, c: _Call, params: list[Any]) -> Any:
+        return c.ledger.filters.uninstall(_filter_id(params))
 
     # -- the development namespace --------------------------------------------------------------
 
@@ -902,6 +977,18 @@ def _decode_raw(raw: bytes) -> Tx:
     )
 
 
+def _filter_id(params: list[Any]) -> str:
+    value = _arg(params, 0, "filterId")
+    if not isinstance(value, str):
+        raise _invalid("filterId", "must be a filter id (a 0x-prefixed hex string)")
+    return value.lower()
+
+
+def _criteria(query: dict[str, Any]) -> Criteria:
+    """The address and topic rules of a filter object (geth's semantics, see :class:`Criteria`)."""
+    return Criteria(_address_filter(query.get("address")), _topic_filter(query.get("topics")))
+
+
 def _address_filter(value: Any) -> frozenset[str] | None:
     if value is None:
         return None
@@ -910,9 +997,9 @@ def _address_filter(value: Any) -> frozenset[str] | None:
     return frozenset((_address(value, "filter.address"),))
 
 
-def _topic_filter(value: Any) -> list[frozenset[str] | None]:
+def _topic_filter(value: Any) -> tuple[frozenset[str] | None, ...]:
     if value is None:
-        return []
+        return ()
     if not isinstance(value, list) or len(value) > 4:
         raise _invalid("filter.topics", "must be an array of at most 4 positions")
     positions: list[frozenset[str] | None] = []
@@ -926,14 +1013,4 @@ def _topic_filter(value: Any) -> list[frozenset[str] | None]:
                 positions.append(frozenset(_hash32(t, f"filter.topics[{i}]") for t in position))
         else:
             positions.append(frozenset((_hash32(position, f"filter.topics[{i}]"),)))
-    return positions
-
-
-def _matches(
-    log: Log, addresses: frozenset[str] | None, topics: list[frozenset[str] | None]
-) -> bool:
-    if addresses is not None and log.address not in addresses:
-        return False
-    if len(topics) > len(log.topics):
-        return False
-    return all(wanted is None or log.topics[i] in wanted for i, wanted in enumerate(topics))
+    return tuple(positions)
