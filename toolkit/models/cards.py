@@ -487,7 +487,8 @@ class Authorizer:
         seed: int = 0,
     ) -> None:
         self.backend = backend
-        self.rule = Fraction(number(min_health_factor, "min_health_factor", minimum=1))
+        # the decimal written (1.3 is 13/10), not the binary float just above it
+        self.rule = Fraction(repr(number(min_health_factor, "min_health_factor", minimum=1)))
         self.budget = budget or Budget()
         self.receiver = receiver
         self.rules = rules
