@@ -350,6 +350,7 @@ class SimulatedBackend:
         self._info, self._draw = _Samples(lat.info, rng), _Samples(lat.draw, rng)
         self._broadcast, self._receipt = _Samples(lat.broadcast, rng), _Samples(lat.receipt, rng)
         self._uniform: list[float] = []
+        self._figures: dict[str, tuple[Position, AccountFigures]] = {}
 
     def _chance(self) -> float:
         if not self._uniform:
@@ -375,7 +376,11 @@ class SimulatedBackend:
         if self._chance() < self.latencies.draw_error:
             raise BackendError("draw", seconds)
         position = self._position(account)
-        if amount > position.figures(self.rules).remaining_credit_capacity:
+        known = self._figures.get(account)
+        if known is None or known[0] is not position:  # figures once per ledger change
+            known = (position, position.figures(self.rules))
+            self._figures[account] = known
+        if amount > known[1].remaining_credit_capacity:
             raise BackendError("draw", seconds, "insufficient credit capacity")
         return Timed((DrawCall(account, receiver, amount),), seconds)
 
@@ -544,7 +549,12 @@ class Authorizer:
             return no("info_timeout", limit)
         t += seconds
         draw = draw_for(amount, self.rules)
-        after = position.after_draw(draw).figures(self.rules)
+        after = figures(
+            position.values,
+            principal=position.principal + draw,
+            interest=position.interest,
+            rules=self.rules,
+        )
         if draw > position.figures(self.rules).remaining_credit_capacity:
             return no("capacity", t, health_factor=after.health_factor)
         if after.health_factor is not None and after.health_factor < self.rule:
