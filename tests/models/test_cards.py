@@ -256,8 +256,17 @@ def test_prefunded_answers_faster_and_pays_top_up_fees() -> None:
 
 def test_an_account_with_no_collateral_is_never_funded() -> None:
     accounts = {"a": Position({})}
-    table = compare_prefunded(swipes(("x", "a", 0.0, USD)), accounts, latencies=CALM)
+    frame = swipes(("x", "a", 0.0, USD), ("y", "unknown", 1.0, USD))
+    table = compare_prefunded(frame, accounts, latencies=CALM)
     assert table["approved"].to_list() == [0, 0]
+
+
+def test_the_simulated_chain_refuses_calls_it_did_not_build() -> None:
+    backend = SimulatedBackend({"a": Position({"usdc": 10**9})}, CALM)
+    calls = [*backend.draw("a", USD, "a:card", at=0.0).value, ("a", "a:card", USD)]
+    with pytest.raises(TypeError, match="expected DrawCall"):
+        backend.include(calls, at=0.1)
+    assert backend.calls == 0 and backend.ledger["a"].principal == 0
 
 
 # -- properties ----------------------------------------------------------------------------------

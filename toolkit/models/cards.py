@@ -401,9 +401,12 @@ class SimulatedBackend:
         block = self.next_block(at + sent)
         while self._chance() < self.latencies.missed_block:
             block += self.latencies.block_time
-        for call in calls:
+        draws: list[DrawCall] = []
+        for call in calls:  # all checked before any is applied
             if not isinstance(call, DrawCall):
                 raise TypeError(f"calls: expected DrawCall, got {type(call).__name__}")
+            draws.append(call)
+        for call in draws:
             position = self._position(call.account)
             self.ledger[call.account] = position.after_draw(call.amount)
             fee = self.rules.draw_fee(call.amount)
@@ -968,7 +971,7 @@ def _prefunded(
     draws = drawn = fees = 0
     idle_cost = 0.0
     for (account,), spends in offered.group_by(["account"], maintain_order=True):
-        position = accounts[str(account)]
+        position = accounts.get(str(account), Position({}))  # unknown: nothing to draw on
         value = sum(position.values.values())
         maintenance = _weighted(position, rules, "maintenance_ltv_bps")
         if value == 0 or maintenance == 0:  # nothing to draw on: no top-up, every spend fails
