@@ -25,8 +25,10 @@ maps ``/info`` (and the account's collateral) to a :class:`Position`, ``draw`` r
 measured wall time; the authorizer is unchanged. :func:`compare_prefunded` sets the same swipes
 against a receiver pre-funded by auto top-up (:mod:`toolkit.models.topup`).
 
-Amounts are integers in the credit asset's smallest units (USDC: 6 decimals); latencies in the
-frames are milliseconds.
+Within a run the collateral keeps the values the ledger holds (no price moves: a run covers
+hours to days, the health models of :mod:`toolkit.models.health` cover prices), and no interest
+accrues (it starts 37 days after a first draw). Amounts are integers in the credit asset's
+smallest units (USDC: 6 decimals); latencies in the frames are milliseconds.
 
 >>> accounts = card_accounts(20, seed=1)
 >>> swipes = card_swipes(accounts, rate_per_hour=2, hours=2, seed=1)
@@ -168,7 +170,7 @@ class Latencies:
 
     - ``pre``: signature check and wallet lookup, median 4 ms (log-sd 0.5);
     - ``info``, ``draw``: a hosted API from the program's backend, medians 35 and 40 ms (log-sd
-      0.35: p99 80 and 90 ms, so about 0.1 % and 0.4 % exceed the 100 ms budgets);
+      0.35: p99 79 and 90 ms, so about 0.1 % and 0.4 % exceed the 100 ms budgets);
     - ``broadcast``: signing (KMS) and sending the operator call to a dedicated RPC, median
       60 ms; ``receipt``: seeing the block's receipt after it is produced, median 50 ms;
     - ``balance``: the pre-funded path's read of the receiver's balance, median 3 ms;
