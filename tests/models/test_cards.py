@@ -151,6 +151,12 @@ def test_any_exception_from_the_backend_declines() -> None:
     assert run.decisions["reason"].to_list() == ["info_error"]
 
 
+def test_an_info_the_rules_cannot_read_declines() -> None:
+    backend = Scripted(Position({"dogecoin": 10**12}))  # not a collateral of the product
+    decision = Authorizer(backend, seed=0).authorize("x", "a", USD, at=0.0)
+    assert decision.reason == "info_error" and backend.included == []
+
+
 class Scripted:
     """A backend plugged in through the seam: fixed latencies, one block per second."""
 

@@ -554,13 +554,17 @@ class Authorizer:
             return no("info_timeout", limit)
         t += seconds
         draw = draw_for(amount, self.rules)
-        after = figures(
-            position.values,
-            principal=position.principal + draw,
-            interest=position.interest,
-            rules=self.rules,
-        )
-        if draw > position.figures(self.rules).remaining_credit_capacity:
+        try:  # an answer the rules cannot read (an unknown asset, a malformed position) declines
+            before = position.figures(self.rules)
+            after = figures(
+                position.values,
+                principal=position.principal + draw,
+                interest=position.interest,
+                rules=self.rules,
+            )
+        except Exception:
+            return no("info_error", t)
+        if draw > before.remaining_credit_capacity:
             return no("capacity", t, health_factor=after.health_factor)
         if after.health_factor is not None and after.health_factor < self.rule:
             return no("health", t, health_factor=after.health_factor)
