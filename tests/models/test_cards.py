@@ -185,15 +185,14 @@ def test_another_backend_plugs_into_the_same_authorizer() -> None:
 
 
 def test_an_account_busy_with_a_swipe_queues_the_next() -> None:
-    latencies = Latencies(**{**CALM.__dict__, "block_time": 1.9})
-    run = simulate_cards(
-        swipes(("x", "a", 0.0, USD), ("y", "a", 0.01, USD)), one_account(), latencies=latencies
-    )
-    first, second = run.decisions.rows(named=True)
-    # the second starts once the first's draw is seen, so it answers after it
-    assert second["t"] + second["latency_ms"] > first["t"] + first["latency_ms"] or (
-        second["reason"] in {"queue_timeout", "chain_timeout"}
-    )
+    backend = Scripted(Position({"usdc": 1_000 * USD}))  # a block each whole second
+    auth = Authorizer(backend, seed=0)
+    first = auth.authorize("x", "a", USD, at=0.2)
+    second = auth.authorize("y", "a", USD, at=0.25)
+    other = auth.authorize("z", "b", USD, at=0.25)
+    assert first.answered == 1.0 and other.answered == 1.0  # another account does not wait
+    # the second starts once the first's draw is seen at 1.0, so its draw makes the block at 2.0
+    assert second.approved and second.answered == 2.0
 
 
 # -- the health rule -----------------------------------------------------------------------------
