@@ -4,8 +4,9 @@ Pure functions: polars frames (with the store's column names and dtypes) or numb
 polars frames or numbers out; no I/O, no clock. Amounts stay exact (Int128); floats appear
 only for derived figures such as fees in basis points and blocking probabilities.
 
-``toolkit.models.pricing``, ``toolkit.models.capacity``, ``toolkit.models.health`` and
-``toolkit.models.topup`` hold the functions by topic; the most used are re-exported here.
+``toolkit.models.pricing``, ``toolkit.models.capacity``, ``toolkit.models.health``,
+``toolkit.models.topup`` and ``toolkit.models.cards`` hold the functions by topic; the most used
+are re-exported here.
 """
 
 from toolkit.models.capacity import (
@@ -22,6 +23,7 @@ from toolkit.models.capacity import (
     pool_size_for,
     to_units,
 )
+from toolkit.models.cards import card_swipes, compare_prefunded, simulate_cards
 from toolkit.models.cascade import PoolMarket, liquidation_cascade
 from toolkit.models.health import health_factor, monte_carlo, stress
 from toolkit.models.pricing import (
@@ -40,7 +42,9 @@ from toolkit.models.topup import cheapest_config, simulate_topups, spending
 __all__ = [
     "PoolMarket",
     "capacity_timeline",
+    "card_swipes",
     "cheapest_config",
+    "compare_prefunded",
     "compare_with_tiers",
     "effective_fee_bps",
     "empirical_blocking",
@@ -62,6 +66,7 @@ __all__ = [
     "pool_size_for",
     "price_drift",
     "route_comparison",
+    "simulate_cards",
     "simulate_topups",
     "spending",
     "stress",
