@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from starlette.routing import Route
 
 from toolkit.scenario import Scenario, load_scenario
-from toolkit.server import events, intents, liquidity, rpc, signature, sim
+from toolkit.server import events, intents, liquidity, rpc, signature, sim, swap
 from toolkit.server.docs import SECURITY_SCHEMES
 from toolkit.server.errors import install_error_handlers
 from toolkit.server.service import Service
@@ -31,11 +31,15 @@ Endpoints tagged **simulation** (`/sim/...`) are not part of the interface: they
 the chains (broadcasting the escrow transaction, filling, settling) so that a whole flow can run
 over HTTP; `POST /rpc/{chainId}` serves each simulated chain as standard Ethereum JSON-RPC
 (web3.py, ethers, viem), with the anvil/hardhat development namespace.
+
+The swap API is served at `{base_url}/swap` (`GET /swap/{network}/v1/route`, HTTP Basic with an
+API key as password, errors `{code, requestId, error}`), on the simulated chains' AMM pools.
 """
 
 _TAGS: Final = [
     {"name": "partner-intents", "description": "Firm quotes and the escrow open() transaction."},
     {"name": "liquidity", "description": "Discovery, borrow quotes, authorizations, events."},
+    {"name": "swap", "description": "The swap API, `{base_url}/swap/{network}/v1/route`."},
     {
         "name": "simulation",
         "description": "Not part of the interface: the embedded service's stand-in for chains.",
@@ -96,7 +100,7 @@ def create_app(
     )
     app.state.service = service
     install_error_handlers(app)
-    modules = (intents, liquidity, signature, events, sim, rpc)
+    modules = (intents, liquidity, signature, events, sim, rpc, swap)
     for module in modules:
         app.include_router(module.router)
     _dispatch_directly(app, [m.router for m in modules])

@@ -5,6 +5,8 @@
 - :mod:`.contracts`: contracts as Python objects dispatched by selector through the ABI table
   (:class:`ERC20`, :class:`WETH`); :func:`register` is the seam for more contract classes.
 - :mod:`.settlers`: the partner-escrow :class:`InputSettlerEscrow` and :class:`OutputSettler`.
+- :mod:`.amm` and :mod:`.markets`: Uniswap V2 pairs, V3 pools and the Universal Router on
+  Ethereum and Base, with the tokens they trade.
 - :mod:`.gas`: the gas model (one table of execution gas per function) and EIP-1559 fees.
 - :mod:`.chains`: :class:`Chains`, every scenario chain with funded development accounts
   (:mod:`.accounts`), impersonation and snapshots.
@@ -19,6 +21,7 @@
 """
 
 from toolkit.world.chain.accounts import DevAccount, dev_accounts
+from toolkit.world.chain.amm import UniversalRouter, V2PairContract, V3PoolContract
 from toolkit.world.chain.chains import Chains
 from toolkit.world.chain.contracts import (
     CONTRACT_CLASSES,
@@ -56,6 +59,9 @@ __all__ = [
     "Rpc",
     "RpcError",
     "Tx",
+    "UniversalRouter",
+    "V2PairContract",
+    "V3PoolContract",
     "dev_accounts",
     "register",
 ]
