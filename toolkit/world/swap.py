@@ -7,9 +7,9 @@ are, and:
 1. splits the input with :func:`toolkit.amm.routing.best_route` (paths of up to 3 hops, up to 4
    of them, allocation by equalising marginal outputs; ``timeout`` bounds the search, anytime).
    A V3 pool whose ranges run dry before the input is spent takes no part of it;
-2. compares the best routes over 4, 2 and 1 paths **net of gas**: each one's calldata is priced
+2. compares that split with the best single path **net of gas**: each one's calldata is priced
    by the chain's gas model at the chain's base fee, converted into the output token at pool mid
-   prices, and the largest output net of that cost wins (fewer paths on a tie);
+   prices, and the larger output net of that cost wins (the single path on a tie);
 3. encodes the winner as ``execute(commands, inputs, deadline)`` of the Universal Router
    (:mod:`toolkit.chain.universal_router`): ``WRAP_ETH`` first for native input, each path as
    V2/V3 exact-input commands (the first pulling ``tokenIn`` from the caller by allowance, the
@@ -37,7 +37,8 @@ True
 
 from __future__ import annotations
 
-import time
+import contextlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
@@ -48,11 +49,12 @@ from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
 from toolkit.arguments import ArgumentError
 from toolkit.chain import universal_router as ur
-from toolkit.world.chain.amm import UniversalRouter, V2PairContract, V3PoolContract
+from toolkit.world.chain import gas
+from toolkit.world.chain.amm import UniversalRouter, V2PairContract, V3PoolContract, router_gas
 from toolkit.world.chain.contracts import ERC20, Execution, Revert
 from toolkit.world.chain.ledger import Ledger
 
-__all__ = ["NATIVE", "NoRoute", "SwapRoute", "find_route", "venues_of"]
+__all__ = ["NATIVE", "NoRoute", "SwapRoute", "find_route", "search_route", "state_key", "venues_of"]
 
 #: The zero address: the native coin, as the swap API names it.
 NATIVE: Final = "0x" + "00" * 20
@@ -151,6 +153,19 @@ def mid_price(venues: list[Venue], token_in: str, token_out: str) -> Decimal | N
     return max((_mid_path(p) for p in paths), default=None)
 
 
+def _too_large(amount_in: int, amount_out: int, value_out: Decimal) -> str:
+    return (
+        f"the pools cannot absorb {amount_in}: at most {amount_out} comes out, under 1 % of the "
+        f"{value_out:.0f} the input is worth at mid prices"
+    )
+
+
+def _holding(ledger: Ledger, venue: Venue, token: str) -> int:
+    """What the pool of ``venue`` holds of ``token`` (no route can take more out of it)."""
+    contract = ledger.state.contracts.get(token)
+    return contract.balances.get(venue.name, 0) if isinstance(contract, ERC20) else 0
+
+
 def _commands(
     route: Route, token_out: str, native_in: bool, native_out: bool, min_out: int
 ) -> list[ur.Command]:
@@ -232,7 +247,7 @@ def _simulate(
         run.rollback()
 
 
-def find_route(
+def search_route(
     ledger: Ledger,
     token_in: str,
     token_out: str,
@@ -242,12 +257,7 @@ def find_route(
     timeout: float | None = None,
     now: float,
 ) -> SwapRoute:
-    """The route for ``amount_in`` of ``token_in`` into ``token_out`` (lowercase addresses, the
-    zero address for the native coin) on ``ledger`` at ``now`` (module docstring).
-
-    ``timeout`` (seconds) bounds the search. :class:`ArgumentError` for bad arguments,
-    :class:`NoRoute` when there is no route.
-    """
+    """:func:`find_route` without its cache: always searches."""
     if isinstance(amount_in, bool) or not isinstance(amount_in, int) or amount_in <= 0:
         raise ArgumentError("amountIn", "a positive integer", amount_in)
     if amount_in >= 1 << 255:
@@ -266,7 +276,6 @@ def find_route(
         raise ArgumentError(
             "tokenOut", "a token other than tokenIn (the native coin trades as WETH)", token_out
         )
-    deadline = None if timeout is None else time.monotonic() + timeout
     venues = venues_of(ledger)
     mid = mid_price(venues, t_in, t_out)
     if mid is None:
@@ -275,30 +284,31 @@ def find_route(
     latest = ledger.block_number(now)
     number, timestamp = latest + 1, ledger.block_timestamp(latest + 1)
     call_deadline = timestamp + DEADLINE_SECONDS
+    value_out = Decimal(amount_in) * mid
+    held = sum(_holding(ledger, v, t_out) for v in venues if t_out in (v.token0, v.token1))
+    if held < value_out * MIN_VALUE_SHARE:
+        raise NoRoute(_too_large(amount_in, held, value_out))
+    try:
+        split = best_route(venues, t_in, t_out, amount_in, max_paths=4, timeout=timeout)
+    except AmmError as exc:
+        raise NoRoute(str(exc)) from None
+    candidates = [split]
+    if len(split.splits) > 1:
+        with contextlib.suppress(AmmError):  # no single path takes it all: the split it is
+            candidates.insert(0, best_route(venues, t_in, t_out, amount_in, max_paths=1, parts=1))
     best: tuple[Decimal, Route, str, int] | None = None
-    for max_paths in (4, 2, 1):
-        left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        if best is not None and left == 0.0:
-            break
-        try:
-            route = best_route(venues, t_in, t_out, amount_in, max_paths=max_paths, timeout=left)
-        except AmmError as exc:
-            raise NoRoute(str(exc)) from None
+    for route in candidates:
         min_out = route.amount_out * (10_000 - slippage_bps) // 10_000
         commands = _commands(route, token_out, native_in, native_out, min_out)
         data = ur.encode_execute(commands, deadline=call_deadline)
-        gas_used = ledger.gas_of(router.address, bytes.fromhex(data[2:]))
+        gas_used = gas.intrinsic(bytes.fromhex(data[2:])) + router_gas(commands)
         net = route.amount_out - Decimal(gas_used * ledger.base_fee) * eth_price
         if best is None or net > best[0]:
             best = (net, route, data, gas_used)
     assert best is not None
     _, route, data, gas_used = best
-    value_out = Decimal(amount_in) * mid
     if route.amount_out < value_out * MIN_VALUE_SHARE:
-        raise NoRoute(
-            f"the pools cannot absorb {amount_in}: the best route returns {route.amount_out}, "
-            f"under 1 % of the {value_out:.0f} the input is worth at mid prices"
-        )
+        raise NoRoute(_too_large(amount_in, route.amount_out, value_out))
     try:
         delivered = _simulate(
             ledger, data, t_in, t_out, amount_in, native_in, native_out, timestamp, number
@@ -320,3 +330,75 @@ def find_route(
         gas_limit=gas_used * 13 // 10,
         mid_amount_out=value_out,
     )
+
+
+#: How many answers :func:`find_route` keeps.
+CACHE_SIZE: Final = 4096
+_CACHE: OrderedDict[tuple[object, ...], SwapRoute | NoRoute] = OrderedDict()
+
+
+def state_key(ledger: Ledger) -> tuple[object, ...]:
+    """Everything a route depends on in ``ledger``: the chain, its base fee and every pool's
+    state (V3 price, tick and liquidity with the initialised ticks; V2 reserves)."""
+    pools: list[tuple[object, ...]] = []
+    for contract in ledger.state.contracts.values():
+        if isinstance(contract, V2PairContract):
+            pools.append((contract.address, contract.reserves["0"], contract.reserves["1"]))
+        elif isinstance(contract, V3PoolContract):
+            pool = contract.pool
+            ticks = tuple((t, i.liquidity_net) for t, i in pool.ticks.items())
+            pools.append((contract.address, pool.sqrt_price_x96, pool.liquidity, ticks))
+    return (ledger.chain_id, ledger.base_fee, tuple(pools))
+
+
+def find_route(
+    ledger: Ledger,
+    token_in: str,
+    token_out: str,
+    amount_in: int,
+    *,
+    slippage_bps: int = 50,
+    timeout: float | None = None,
+    now: float,
+) -> SwapRoute:
+    """The route for ``amount_in`` of ``token_in`` into ``token_out`` (lowercase addresses, the
+    zero address for the native coin) on ``ledger`` at ``now`` (module docstring).
+
+    ``timeout`` (seconds) bounds the search. :class:`ArgumentError` for bad arguments,
+    :class:`NoRoute` when there is no route. The answer depends only on the pools, the base fee,
+    the next block's timestamp (the calldata's deadline) and the arguments, so the last
+    :data:`CACHE_SIZE` answers (routes and :class:`NoRoute`) are kept under exactly that key:
+    a route is searched again as soon as any pool moves or a block passes.
+    """
+    latest = ledger.block_number(now)
+    key = (
+        state_key(ledger),
+        ledger.block_timestamp(latest + 1),
+        token_in,
+        token_out,
+        amount_in,
+        slippage_bps,
+        timeout,
+    )
+    hit = _CACHE.get(key)
+    if hit is None:
+        try:
+            hit = search_route(
+                ledger,
+                token_in,
+                token_out,
+                amount_in,
+                slippage_bps=slippage_bps,
+                timeout=timeout,
+                now=now,
+            )
+        except NoRoute as exc:
+            hit = exc
+        _CACHE[key] = hit
+        if len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    if isinstance(hit, NoRoute):
+        raise NoRoute(str(hit))
+    return hit

@@ -37,7 +37,7 @@ from eth_utils import function_signature_to_4byte_selector
 
 from toolkit.amm import AmmError
 from toolkit.amm.v2 import Pair
-from toolkit.amm.v3 import Pool
+from toolkit.amm.v3 import Pool, TickInfo
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
 from toolkit.chain import universal_router as ur
 from toolkit.codecs.errors import InvalidValue
@@ -61,6 +61,8 @@ __all__ = [
     "UniversalRouter",
     "V2PairContract",
     "V3PoolContract",
+    "copy_pool",
+    "router_gas",
 ]
 
 #: Execution gas the router adds per command, on top of its fixed part (``gas.EXECUTION``):
@@ -75,6 +77,41 @@ GAS_PER_COMMAND: Final = {
 _ROUTER: Final = ur.UNIVERSAL_ROUTER.lower()
 _MSG_SENDER: Final = ur.MSG_SENDER.lower()
 _ADDRESS_THIS: Final = ur.ADDRESS_THIS.lower()
+
+
+def router_gas(commands: Iterable[ur.Command]) -> int:
+    """Execution gas of ``execute`` with ``commands``: the fixed part plus each command's
+    (:data:`GAS_PER_COMMAND`; a swap command pays per hop)."""
+    total = gas.execution("universalRouter.execute")
+    for command in commands:
+        if isinstance(command, ur.V3SwapExactIn):
+            total += GAS_PER_COMMAND["v3_hop"] * (len(command.path) // 2)
+        elif isinstance(command, ur.V2SwapExactIn):
+            total += GAS_PER_COMMAND["v2_hop"] * (len(command.path) - 1)
+        elif isinstance(command, ur.WrapEth):
+            total += GAS_PER_COMMAND["wrap"]
+        elif isinstance(command, ur.UnwrapWeth):
+            total += GAS_PER_COMMAND["unwrap"]
+        else:
+            total += GAS_PER_COMMAND["sweep"]
+    return total
+
+
+def copy_pool(pool: Pool) -> Pool:
+    """A copy of ``pool`` sharing nothing mutable (much cheaper than ``copy.deepcopy``)."""
+    new = copy.copy(pool)
+    new.ticks = {
+        tick: TickInfo(
+            info.liquidity_gross,
+            info.liquidity_net,
+            info.fee_growth_outside0_x128,
+            info.fee_growth_outside1_x128,
+        )
+        for tick, info in pool.ticks.items()
+    }
+    new.tick_bitmap = dict(pool.tick_bitmap)
+    new.positions = dict(pool.positions)
+    return new
 
 
 def _custom(signature: str) -> Revert:
@@ -292,7 +329,7 @@ class V3PoolContract(Contract):
     ) -> tuple[int, int]:
         """``UniswapV3Pool.swap`` called by ``sender``: ``pay(token, amount)`` is the swap
         callback that must pay the input into the pool. The signed ``(amount0, amount1)``."""
-        pool = copy.deepcopy(self.pool)
+        pool = copy_pool(self.pool)
         try:
             amount0, amount1 = pool.swap(zero_for_one, amount_specified, sqrt_price_limit_x96)
         except AmmError as exc:
@@ -339,24 +376,12 @@ class UniversalRouter(Contract):
         return [] if market is None else [cls(ur.UNIVERSAL_ROUTER, market.weth.address)]
 
     def gas(self, data: bytes) -> int:
-        """The fixed part plus each command's gas (:data:`GAS_PER_COMMAND`)."""
+        """:func:`router_gas` of the decoded commands (a malformed call: ``gas.REVERT``)."""
         try:
             commands, _ = ur.decode_execute(data)
         except InvalidValue:
             return gas.REVERT
-        total = gas.execution("universalRouter.execute")
-        for command in commands:
-            if isinstance(command, ur.V3SwapExactIn):
-                total += GAS_PER_COMMAND["v3_hop"] * (len(command.path) // 2)
-            elif isinstance(command, ur.V2SwapExactIn):
-                total += GAS_PER_COMMAND["v2_hop"] * (len(command.path) - 1)
-            elif isinstance(command, ur.WrapEth):
-                total += GAS_PER_COMMAND["wrap"]
-            elif isinstance(command, ur.UnwrapWeth):
-                total += GAS_PER_COMMAND["unwrap"]
-            else:
-                total += GAS_PER_COMMAND["sweep"]
-        return total
+        return router_gas(commands)
 
     # -- execute ------------------------------------------------------------------------------
 
