@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 import eth_abi
 import pytest
@@ -10,6 +13,7 @@ from eth_utils import function_signature_to_4byte_selector
 
 from toolkit.amm.v2 import get_amount_out
 from toolkit.chain import universal_router as ur
+from toolkit.chain.guard import check_swap_route
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.events import EVENTS
 from toolkit.codecs.functions import decode_result, encode_call
@@ -19,6 +23,7 @@ from toolkit.world.chain.amm import GAS_PER_COMMAND, V2PairContract, V3PoolContr
 from toolkit.world.chain.contracts import ERC20
 from toolkit.world.chain.gas import EXECUTION, intrinsic
 from toolkit.world.chain.markets import market_for
+from toolkit.world.swap import NATIVE, SwapRoute, find_route
 
 T0 = 1_760_000_000.0
 DEV = "0x" + "d0" * 20
@@ -194,3 +199,83 @@ def test_codec_round_trips_and_refuses_what_it_does_not_run() -> None:
         ur.decode_commands(b"\x04", [eth_abi.encode(["uint8"], [1])])
     with pytest.raises(InvalidValue, match="token, fee, token"):
         ur.encode_v3_path((a, 500))
+
+
+# --- the calldata guard on real routes --------------------------------------------------------
+
+
+def _route_case(ledger: Ledger, a: str, b: str, amount: int) -> tuple[SwapRoute, dict[str, Any]]:
+    market = market_for(load_scenario("default", env={}), 1)
+    assert market is not None
+    address = {s: t.address.lower() for s, t in market.tokens.items()} | {"ETH": NATIVE}
+    route = find_route(ledger, address[a], address[b], amount, slippage_bps=40, now=T0)
+    quote = {
+        "token_in": address[a],
+        "token_out": address[b],
+        "weth": address["WETH"],
+        "amount_in": amount,
+        "amount_out": route.amount_out,
+        "min_amount_out": route.min_amount_out,
+        "value": route.value,
+        "slippage_bps": 40,
+        "now": int(T0),
+    }
+    return route, quote
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "amount"),
+    [
+        ("USDC", "WETH", 30_000_000 * 10**6),
+        ("USDC", "TAILB", 2_000 * 10**6),
+        ("ETH", "USDT", 10**18),
+        ("USDC", "ETH", 5_000 * 10**6),
+        ("USDT", "USDC", 10**6),
+    ],
+)
+def test_the_guard_accepts_every_route_the_service_builds(
+    ledger: Ledger, a: str, b: str, amount: int
+) -> None:
+    route, quote = _route_case(ledger, a, b, amount)
+    assert check_swap_route(route.target, route.call_data, **quote) == []
+
+
+def _retarget(data: str, change: Callable[[ur.Command], ur.Command]) -> str:
+    commands, deadline = ur.decode_execute(data)
+    return ur.encode_execute([change(c) for c in commands], deadline=deadline)
+
+
+THIEF = "0x" + "ee" * 20
+
+
+@pytest.mark.parametrize(
+    ("tamper", "mentions"),
+    [
+        (lambda c: replace(c, recipient=THIEF) if isinstance(c, ur.Sweep) else c, "third party"),
+        (lambda c: replace(c, amount_min=1) if isinstance(c, ur.Sweep) else c, "guarantees 1"),
+        (
+            lambda c: (
+                replace(c, amount_in=c.amount_in * 2)
+                if isinstance(c, ur.V3SwapExactIn | ur.V2SwapExactIn) and c.payer_is_user
+                else c
+            ),
+            "takes",
+        ),
+    ],
+)
+def test_the_guard_catches_tampered_calldata(
+    ledger: Ledger, tamper: Callable[[Any], ur.Command], mentions: str
+) -> None:
+    route, quote = _route_case(ledger, "USDC", "WETH", 30_000_000 * 10**6)
+    assert len(route.route.splits) > 1  # a split route ends with a sweep
+    findings = check_swap_route(route.target, _retarget(route.call_data, tamper), **quote)
+    assert any(mentions in str(f) for f in findings), findings
+
+
+def test_the_guard_checks_target_value_minimum_and_deadline(ledger: Ledger) -> None:
+    route, quote = _route_case(ledger, "ETH", "USDT", 10**18)
+    bad = {**quote, "value": 0, "now": 2**40, "min_amount_out": quote["amount_out"] + 1}
+    findings = [str(f) for f in check_swap_route(THIEF, route.call_data, **bad)]
+    for mentions in ("target", "value", "deadline", "more than amountOut", "not amountOut less"):
+        assert any(mentions in f for f in findings), (mentions, findings)
+    assert check_swap_route(route.target, "0x1234", **quote)[0].field == "callData"
