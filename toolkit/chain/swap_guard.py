@@ -121,11 +121,11 @@ def check_swap_route(
             )
         if command.recipient.lower() not in (_CALLER, _ROUTER_SELF):
             findings.append(Finding("callData", f"pays a third party {command.recipient}"))
-    for command in commands:
-        if isinstance(command, ur.Sweep | ur.UnwrapWeth | ur.WrapEth) and (
-            command.recipient.lower() not in (_CALLER, _ROUTER_SELF)
+    for other in commands:
+        if isinstance(other, ur.Sweep | ur.UnwrapWeth | ur.WrapEth) and (
+            other.recipient.lower() not in (_CALLER, _ROUTER_SELF)
         ):
-            findings.append(Finding("callData", f"pays a third party {command.recipient}"))
+            findings.append(Finding("callData", f"pays a third party {other.recipient}"))
     last = commands[-1]
     if native_out:
         delivered = isinstance(last, ur.UnwrapWeth) and last.recipient.lower() == _CALLER
