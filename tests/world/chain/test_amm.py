@@ -10,6 +10,8 @@ from typing import Any
 import eth_abi
 import pytest
 from eth_utils import function_signature_to_4byte_selector
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from toolkit.amm.v2 import get_amount_out
 from toolkit.chain import universal_router as ur
@@ -23,7 +25,7 @@ from toolkit.world.chain.amm import GAS_PER_COMMAND, V2PairContract, V3PoolContr
 from toolkit.world.chain.contracts import ERC20
 from toolkit.world.chain.gas import EXECUTION, intrinsic
 from toolkit.world.chain.markets import market_for
-from toolkit.world.swap import NATIVE, SwapRoute, find_route
+from toolkit.world.swap import NATIVE, NoRoute, SwapRoute, find_route
 
 T0 = 1_760_000_000.0
 DEV = "0x" + "d0" * 20
@@ -279,3 +281,50 @@ def test_the_guard_checks_target_value_minimum_and_deadline(ledger: Ledger) -> N
     for mentions in ("target", "value", "deadline", "more than amountOut", "not amountOut less"):
         assert any(mentions in f for f in findings), (mentions, findings)
     assert check_swap_route(route.target, "0x1234", **quote)[0].field == "callData"
+
+
+_SYMBOLS = ("ETH", "USDC", "WETH", "USDT", "WBTC", "TAILA", "TAILB")
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    pair=st.lists(st.sampled_from(_SYMBOLS), min_size=2, max_size=2, unique=True),
+    usd=st.floats(min_value=1.0, max_value=10_000_000.0),
+    slippage=st.integers(min_value=0, max_value=10_000),
+)
+def test_every_route_is_exact_guarded_and_priced_as_the_spec_says(
+    ledger: Ledger, pair: list[str], usd: float, slippage: int
+) -> None:
+    a, b = pair
+    if {a, b} == {"ETH", "WETH"}:
+        return  # the native coin trades as WETH: the same token
+    market = market_for(load_scenario("default", env={}), 1)
+    assert market is not None
+    token = market.tokens["WETH" if a == "ETH" else a]
+    amount = max(1, int(usd / float(token.price_usd) * 10**token.decimals))
+    address = {s: t.address.lower() for s, t in market.tokens.items()} | {"ETH": NATIVE}
+    try:
+        route = find_route(ledger, address[a], address[b], amount, slippage_bps=slippage, now=T0)
+    except NoRoute:
+        return
+    # find_route already ran the calldata on the unchanged state and compared the output to
+    # amountOut to the wei (a mismatch raises RuntimeError, failing this test).
+    assert route.min_amount_out == route.amount_out * (10_000 - slippage) // 10_000
+    assert route.gas_limit == route.gas_used * 13 // 10
+    assert route.amount_out == sum(split.amount_out for split in route.route.splits)
+    assert sum(split.amount_in for split in route.route.splits) == amount
+    assert len(route.route.splits) <= 4
+    assert all(len(split.path) <= 3 for split in route.route.splits)
+    quote = {
+        "token_in": address[a],
+        "token_out": address[b],
+        "weth": address["WETH"],
+        "amount_in": amount,
+        "amount_out": route.amount_out,
+        "min_amount_out": route.min_amount_out,
+        "value": route.value,
+        "slippage_bps": slippage,
+    }
+    assert check_swap_route(route.target, route.call_data, **quote) == []
