@@ -203,6 +203,11 @@ class _Base:
         """The swap URL (without credentials)."""
         return self.base
 
+    @property
+    def embedded(self) -> EmbeddedService | None:
+        """The embedded service this client talks to, if it is one."""
+        return self._core.target.embedded
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.base!r})"
 
