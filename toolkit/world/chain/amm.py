@@ -30,6 +30,7 @@ revert anywhere in the transaction restores every pool.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Final
 
@@ -112,6 +113,12 @@ def copy_pool(pool: Pool) -> Pool:
     new.tick_bitmap = dict(pool.tick_bitmap)
     new.positions = dict(pool.positions)
     return new
+
+
+@functools.lru_cache(maxsize=256)
+def _built(spec: MarketPool) -> tuple[Pool, int, int]:
+    """``spec.build_v3()`` once per pool description (copied for each deployment)."""
+    return spec.build_v3()
 
 
 def _custom(signature: str) -> Revert:
@@ -260,8 +267,8 @@ class V3PoolContract(Contract):
         self.spec = spec
         self.token0_address = spec.token0.address.lower()
         self.token1_address = spec.token1.address.lower()
-        pool, self._held0, self._held1 = spec.build_v3()
-        self.state: dict[str, Pool] = {"pool": pool}
+        pool, self._held0, self._held1 = _built(spec)
+        self.state: dict[str, Pool] = {"pool": copy_pool(pool)}
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:

@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -35,7 +36,7 @@ from eth_utils import keccak, to_checksum_address
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3 import Pool
 from toolkit.amm.v3.tick_math import MAX_TICK, MIN_TICK
-from toolkit.scenario import Scenario
+from toolkit.scenario import Scenario, Token
 
 __all__ = ["MARKET_CHAINS", "Market", "MarketPool", "MarketToken", "market_for"]
 
@@ -189,16 +190,25 @@ _POOLS: Final[dict[int, tuple[tuple[str, str, str, int, int, bool], ...]]] = {
 
 def market_for(scenario: Scenario, chain_id: int) -> Market | None:
     """The market of ``chain_id`` (None for a chain without one): USDC and WETH take the
-    scenario's address and price where it has them."""
+    scenario's address and price where it has them. Built once per distinct input."""
     if chain_id not in _TOKENS:
         return None
+    listed = tuple(t for t in scenario.tokens if t.chain == chain_id)
+    return _market(chain_id, listed, scenario.pricing.prices_usd)
+
+
+@functools.lru_cache(maxsize=64)
+def _market(
+    chain_id: int, listed: tuple[Token, ...], prices: tuple[tuple[str, Decimal], ...]
+) -> Market:
+    given = dict(prices)
     tokens: dict[str, MarketToken] = {}
     for symbol, address, decimals, price in _TOKENS[chain_id]:
         usd = Decimal(price)
-        for token in scenario.tokens:
-            if token.chain == chain_id and token.symbol == symbol:
+        for token in listed:
+            if token.symbol == symbol:
                 address, decimals = token.address, token.decimals
-                usd = scenario.pricing.price_usd(symbol) or usd
+                usd = given.get(symbol) or usd
         tokens[symbol] = MarketToken(symbol, str(to_checksum_address(address)), decimals, usd)
     pools = []
     for kind, a, b, fee, depth, stable in _POOLS[chain_id]:
