@@ -6,7 +6,8 @@
   (:class:`ERC20`, :class:`WETH`); :func:`register` is the seam for more contract classes.
 - :mod:`.settlers`: the partner-escrow :class:`InputSettlerEscrow` and :class:`OutputSettler`.
 - :mod:`.amm` and :mod:`.markets`: Uniswap V2 pairs, V3 pools and the Universal Router on
-  Ethereum and Base, with the tokens they trade.
+  Ethereum and Base, with the tokens they trade; :mod:`.flow`: a reference price path and
+  background traders that move those pools for backtests.
 - :mod:`.gas`: the gas model (one table of execution gas per function) and EIP-1559 fees.
 - :mod:`.chains`: :class:`Chains`, every scenario chain with funded development accounts
   (:mod:`.accounts`), impersonation and snapshots.

@@ -64,6 +64,7 @@ __all__ = [
     "V3PoolContract",
     "copy_pool",
     "router_gas",
+    "transfer_token",
 ]
 
 #: Execution gas the router adds per command, on top of its fixed part (``gas.EXECUTION``):
@@ -132,13 +133,13 @@ def _token(run: Execution, address: str) -> ERC20:
     return contract
 
 
-def _transfer(run: Execution, sender: str, token: str, to: str, amount: int) -> None:
+def transfer_token(run: Execution, sender: str, token: str, to: str, amount: int) -> None:
     """``token.transfer(to, amount)`` called by ``sender``."""
     data = encode_call("erc20.transfer", to, amount)
     run.call(sender, token, bytes.fromhex(data[2:]))
 
 
-def _transfer_from(
+def transfer_from_token(
     run: Execution, spender: str, token: str, owner: str, to: str, amount: int
 ) -> None:
     data = encode_call("erc20.transferFrom", owner, to, amount)
@@ -214,9 +215,9 @@ class V2PairContract(Contract):
             raise Revert.error("UniswapV2: INVALID_TO")
         pair = self.pair
         if amount0_out:
-            _transfer(run, self.address, self.token0_address, to, amount0_out)
+            transfer_token(run, self.address, self.token0_address, to, amount0_out)
         if amount1_out:
-            _transfer(run, self.address, self.token1_address, to, amount1_out)
+            transfer_token(run, self.address, self.token1_address, to, amount1_out)
         balance0 = _token(run, self.token0_address).balances.get(self.address, 0)
         balance1 = _token(run, self.token1_address).balances.get(self.address, 0)
         reserve0, reserve1 = self.reserves["0"], self.reserves["1"]
@@ -348,7 +349,7 @@ class V3PoolContract(Contract):
         )
         amount_in, amount_out = (amount0, -amount1) if zero_for_one else (amount1, -amount0)
         if amount_out > 0:
-            _transfer(run, self.address, token_out, recipient, amount_out)
+            transfer_token(run, self.address, token_out, recipient, amount_out)
         before = _token(run, token_in).balances.get(self.address, 0)
         pay(token_in, amount_in)
         if _token(run, token_in).balances.get(self.address, 0) < before + amount_in:
@@ -446,9 +447,9 @@ class UniversalRouter(Contract):
 
     def _pay(self, run: Execution, payer: str, token: str, to: str, amount: int) -> None:
         if payer == self.address:
-            _transfer(run, self.address, token, to, amount)
+            transfer_token(run, self.address, token, to, amount)
         else:
-            _transfer_from(run, self.address, token, payer, to, amount)
+            transfer_from_token(run, self.address, token, payer, to, amount)
 
     def _v3_exact_in(self, msg: Message, command: ur.V3SwapExactIn) -> None:
         run = msg.run
@@ -521,7 +522,7 @@ class UniversalRouter(Contract):
             data = encode_call("weth.deposit")
             run.call(self.address, self.weth, bytes.fromhex(data[2:]), amount)
             if recipient != self.address:
-                _transfer(run, self.address, self.weth, recipient, amount)
+                transfer_token(run, self.address, self.weth, recipient, amount)
 
     def _unwrap(self, msg: Message, command: ur.UnwrapWeth) -> None:
         run = msg.run
@@ -543,7 +544,7 @@ class UniversalRouter(Contract):
         if have < command.amount_min:
             raise _custom("InsufficientToken()")
         if have:
-            _transfer(run, self.address, token, recipient, have)
+            transfer_token(run, self.address, token, recipient, have)
 
 
 register(MarketERC20)
