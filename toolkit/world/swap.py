@@ -333,7 +333,7 @@ def search_route(
 
 
 #: How many answers :func:`find_route` keeps.
-CACHE_SIZE: Final = 4096
+CACHE_SIZE: Final = 1024
 _CACHE: OrderedDict[tuple[object, ...], SwapRoute | NoRoute] = OrderedDict()
 
 
