@@ -46,7 +46,7 @@ from typing import Final
 from toolkit.amm import AmmError
 from toolkit.amm.routing import Hop, Route, Venue, best_route, find_paths
 from toolkit.amm.v2 import Pair
-from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
+from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO, get_sqrt_ratio_at_tick
 from toolkit.arguments import ArgumentError
 from toolkit.chain import universal_router as ur
 from toolkit.world.chain import gas
@@ -77,8 +77,17 @@ class FullVenue(Venue):
         if amount_in == 0 or isinstance(self.pool, Pair):
             return super().out(token_in, amount_in, commit=commit)
         zero_for_one = token_in == self.token0
-        limit = MIN_SQRT_RATIO + 1 if zero_for_one else MAX_SQRT_RATIO - 1
-        run = self.pool.swap if commit else self.pool.quote
+        pool = self.pool
+        # The price limit sits at the last initialised tick in the swap's direction: beyond it
+        # the pool has no liquidity, so the amounts are those of the extreme limit the router
+        # uses, without walking thousands of empty bitmap words when the ranges run dry.
+        if not pool.ticks:
+            raise AmmError("the pool has no liquidity")
+        if zero_for_one:
+            limit = max(MIN_SQRT_RATIO + 1, get_sqrt_ratio_at_tick(min(pool.ticks)))
+        else:
+            limit = min(MAX_SQRT_RATIO - 1, get_sqrt_ratio_at_tick(max(pool.ticks)))
+        run = pool.swap if commit else pool.quote
         amount0, amount1 = run(zero_for_one, amount_in, limit)
         spent = amount0 if zero_for_one else amount1
         if spent < amount_in:
