@@ -366,7 +366,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "collection tables", _COLLECTION_TABLES),
     Migration(2, "backtest tables", _BACKTEST_TABLES),
     Migration(3, "chain tables", _CHAIN_TABLES),
-    Migration(4, "swap tables", _SWAP_TABLES),
+    # 4 is another branch's migration (merged separately); the swap tables are 5.
+    Migration(5, "swap tables", _SWAP_TABLES),
 )
 
 _LEDGER = """
@@ -437,7 +438,7 @@ def pending_migrations(
 
     Example:
         >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
-        [1, 2, 3, 4]
+        [1, 2, 3, 5]
     """
     return _check_history(_applied(con), migrations, where)
 
@@ -457,7 +458,7 @@ def apply_migrations(
     Example:
         >>> con = duckdb.connect(":memory:")
         >>> apply_migrations(con), apply_migrations(con)
-        ([1, 2, 3, 4], [])
+        ([1, 2, 3, 5], [])
     """
     versions = [m.version for m in migrations]
     if versions != sorted(set(versions)) or (versions and versions[0] < 1):
