@@ -12,10 +12,10 @@ import pytest
 from web3 import Web3
 
 from tests.reference import reference_document
-from toolkit.chain import universal_router as ur
 from toolkit.client import EmbeddedService, chain_provider
 from toolkit.clock import VirtualClock
 from toolkit.codecs import events, functions
+from toolkit.codecs import universal_router as ur
 from toolkit.world.chain.markets import market_for
 from toolkit.world.swap import NATIVE
 

@@ -1,6 +1,6 @@
 """The guard for a swap route's transaction: Universal Router calldata against its quote.
 
-:func:`check_swap_route` decodes the route's ``callData`` (:mod:`toolkit.chain.universal_router`)
+:func:`check_swap_route` decodes the route's ``callData`` (:mod:`toolkit.codecs.universal_router`)
 and checks it does what the answer of ``GET {swap_url}/{network}/v1/route`` says, for the
 request that was made: the call goes to the router; it takes exactly ``amountIn`` of
 ``tokenIn`` from the caller (by allowance, or as ``value`` for the native coin, wrapped first)
@@ -10,7 +10,7 @@ only (no third-party recipient), in ``tokenOut``, with a minimum of ``minAmountO
 does not exceed ``amountOut`` and, given ``slippage_bps``, is what the slippage allows; the
 deadline has not passed. Re-exported by :mod:`toolkit.chain.guard`.
 
->>> from toolkit.chain import universal_router as ur
+>>> from toolkit.codecs import universal_router as ur
 >>> usdc, weth = ur.USDC, ur.WETH
 >>> data = ur.encode_execute(
 ...     [ur.V3SwapExactIn(ur.MSG_SENDER, 10**6, 99, (usdc, 500, weth), True)], deadline=10
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolkit.chain import universal_router as ur
 from toolkit.chain.finding import Finding
+from toolkit.codecs import universal_router as ur
 from toolkit.codecs.errors import InvalidValue
 
 __all__ = ["check_swap_route"]

@@ -30,9 +30,9 @@ from typing import Any, Final
 
 from web3.exceptions import ContractLogicError
 
-from toolkit.chain import universal_router as ur
 from toolkit.client import Attempt, ServiceError, Unauthorized
 from toolkit.client.swap import NETWORKS, SwapClient
+from toolkit.codecs import universal_router as ur
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import json_abi
 from toolkit.collect.rows import Row, attempt_id, parse_attempt_id, utc

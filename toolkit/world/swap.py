@@ -11,7 +11,7 @@ are, and:
    by the chain's gas model at the chain's base fee, converted into the output token at pool mid
    prices, and the larger output net of that cost wins (the single path on a tie);
 3. encodes the winner as ``execute(commands, inputs, deadline)`` of the Universal Router
-   (:mod:`toolkit.chain.universal_router`): ``WRAP_ETH`` first for native input, each path as
+   (:mod:`toolkit.codecs.universal_router`): ``WRAP_ETH`` first for native input, each path as
    V2/V3 exact-input commands (the first pulling ``tokenIn`` from the caller by allowance, the
    next ones spending the router's balance), then ``SWEEP`` (or ``UNWRAP_WETH`` for native
    output) of at least ``minAmountOut`` to the caller; a single-pool-kind single path pays the
@@ -48,7 +48,7 @@ from toolkit.amm.routing import Hop, Route, Venue, best_route, find_paths
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO, get_sqrt_ratio_at_tick
 from toolkit.arguments import ArgumentError
-from toolkit.chain import universal_router as ur
+from toolkit.codecs import universal_router as ur
 from toolkit.world.chain import gas
 from toolkit.world.chain.amm import UniversalRouter, V2PairContract, V3PoolContract, router_gas
 from toolkit.world.chain.contracts import ERC20, Execution, Revert

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolkit.amm.v2 import get_amount_out
-from toolkit.chain import universal_router as ur
 from toolkit.chain.guard import check_swap_route
+from toolkit.codecs import universal_router as ur
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.events import EVENTS
 from toolkit.codecs.functions import decode_result, encode_call

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.chain import universal_router as ur
+from toolkit.codecs import universal_router as ur
 from toolkit.scenario import load_scenario
 from toolkit.world.chain import Chains, Ledger, Revert
 from toolkit.world.chain.contracts import ERC20

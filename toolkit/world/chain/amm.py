@@ -9,7 +9,7 @@
   :class:`toolkit.amm.v3.Pool`: the output is sent first, then the payer's callback pays the
   input and the pool checks its balance grew by it ('IIA'), with the real ``Swap`` event.
 - :class:`UniversalRouter`: ``execute(commands, inputs, deadline)`` running the commands of
-  :mod:`toolkit.chain.universal_router` on those pools. A payer-is-user input is pulled with
+  :mod:`toolkit.codecs.universal_router` on those pools. A payer-is-user input is pulled with
   ``transferFrom`` against an ordinary allowance given to the router (no Permit2); native coin
   comes as ``msg.value`` and is wrapped by ``WRAP_ETH``. Reverts carry the router's custom
   errors: ``V3TooLittleReceived()``, ``V2TooLittleReceived()``, ``InsufficientToken()``,
@@ -40,7 +40,7 @@ from toolkit.amm import AmmError
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3 import Pool, TickInfo
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
-from toolkit.chain import universal_router as ur
+from toolkit.codecs import universal_router as ur
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import encode_call
 from toolkit.scenario import Scenario

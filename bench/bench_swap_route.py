@@ -15,7 +15,7 @@ over loopback at 16 concurrent clients.
 Prints figures only (no assertions). Goals: p99 <= 50 ms per route in process; >= 500 req/s and
 p99 <= 100 ms at 16 clients. On a shared two-core machine the loopback figures include the
 load generator's own CPU on the same cores.
-Run: ``PYTHONPATH=$PWD .venv/bin/python bench/bench_swap.py [--seconds 5] [--clients 16]``.
+Run: ``PYTHONPATH=$PWD .venv/bin/python bench/bench_swap_route.py [--seconds 5] [--clients 16]``.
 """
 
 from __future__ import annotations
