@@ -56,8 +56,9 @@ __all__ = [
     "encode_v3_path",
 ]
 
-#: The Universal Router (v1.2) deployment, the same address on Ethereum and Base (CREATE2);
-#: the simulated chains deploy their router there.
+#: The Universal Router (v1.2) deployment, the same address on Ethereum and Base (CREATE2).
+#: The chain registry (``swap_router`` in ``toolkit/chain/registry.toml``) is where the
+#: simulated chains and the swap API read each network's router from.
 UNIVERSAL_ROUTER: Final = "0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD"
 #: ``Constants.MSG_SENDER`` and ``Constants.ADDRESS_THIS``.
 MSG_SENDER: Final = "0x0000000000000000000000000000000000000001"

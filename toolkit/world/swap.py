@@ -43,11 +43,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
 
+from eth_utils import to_checksum_address
+
 from toolkit.amm import AmmError
 from toolkit.amm.routing import Hop, Route, Venue, best_route, find_paths
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO, get_sqrt_ratio_at_tick
 from toolkit.arguments import ArgumentError
+from toolkit.chain.errors import NotInRegistry
+from toolkit.chain.registry import default_registry
 from toolkit.codecs import universal_router as ur
 from toolkit.world.chain import gas
 from toolkit.world.chain.amm import UniversalRouter, V2PairContract, V3PoolContract, router_gas
@@ -162,6 +166,16 @@ def mid_price(venues: list[Venue], token_in: str, token_out: str) -> Decimal | N
     return max((_mid_path(p) for p in paths), default=None)
 
 
+def _router_of(ledger: Ledger) -> UniversalRouter | None:
+    """The chain's swap router (at its address in the chain registry), if deployed."""
+    try:
+        address = default_registry().swap_router(ledger.chain_id)
+    except NotInRegistry:
+        return None
+    router = ledger.contract(address.lower())
+    return router if isinstance(router, UniversalRouter) else None
+
+
 def _too_large(amount_in: int, amount_out: int, value_out: Decimal) -> str:
     return (
         f"the pools cannot absorb {amount_in}: at most {amount_out} comes out, under 1 % of the "
@@ -219,6 +233,7 @@ def _commands(
 
 def _simulate(
     ledger: Ledger,
+    router: str,
     data: str,
     token_in: str,
     token_out: str,
@@ -232,7 +247,6 @@ def _simulate(
     state = ledger.state
     run = Execution(state, timestamp=timestamp, number=number)
     sender = SIMULATION_SENDER
-    router = ur.UNIVERSAL_ROUTER.lower()
     try:
         if native_in:
             run.write(state.balances, sender, state.balances.get(sender, 0) + amount_in)
@@ -275,8 +289,8 @@ def search_route(
         raise ArgumentError("slippageBps", "an integer in [0, 10000]", slippage_bps)
     if not 0 <= slippage_bps <= 10_000:
         raise ArgumentError("slippageBps", "an integer in [0, 10000]", slippage_bps)
-    router = ledger.contract(ur.UNIVERSAL_ROUTER.lower())
-    if not isinstance(router, UniversalRouter):
+    router = _router_of(ledger)
+    if router is None:
         raise NoRoute("this chain has no AMM pools")
     native_in, native_out = token_in == NATIVE, token_out == NATIVE
     t_in = router.weth if native_in else token_in
@@ -320,7 +334,16 @@ def search_route(
         raise NoRoute(_too_large(amount_in, route.amount_out, value_out))
     try:
         delivered = _simulate(
-            ledger, data, t_in, t_out, amount_in, native_in, native_out, timestamp, number
+            ledger,
+            router.address,
+            data,
+            t_in,
+            t_out,
+            amount_in,
+            native_in,
+            native_out,
+            timestamp,
+            number,
         )
     except Revert as exc:
         raise RuntimeError(f"the route's transaction reverted in simulation ({exc})") from exc
@@ -332,7 +355,7 @@ def search_route(
         amount_in=amount_in,
         amount_out=route.amount_out,
         min_amount_out=min_out,
-        target=ur.UNIVERSAL_ROUTER,
+        target=str(to_checksum_address(router.address)),
         call_data=data,
         value=amount_in if native_in else 0,
         gas_used=gas_used,

@@ -40,6 +40,8 @@ from toolkit.amm import AmmError
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3 import Pool, TickInfo
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
+from toolkit.chain.errors import NotInRegistry
+from toolkit.chain.registry import default_registry
 from toolkit.codecs import universal_router as ur
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import encode_call
@@ -76,7 +78,6 @@ GAS_PER_COMMAND: Final = {
     "unwrap": 34_000,
     "sweep": 14_000,
 }
-_ROUTER: Final = ur.UNIVERSAL_ROUTER.lower()
 _MSG_SENDER: Final = ur.MSG_SENDER.lower()
 _ADDRESS_THIS: Final = ur.ADDRESS_THIS.lower()
 
@@ -381,7 +382,13 @@ class UniversalRouter(Contract):
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
         market = market_for(scenario, chain_id)
-        return [] if market is None else [cls(ur.UNIVERSAL_ROUTER, market.weth.address)]
+        if market is None:
+            return []
+        try:
+            address = default_registry().swap_router(chain_id)
+        except NotInRegistry:
+            return []
+        return [cls(address, market.weth.address)]
 
     def gas(self, data: bytes) -> int:
         """:func:`router_gas` of the decoded commands (a malformed call: ``gas.REVERT``)."""
