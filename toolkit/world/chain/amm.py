@@ -382,7 +382,7 @@ class UniversalRouter(Contract):
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
         market = market_for(scenario, chain_id)
-        if market is None:
+        if market is None or "WETH" not in market.tokens:
             return []
         try:
             address = default_registry().swap_router(chain_id)

@@ -1,17 +1,13 @@
-"""The AMM markets of the simulated chains: tokens and Uniswap V2/V3 pools on Ethereum and Base.
+"""The AMM markets of the simulated chains, built from the scenario's ``[amm]`` section
+(:mod:`toolkit.scenario.amm`): tokens and Uniswap V2/V3 pools per chain.
 
-Depth is set in USD per pool and shaped like the real pools: V3 liquidity concentrated around
-the price in nested ranges (a quarter of the value within ±1 %, less and less further out, none
-beyond ±90 %, so a large enough trade runs a pool dry), V2 reserves of half the value on each
-side. Mainnet pools are deeper than Base's. Tokens:
-
-- USDC and WETH at the scenario's addresses (its prices when it has them: ``[prices]``), USDT and
-  the chain's BTC (WBTC on Ethereum, cbBTC on Base) at their real addresses;
-- two long-tail tokens of the simulation only, ``TAILA`` (a V2 pair with WETH: two hops from
-  USDC) and ``TAILB`` (a 1 % V3 pool with the BTC token: three hops from USDC).
-
-Pool and long-tail token addresses are derived from a label (``keccak`` of it), so they are
-stable, plainly not real deployments.
+Depth is set in USD per pool (``depth_usd``) and shaped like the real pools: V3 liquidity
+concentrated around the price in nested ranges (a quarter of the value within ±1 %, less and
+less further out, none beyond ±90 %, so a large enough trade runs a pool dry), V2 reserves of
+half the value on each side; ``shape = "stable"`` pools sit within ±10 %. The tokens are the
+scenario's priced ``[[tokens]]`` of the chain and its ``[[amm.tokens]]``. Pool addresses are
+derived from a label (``keccak`` of chain, kind, tokens and fee), so they are stable, plainly
+not real deployments.
 
 >>> from toolkit.scenario import load_scenario
 >>> market = market_for(load_scenario("default", env={}), 1)
@@ -36,7 +32,8 @@ from eth_utils import keccak, to_checksum_address
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3 import Pool
 from toolkit.amm.v3.tick_math import MAX_TICK, MIN_TICK
-from toolkit.scenario import Scenario, Token
+from toolkit.scenario import Scenario
+from toolkit.scenario.amm import AmmPool
 
 __all__ = ["MARKET_CHAINS", "Market", "MarketPool", "MarketToken", "market_for"]
 
@@ -73,11 +70,14 @@ class MarketPool:
     depth_usd: int
     address: str
     stable: bool = False
+    #: The tokens' symbols in the scenario's order (for the label).
+    names: tuple[str, str] = ("", "")
 
     @property
     def label(self) -> str:
         """E.g. ``USDC/WETH v3 5bps``."""
-        pair = "/".join(sorted((self.token0.symbol, self.token1.symbol), key=_order))
+        names = self.names if all(self.names) else (self.token0.symbol, self.token1.symbol)
+        pair = "/".join(names)
         if self.kind == "v2":
             return f"{pair} v2"
         return f"{pair} v3 {self.fee / 100:g}bps"
@@ -135,84 +135,47 @@ class Market:
         return self.tokens["WETH"]
 
 
-def _order(symbol: str) -> int:
-    return ("USDC", "WETH", "USDT", "WBTC", "cbBTC", "TAILA", "TAILB").index(symbol)
-
-
 def _derived(label: str) -> str:
     return str(to_checksum_address(keccak(text=f"toolkit simulated market: {label}")[-20:]))
 
 
-# (symbol, address, decimals, USD price) per chain; USDC and WETH may come from the scenario.
-_TOKENS: Final[dict[int, tuple[tuple[str, str, int, str], ...]]] = {
-    1: (
-        ("USDC", "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", 6, "1"),
-        ("WETH", "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", 18, "3000"),
-        ("USDT", "0xdAC17F958D2ee523a2206206994597C13D831ec7", 6, "1"),
-        ("WBTC", "0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599", 8, "90000"),
-        ("TAILA", _derived("1:TAILA"), 18, "0.5"),
-        ("TAILB", _derived("1:TAILB"), 18, "12"),
-    ),
-    8453: (
-        ("USDC", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", 6, "1"),
-        ("WETH", "0x4200000000000000000000000000000000000006", 18, "3000"),
-        ("USDT", "0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2", 6, "1"),
-        ("cbBTC", "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf", 8, "90000"),
-        ("TAILA", _derived("8453:TAILA"), 18, "0.5"),
-        ("TAILB", _derived("8453:TAILB"), 18, "12"),
-    ),
-}
-
-# (kind, token a, token b, fee, depth in USD, stable) per chain.
-_POOLS: Final[dict[int, tuple[tuple[str, str, str, int, int, bool], ...]]] = {
-    1: (
-        ("v3", "USDC", "WETH", 500, 150_000_000, False),
-        ("v3", "USDC", "WETH", 3000, 60_000_000, False),
-        ("v2", "USDC", "WETH", 30, 30_000_000, False),
-        ("v3", "WETH", "USDT", 3000, 50_000_000, False),
-        ("v3", "USDC", "USDT", 100, 40_000_000, True),
-        ("v3", "WETH", "WBTC", 3000, 150_000_000, False),
-        ("v2", "WETH", "TAILA", 30, 3_000_000, False),
-        ("v3", "WBTC", "TAILB", 10000, 1_000_000, False),
-    ),
-    8453: (
-        ("v3", "USDC", "WETH", 500, 40_000_000, False),
-        ("v3", "USDC", "WETH", 3000, 10_000_000, False),
-        ("v2", "USDC", "WETH", 30, 5_000_000, False),
-        ("v3", "WETH", "USDT", 3000, 5_000_000, False),
-        ("v3", "USDC", "USDT", 100, 10_000_000, True),
-        ("v3", "WETH", "cbBTC", 3000, 20_000_000, False),
-        ("v2", "WETH", "TAILA", 30, 1_000_000, False),
-        ("v3", "cbBTC", "TAILB", 10000, 500_000, False),
-    ),
-}
-
-
 def market_for(scenario: Scenario, chain_id: int) -> Market | None:
-    """The market of ``chain_id`` (None for a chain without one): USDC and WETH take the
-    scenario's address and price where it has them. Built once per distinct input."""
-    if chain_id not in _TOKENS:
+    """The market of ``chain_id`` from the scenario's ``[amm]`` (None: no pool on the chain).
+    Built once per distinct input."""
+    pools = tuple(p for p in scenario.amm.pools if p.chain == chain_id)
+    if not pools:
         return None
-    listed = tuple(t for t in scenario.tokens if t.chain == chain_id)
-    return _market(chain_id, listed, scenario.pricing.prices_usd)
+    listed = tuple(
+        (t.symbol, t.address, t.decimals, scenario.pricing.price_usd(t.symbol))
+        for t in scenario.tokens
+        if t.chain == chain_id
+    )
+    extra = tuple(
+        (t.symbol, t.address, t.decimals, t.price_usd)
+        for t in scenario.amm.tokens
+        if t.chain == chain_id
+    )
+    return _market(chain_id, listed + extra, pools)
 
 
 @functools.lru_cache(maxsize=64)
 def _market(
-    chain_id: int, listed: tuple[Token, ...], prices: tuple[tuple[str, Decimal], ...]
+    chain_id: int,
+    tokens_in: tuple[tuple[str, str, int, Decimal | None], ...],
+    pools_in: tuple[AmmPool, ...],
 ) -> Market:
-    given = dict(prices)
-    tokens: dict[str, MarketToken] = {}
-    for symbol, address, decimals, price in _TOKENS[chain_id]:
-        usd = Decimal(price)
-        for token in listed:
-            if token.symbol == symbol:
-                address, decimals = token.address, token.decimals
-                usd = given.get(symbol) or usd
-        tokens[symbol] = MarketToken(symbol, str(to_checksum_address(address)), decimals, usd)
+    tokens = {
+        symbol: MarketToken(symbol, str(to_checksum_address(address)), decimals, price)
+        for symbol, address, decimals, price in tokens_in
+        if price is not None
+    }
     pools = []
-    for kind, a, b, fee, depth, stable in _POOLS[chain_id]:
+    for spec in pools_in:
+        a, b = spec.tokens
         t0, t1 = sorted((tokens[a], tokens[b]), key=lambda t: t.address.lower())
-        address = _derived(f"{chain_id}:{kind}:{t0.address}:{t1.address}:{fee}")
-        pools.append(MarketPool(kind, t0, t1, fee, depth, address, stable))
+        address = _derived(f"{chain_id}:{spec.kind}:{t0.address}:{t1.address}:{spec.fee}")
+        stable = spec.shape == "stable"
+        pools.append(
+            MarketPool(spec.kind, t0, t1, spec.fee, spec.depth_usd, address, stable, (a, b))
+        )
     return Market(chain_id, tokens, tuple(pools))
