@@ -159,6 +159,9 @@ _SETTLER_ARGS: dict[str, tuple[Any, ...]] = {
     "escrow.finalise": (_ORDER.as_abi(), [(5, b"\x05" * 32)], "0x" + "06" * 32, b""),
     "escrow.orderStatus": ("0x" + "07" * 32,),
     "outputSettler.fill": ("0x" + "08" * 32, _OUTPUT, 100, b"\x09" * 32),
+    # Signed and array parameters (the AMM pools and the Universal Router).
+    "v3pool.ticks": (-887220,),
+    "universalRouter.execute": (b"\x00\x04", [b"\x01" * 32, b""], 5),
 }
 
 

@@ -143,6 +143,7 @@ def test_duplicates(parse: Parse, default_doc: Doc):
 
 
 def test_fill_cost_needs_a_price(parse: Parse, default_doc: Doc):
+    del default_doc["amm"]  # its pools need the WETH price (tests/scenario/test_amm.py)
     del default_doc["prices"]["WETH"]
     _expect(
         parse,

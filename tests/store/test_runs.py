@@ -94,8 +94,9 @@ def test_given_run_ids_are_unique(store: Store) -> None:
     ("call", "message"),
     [
         (
-            lambda s: s.start_run("swap", {}, "https://h/"),
-            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain; got 'swap'",
+            lambda s: s.start_run("lending", {}, "https://h/"),
+            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, swap; "
+            "got 'lending'",
         ),
         (lambda s: s.start_run("rfq", [], "https://h/"), "parameters: must be a dict, got list"),
         (
@@ -138,8 +139,8 @@ def test_given_run_ids_are_unique(store: Store) -> None:
         ),
         (lambda s: s.run_record("nope"), "run_id: no run 'nope' in the store"),
         (
-            lambda s: s.runs("swap"),
-            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain or None",
+            lambda s: s.runs("lending"),
+            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, swap or None",
         ),
         (
             lambda s: s.attempt_ids("r", "transactions"),

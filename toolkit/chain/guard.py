@@ -2,7 +2,8 @@
 
 :func:`check_transaction` decodes an escrow ``open()`` transaction and compares every field
 with the quote it claims to implement; :func:`check_calls` checks a list of credit/vault/ERC-20
-calls against an :class:`Expectation`. Both return a list of :class:`Finding`; an empty list
+calls against an :class:`Expectation`; :func:`check_swap_route` a swap route's Universal Router
+calldata against the route's quote. All return a list of :class:`Finding`; an empty list
 means nothing is wrong and the transaction is safe to sign.
 """
 
@@ -15,6 +16,7 @@ from toolkit.chain.call_guard import Expectation, check_calls
 from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.finding import Finding
 from toolkit.chain.registry import Registry, default_registry
+from toolkit.chain.swap_guard import check_swap_route
 from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.escrow import (
@@ -28,7 +30,7 @@ from toolkit.codecs.escrow import (
 )
 from toolkit.resources import InvalidInput, Quote, TransactionRequest
 
-__all__ = ["Expectation", "Finding", "check_calls", "check_transaction"]
+__all__ = ["Expectation", "Finding", "check_calls", "check_swap_route", "check_transaction"]
 
 
 def check_transaction(

@@ -63,11 +63,12 @@ class RegisteredToken:
 
 @dataclass(frozen=True)
 class Contracts:
-    """The partner-escrow contracts on one chain."""
+    """The partner-escrow contracts on one chain, and its swap router where it has one."""
 
     escrow: str
     output_settler: str
     oracle: str
+    swap_router: str | None = None
 
 
 def _int_id(chain_id: Any) -> int:
@@ -263,6 +264,18 @@ class Registry:
         """
         return self.contracts(chain_id).oracle
 
+    def swap_router(self, chain_id: int) -> str:
+        """The swap router (the Uniswap Universal Router the swap API's calldata targets).
+
+        Example:
+            >>> default_registry().swap_router(8453)
+            '0x3fC91A3afd70395Cd496C647d5a6CC9D4B2b7FAD'
+        """
+        router = self.contracts(chain_id).swap_router
+        if router is None:
+            raise NotInRegistry(f"chain {chain_id} has no swap router in the registry")
+        return router
+
     def __repr__(self) -> str:
         count = sum(len(tokens) for tokens in self._tokens.values())
         return f"Registry(chains={sorted(self._chains)}, tokens={count})"
@@ -311,10 +324,14 @@ def _text(raw: Any, where: str) -> str:
 def _contracts(raw: Any, where: str, *, required: bool) -> dict[str, str]:
     names = {"escrow", "output_settler", "oracle"}
     if required:
-        _keys(raw, where, required=names)
+        _keys(raw, where, required=names, optional={"swap_router"})
     else:
-        _keys(raw, where, required=set(), optional=names)
-    return {name: _address(raw[name], f"{where}.{name}") for name in names if name in raw}
+        _keys(raw, where, required=set(), optional=names | {"swap_router"})
+    return {
+        name: _address(raw[name], f"{where}.{name}")
+        for name in (*sorted(names), "swap_router")
+        if name in raw
+    }
 
 
 def _chain(key: str, raw: Any) -> tuple[RegisteredChain, dict[str, str]]:

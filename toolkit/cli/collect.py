@@ -1,4 +1,4 @@
-"""``toolkit collect rfq|borrow|liquidity|snapshot|chain``: collect from the service, or a
+"""``toolkit collect rfq|borrow|liquidity|snapshot|chain|swap``: collect from the service, or a
 chain's blocks and logs, into DuckDB.
 
 The target is ``--base-url`` or ``$TOOLKIT_BASE_URL``; without either the embedded service runs
@@ -11,6 +11,12 @@ events; against a real service nothing is sent but the stream request.
 ``chain`` reads blocks and token logs of ``--chain`` over ``--from-block``..``--to-block``
 through JSON-RPC: ``--rpc-url``, else ``$TOOLKIT_RPC_URL_<chainId>``, else the embedded
 service's simulated chain in-process. Only the URL's scheme, host and port are recorded.
+
+``swap`` sweeps the swap API (pairs × log-spaced sizes × mainnet and base) into ``swap_routes``
+and ``swap_route_legs``: the swap URL is ``--base-url`` or ``$TOOLKIT_SWAP_URL`` (else the
+embedded service's ``/swap``), the Basic credentials ``$TOOLKIT_SWAP_USERNAME`` and
+``$TOOLKIT_SWAP_API_KEY``; on the embedded service the AMM pools are also read through web3.py
+into ``amm_pool_snapshots``.
 
 Exit status: 0 completed, 2 for a bad URL, a rejected key (401), an unreachable service, an
 unwritable database or a bad option, 130 when interrupted (the run can be resumed).
@@ -26,7 +32,7 @@ from toolkit.cli.argtypes import integer, names, real
 
 __all__ = ["add_arguments", "run"]
 
-_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain")
+_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "swap")
 _CHAIN_EVENTS = ("transfers", "approvals", "deposits", "withdrawals")
 
 
@@ -144,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.kind == "chain":
         return _chain(args)
+    if args.kind == "swap":
+        return _swap(args)
     if args.capacity_retries < 0:
         return _fail(f"--capacity-retries: must be 0 or more, got {args.capacity_retries}")
     try:
@@ -169,6 +177,46 @@ def run(args: argparse.Namespace) -> int:
                 return _fail(f"cannot reach the service at {client.base_url} ({exc})")
             except ServiceError as exc:
                 return _fail(f"the service at {client.base_url} answered an error: {exc}")
+            except (StoreError, ValueError) as exc:
+                return _fail(str(exc))
+    finally:
+        client.close()
+    return _report(result)
+
+
+def _swap(args: argparse.Namespace) -> int:
+    from toolkit.client import ServiceError, SwapClient, TransportError, Unauthorized, chain_web3
+    from toolkit.collect.swap import SwapSweep
+    from toolkit.store import Store, StoreError
+
+    try:
+        client = SwapClient(args.base_url)
+    except ValueError as exc:
+        return _fail(str(exc))
+    try:
+        try:
+            store = Store(args.db)
+        except StoreError as exc:
+            return _fail(f"cannot use the database: {exc}")
+        web3s = {}
+        if client.embedded is not None:
+            web3s = {
+                name: chain_web3(chain, embedded=client.embedded)
+                for name, chain in (("mainnet", 1), ("base", 8453))
+            }
+        with store:
+            sweep = SwapSweep(client, store, web3s=web3s, progress=not args.no_progress)
+            try:
+                result = sweep.run(resume=args.resume)
+            except Unauthorized:
+                return _fail(
+                    f"the swap service at {client.url} rejected the credentials (401); set "
+                    "TOOLKIT_SWAP_USERNAME and TOOLKIT_SWAP_API_KEY"
+                )
+            except TransportError as exc:
+                return _fail(f"cannot reach the swap service at {client.url} ({exc})")
+            except ServiceError as exc:
+                return _fail(f"the swap service at {client.url} answered an error: {exc}")
             except (StoreError, ValueError) as exc:
                 return _fail(str(exc))
     finally:

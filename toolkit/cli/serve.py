@@ -100,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         keys = ", ".join(key.reveal() for key in scenario.auth.api_keys)
         print(f"Authenticate with header X-Auth-Token: {keys} (the scenario's simulation key)")
+    print(
+        f"Swap API at http://{shown}:{port}/swap (GET /{{network}}/v1/route, network mainnet or"
+        " base): HTTP Basic, any username, an API key as password"
+    )
     print_chains(scenario, f"http://{shown}:{port}")
     print("Press Ctrl-C to stop.", flush=True)
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal it caught;

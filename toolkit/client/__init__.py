@@ -1,4 +1,5 @@
-"""httpx clients for the partner-intents and liquidity surfaces, sync and async.
+"""httpx clients for the partner-intents and liquidity surfaces, sync and async (and, in
+:mod:`toolkit.client.swap`, for the swap API).
 
 The same code talks to the real service (``base_url`` + ``api_key``, or ``TOOLKIT_BASE_URL`` +
 ``TOOLKIT_API_KEY``) and, by default, to the embedded service in-process (no socket). Methods
@@ -47,6 +48,7 @@ from toolkit.client.errors import (
 from toolkit.client.events import StreamEvent
 from toolkit.client.operations import DEFAULT_PROTOCOL
 from toolkit.client.retry import Attempt, RetryPolicy
+from toolkit.client.swap import AsyncSwapClient, SwapClient
 from toolkit.client.sync import ServiceClient
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "RPC_URL_ENV",
     "AsyncChainProvider",
     "AsyncServiceClient",
+    "AsyncSwapClient",
     "Attempt",
     "BadRequest",
     "ChainProvider",
@@ -70,6 +73,7 @@ __all__ = [
     "ServiceError",
     "StreamEvent",
     "StreamingASGITransport",
+    "SwapClient",
     "SyncASGITransport",
     "TransportError",
     "Unauthorized",

@@ -8,6 +8,8 @@
 - :mod:`~toolkit.codecs.functions`: the one table of contract functions (selectors, signatures)
   and a generic ABI codec for them; :mod:`~toolkit.codecs.events` the table of events (topic0
   of the real signatures) and their log codec.
+- :mod:`~toolkit.codecs.universal_router`: the Uniswap Universal Router's ``execute`` calldata
+  (its V2/V3 exact-input swap, wrap, unwrap and sweep commands).
 
 Malformed values raise :class:`InvalidValue` naming the field and the rule.
 

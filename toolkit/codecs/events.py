@@ -71,6 +71,16 @@ _DECLARATIONS = {
     "erc20.Approval": "Approval(address indexed owner,address indexed spender,uint256 value)",
     "weth.Deposit": "Deposit(address indexed dst,uint256 wad)",
     "weth.Withdrawal": "Withdrawal(address indexed src,uint256 wad)",
+    # UniswapV2Pair and UniswapV3Pool.
+    "v2pair.Swap": (
+        "Swap(address indexed sender,uint256 amount0In,uint256 amount1In,uint256 amount0Out,"
+        "uint256 amount1Out,address indexed to)"
+    ),
+    "v2pair.Sync": "Sync(uint112 reserve0,uint112 reserve1)",
+    "v3pool.Swap": (
+        "Swap(address indexed sender,address indexed recipient,int256 amount0,int256 amount1,"
+        "uint160 sqrtPriceX96,uint128 liquidity,int24 tick)"
+    ),
 }
 
 # The partner-escrow settlers' events (research: intents-encoding §1.8). Their struct

@@ -191,10 +191,46 @@ _SETTLERS = (
     ),
 )
 
+# The AMM pools and the Uniswap Universal Router (v1.2) the simulated chains run: the getters
+# of ``UniswapV2Pair`` and ``UniswapV3Pool`` a pool reader needs (``token0``/``token1`` are one
+# entry, ``amm.*``, as both pools share the selector) and ``execute(commands, inputs, deadline)``.
+_AMM = (
+    Function("amm.token0", "token0", (), ("address",), "view"),
+    Function("amm.token1", "token1", (), ("address",), "view"),
+    Function("v2pair.getReserves", "getReserves", (), ("uint112", "uint112", "uint32"), "view"),
+    Function(
+        "v3pool.slot0",
+        "slot0",
+        (),
+        ("uint160", "int24", "uint16", "uint16", "uint16", "uint8", "bool"),
+        "view",
+    ),
+    Function("v3pool.liquidity", "liquidity", (), ("uint128",), "view"),
+    Function("v3pool.fee", "fee", (), ("uint24",), "view"),
+    Function("v3pool.tickSpacing", "tickSpacing", (), ("int24",), "view"),
+    Function(
+        "v3pool.ticks",
+        "ticks",
+        (("int24", "tick"),),
+        ("uint128", "int128", "uint256", "uint256", "int56", "uint160", "uint32", "bool"),
+        "view",
+    ),
+    Function("v3pool.feeGrowthGlobal0X128", "feeGrowthGlobal0X128", (), ("uint256",), "view"),
+    Function("v3pool.feeGrowthGlobal1X128", "feeGrowthGlobal1X128", (), ("uint256",), "view"),
+    Function(
+        "universalRouter.execute",
+        "execute",
+        (("bytes", "commands"), ("bytes[]", "inputs"), ("uint256", "deadline")),
+        (),
+        "payable",
+    ),
+)
+
 FUNCTIONS: Mapping[str, Function] = MappingProxyType(
     {key: _function(key, decl) for key, decl in _DECLARATIONS.items()}
     | {_OPEN.key: _OPEN}
     | {fn.key: fn for fn in _SETTLERS}
+    | {fn.key: fn for fn in _AMM}
 )
 """Every known function by key."""
 

@@ -33,8 +33,10 @@ _BY_RUN = (
     "token_transfers",
     "token_approvals",
     "weth_flows",
+    "swap_routes",
+    "swap_route_legs",
 )
-_BY_SNAPSHOT = ("token_snapshots", "pool_snapshots", "fee_tiers")
+_BY_SNAPSHOT = ("token_snapshots", "pool_snapshots", "fee_tiers", "amm_pool_snapshots")
 
 Progress = Any
 """The progress bar handed to :meth:`Collector._collect` (a ``tqdm.auto`` bar)."""

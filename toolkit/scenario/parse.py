@@ -10,10 +10,12 @@ wei does not fit). Decimal figures (USD) may be strings or numbers.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from toolkit.scenario.address import check_private_key, checksum
+from toolkit.scenario.amm import parse_amm
 from toolkit.scenario.errors import ScenarioError
 from toolkit.scenario.model import (
     BASE_FEES,
@@ -53,6 +55,7 @@ _TOP = {
     "pools",
     "fee_schedules",
     "routes",
+    "amm",
 }
 
 
@@ -301,7 +304,7 @@ def parse_scenario(
     _keys(
         root, "", {"name", "filler", "auth", "pricing", "chains", "tokens", "pools", "routes"}, _TOP
     )
-    return Scenario(
+    scenario = Scenario(
         name=_str(root["name"], "name"),
         description=_str(root.get("description", ""), "description"),
         filler=checksum(root["filler"], "filler"),
@@ -313,3 +316,7 @@ def parse_scenario(
         auth=_auth(root),
         windows=_windows(root),
     )
+    if "amm" not in root:
+        return scenario
+    # Checked once the rest is valid: the pools refer to its tokens and prices.
+    return replace(scenario, amm=parse_amm(root["amm"], scenario.tokens, scenario.pricing))

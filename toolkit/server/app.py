@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from starlette.routing import Route
 
 from toolkit.scenario import Scenario, load_scenario
-from toolkit.server import events, intents, liquidity, rpc, signature, sim
+from toolkit.server import events, intents, liquidity, rpc, signature, sim, swap
 from toolkit.server.docs import SECURITY_SCHEMES
 from toolkit.server.errors import install_error_handlers
 from toolkit.server.service import Service
@@ -34,11 +34,15 @@ the service's fills and settlements, time by `evm_increaseTime`/`evm_mine`), and
 contract whose views (`balance`, `reserved`, `outstanding`, `available` of a token) answer the
 engine's figures. `GET /sim/orders/{orderId}` reads what no chain holds: the engine's record of
 an order and the reservation under its id.
+
+The swap API is served at `{base_url}/swap` (`GET /swap/{network}/v1/route`, HTTP Basic with an
+API key as password, errors `{code, requestId, error}`), on the simulated chains' AMM pools.
 """
 
 _TAGS: Final = [
     {"name": "partner-intents", "description": "Firm quotes and the escrow open() transaction."},
     {"name": "liquidity", "description": "Discovery, borrow quotes, authorizations, events."},
+    {"name": "swap", "description": "The swap API, `{base_url}/swap/{network}/v1/route`."},
     {
         "name": "simulation",
         "description": (
@@ -102,7 +106,7 @@ def create_app(
     )
     app.state.service = service
     install_error_handlers(app)
-    modules = (intents, liquidity, signature, events, sim, rpc)
+    modules = (intents, liquidity, signature, events, sim, rpc, swap)
     for module in modules:
         app.include_router(module.router)
     _dispatch_directly(app, [m.router for m in modules])

@@ -305,11 +305,69 @@ CREATE TABLE chain_ranges (
 );
 """
 
+# The swap API sweep: every route attempt, the decoded router commands of each route, and the
+# AMM pools' state read on chain. sqrt prices and liquidities exceed HUGEINT: decimal text.
+_SWAP_TABLES = """
+CREATE TABLE swap_routes (
+    run_id         VARCHAR NOT NULL,
+    attempt_id     VARCHAR NOT NULL,
+    observed_at    TIMESTAMPTZ NOT NULL,
+    network        VARCHAR,
+    token_in       VARCHAR,
+    token_out      VARCHAR,
+    amount_in      HUGEINT,
+    slippage_bps   INTEGER,
+    status         INTEGER NOT NULL,
+    latency_ms     DOUBLE,
+    request_id     VARCHAR,
+    amount_out     HUGEINT,
+    min_amount_out HUGEINT,
+    target         VARCHAR,
+    call_data      VARCHAR,
+    gas_used       BIGINT,
+    gas_limit      BIGINT,
+    error          VARCHAR
+);
+
+CREATE TABLE swap_route_legs (
+    run_id         VARCHAR NOT NULL,
+    attempt_id     VARCHAR NOT NULL,
+    leg            INTEGER NOT NULL,
+    command        VARCHAR NOT NULL,
+    path           VARCHAR,
+    fees           VARCHAR,
+    hops           INTEGER,
+    amount_in      HUGEINT,
+    amount_min     HUGEINT,
+    payer_is_user  BOOLEAN,
+    recipient      VARCHAR
+);
+
+CREATE TABLE amm_pool_snapshots (
+    snapshot_id    VARCHAR NOT NULL,
+    chain          BIGINT NOT NULL,
+    pool           VARCHAR NOT NULL,
+    observed_at    TIMESTAMPTZ NOT NULL,
+    block_number   BIGINT,
+    kind           VARCHAR,
+    token0         VARCHAR,
+    token1         VARCHAR,
+    fee            BIGINT,
+    reserve0       HUGEINT,
+    reserve1       HUGEINT,
+    sqrt_price_x96 VARCHAR,
+    tick           BIGINT,
+    liquidity      VARCHAR
+);
+"""
+
 #: Every migration, in order. Append only; never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "collection tables", _COLLECTION_TABLES),
     Migration(2, "backtest tables", _BACKTEST_TABLES),
     Migration(3, "chain tables", _CHAIN_TABLES),
+    # 4 is another branch's migration (merged separately); the swap tables are 5.
+    Migration(5, "swap tables", _SWAP_TABLES),
 )
 
 _LEDGER = """
@@ -380,7 +438,7 @@ def pending_migrations(
 
     Example:
         >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
-        [1, 2, 3]
+        [1, 2, 3, 5]
     """
     return _check_history(_applied(con), migrations, where)
 
@@ -400,7 +458,7 @@ def apply_migrations(
     Example:
         >>> con = duckdb.connect(":memory:")
         >>> apply_migrations(con), apply_migrations(con)
-        ([1, 2, 3], [])
+        ([1, 2, 3, 5], [])
     """
     versions = [m.version for m in migrations]
     if versions != sorted(set(versions)) or (versions and versions[0] < 1):

@@ -27,7 +27,15 @@ __all__ = [
     "table_spec",
 ]
 
-RUN_KINDS: tuple[str, ...] = ("rfq", "borrow", "liquidity", "snapshot", "backtest", "chain")
+RUN_KINDS: tuple[str, ...] = (
+    "rfq",
+    "borrow",
+    "liquidity",
+    "snapshot",
+    "backtest",
+    "chain",
+    "swap",
+)
 FLOW_KINDS: tuple[str, ...] = ("deposit", "withdrawal")
 RUN_STATUSES: tuple[str, ...] = ("running", "completed", "interrupted", "failed")
 QUOTE_TYPES: tuple[str, ...] = ("ExactInput", "ExactOutput")
@@ -420,6 +428,67 @@ _SPECS: tuple[TableSpec, ...] = (
             _c("logs", _BIG, required=True),
         ),
         ("run_id", "from_block"),
+    ),
+    TableSpec(
+        "swap_routes",
+        (
+            _c("run_id", _V, required=True),
+            _c("attempt_id", _V, required=True),
+            _c("observed_at", _TS, required=True),
+            _c("network", _V),
+            _c("token_in", _V),
+            _c("token_out", _V),
+            _amount("amount_in"),
+            _c("slippage_bps", _I),
+            _c("status", _I, required=True),
+            _c("latency_ms", _D),
+            _c("request_id", _V),
+            _amount("amount_out"),
+            _amount("min_amount_out"),
+            _c("target", _V),
+            _c("call_data", _V),
+            _c("gas_used", _BIG),
+            _c("gas_limit", _BIG),
+            _c("error", _V),
+        ),
+        ("run_id", "attempt_id"),
+    ),
+    TableSpec(
+        "swap_route_legs",
+        (
+            _c("run_id", _V, required=True),
+            _c("attempt_id", _V, required=True),
+            _c("leg", _I, required=True),
+            _c("command", _V, required=True),
+            _c("path", _V),
+            _c("fees", _V),
+            _c("hops", _I),
+            _amount("amount_in"),
+            _amount("amount_min"),
+            _c("payer_is_user", _B),
+            _c("recipient", _V),
+        ),
+        ("run_id", "attempt_id", "leg"),
+    ),
+    TableSpec(
+        "amm_pool_snapshots",
+        (
+            _c("snapshot_id", _V, required=True),
+            _c("chain", _BIG, required=True),
+            _c("pool", _V, required=True),
+            _c("observed_at", _TS, required=True),
+            _c("block_number", _BIG),
+            _c("kind", _V),
+            _c("token0", _V),
+            _c("token1", _V),
+            _c("fee", _BIG),
+            _amount("reserve0"),
+            _amount("reserve1"),
+            _c("sqrt_price_x96", _V),
+            _c("tick", _BIG),
+            _c("liquidity", _V),
+        ),
+        ("snapshot_id", "chain", "pool"),
     ),
 )
 

@@ -8,6 +8,9 @@
 - :mod:`.filters`: the installed log and block filters of a chain (``eth_newFilter``, ...).
 - :mod:`.pools`: the service's liquidity pools as read-only :class:`LiquidityPool` contracts
   whose views answer the engine's figures.
+- :mod:`.amm` and :mod:`.markets`: Uniswap V2 pairs, V3 pools and the Universal Router on
+  Ethereum and Base, with the tokens they trade; :mod:`.flow`: a reference price path and
+  background traders that move those pools for backtests.
 - :mod:`.gas`: the gas model (one table of execution gas per function) and EIP-1559 fees.
 - :mod:`.chains`: :class:`Chains`, every scenario chain with funded development accounts
   (:mod:`.accounts`), impersonation and snapshots.
@@ -22,6 +25,7 @@
 """
 
 from toolkit.world.chain.accounts import DevAccount, dev_accounts
+from toolkit.world.chain.amm import UniversalRouter, V2PairContract, V3PoolContract
 from toolkit.world.chain.chains import Chains
 from toolkit.world.chain.contracts import (
     CONTRACT_CLASSES,
@@ -66,6 +70,9 @@ __all__ = [
     "Rpc",
     "RpcError",
     "Tx",
+    "UniversalRouter",
+    "V2PairContract",
+    "V3PoolContract",
     "dev_accounts",
     "register",
 ]

@@ -195,6 +195,15 @@ class Contract:
         fn = self._selectors.get(data[:4])
         return "" if fn is None else fn.key
 
+    def gas(self, data: bytes) -> int:
+        """Execution gas of a call with ``data`` (the ledger adds the intrinsic gas): the
+        function's entry in :data:`~toolkit.world.chain.gas.EXECUTION`; a contract whose cost
+        depends on its arguments (the swap router) overrides this."""
+        return gas.execution(self.function_of(data))
+
+    def genesis(self, run: Execution) -> None:
+        """Set-up once every contract of the chain is deployed (a pool mints its reserves)."""
+
     def execute(self, msg: Message, data: bytes) -> bytes:
         """Run ``data`` sent with ``msg``: decode by selector, check payability, call the method."""
         if not data:

@@ -74,6 +74,19 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "pool.reserved": 2_600,
         "pool.outstanding": 2_600,
         "pool.available": 2_600,
+        # AMM pool getters (a cold storage read each) and the Universal Router's fixed part:
+        # :class:`toolkit.world.chain.amm.UniversalRouter` adds its commands' gas to it.
+        "amm.token0": 2_400,
+        "amm.token1": 2_400,
+        "v2pair.getReserves": 2_500,
+        "v3pool.slot0": 2_700,
+        "v3pool.liquidity": 2_400,
+        "v3pool.fee": 2_300,
+        "v3pool.tickSpacing": 2_300,
+        "v3pool.ticks": 4_800,
+        "v3pool.feeGrowthGlobal0X128": 2_400,
+        "v3pool.feeGrowthGlobal1X128": 2_400,
+        "universalRouter.execute": 24_000,
     }
 )
 

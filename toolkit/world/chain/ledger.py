@@ -289,7 +289,11 @@ class Ledger:
         contract = self.state.contracts.get(to) if to is not None else None
         if contract is None:
             return gas.intrinsic(data)
-        return gas.intrinsic(data) + gas.execution(contract.function_of(data))
+        return gas.intrinsic(data) + contract.gas(data)
+
+    def gas_of(self, to: str | None, data: bytes) -> int:
+        """The gas a transaction to ``to`` with ``data`` uses (intrinsic plus execution)."""
+        return self._gas_of(to, data)
 
     def call(self, sender: str, to: str | None, data: bytes, value: int, now: float) -> CallResult:
         """Run a call on the latest state and undo it (``eth_call``); :class:`Revert` if it
