@@ -71,6 +71,46 @@ _DECLARATIONS = {
     "erc20.Approval": "Approval(address indexed owner,address indexed spender,uint256 value)",
     "weth.Deposit": "Deposit(address indexed dst,uint256 wad)",
     "weth.Withdrawal": "Withdrawal(address indexed src,uint256 wad)",
+    # ERC-4626 vaults.
+    "vault.Deposit": (
+        "Deposit(address indexed sender,address indexed owner,uint256 assets,uint256 shares)"
+    ),
+    "vault.Withdraw": (
+        "Withdraw(address indexed sender,address indexed receiver,address indexed owner,"
+        "uint256 assets,uint256 shares)"
+    ),
+    # The credit ledger of the simulated chains (toolkit.world.chain.credit).
+    "creditHub.CreditDrawn": (
+        "CreditDrawn(address indexed borrower,address indexed receiver,uint256 amount,uint256 fee)"
+    ),
+    "creditHub.Repaid": (
+        "Repaid(address indexed borrower,address indexed payer,uint256 principal,uint256 interest)"
+    ),
+    "creditHub.OperatorSet": "OperatorSet(address indexed borrower,address indexed operator)",
+    "creditHub.Liquidated": (
+        "Liquidated(address indexed borrower,address indexed liquidator,uint256 repaid,"
+        "uint256 badDebt)"
+    ),
+    "collateralEscrow.Deposited": (
+        "Deposited(address indexed user,address indexed token,uint256 amount)"
+    ),
+    "collateralEscrow.Withdrawn": (
+        "Withdrawn(address indexed user,address indexed token,uint256 amount)"
+    ),
+    "collateralEscrow.Seized": (
+        "Seized(address indexed user,address indexed token,address indexed to,uint256 amount)"
+    ),
+    "operator.CreditReceiverAdded": (
+        "CreditReceiverAdded(address indexed borrower,address indexed receiver)"
+    ),
+    "operator.CreditReceiverRemoved": (
+        "CreditReceiverRemoved(address indexed borrower,address indexed receiver)"
+    ),
+    "operator.CreditLineOpened": (
+        "CreditLineOpened(address indexed borrower,address indexed receiver,uint256 amount)"
+    ),
+    "operator.RevokeScheduled": "RevokeScheduled(address indexed borrower,uint256 accessUntil)",
+    "operator.RevokeFinalized": "RevokeFinalized(address indexed borrower)",
 }
 
 # The partner-escrow settlers' events (research: intents-encoding §1.8). Their struct

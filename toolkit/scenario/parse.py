@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from toolkit.scenario.address import check_private_key, checksum
+from toolkit.scenario.credit import parse_credit
 from toolkit.scenario.errors import ScenarioError
 from toolkit.scenario.model import (
     BASE_FEES,
@@ -53,6 +54,7 @@ _TOP = {
     "pools",
     "fee_schedules",
     "routes",
+    "credit",
 }
 
 
@@ -301,15 +303,17 @@ def parse_scenario(
     _keys(
         root, "", {"name", "filler", "auth", "pricing", "chains", "tokens", "pools", "routes"}, _TOP
     )
+    tokens = _tokens(root)
     return Scenario(
         name=_str(root["name"], "name"),
         description=_str(root.get("description", ""), "description"),
         filler=checksum(root["filler"], "filler"),
         chains=_chains(root, contract_defaults),
-        tokens=_tokens(root),
+        tokens=tokens,
         pools=_pools(root),
         routes=_routes(root),
         pricing=_pricing(root),
         auth=_auth(root),
         windows=_windows(root),
+        credit=parse_credit(root.get("credit"), scenario=_str(root["name"], "name"), tokens=tokens),
     )

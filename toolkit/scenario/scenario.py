@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from toolkit.scenario.credit import CreditSettings
 from toolkit.scenario.model import Auth, Chain, Pool, Pricing, Route, Token, Windows
 from toolkit.scenario.validate import ScenarioIndex, index_scenario
 
@@ -34,6 +35,8 @@ class Scenario:
     pricing: Pricing
     auth: Auth
     windows: Windows = field(default_factory=Windows)
+    #: The credit product (:mod:`toolkit.scenario.credit`); None: the scenario has none.
+    credit: CreditSettings | None = None
 
     def __post_init__(self) -> None:
         # Validate at construction (``dataclasses.replace`` included): the index is built once,

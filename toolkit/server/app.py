@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from starlette.routing import Route
 
 from toolkit.scenario import Scenario, load_scenario
-from toolkit.server import events, intents, liquidity, rpc, signature, sim
+from toolkit.server import credit, events, intents, liquidity, rpc, signature, sim
 from toolkit.server.docs import SECURITY_SCHEMES
 from toolkit.server.errors import install_error_handlers
 from toolkit.server.service import Service
@@ -36,6 +36,7 @@ over HTTP; `POST /rpc/{chainId}` serves each simulated chain as standard Ethereu
 _TAGS: Final = [
     {"name": "partner-intents", "description": "Firm quotes and the escrow open() transaction."},
     {"name": "liquidity", "description": "Discovery, borrow quotes, authorizations, events."},
+    {"name": "credit", "description": "Credit: account info, lock, draw, repay, unlock, earn."},
     {
         "name": "simulation",
         "description": "Not part of the interface: the embedded service's stand-in for chains.",
@@ -96,7 +97,7 @@ def create_app(
     )
     app.state.service = service
     install_error_handlers(app)
-    modules = (intents, liquidity, signature, events, sim, rpc)
+    modules = (intents, liquidity, signature, events, credit, sim, rpc)
     for module in modules:
         app.include_router(module.router)
     _dispatch_directly(app, [m.router for m in modules])

@@ -4,6 +4,7 @@
   blocks on the chain's slot grid (block time per scenario chain).
 - :mod:`.contracts`: contracts as Python objects dispatched by selector through the ABI table
   (:class:`ERC20`, :class:`WETH`); :func:`register` is the seam for more contract classes.
+- :mod:`.credit`: the credit product (hub, collateral escrow, operator, earn vault, tokens).
 - :mod:`.settlers`: the partner-escrow :class:`InputSettlerEscrow` and :class:`OutputSettler`.
 - :mod:`.gas`: the gas model (one table of execution gas per function) and EIP-1559 fees.
 - :mod:`.chains`: :class:`Chains`, every scenario chain with funded development accounts
@@ -30,6 +31,13 @@ from toolkit.world.chain.contracts import (
     Revert,
     register,
 )
+from toolkit.world.chain.credit import (
+    CollateralEscrow,
+    CreditHub,
+    CreditOperator,
+    CreditToken,
+    EarnVault,
+)
 from toolkit.world.chain.ledger import Block, Ledger, Log, Receipt, Rejected, Tx
 from toolkit.world.chain.rpc import DevClock, OffsetClock, Rpc, RpcError
 from toolkit.world.chain.settlers import InputSettlerEscrow, OutputSettler
@@ -40,9 +48,14 @@ __all__ = [
     "WETH",
     "Block",
     "Chains",
+    "CollateralEscrow",
     "Contract",
+    "CreditHub",
+    "CreditOperator",
+    "CreditToken",
     "DevAccount",
     "DevClock",
+    "EarnVault",
     "Execution",
     "InputSettlerEscrow",
     "Ledger",

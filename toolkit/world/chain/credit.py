@@ -1,0 +1,551 @@
+"""The credit product as simulated contracts: the credit hub, the collateral escrow, the
+operator contract, an ERC-4626 earn vault and the collateral tokens.
+
+Every figure comes from :mod:`toolkit.credit` (the one definition of the product's rules) with
+the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's timestamp.
+
+- :class:`CreditHub` (the scenario's ``credit.hub``): the ledger of every borrower's collateral,
+  principal, interest and due date. ``drawCredit(borrower, receiver, amount)`` by the borrower
+  or its operator: refused when the debt after it would exceed the credit capacity (the
+  maintenance health factor would fall below 1); the origination fee stays with the hub, the
+  receiver gets ``amount − fee``, the debt grows by ``amount``; a draw on a zero balance sets
+  the due date (billing cycle + grace). ``repay(borrower, amount)`` by anyone: interest first,
+  then principal, never more than the debt (only what is owed is pulled). Overdue interest is
+  simple, per second, on the principal from the due date on, settled into the ledger at each
+  change. ``setOperator(operator)`` by the borrower (zero clears it). ``liquidate(borrower,
+  amount)`` by anyone while the health factor is below 1: the exact partial liquidation of
+  :func:`toolkit.credit.liquidation` (``amount`` is the most the liquidator will repay), the
+  liquidator pays the repayment and receives the collateral with the bonus, rounded down to
+  whole token units (so the health factor ends at or above 1); debt no collateral covers is
+  written off as bad debt.
+- :class:`CollateralEscrow` (``credit.escrow``): ``deposit(token, amount)`` locks a supported
+  collateral for the sender; ``withdraw(token, amount)`` unlocks it unless that would leave the
+  position liquidatable (health factor below 1).
+- :class:`CreditOperator` (``credit.operator``; constructed with the hub, controller, admin,
+  caller and revoke delay): ``addCreditReceiver``/``removeCreditReceiver`` by the borrower,
+  ``openCreditLine(borrower, receiver, amount)`` by the caller only, only to a receiver the
+  borrower whitelisted, only while this contract is the borrower's operator and up to the end
+  of a scheduled revocation; ``revoke()`` schedules the end ``revoke delay`` from now and
+  ``finalizeRevoke()`` clears the operator strictly after it. There is no ``withdraw``: the
+  operator cannot touch collateral.
+- :class:`EarnVault`: an ERC-4626 vault over the credit asset, synchronous ``deposit`` and
+  ``redeem``, its share price growing along the scenario's yield.
+- :class:`CreditToken`: the other collateral tokens (ERC-20s priced along the scenario's paths).
+
+Custom errors revert with ``Error(string)`` naming the rule (``InsufficientCreditCapacity``,
+``ReceiverNotWhitelisted``, ...).
+
+>>> from toolkit.scenario import load_scenario
+>>> s = load_scenario("default", env={})
+>>> [type(c).__name__ for c in CreditHub.build(s, 8453)], list(CreditHub.build(s, 1))
+(['CreditHub'], [])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from toolkit.codecs.functions import encode_call
+from toolkit.credit import AccountFigures, collateral_value, figures, liquidation
+from toolkit.scenario import Scenario
+from toolkit.scenario.credit import CreditCollateral, CreditSettings
+from toolkit.world.chain.contracts import (
+    ERC20,
+    ZERO,
+    Contract,
+    Execution,
+    Message,
+    Revert,
+    register,
+)
+
+__all__ = ["CollateralEscrow", "CreditHub", "CreditOperator", "CreditToken", "EarnVault"]
+
+
+def _token_call(run: Execution, sender: str, token: str, function: str, *args: Any) -> None:
+    run.call(sender, token, bytes.fromhex(encode_call(function, *args)[2:]))
+
+
+def _settings(scenario: Scenario, chain_id: int) -> CreditSettings | None:
+    credit = scenario.credit
+    return credit if credit is not None and credit.chain == chain_id else None
+
+
+class CreditHub(Contract):
+    """The credit ledger of one credit asset (see the module docstring)."""
+
+    functions: ClassVar[Mapping[str, str]] = {
+        "creditHub.drawCredit": "draw_credit",
+        "creditHub.repay": "repay",
+        "creditHub.setOperator": "set_operator",
+        "creditHub.liquidate": "liquidate",
+    }
+
+    def __init__(self, settings: CreditSettings) -> None:
+        super().__init__(settings.hub)
+        self.settings = settings
+        self.asset = settings.asset_address.lower()
+        self.collateral: dict[tuple[str, str], int] = {}
+        self.principal: dict[str, int] = {}
+        self.interest: dict[str, int] = {}
+        self.checkpoint: dict[str, int] = {}
+        self.due: dict[str, int] = {}
+        self.operators: dict[str, str] = {}
+        self.totals: dict[str, int] = {"fees": 0, "bad_debt": 0, "funded": 0}
+
+    @classmethod
+    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
+        settings = _settings(scenario, chain_id)
+        return [] if settings is None else [cls(settings)]
+
+    # -- reads (pure functions of the state and a time) -----------------------------------------
+
+    def holdings(self, borrower: str) -> dict[str, int]:
+        """Collateral the borrower has locked: token address → amount (zero amounts left out)."""
+        return {t: a for (b, t), a in self.collateral.items() if b == borrower and a}
+
+    def values(
+        self, borrower: str, now: int, holdings: Mapping[str, int] | None = None
+    ) -> dict[str, int]:
+        """Collateral values in credit-asset units by rule key at ``now``."""
+        held = self.holdings(borrower) if holdings is None else holdings
+        out: dict[str, int] = {}
+        for token, amount in held.items():
+            c = self._collateral(token)
+            out[c.key] = out.get(c.key, 0) + collateral_value(amount, self.unit_price(c, now))
+        return out
+
+    def unit_price(self, c: CreditCollateral, now: int) -> Any:
+        """Credit-asset units per collateral unit at ``now`` (a Fraction)."""
+        return c.unit_price(now, self.settings.asset_decimals)
+
+    def accrued(self, borrower: str, now: int) -> int:
+        """Interest owed at ``now``: settled interest plus what accrued since the checkpoint."""
+        due = self.due.get(borrower)
+        since = None if due is None else max(due, self.checkpoint.get(borrower, 0))
+        fresh = self.settings.rules.interest(
+            self.principal.get(borrower, 0), due_date=since, now=now
+        )
+        return self.interest.get(borrower, 0) + fresh
+
+    def figures(
+        self, borrower: str, now: int, holdings: Mapping[str, int] | None = None
+    ) -> AccountFigures:
+        """The borrower's figures at ``now`` (optionally with other ``holdings``)."""
+        return figures(
+            self.values(borrower, now, holdings),
+            principal=self.principal.get(borrower, 0),
+            interest=self.accrued(borrower, now),
+            due_date=self.due.get(borrower),
+            rules=self.settings.rules,
+        )
+
+    def _collateral(self, token: str) -> CreditCollateral:
+        c = self.settings.collateral_at(token)
+        if c is None:
+            raise Revert.error("UnsupportedCollateral")
+        return c
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def settle(self, run: Execution, borrower: str) -> None:
+        """Bring the borrower's interest up to the block's time."""
+        now = run.timestamp
+        run.write(self.interest, borrower, self.accrued(borrower, now))
+        run.write(self.checkpoint, borrower, now)
+
+    def _fund(self, run: Execution) -> ERC20:
+        token = run.state.contracts.get(self.asset)
+        if not isinstance(token, ERC20):
+            raise Revert.error("CreditAssetMissing")
+        if not self.totals["funded"]:  # the hub's liquidity, placed once
+            token.mint(run, self.address, self.settings.liquidity)
+            run.write(self.totals, "funded", 1)
+        return token
+
+    def draw(self, run: Execution, borrower: str, receiver: str, amount: int) -> None:
+        """Open credit for ``borrower`` to ``receiver`` (callers have checked who may)."""
+        if amount <= 0:
+            raise Revert.error("ZeroAmount")
+        if receiver == ZERO:
+            raise Revert.error("ZeroReceiver")
+        self.settle(run, borrower)
+        before = self.figures(borrower, run.timestamp)
+        if before.debt + amount > before.total_credit_capacity:
+            raise Revert.error("InsufficientCreditCapacity")
+        if before.debt == 0:
+            run.write(self.due, borrower, self.settings.rules.due_date(run.timestamp))
+        run.write(self.principal, borrower, self.principal.get(borrower, 0) + amount)
+        fee = self.settings.rules.draw_fee(amount)
+        run.write(self.totals, "fees", self.totals["fees"] + fee)
+        self._fund(run)
+        _token_call(run, self.address, self.asset, "erc20.transfer", receiver, amount - fee)
+        run.emit(self.address, "creditHub.CreditDrawn", borrower, receiver, amount, fee)
+
+    def draw_credit(
+        self, msg: Message, borrower: str, receiver: str, amount: int
+    ) -> tuple[Any, ...]:
+        if msg.sender != borrower and self.operators.get(borrower) != msg.sender:
+            raise Revert.error("NotBorrowerOrOperator")
+        self.draw(msg.run, borrower, receiver, amount)
+        return ()
+
+    def _reduce(self, run: Execution, borrower: str, paid: int) -> tuple[int, int]:
+        """Take ``paid`` off the debt, interest first: (principal paid, interest paid)."""
+        interest = self.interest.get(borrower, 0)
+        from_interest = min(paid, interest)
+        from_principal = paid - from_interest
+        run.write(self.interest, borrower, interest - from_interest)
+        run.write(self.principal, borrower, self.principal.get(borrower, 0) - from_principal)
+        if self.principal[borrower] == 0 and self.interest[borrower] == 0:
+            run.write(self.due, borrower, None)
+            self.due.pop(borrower)
+        return from_principal, from_interest
+
+    def repay(self, msg: Message, borrower: str, amount: int) -> tuple[Any, ...]:
+        run = msg.run
+        if amount <= 0:
+            raise Revert.error("ZeroAmount")
+        self.settle(run, borrower)
+        debt = self.principal.get(borrower, 0) + self.interest.get(borrower, 0)
+        if debt == 0:
+            raise Revert.error("NothingToRepay")
+        paid = min(amount, debt)
+        self._fund(run)
+        _token_call(
+            run, self.address, self.asset, "erc20.transferFrom", msg.sender, self.address, paid
+        )
+        principal, interest = self._reduce(run, borrower, paid)
+        run.emit(self.address, "creditHub.Repaid", borrower, msg.sender, principal, interest)
+        return ()
+
+    def set_operator(self, msg: Message, operator: str) -> tuple[Any, ...]:
+        self.assign_operator(msg.run, msg.sender, operator)
+        return ()
+
+    def assign_operator(self, run: Execution, borrower: str, operator: str) -> None:
+        """Set (or, with the zero address, clear) the borrower's operator."""
+        if operator == ZERO:
+            if borrower in self.operators:
+                run.write(self.operators, borrower, ZERO)
+                self.operators.pop(borrower)
+        else:
+            run.write(self.operators, borrower, operator)
+        run.emit(self.address, "creditHub.OperatorSet", borrower, operator)
+
+    def liquidate(self, msg: Message, borrower: str, amount: int) -> tuple[Any, ...]:
+        run = msg.run
+        now = run.timestamp
+        self.settle(run, borrower)
+        before = self.figures(borrower, now)
+        if not before.liquidatable:
+            raise Revert.error("HealthFactorNotBelowOne")
+        values = self.values(borrower, now)
+        plan = liquidation(values, before.debt, rules=self.settings.rules)
+        if plan.repaid > amount:
+            raise Revert.error("AmountBelowRequired")
+        escrow = run.state.contracts.get(self.settings.escrow.lower())
+        if not isinstance(escrow, CollateralEscrow):
+            raise Revert.error("EscrowMissing")
+        self._fund(run)
+        if plan.repaid:
+            _token_call(
+                run,
+                self.address,
+                self.asset,
+                "erc20.transferFrom",
+                msg.sender,
+                self.address,
+                plan.repaid,
+            )
+        self._reduce(run, borrower, plan.repaid)
+        for key, value in plan.seized.items():
+            held = {
+                t: a for t, a in self.holdings(borrower).items() if self._collateral(t).key == key
+            }
+            for token, amount_held in held.items():
+                c = self._collateral(token)
+                price = self.unit_price(c, now)
+                everything = value >= collateral_value(amount_held, price)
+                take = amount_held if everything else min(amount_held, int(value / price))
+                value -= collateral_value(take, price)
+                run.write(self.collateral, (borrower, token), amount_held - take)
+                escrow.release(run, borrower, token, msg.sender, take)
+        if plan.bad_debt:
+            left = self.principal.get(borrower, 0) + self.interest.get(borrower, 0)
+            run.write(self.totals, "bad_debt", self.totals["bad_debt"] + left)
+            self._reduce(run, borrower, left)
+        run.emit(
+            self.address, "creditHub.Liquidated", borrower, msg.sender, plan.repaid, plan.bad_debt
+        )
+        return ()
+
+
+def _hub(run: Execution, settings: CreditSettings) -> CreditHub:
+    hub = run.state.contracts.get(settings.hub.lower())
+    if not isinstance(hub, CreditHub):
+        raise Revert.error("CreditHubMissing")
+    return hub
+
+
+class CollateralEscrow(Contract):
+    """Holds locked collateral; the hub keeps the books (see the module docstring)."""
+
+    functions: ClassVar[Mapping[str, str]] = {
+        "collateralEscrow.deposit": "deposit",
+        "collateralEscrow.withdraw": "withdraw",
+    }
+
+    def __init__(self, settings: CreditSettings) -> None:
+        super().__init__(settings.escrow)
+        self.settings = settings
+
+    @classmethod
+    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
+        settings = _settings(scenario, chain_id)
+        return [] if settings is None else [cls(settings)]
+
+    def deposit(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
+        run = msg.run
+        if self.settings.collateral_at(token) is None:
+            raise Revert.error("UnsupportedCollateral")
+        if amount <= 0:
+            raise Revert.error("ZeroAmount")
+        hub = _hub(run, self.settings)
+        _token_call(
+            run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount
+        )
+        key = (msg.sender, token)
+        run.write(hub.collateral, key, hub.collateral.get(key, 0) + amount)
+        run.emit(self.address, "collateralEscrow.Deposited", msg.sender, token, amount)
+        return ()
+
+    def withdraw(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
+        run = msg.run
+        if amount <= 0:
+            raise Revert.error("ZeroAmount")
+        hub = _hub(run, self.settings)
+        key = (msg.sender, token)
+        held = hub.collateral.get(key, 0)
+        if held < amount:
+            raise Revert.error("InsufficientCollateral")
+        hub.settle(run, msg.sender)
+        after = hub.holdings(msg.sender)
+        after[token] = held - amount
+        if hub.figures(msg.sender, run.timestamp, after).liquidatable:
+            raise Revert.error("HealthFactorBelowOne")
+        run.write(hub.collateral, key, held - amount)
+        _token_call(run, self.address, token, "erc20.transfer", msg.sender, amount)
+        run.emit(self.address, "collateralEscrow.Withdrawn", msg.sender, token, amount)
+        return ()
+
+    def release(self, run: Execution, user: str, token: str, to: str, amount: int) -> None:
+        """Pay out seized collateral (the hub's liquidation; the books are already moved)."""
+        if amount:
+            _token_call(run, self.address, token, "erc20.transfer", to, amount)
+        run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)
+
+
+class CreditOperator(Contract):
+    """The operator contract of the spec (see the module docstring)."""
+
+    functions: ClassVar[Mapping[str, str]] = {
+        "creditHub.addCreditReceiver": "add_receiver",
+        "creditHub.removeCreditReceiver": "remove_receiver",
+        "operator.openCreditLine": "open_credit_line",
+        "operator.revoke": "revoke",
+        "operator.finalizeRevoke": "finalize_revoke",
+    }
+
+    def __init__(
+        self,
+        settings: CreditSettings,
+        *,
+        hub: str,
+        controller: str,
+        admin: str,
+        caller: str,
+        revoke_delay: int,
+    ) -> None:
+        super().__init__(settings.operator)
+        self.settings = settings
+        self.hub = hub.lower()
+        self.controller = controller.lower()
+        self.admin = admin.lower()
+        self.caller = caller.lower()
+        self.revoke_delay = revoke_delay
+        self.whitelist: dict[tuple[str, str], bool] = {}
+        self.access_until: dict[str, int] = {}
+
+    @classmethod
+    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
+        s = _settings(scenario, chain_id)
+        if s is None:
+            return []
+        return [
+            cls(
+                s,
+                hub=s.hub,
+                controller=s.controller,
+                admin=s.operator_admin,
+                caller=s.operator_caller,
+                revoke_delay=s.revoke_delay_seconds,
+            )
+        ]
+
+    def receivers(self, borrower: str) -> list[str]:
+        """The borrower's whitelisted receivers, in the order they were added."""
+        return [r for (b, r), on in self.whitelist.items() if b == borrower and on]
+
+    def add_receiver(self, msg: Message, receiver: str) -> tuple[Any, ...]:
+        if receiver == ZERO:
+            raise Revert.error("ZeroReceiver")
+        if self.whitelist.get((msg.sender, receiver)):
+            raise Revert.error("ReceiverAlreadyWhitelisted")
+        msg.run.write(self.whitelist, (msg.sender, receiver), True)
+        msg.run.emit(self.address, "operator.CreditReceiverAdded", msg.sender, receiver)
+        return ()
+
+    def remove_receiver(self, msg: Message, receiver: str) -> tuple[Any, ...]:
+        if not self.whitelist.get((msg.sender, receiver)):
+            raise Revert.error("ReceiverNotWhitelisted")
+        msg.run.write(self.whitelist, (msg.sender, receiver), True)
+        self.whitelist.pop((msg.sender, receiver))
+        msg.run.emit(self.address, "operator.CreditReceiverRemoved", msg.sender, receiver)
+        return ()
+
+    def open_credit_line(
+        self, msg: Message, borrower: str, receiver: str, amount: int
+    ) -> tuple[Any, ...]:
+        run = msg.run
+        if msg.sender != self.caller:
+            raise Revert.error("NotCaller")
+        if not self.whitelist.get((borrower, receiver)):
+            raise Revert.error("ReceiverNotWhitelisted")
+        hub = _hub(run, self.settings)
+        if hub.operators.get(borrower) != self.address:
+            raise Revert.error("NotOperator")
+        until = self.access_until.get(borrower)
+        if until is not None and run.timestamp > until:
+            raise Revert.error("AccessRevoked")
+        hub.draw(run, borrower, receiver, amount)
+        run.emit(self.address, "operator.CreditLineOpened", borrower, receiver, amount)
+        return ()
+
+    def revoke(self, msg: Message) -> tuple[Any, ...]:
+        run = msg.run
+        if _hub(run, self.settings).operators.get(msg.sender) != self.address:
+            raise Revert.error("NotOperator")
+        until = run.timestamp + self.revoke_delay
+        run.write(self.access_until, msg.sender, until)
+        run.emit(self.address, "operator.RevokeScheduled", msg.sender, until)
+        return ()
+
+    def finalize_revoke(self, msg: Message) -> tuple[Any, ...]:
+        run = msg.run
+        until = self.access_until.get(msg.sender)
+        if until is None:
+            raise Revert.error("RevokeNotScheduled")
+        if run.timestamp <= until:
+            raise Revert.error("RevokeDelayNotPassed")
+        run.write(self.access_until, msg.sender, until)
+        self.access_until.pop(msg.sender)
+        hub = _hub(run, self.settings)
+        if hub.operators.get(msg.sender) == self.address:
+            hub.assign_operator(run, msg.sender, ZERO)
+        run.emit(self.address, "operator.RevokeFinalized", msg.sender)
+        return ()
+
+
+class CreditToken(ERC20):
+    """A collateral token priced along a scenario path (``superUSDC``, ``yoBTC``, ...)."""
+
+    @classmethod
+    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
+        s = _settings(scenario, chain_id)
+        if s is None:
+            return []
+        return [
+            cls(c.address, c.symbol, c.decimals)
+            for c in s.collateral
+            if c.vault is None and c.address.lower() != s.asset_address.lower()
+        ]
+
+
+class EarnVault(ERC20):
+    """An ERC-4626 vault over the credit asset: synchronous ``deposit(assets, receiver)`` and
+    ``redeem(shares, receiver, owner)`` at the share price of the scenario's yield path, rounded
+    down (against the caller) both ways; the yield it pays comes from liquidity placed once."""
+
+    functions: ClassVar[Mapping[str, str]] = {
+        **ERC20.functions,
+        "vault.deposit": "vault_deposit",
+        "vault.redeem": "vault_redeem",
+    }
+
+    def __init__(self, settings: CreditSettings, collateral: CreditCollateral) -> None:
+        super().__init__(collateral.address, collateral.symbol, collateral.decimals)
+        self.settings = settings
+        self.collateral_settings = collateral
+        self.asset = settings.asset_address.lower()
+        self.supply["funded"] = 0
+
+    @classmethod
+    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
+        s = _settings(scenario, chain_id)
+        if s is None:
+            return []
+        return [cls(s, c) for c in s.collateral if c.vault is not None]
+
+    def share_price(self, now: int) -> Any:
+        """Assets per share (smallest units, a Fraction) at ``now``."""
+        return self.collateral_settings.share_price(now, self.settings.asset_decimals)
+
+    def preview_deposit(self, assets: int, now: int) -> int:
+        """Shares a deposit of ``assets`` mints at ``now``."""
+        return int(assets / self.share_price(now))
+
+    def preview_redeem(self, shares: int, now: int) -> int:
+        """Assets a redemption of ``shares`` pays at ``now``."""
+        return int(shares * self.share_price(now))
+
+    def vault_deposit(self, msg: Message, assets: int, receiver: str) -> tuple[Any, ...]:
+        run = msg.run
+        shares = self.preview_deposit(assets, run.timestamp)
+        if shares == 0:
+            raise Revert.error("ZeroShares")
+        _token_call(
+            run, self.address, self.asset, "erc20.transferFrom", msg.sender, self.address, assets
+        )
+        self.mint(run, receiver, shares)
+        run.emit(self.address, "erc20.Transfer", ZERO, receiver, shares)
+        run.emit(self.address, "vault.Deposit", msg.sender, receiver, assets, shares)
+        return ()
+
+    def vault_redeem(self, msg: Message, shares: int, receiver: str, owner: str) -> tuple[Any, ...]:
+        run = msg.run
+        if owner != msg.sender:
+            allowed = self.allowances.get((owner, msg.sender), 0)
+            if allowed < shares:
+                raise Revert.error("ERC4626: redeem more than allowed")
+            if allowed != 2**256 - 1:
+                run.write(self.allowances, (owner, msg.sender), allowed - shares)
+        have = self.balances.get(owner, 0)
+        if have < shares:
+            raise Revert.error("ERC4626: redeem more than max")
+        assets = self.preview_redeem(shares, run.timestamp)
+        run.write(self.balances, owner, have - shares)
+        run.write(self.supply, "total", self.supply["total"] - shares)
+        run.emit(self.address, "erc20.Transfer", owner, ZERO, shares)
+        token = run.state.contracts.get(self.asset)
+        if isinstance(token, ERC20) and not self.supply["funded"]:
+            token.mint(run, self.address, self.settings.liquidity)  # the strategy's yield
+            run.write(self.supply, "funded", 1)
+        _token_call(run, self.address, self.asset, "erc20.transfer", receiver, assets)
+        run.emit(self.address, "vault.Withdraw", msg.sender, receiver, owner, assets, shares)
+        return ()
+
+
+for _cls in (CreditHub, CollateralEscrow, CreditOperator, CreditToken, EarnVault):
+    register(_cls)
