@@ -46,21 +46,26 @@ class Book:
         assert "error" not in answer, answer
         return answer["result"]
 
+    def send(self, sender: str, call: dict[str, Any]) -> Any:
+        """Send one call from ``sender`` (impersonated, funded for gas) without mining it."""
+        self.rpc("anvil_impersonateAccount", sender)
+        if self.w3.eth.get_balance(Web3.to_checksum_address(sender)) < 10**18:
+            self.rpc("anvil_setBalance", sender, hex(10**20))
+        assert call["chain"] == str(BASE)
+        tx = {
+            "from": Web3.to_checksum_address(sender),
+            "to": Web3.to_checksum_address(call["to"]),
+            "data": call["data"],
+            "value": int(call["value"]),
+            "gas": 1_000_000,
+        }
+        return self.w3.eth.send_transaction(tx)  # type: ignore[arg-type]
+
     def execute(self, sender: str, calls: list[dict[str, Any]]) -> list[Any]:
         """Send each call from ``sender`` (impersonated), mine it, return the receipts."""
-        self.rpc("anvil_impersonateAccount", sender)
-        self.rpc("anvil_setBalance", sender, hex(10**20))
         receipts = []
         for call in calls:
-            assert call["chain"] == str(BASE)
-            tx = {
-                "from": Web3.to_checksum_address(sender),
-                "to": Web3.to_checksum_address(call["to"]),
-                "data": call["data"],
-                "value": int(call["value"]),
-                "gas": 1_000_000,
-            }
-            tx_hash = self.w3.eth.send_transaction(tx)  # type: ignore[arg-type]
+            tx_hash = self.send(sender, call)
             self.rpc("evm_mine")
             receipts.append(self.w3.eth.get_transaction_receipt(tx_hash))
         return receipts
