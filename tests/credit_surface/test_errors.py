@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.credit_surface.book import Book, account, credit_book
 
@@ -129,3 +131,82 @@ def test_repay_without_debt_is_400(book: Book) -> None:
     other = account(61)
     status, body = book.get(f"/credit/accounts/{other}/repay", amount="1")
     assert (status, body["error"]) == (400, "amount: the account has no debt to repay")
+
+
+PATHS = [
+    "/credit/protocol",
+    "/credit/accounts/{a}/info",
+    "/credit/accounts/{a}/operator",
+    "/credit/accounts/{a}/lock",
+    "/credit/accounts/{a}/unlock",
+    "/credit/accounts/{a}/draw",
+    "/credit/accounts/{a}/repay",
+    "/credit/accounts/{a}/operator/auto-topup/enable",
+    "/credit/accounts/{a}/operator/auto-topup/disable",
+    "/credit/collateral/{c}/{a}",
+    "/credit/v2/assets/{s}/collateral/{c}/{a}",
+    "/credit/v2/accounts/{a}/assets/{s}/operator",
+    "/credit/v2/accounts/{a}/assets/{s}/lock",
+    "/credit/v2/accounts/{a}/assets/{s}/unlock",
+    "/credit/v2/accounts/{a}/assets/{s}/draw",
+    "/credit/v2/accounts/{a}/assets/{s}/repay",
+    "/credit/v2/accounts/{a}/assets/{s}/operator/auto-topup/enable",
+    "/credit/v2/accounts/{a}/assets/{s}/operator/auto-topup/update",
+    "/credit/v2/accounts/{a}/assets/{s}/operator/auto-topup/disable",
+    "/credit/v2/accounts/{a}/assets/{s}/operator/auto-topup/config",
+    "/credit/earn/wrap",
+    "/credit/earn/unwrap",
+    "/credit/earn/claim",
+]
+NAMES = [
+    "amount",
+    "asset",
+    "earnAsset",
+    "earn",
+    "collateral",
+    "unwrap",
+    "receiver",
+    "threshold",
+    "targetBalance",
+    "healthFactor",
+    "account",
+    "token",
+    "chain",
+    "owner",
+    "slippage",
+    "claimRequestId",
+]
+segment = st.one_of(
+    st.sampled_from(
+        [USER, "usdc", "eure", "eip155:8453", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"]
+    ),
+    st.text(
+        alphabet=st.characters(blacklist_characters="/?#%", blacklist_categories=["Cs", "Cc"]),
+        min_size=1,
+        max_size=12,
+    ),
+)
+value = st.one_of(
+    st.sampled_from(["1", "0", "1000000", str(2**256), "true", "0.3", USER, "gauntlet-usdc-prime"]),
+    st.text(max_size=12),
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.sampled_from(PATHS),
+    segment,
+    segment,
+    segment,
+    st.dictionaries(st.sampled_from(NAMES), value, max_size=5),
+)
+def test_no_credit_endpoint_answers_500(
+    book: Book, path: str, a: str, s: str, c: str, params: dict[str, str]
+) -> None:
+    before = book.info(USER)
+    status, body = book.get(path.format(a=a, s=s, c=c), **params)
+    assert status in (200, 400, 404, 409), (path, a, s, c, params, status, body)
+    assert status == 200 or set(body) <= {"error", "debug"}
+    assert book.info(USER) == before
