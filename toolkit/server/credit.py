@@ -25,6 +25,7 @@ Choices where the interface is silent, stated in the operation descriptions too:
 
 from __future__ import annotations
 
+import functools
 import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -148,7 +149,13 @@ def _vault(service: Service, book: _Book, c: CreditCollateral) -> EarnVault:
 
 
 def _account(request: Request) -> str:
-    address: str = parse_value(HexAddress, request.path_params["account"], "account")
+    return _lower_address(request.path_params["account"], "account")
+
+
+@functools.lru_cache(maxsize=65_536)
+def _lower_address(text: str, field: str) -> str:
+    """A checked address in lower case (cached: card programs ask about the same accounts)."""
+    address: str = parse_value(HexAddress, text, field)
     return address.lower()
 
 
