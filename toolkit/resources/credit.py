@@ -118,9 +118,6 @@ class CollateralConfig(Resource):
     ltv: DigitString
     # Empty when the collateral has no earn strategy.
     strategy: str
-    # The embedded service adds the liquidation line and the liquidator's bonus (bps).
-    maintenance_ltv: DigitString | None = None
-    liquidation_bonus: DigitString | None = None
 
 
 class EarnStrategy(Resource):

@@ -46,7 +46,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from types import MappingProxyType
 from typing import Any, Final
 
 from eth_utils import keccak, to_checksum_address
@@ -183,13 +182,13 @@ class CreditSettings:
     liquidity: int
     rules: ProductRules
     collateral: tuple[CreditCollateral, ...]
-    _by_address: Mapping[str, CreditCollateral] = field(
-        default_factory=lambda: MappingProxyType({}), repr=False, compare=False
+    _by_address: dict[str, CreditCollateral] = field(
+        default_factory=dict, init=False, repr=False, compare=False
     )
 
     def __post_init__(self) -> None:
         index = {c.address.lower(): c for c in self.collateral}
-        object.__setattr__(self, "_by_address", MappingProxyType(index))
+        object.__setattr__(self, "_by_address", index)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CreditSettings:
         return self  # immutable: chain snapshots share it
