@@ -11,6 +11,7 @@ grows at ``apy_bps`` from ``epoch``, and three tokens priced along a path: ``sup
     chain = 8453                  # where the hub lives
     asset = "USDC"                # the credit asset (a scenario token on that chain)
     liquidity = "50000000000000"  # credit-asset units the hub holds for draws
+    book_accounts = 1200          # a seeded book of accounts at genesis (default 0)
     revoke_delay_seconds = 604800
     origination_fee_bps = 50
     billing_cycle_seconds = 2592000
@@ -78,6 +79,7 @@ _KEYS: Final = {
     "grace_seconds",
     "overdue_apr_bps",
     "collateral",
+    "book_accounts",
 }
 _COLLATERAL_KEYS: Final = {
     "symbol",
@@ -182,6 +184,7 @@ class CreditSettings:
     liquidity: int
     rules: ProductRules
     collateral: tuple[CreditCollateral, ...]
+    book_accounts: int = 0
     _by_address: dict[str, CreditCollateral] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -406,4 +409,5 @@ def parse_credit(value: object, *, scenario: str, tokens: Sequence[Token]) -> Cr
         liquidity=_int(value.get("liquidity", 50_000_000 * 10**asset.decimals), "credit.liquidity"),
         rules=rules,
         collateral=collateral,
+        book_accounts=_int(value.get("book_accounts", 0), "credit.book_accounts"),
     )

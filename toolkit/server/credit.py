@@ -64,6 +64,7 @@ from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, path_chain, read_query, service_of
 from toolkit.server.service import Service
 from toolkit.world.chain import CollateralEscrow, CreditHub, CreditOperator, EarnVault
+from toolkit.world.chain.credit import book_account
 
 __all__ = ["STRATEGIES", "TopUp", "router"]
 
@@ -111,8 +112,29 @@ _TOPUPS: weakref.WeakKeyDictionary[Service, dict[tuple[str, str], TopUp]] = (
 
 
 def topups(service: Service) -> dict[tuple[str, str], TopUp]:
-    """The service's auto top-up records by (account, receiver), lowercase."""
-    return _TOPUPS.setdefault(service, {})
+    """The service's auto top-up records by (account, receiver), lowercase; the seeded book's
+    whitelisted receivers start with one each (threshold 50-500 USDC, target twice that)."""
+    records = _TOPUPS.get(service)
+    if records is None:
+        records = _TOPUPS[service] = _seeded_topups(service)
+    return records
+
+
+def _seeded_topups(service: Service) -> dict[tuple[str, str], TopUp]:
+    settings = service.scenario.credit
+    if settings is None or settings.book_accounts == 0:
+        return {}
+    operator = service.chains.ledger(settings.chain).contract(settings.operator.lower())
+    if not isinstance(operator, CreditOperator):
+        return {}
+    book = {book_account(settings, i) for i in range(settings.book_accounts)}
+    records = {}
+    unit = 10**settings.asset_decimals
+    for (account, receiver), on in operator.whitelist.items():
+        if on and account in book:
+            threshold = (50 + int(account[-4:], 16) % 451) * unit
+            records[(account, receiver)] = TopUp(str(threshold), str(2 * threshold), "13000")
+    return records
 
 
 @dataclass(frozen=True)

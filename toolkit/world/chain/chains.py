@@ -55,6 +55,8 @@ class Chains:
                 for contract in cls.build(scenario, chain.id):
                     ledger.deploy(contract)
             run = ledger.direct(genesis)
+            for contract in list(ledger.state.contracts.values()):
+                contract.genesis(run)
             for account in self.accounts:
                 address = account.address.lower()
                 ledger.state.balances[address] = NATIVE_FUNDING

@@ -188,6 +188,10 @@ class Contract:
         """The instances of this class that ``scenario`` deploys on ``chain_id``."""
         return ()
 
+    def genesis(self, run: Execution) -> None:
+        """Place the state this contract starts with, once every contract is deployed (a
+        seeded book, say); nothing by default."""
+
     def function_of(self, data: bytes) -> str:
         """The table key ``data`` calls on this contract (for gas), or ``""``."""
         if not data:

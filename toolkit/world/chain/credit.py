@@ -43,8 +43,12 @@ Custom errors revert with ``Error(string)`` naming the rule (``InsufficientCredi
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from fractions import Fraction
+from typing import Any, ClassVar, Final
+
+from eth_utils import keccak
 
 from toolkit.codecs.functions import encode_call
 from toolkit.credit import AccountFigures, collateral_value, figures, liquidation
@@ -98,6 +102,10 @@ class CreditHub(Contract):
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
         settings = _settings(scenario, chain_id)
         return [] if settings is None else [cls(settings)]
+
+    def genesis(self, run: Execution) -> None:
+        """Seed the scenario's book (``credit.book_accounts``; see :func:`book_account`)."""
+        seed_book(self, run)
 
     # -- reads (pure functions of the state and a time) -----------------------------------------
 
@@ -280,6 +288,68 @@ class CreditHub(Contract):
             self.address, "creditHub.Liquidated", borrower, msg.sender, plan.repaid, plan.bad_debt
         )
         return ()
+
+
+#: How often each collateral appears in a seeded account's mix (by rule key).
+_MIX_WEIGHTS: Final = {"usdc": 40, "gtusdcp": 25, "superusdc": 10, "yousd": 10, "yobtc": 15}
+
+
+def book_account(settings: CreditSettings, index: int) -> str:
+    """The address of seeded account ``index`` (lowercase; stable per hub).
+
+    >>> from toolkit.scenario import load_scenario
+    >>> book_account(load_scenario("default", env={}).credit, 0)[:2]
+    '0x'
+    """
+    return "0x" + keccak(text=f"toolkit credit book:{settings.hub.lower()}:{index}")[-20:].hex()
+
+
+def seed_book(hub: CreditHub, run: Execution) -> None:
+    """Place ``book_accounts`` accounts on the hub at genesis, the same on every run.
+
+    Each account locks one to three collateral assets (stable, vault shares, the BTC vault)
+    worth a log-normal amount (median about 3,000 USD, 50 to 500,000); seven in ten have drawn
+    between 5 % and 95 % of their capacity, with a first draw up to 45 days before genesis (so
+    some are past their due date and accrue interest); three in ten of those have the scenario's
+    operator with one whitelisted receiver. The collateral tokens are minted to the escrow, so
+    the escrow holds exactly what the books say.
+    """
+    s = hub.settings
+    if s.book_accounts == 0:
+        return
+    escrow = s.escrow.lower()
+    operator = run.state.contracts.get(s.operator.lower())
+    rng = random.Random(f"toolkit credit book:{s.hub.lower()}")
+    offered = [c for c in s.collateral if c.key in _MIX_WEIGHTS]
+    weights = [_MIX_WEIGHTS[c.key] for c in offered]
+    now = run.timestamp
+    for index in range(s.book_accounts):
+        borrower = book_account(s, index)
+        count = rng.choice((1, 1, 2, 2, 3))
+        chosen = {c.key: c for c in rng.choices(offered, weights, k=count)}
+        usd = min(500_000.0, max(50.0, rng.lognormvariate(8.0, 1.3)))
+        for c in chosen.values():
+            share = usd / len(chosen)
+            price = hub.unit_price(c, now)
+            units = int(Fraction(round(share * 100), 100) * 10**s.asset_decimals / price)
+            token = run.state.contracts.get(c.address.lower())
+            if units == 0 or not isinstance(token, ERC20):
+                continue
+            token.mint(run, escrow, units)
+            run.write(hub.collateral, (borrower, c.address.lower()), units)
+        if rng.random() >= 0.7:
+            continue
+        capacity = hub.figures(borrower, now).total_credit_capacity
+        principal = int(capacity * rng.uniform(0.05, 0.95))
+        if principal == 0:
+            continue
+        first_draw = now - rng.randrange(0, 45 * 86_400)
+        run.write(hub.principal, borrower, principal)
+        run.write(hub.due, borrower, s.rules.due_date(first_draw))
+        if isinstance(operator, CreditOperator) and rng.random() < 0.3:
+            receiver = "0x" + keccak(text=f"toolkit credit card:{borrower}")[-20:].hex()
+            run.write(hub.operators, borrower, operator.address)
+            run.write(operator.whitelist, (borrower, receiver), True)
 
 
 def _hub(run: Execution, settings: CreditSettings) -> CreditHub:
