@@ -95,7 +95,8 @@ def test_given_run_ids_are_unique(store: Store) -> None:
     [
         (
             lambda s: s.start_run("swap", {}, "https://h/"),
-            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain; got 'swap'",
+            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, credit; "
+            "got 'swap'",
         ),
         (lambda s: s.start_run("rfq", [], "https://h/"), "parameters: must be a dict, got list"),
         (
@@ -139,7 +140,8 @@ def test_given_run_ids_are_unique(store: Store) -> None:
         (lambda s: s.run_record("nope"), "run_id: no run 'nope' in the store"),
         (
             lambda s: s.runs("swap"),
-            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain or None",
+            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, credit "
+            "or None",
         ),
         (
             lambda s: s.attempt_ids("r", "transactions"),
