@@ -1,4 +1,4 @@
-"""``toolkit collect rfq|borrow|liquidity|snapshot|chain``: collect from the service, or a
+"""``toolkit collect rfq|borrow|liquidity|snapshot|chain|credit``: collect from the service, or a
 chain's blocks and logs, into DuckDB.
 
 The target is ``--base-url`` or ``$TOOLKIT_BASE_URL``; without either the embedded service runs
@@ -11,6 +11,11 @@ events; against a real service nothing is sent but the stream request.
 ``chain`` reads blocks and token logs of ``--chain`` over ``--from-block``..``--to-block``
 through JSON-RPC: ``--rpc-url``, else ``$TOOLKIT_RPC_URL_<chainId>``, else the embedded
 service's simulated chain in-process. Only the URL's scheme, host and port are recorded.
+
+``credit`` snapshots ``/credit/protocol`` and, for each of ``--accounts`` (and with
+``--all-known`` the accounts of earlier credit runs and the embedded scenario's seeded book),
+``/info``, operator status and auto top-up configs, ``--rounds`` times ``--interval`` seconds
+apart; the credit surface needs no key.
 
 Exit status: 0 completed, 2 for a bad URL, a rejected key (401), an unreachable service, an
 unwritable database or a bad option, 130 when interrupted (the run can be resumed).
@@ -26,7 +31,7 @@ from toolkit.cli.argtypes import integer, names, real
 
 __all__ = ["add_arguments", "run"]
 
-_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain")
+_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "credit")
 _CHAIN_EVENTS = ("transfers", "approvals", "deposits", "withdrawals")
 
 
@@ -123,6 +128,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="chain: JSON-RPC endpoint (default: $TOOLKIT_RPC_URL_<chainId>, else the embedded "
         "service in-process)",
     )
+    parser.add_argument(
+        "--accounts",
+        metavar="LIST",
+        default="",
+        help="credit: comma-separated account addresses to snapshot",
+    )
+    parser.add_argument(
+        "--all-known",
+        action="store_true",
+        help="credit: add the accounts of earlier credit runs (and the embedded scenario's book)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -218,6 +234,20 @@ def _collect(client: Any, store: Any, args: argparse.Namespace) -> Any:
         return sweep.run(resume=args.resume)
     if args.kind == "snapshot":
         return Snapshot(client, store, progress=progress).run(resume=args.resume)
+    if args.kind == "credit":
+        from toolkit.collect import CreditCollector
+
+        accounts = [a.strip() for a in args.accounts.split(",") if a.strip()]
+        credit = CreditCollector(
+            client,
+            store,
+            accounts=accounts,
+            all_known=args.all_known,
+            rounds=args.rounds or 1,
+            interval=60.0 if args.interval is None else args.interval,
+            progress=progress,
+        )
+        return credit.run(resume=args.resume)
     stream = LiquidityStream(client, store, duration=args.duration, progress=progress)
     if client.embedded is None:
         return stream.run(resume=args.resume)
