@@ -79,6 +79,11 @@ _DECLARATIONS = {
         "Withdraw(address indexed sender,address indexed receiver,address indexed owner,"
         "uint256 assets,uint256 shares)"
     ),
+    # ERC-7540 asynchronous redemption.
+    "vault.RedeemRequest": (
+        "RedeemRequest(address indexed controller,address indexed owner,"
+        "uint256 indexed requestId,address sender,uint256 shares)"
+    ),
     # The credit ledger of the simulated chains (toolkit.world.chain.credit).
     "creditHub.CreditDrawn": (
         "CreditDrawn(address indexed borrower,address indexed receiver,uint256 amount,uint256 fee)"

@@ -4,8 +4,9 @@ Every setting has the published default (:data:`toolkit.credit.DEFAULT_RULES`), 
 with USDC on Base and no ``[credit]`` section gets the card-spend product: a USDC credit hub on
 Base (at the vendor's hub address), a collateral escrow, the operator contract and five
 collateral assets (USDC itself, an ERC-4626 stable vault ``gtUSDCp`` over USDC whose share price
-grows at ``apy_bps`` from ``epoch``, and three tokens priced along a path: ``superUSDC``,
-``yoUSD`` and the BTC vault ``yoBTC``). A section may set, all optional::
+grows at ``apy_bps`` from ``epoch``, an ERC-7540 yield vault ``yoUSD`` over USDC whose
+redemptions are claimable a day after the request, and two tokens priced along a path:
+``superUSDC`` and the BTC vault ``yoBTC``). A section may set, all optional::
 
     [credit]
     chain = 8453                  # where the hub lives
@@ -27,6 +28,7 @@ grows at ``apy_bps`` from ``epoch``, and three tokens priced along a path: ``sup
     liquidation_bonus_bps = 800
     prices = [[1760000000, "60000"], [1760086400, "48000"]]  # USD per token, linear in time
     # or, for an ERC-4626 vault over the credit asset:  vault = { apy_bps = 500, epoch = 0 }
+    # (with redeem_delay_seconds = 86400 in it: an ERC-7540 vault, asynchronous redemption)
 
 Addresses not given are derived from the scenario name and the role (``keccak``), so they are
 stable run to run. A price path is a list of ``[unix seconds, USD]`` points: before the first
@@ -105,11 +107,19 @@ def derive_address(scenario: str, role: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class VaultYield:
-    """An ERC-4626 vault over the credit asset: its share price is ``10**-(decimals - asset
-    decimals)`` assets per share at ``epoch``, growing simply at ``apy_bps`` a year after it."""
+    """A vault over the credit asset: its share price is ``10**-(decimals - asset decimals)``
+    assets per share at ``epoch``, growing simply at ``apy_bps`` a year after it. With
+    ``redeem_delay_seconds`` it is an ERC-7540 vault (asynchronous redemption: a request, then a
+    claim once the delay has passed); without, an ERC-4626 vault (synchronous)."""
 
     apy_bps: int
     epoch: int
+    redeem_delay_seconds: int | None = None
+
+    @property
+    def asynchronous(self) -> bool:
+        """True for an ERC-7540 vault."""
+        return self.redeem_delay_seconds is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +273,13 @@ def _default_collateral(scenario: str, asset: Token) -> tuple[CreditCollateral, 
         CreditCollateral(
             "superUSDC", rules["superusdc"], derive_address(scenario, "token:superusdc"), 6, one
         ),
-        CreditCollateral("yoUSD", rules["yousd"], derive_address(scenario, "token:yousd"), 6, one),
+        CreditCollateral(
+            "yoUSD",
+            rules["yousd"],
+            derive_address(scenario, "vault:yousd"),
+            6,
+            vault=VaultYield(apy_bps=600, epoch=1_760_000_000, redeem_delay_seconds=86_400),
+        ),
         CreditCollateral(
             "yoBTC",
             rules["yobtc"],
@@ -323,10 +339,12 @@ def _collateral(value: object, scenario: str, asset: Token) -> tuple[CreditColla
             v = entry["vault"]
             if not isinstance(v, Mapping):
                 raise ScenarioError(f"{path}.vault", "must be a table")
-            _keys(v, f"{path}.vault", {"apy_bps", "epoch"})
+            _keys(v, f"{path}.vault", {"apy_bps", "epoch", "redeem_delay_seconds"})
+            delay = v.get("redeem_delay_seconds")
             vault = VaultYield(
                 _int(v.get("apy_bps", 0), f"{path}.vault.apy_bps"),
                 _int(v.get("epoch", 0), f"{path}.vault.epoch"),
+                None if delay is None else _int(delay, f"{path}.vault.redeem_delay_seconds"),
             )
             if decimals < asset.decimals:
                 raise ScenarioError(f"{path}.decimals", "a vault's must be >= the asset's")

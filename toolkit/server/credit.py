@@ -19,8 +19,10 @@ Choices where the interface is silent, stated in the operation descriptions too:
 - Lock with ``earn`` wraps the underlying into the strategy's ERC-4626 vault and locks the
   shares that deposit mints if it is mined within an hour (the share price grows every second,
   so a later deposit mints fewer); what it mints beyond that stays in the wallet.
-- ``/credit/earn/claim`` claims ERC-7540 requests; the scenario's vaults are synchronous
-  ERC-4626 vaults, so a claim is a 400 naming ``asset``.
+- Unwrapping an ERC-7540 vault position (``/credit/earn/unwrap``, or unlock with ``unwrap``)
+  requests the redemption (``requestRedeem``); ``/credit/earn/claim`` builds the claim of request
+  ``claimRequestId`` (the ``requestId`` of the vault's ``RedeemRequest`` event) once it is
+  claimable, a 400 saying when before that. A claim on a synchronous vault is a 400.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ from toolkit.scenario.credit import CreditCollateral, CreditSettings
 from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, path_chain, read_query, service_of
 from toolkit.server.service import Service
-from toolkit.world.chain import CollateralEscrow, CreditHub, CreditOperator, EarnVault
+from toolkit.world.chain import AsyncVault, CollateralEscrow, CreditHub, CreditOperator, EarnVault
 from toolkit.world.chain.credit import book_account
 
 __all__ = ["STRATEGIES", "TopUp", "router"]
@@ -94,6 +96,7 @@ STRATEGIES: Final = {
     "gtusdcp": Strategy(
         "gauntlet-usdc-prime", "Gauntlet USDC Prime", "Gauntlet", "morpho-v1", "erc4626", "5"
     ),
+    "yousd": Strategy("yo-usdc", "Yo USDC", "Yo", "yo-protocol", "erc7540", "5"),
 }
 
 
@@ -442,8 +445,17 @@ def _unlock(
         )
     calls = [build.collateral_withdraw(s.chain, s.escrow, c.address, amount)]
     if unwrap:
-        calls.append(build.vault_redeem(s.chain, c.address, amount, account, account))
+        calls.append(_redeem_call(s, c, amount, account, account))
     return calls
+
+
+def _redeem_call(
+    s: CreditSettings, c: CreditCollateral, shares: int, receiver: str, owner: str
+) -> ContractCall:
+    """Redeem (ERC-4626) or request the redemption (ERC-7540) of ``shares``."""
+    if c.vault is not None and c.vault.asynchronous:
+        return build.vault_request_redeem(s.chain, c.address, shares, owner, owner)
+    return build.vault_redeem(s.chain, c.address, shares, receiver, owner)
 
 
 @router.get("/credit/accounts/{account}/unlock", summary="Unlock collateral (v1)")
@@ -706,7 +718,9 @@ async def unwrap(request: Request) -> Response:
     out = vault.preview_redeem(shares, book.now)
     keep = Fraction(1) - Fraction(Decimal(str(q.slippage))) / 100
     minimum = int(out * keep)
-    call = build.vault_redeem(book.settings.chain, vault.address, shares, q.receiver, q.owner)
+    c = book.settings.collateral_at(vault.address)
+    assert c is not None
+    call = _redeem_call(book.settings, c, shares, q.receiver, q.owner)
     return json_response(
         {
             "amountOut": str(out),
@@ -723,7 +737,26 @@ async def claim(request: Request) -> Response:
     q = read_query(request, ClaimQuery)
     book = _book(service)
     _earn_chain(book, q.chain)
-    _earn_vault(service, book, q.asset, "asset")
-    raise ApiError.bad(
-        "asset", f"{q.asset} is a synchronous ERC-4626 vault: it has no redeem requests to claim"
-    )
+    vault = _earn_vault(service, book, q.asset, "asset")
+    if not isinstance(vault, AsyncVault):
+        raise ApiError.bad(
+            "asset", f"{q.asset} is a synchronous ERC-4626 vault: it has no redeem requests"
+        )
+    text = q.claim_request_id
+    if not (text.isascii() and text.isdigit() and len(text) < 78):
+        raise ApiError.bad("claimRequestId", "must be a string of digits (a requestId)")
+    number = int(text)
+    entry = vault.requests.get(number)
+    if entry is None:
+        raise ApiError(404, f"claimRequestId: no redeem request {number} in {vault.symbol}")
+    controller, shares, _, claimable_at = entry
+    if controller != q.owner.lower():
+        raise ApiError.bad("owner", f"request {number} belongs to {_checksum(controller)}")
+    if vault.claimed.get(number):
+        raise ApiError.bad("claimRequestId", f"request {number} is already claimed")
+    if book.now < claimable_at:
+        raise ApiError.bad(
+            "claimRequestId", f"request {number} is claimable from {_iso(claimable_at)}"
+        )
+    call = build.vault_claim_redeem(book.settings.chain, vault.address, shares, q.receiver, q.owner)
+    return _calls([call])

@@ -32,6 +32,7 @@ from toolkit.world.chain.contracts import (
     register,
 )
 from toolkit.world.chain.credit import (
+    AsyncVault,
     CollateralEscrow,
     CreditHub,
     CreditOperator,
@@ -46,6 +47,7 @@ __all__ = [
     "CONTRACT_CLASSES",
     "ERC20",
     "WETH",
+    "AsyncVault",
     "Block",
     "Chains",
     "CollateralEscrow",

@@ -29,7 +29,8 @@ the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's ti
   ``finalizeRevoke()`` clears the operator strictly after it. There is no ``withdraw``: the
   operator cannot touch collateral.
 - :class:`EarnVault`: an ERC-4626 vault over the credit asset, synchronous ``deposit`` and
-  ``redeem``, its share price growing along the scenario's yield.
+  ``redeem``, its share price growing along the scenario's yield; :class:`AsyncVault` its
+  ERC-7540 twin, redeeming by request and a claim after the vault's delay.
 - :class:`CreditToken`: the other collateral tokens (ERC-20s priced along the scenario's paths).
 
 Custom errors revert with ``Error(string)`` naming the rule (``InsufficientCreditCapacity``,
@@ -64,7 +65,16 @@ from toolkit.world.chain.contracts import (
     register,
 )
 
-__all__ = ["CollateralEscrow", "CreditHub", "CreditOperator", "CreditToken", "EarnVault"]
+__all__ = [
+    "AsyncVault",
+    "CollateralEscrow",
+    "CreditHub",
+    "CreditOperator",
+    "CreditToken",
+    "EarnVault",
+    "book_account",
+    "seed_book",
+]
 
 
 def _token_call(run: Execution, sender: str, token: str, function: str, *args: Any) -> None:
@@ -566,7 +576,7 @@ class EarnVault(ERC20):
         s = _settings(scenario, chain_id)
         if s is None:
             return []
-        return [cls(s, c) for c in s.collateral if c.vault is not None]
+        return [cls(s, c) for c in s.collateral if c.vault is not None and not c.vault.asynchronous]
 
     def share_price(self, now: int) -> Any:
         """Assets per share (smallest units, a Fraction) at ``now``."""
@@ -617,5 +627,91 @@ class EarnVault(ERC20):
         return ()
 
 
-for _cls in (CreditHub, CollateralEscrow, CreditOperator, CreditToken, EarnVault):
+class AsyncVault(EarnVault):
+    """An ERC-7540 vault over the credit asset: deposits are synchronous; a redemption is a
+    ``requestRedeem(shares, controller, owner)`` (the shares are burnt and their assets fixed at
+    the request's share price, ``RedeemRequest`` carries the ``requestId``), claimable
+    ``redeem_delay_seconds`` later by ``redeem(shares, receiver, controller)`` called by the
+    controller, which claims its oldest claimable request of exactly ``shares``."""
+
+    functions: ClassVar[Mapping[str, str]] = {
+        **EarnVault.functions,
+        "vault.requestRedeem": "request_redeem",
+    }
+
+    def __init__(self, settings: CreditSettings, collateral: CreditCollateral) -> None:
+        super().__init__(settings, collateral)
+        assert collateral.vault is not None and collateral.vault.redeem_delay_seconds is not None
+        self.delay = collateral.vault.redeem_delay_seconds
+        #: requestId → (controller, shares, assets, claimable from)
+        self.requests: dict[int, tuple[str, int, int, int]] = {}
+        self.claimed: dict[int, bool] = {}
+        self.supply["next_request"] = 1
+
+    @classmethod
+    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
+        s = _settings(scenario, chain_id)
+        if s is None:
+            return []
+        return [cls(s, c) for c in s.collateral if c.vault is not None and c.vault.asynchronous]
+
+    def request_redeem(
+        self, msg: Message, shares: int, controller: str, owner: str
+    ) -> tuple[Any, ...]:
+        run = msg.run
+        if shares <= 0:
+            raise Revert.error("ZeroShares")
+        if owner != msg.sender:
+            allowed = self.allowances.get((owner, msg.sender), 0)
+            if allowed < shares:
+                raise Revert.error("ERC7540: request more than allowed")
+            if allowed != 2**256 - 1:
+                run.write(self.allowances, (owner, msg.sender), allowed - shares)
+        have = self.balances.get(owner, 0)
+        if have < shares:
+            raise Revert.error("ERC7540: request more than balance")
+        run.write(self.balances, owner, have - shares)
+        run.write(self.supply, "total", self.supply["total"] - shares)
+        run.emit(self.address, "erc20.Transfer", owner, ZERO, shares)
+        request = self.supply["next_request"]
+        run.write(self.supply, "next_request", request + 1)
+        assets = self.preview_redeem(shares, run.timestamp)
+        run.write(self.requests, request, (controller, shares, assets, run.timestamp + self.delay))
+        run.emit(
+            self.address, "vault.RedeemRequest", controller, owner, request, msg.sender, shares
+        )
+        return ()
+
+    def claimable(self, request: int, now: int) -> bool:
+        """Whether request ``request`` exists, is unclaimed and its delay has passed."""
+        entry = self.requests.get(request)
+        return entry is not None and not self.claimed.get(request) and now >= entry[3]
+
+    def vault_redeem(self, msg: Message, shares: int, receiver: str, owner: str) -> tuple[Any, ...]:
+        run = msg.run
+        controller = owner
+        if msg.sender != controller:
+            raise Revert.error("ERC7540: caller is not the controller")
+        for request in sorted(self.requests):
+            entry = self.requests[request]
+            if (
+                entry[0] == controller
+                and entry[1] == shares
+                and self.claimable(request, run.timestamp)
+            ):
+                break
+        else:
+            raise Revert.error("ERC7540: no claimable request of these shares")
+        assets = entry[2]
+        run.write(self.claimed, request, True)
+        token = run.state.contracts.get(self.asset)
+        if isinstance(token, ERC20) and not self.supply["funded"]:
+            token.mint(run, self.address, self.settings.liquidity)  # the strategy's yield
+            run.write(self.supply, "funded", 1)
+        _token_call(run, self.address, self.asset, "erc20.transfer", receiver, assets)
+        run.emit(self.address, "vault.Withdraw", msg.sender, receiver, controller, assets, shares)
+        return ()
+
+
+for _cls in (CreditHub, CollateralEscrow, CreditOperator, CreditToken, EarnVault, AsyncVault):
     register(_cls)

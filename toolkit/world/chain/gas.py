@@ -83,6 +83,7 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "operator.finalizeRevoke": 12_000,
         "vault.deposit": 95_000,
         "vault.redeem": 85_000,
+        "vault.requestRedeem": 110_000,
     }
 )
 
