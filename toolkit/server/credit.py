@@ -35,12 +35,15 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
+import eth_abi
+from eth_utils import to_checksum_address
 from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.chain import calls as build
 from toolkit.codecs import caip2
+from toolkit.codecs.functions import FUNCTIONS
 from toolkit.credit import BPS, AccountFigures
 from toolkit.resources import (
     ClaimQuery,
@@ -480,7 +483,30 @@ async def unlock_v2(request: Request) -> Response:
 # -- draw and repay ----------------------------------------------------------------------------
 
 
-def _draw(book: _Book, account: str, q: DrawQuery) -> list[ContractCall]:
+@functools.lru_cache(maxsize=65_536)
+def _checksummed(address: str) -> str:
+    return to_checksum_address(address)
+
+
+def hot_call(chain: int, to: str, function: str, *args: Any) -> dict[str, str]:
+    """The wire form of a call on the card program's hot path (draw, repay), encoded straight
+    from the function table; arguments are already checked (addresses: any case).
+
+    >>> a, b = "0x" + "ab" * 20, "0x" + "cd" * 20
+    >>> hot_call(8453, a, "creditHub.drawCredit", b, b, 5) == build.draw_credit(
+    ...     8453, a, b, b, 5).to_wire()
+    True
+    """
+    fn = FUNCTIONS[function]
+    data = fn.selector + eth_abi.encode(fn.types, list(args)).hex()
+    return {"chain": str(chain), "to": _checksummed(to), "data": data, "value": "0"}
+
+
+def _hot(calls: list[dict[str, str]]) -> Response:
+    return json_response({"calls": calls})
+
+
+def _draw(book: _Book, account: str, q: DrawQuery) -> list[dict[str, str]]:
     s = book.settings
     f = book.hub.figures(account, book.now)
     amount = q.amount_int
@@ -491,14 +517,14 @@ def _draw(book: _Book, account: str, q: DrawQuery) -> list[ContractCall]:
             f"exceeds the remaining credit capacity ({remaining} {s.asset}): the maintenance "
             "health factor would fall below 1",
         )
-    return [build.draw_credit(s.chain, s.hub, account, q.receiver, amount)]
+    return [hot_call(s.chain, s.hub, "creditHub.drawCredit", account, q.receiver, amount)]
 
 
 @router.get("/credit/accounts/{account}/draw", summary="Draw credit (v1)")
 async def draw_v1(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, DrawQuery)
-    return _calls(_draw(_book(service_of(request)), account, q))
+    return _hot(_draw(_book(service_of(request)), account, q))
 
 
 @router.get("/credit/v2/accounts/{account}/assets/{asset}/draw", summary="Draw credit")
@@ -507,16 +533,16 @@ async def draw_v2(request: Request) -> Response:
     q = read_query(request, DrawQuery)
     book = _book(service_of(request))
     _credit_asset(request, book)
-    return _calls(_draw(book, account, q))
+    return _hot(_draw(book, account, q))
 
 
-def _repay(book: _Book, account: str, q: RepayQuery) -> list[ContractCall]:
+def _repay(book: _Book, account: str, q: RepayQuery) -> list[dict[str, str]]:
     s = book.settings
     if book.hub.figures(account, book.now).debt == 0:
         raise ApiError.bad("amount", "the account has no debt to repay")
     return [
-        build.erc20_approve(s.chain, s.asset_address, s.hub, q.amount_int),
-        build.repay_credit(s.chain, s.hub, account, q.amount_int),
+        hot_call(s.chain, s.asset_address, "erc20.approve", s.hub, q.amount_int),
+        hot_call(s.chain, s.hub, "creditHub.repay", account, q.amount_int),
     ]
 
 
@@ -524,7 +550,7 @@ def _repay(book: _Book, account: str, q: RepayQuery) -> list[ContractCall]:
 async def repay_v1(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, RepayQuery)
-    return _calls(_repay(_book(service_of(request)), account, q))
+    return _hot(_repay(_book(service_of(request)), account, q))
 
 
 @router.get("/credit/v2/accounts/{account}/assets/{asset}/repay", summary="Repay credit")
@@ -533,7 +559,7 @@ async def repay_v2(request: Request) -> Response:
     q = read_query(request, RepayQuery)
     book = _book(service_of(request))
     _credit_asset(request, book)
-    return _calls(_repay(book, account, q))
+    return _hot(_repay(book, account, q))
 
 
 # -- auto top-up -------------------------------------------------------------------------------

@@ -101,6 +101,8 @@ class CreditHub(Contract):
         self.settings = settings
         self.asset = settings.asset_address.lower()
         self.collateral: dict[tuple[str, str], int] = {}
+        #: The tokens each borrower has ever locked (an index of ``collateral``).
+        self.tokens: dict[str, tuple[str, ...]] = {}
         self.principal: dict[str, int] = {}
         self.interest: dict[str, int] = {}
         self.checkpoint: dict[str, int] = {}
@@ -121,7 +123,16 @@ class CreditHub(Contract):
 
     def holdings(self, borrower: str) -> dict[str, int]:
         """Collateral the borrower has locked: token address → amount (zero amounts left out)."""
-        return {t: a for (b, t), a in self.collateral.items() if b == borrower and a}
+        held = ((t, self.collateral.get((borrower, t), 0)) for t in self.tokens.get(borrower, ()))
+        return {t: a for t, a in held if a}
+
+    def lock(self, run: Execution, borrower: str, token: str, amount: int) -> None:
+        """Book ``amount`` more of ``token`` as the borrower's collateral."""
+        key = (borrower, token)
+        run.write(self.collateral, key, self.collateral.get(key, 0) + amount)
+        known = self.tokens.get(borrower, ())
+        if token not in known:
+            run.write(self.tokens, borrower, (*known, token))
 
     def values(
         self, borrower: str, now: int, holdings: Mapping[str, int] | None = None
@@ -346,7 +357,7 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
             if units == 0 or not isinstance(token, ERC20):
                 continue
             token.mint(run, escrow, units)
-            run.write(hub.collateral, (borrower, c.address.lower()), units)
+            hub.lock(run, borrower, c.address.lower(), units)
         if rng.random() >= 0.7:
             continue
         capacity = hub.figures(borrower, now).total_credit_capacity
@@ -396,8 +407,7 @@ class CollateralEscrow(Contract):
         _token_call(
             run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount
         )
-        key = (msg.sender, token)
-        run.write(hub.collateral, key, hub.collateral.get(key, 0) + amount)
+        hub.lock(run, msg.sender, token, amount)
         run.emit(self.address, "collateralEscrow.Deposited", msg.sender, token, amount)
         return ()
 
