@@ -91,6 +91,7 @@ _DECLARATIONS = {
     "creditHub.Repaid": (
         "Repaid(address indexed borrower,address indexed payer,uint256 principal,uint256 interest)"
     ),
+    "creditHub.BadDebt": ("BadDebt(address indexed borrower,uint256 principal,uint256 interest)"),
     "creditHub.OperatorSet": "OperatorSet(address indexed borrower,address indexed operator)",
     "creditHub.Liquidated": (
         "Liquidated(address indexed borrower,address indexed liquidator,uint256 repaid,"

@@ -15,9 +15,9 @@ the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's ti
   change. ``setOperator(operator)`` by the borrower (zero clears it). ``liquidate(borrower,
   amount)`` by anyone while the health factor is below 1: the exact partial liquidation of
   :func:`toolkit.credit.liquidation` (``amount`` is the most the liquidator will repay), the
-  liquidator pays the repayment and receives the collateral with the bonus, rounded down to
-  whole token units (so the health factor ends at or above 1); debt no collateral covers is
-  written off as bad debt.
+  liquidator pays the repayment (a ``Repaid`` event with the liquidator as payer) and receives
+  the collateral with the bonus, rounded down to whole token units (so the health factor ends
+  at or above 1); debt no collateral covers is written off as bad debt (``BadDebt``).
 - :class:`CollateralEscrow` (``credit.escrow``): ``deposit(token, amount)`` locks a supported
   collateral for the sender; ``withdraw(token, amount)`` unlocks it unless that would leave the
   position liquidatable (health factor below 1).
@@ -288,7 +288,9 @@ class CreditHub(Contract):
                 self.address,
                 plan.repaid,
             )
-        self._reduce(run, borrower, plan.repaid)
+        if plan.repaid:
+            principal, interest = self._reduce(run, borrower, plan.repaid)
+            run.emit(self.address, "creditHub.Repaid", borrower, msg.sender, principal, interest)
         for key, value in plan.seized.items():
             held = {
                 t: a for t, a in self.holdings(borrower).items() if self._collateral(t).key == key
@@ -304,7 +306,8 @@ class CreditHub(Contract):
         if plan.bad_debt:
             left = self.principal.get(borrower, 0) + self.interest.get(borrower, 0)
             run.write(self.totals, "bad_debt", self.totals["bad_debt"] + left)
-            self._reduce(run, borrower, left)
+            principal, interest = self._reduce(run, borrower, left)
+            run.emit(self.address, "creditHub.BadDebt", borrower, principal, interest)
         run.emit(
             self.address, "creditHub.Liquidated", borrower, msg.sender, plan.repaid, plan.bad_debt
         )
