@@ -59,7 +59,14 @@ def test_async_client_reads() -> None:
 
         async def read() -> str:
             async with AsyncServiceClient(embedded=book.svc.embedded, env={}) as client:
-                info = await AsyncCreditClient(client).info(account(91))
+                credit = AsyncCreditClient(client)
+                info = await credit.info(account(91))
+                calls = await credit.enable_topup(account(91), account(92), 5, 10)
+                assert [c.data[:10] for c in calls] == ["0xb3ab15fb", "0x0b0dd11c"]
+                assert await credit.disable_topup(account(91), account(92)) == []
+                usdc = book.settings.asset_address
+                wrapped = await credit.wrap(account(91), 10**6, usdc, 8453)
+                assert int(wrapped.amount_out) > 0
                 return info["USDC"].health_factor
 
         assert asyncio.run(read()) == "Infinity"

@@ -417,6 +417,48 @@ class AsyncCreditClient:
     async def topup_config(self, account: str, receiver: str) -> AutoTopUpSettings:
         return await self.client.call(operations.topup_config(account, receiver))
 
+    async def enable_topup(
+        self,
+        account: str,
+        receiver: str,
+        threshold: int | str,
+        target_balance: int | str,
+        *,
+        health_factor: int | None = None,
+        update: bool = False,
+    ) -> list[ContractCall]:
+        op = operations.enable_topup(
+            account, receiver, threshold, target_balance, health_factor=health_factor, update=update
+        )
+        return await self.client.call(op)
+
+    async def disable_topup(self, account: str, receiver: str) -> list[ContractCall]:
+        return await self.client.call(operations.disable_topup(account, receiver))
+
+    async def wrap(
+        self,
+        account: str,
+        amount: int | str,
+        token: str,
+        chain: int | str,
+        *,
+        earn: str | None = None,
+    ) -> WrapResult:
+        return await self.client.call(operations.wrap(account, amount, token, chain, earn=earn))
+
+    async def unwrap(
+        self,
+        owner: str,
+        receiver: str,
+        shares: int | str,
+        asset: str,
+        chain: int | str,
+        *,
+        slippage: float = 0.3,
+    ) -> UnwrapResult:
+        op = operations.unwrap(owner, receiver, shares, asset, chain, slippage=slippage)
+        return await self.client.call(op)
+
 
 def execute_calls(
     w3: Any,
