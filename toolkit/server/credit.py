@@ -65,6 +65,7 @@ from toolkit.resources.credit_queries import (
     UnlockQueryV1,
 )
 from toolkit.scenario.credit import CreditCollateral, CreditSettings
+from toolkit.server.docs import ERROR_RESPONSES, operation
 from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, path_chain, read_query, service_of
 from toolkit.server.service import Service
@@ -74,6 +75,14 @@ from toolkit.world.chain.credit import book_account
 __all__ = ["STRATEGIES", "TopUp", "router"]
 
 router = APIRouter(tags=["credit"])
+
+_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    code: ERROR_RESPONSES[code] for code in (400, 404)
+}
+_ERRORS_409: Final[dict[int | str, dict[str, Any]]] = {
+    **_ERRORS,
+    409: {**ERROR_RESPONSES[400], "description": "Account has a different operator"},
+}
 
 ZERO: Final = "0x" + "00" * 20
 #: Credit assets the interface names (``{asset}`` of v2 paths).
@@ -253,7 +262,12 @@ def _calls(calls: list[ContractCall]) -> Response:
 # -- reads -------------------------------------------------------------------------------------
 
 
-@router.get("/credit/protocol", summary="Credit protocol configuration")
+@router.get(
+    "/credit/protocol",
+    summary="Credit protocol configuration",
+    responses=_ERRORS,
+    openapi_extra=operation(),
+)
 async def protocol(request: Request) -> Response:
     service = service_of(request)
     book = _book(service)
@@ -301,7 +315,12 @@ async def protocol(request: Request) -> Response:
     return json_response({"chains": {caip2.format(s.chain): chain}})
 
 
-@router.get("/credit/accounts/{account}/info", summary="Credit account info (v1)")
+@router.get(
+    "/credit/accounts/{account}/info",
+    summary="Credit account info (v1)",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account"]),
+)
 async def info(request: Request) -> Response:
     account = _account(request)
     book = _book(service_of(request))
@@ -332,13 +351,21 @@ def _collateral_details(request: Request, book: _Book) -> Response:
     return json_response({"data": data})
 
 
-@router.get("/credit/collateral/{chain}/{collateral}", summary="Collateral details (v1)")
+@router.get(
+    "/credit/collateral/{chain}/{collateral}",
+    summary="Collateral details (v1)",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["chain", "collateral"]),
+)
 async def collateral_v1(request: Request) -> Response:
     return _collateral_details(request, _book(service_of(request)))
 
 
 @router.get(
-    "/credit/v2/assets/{asset}/collateral/{chain}/{collateral}", summary="Collateral details"
+    "/credit/v2/assets/{asset}/collateral/{chain}/{collateral}",
+    summary="Collateral details",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["asset", "chain", "collateral"]),
 )
 async def collateral_v2(request: Request) -> Response:
     book = _book(service_of(request))
@@ -361,12 +388,22 @@ def _checksum(address: str) -> str:
     return out
 
 
-@router.get("/credit/accounts/{account}/operator", summary="Operator status (v1)")
+@router.get(
+    "/credit/accounts/{account}/operator",
+    summary="Operator status (v1)",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account"]),
+)
 async def operator_v1(request: Request) -> Response:
     return _operator_status(request, _book(service_of(request)))
 
 
-@router.get("/credit/v2/accounts/{account}/assets/{asset}/operator", summary="Operator status")
+@router.get(
+    "/credit/v2/accounts/{account}/assets/{asset}/operator",
+    summary="Operator status",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account", "asset"]),
+)
 async def operator_v2(request: Request) -> Response:
     book = _book(service_of(request))
     _credit_asset(request, book)
@@ -409,7 +446,12 @@ def _lock(
     ]
 
 
-@router.get("/credit/accounts/{account}/lock", summary="Lock collateral (v1)")
+@router.get(
+    "/credit/accounts/{account}/lock",
+    summary="Lock collateral (v1)",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account"], query=LockQueryV1),
+)
 async def lock_v1(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
@@ -419,7 +461,12 @@ async def lock_v1(request: Request) -> Response:
     return _calls(_lock(service, book, account, int(q.amount), c, q.earn))
 
 
-@router.get("/credit/v2/accounts/{account}/assets/{asset}/lock", summary="Lock collateral")
+@router.get(
+    "/credit/v2/accounts/{account}/assets/{asset}/lock",
+    summary="Lock collateral",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account", "asset"], query=LockQuery),
+)
 async def lock_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
@@ -461,7 +508,12 @@ def _redeem_call(
     return build.vault_redeem(s.chain, c.address, shares, receiver, owner)
 
 
-@router.get("/credit/accounts/{account}/unlock", summary="Unlock collateral (v1)")
+@router.get(
+    "/credit/accounts/{account}/unlock",
+    summary="Unlock collateral (v1)",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account"], query=UnlockQueryV1),
+)
 async def unlock_v1(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, UnlockQueryV1)
@@ -470,7 +522,12 @@ async def unlock_v1(request: Request) -> Response:
     return _calls(_unlock(book, account, int(q.amount), c, q.unwrap))
 
 
-@router.get("/credit/v2/accounts/{account}/assets/{asset}/unlock", summary="Unlock collateral")
+@router.get(
+    "/credit/v2/accounts/{account}/assets/{asset}/unlock",
+    summary="Unlock collateral",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account", "asset"], query=UnlockQuery),
+)
 async def unlock_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, UnlockQuery)
@@ -520,14 +577,24 @@ def _draw(book: _Book, account: str, q: DrawQuery) -> list[dict[str, str]]:
     return [hot_call(s.chain, s.hub, "creditHub.drawCredit", account, q.receiver, amount)]
 
 
-@router.get("/credit/accounts/{account}/draw", summary="Draw credit (v1)")
+@router.get(
+    "/credit/accounts/{account}/draw",
+    summary="Draw credit (v1)",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account"], query=DrawQuery),
+)
 async def draw_v1(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, DrawQuery)
     return _hot(_draw(_book(service_of(request)), account, q))
 
 
-@router.get("/credit/v2/accounts/{account}/assets/{asset}/draw", summary="Draw credit")
+@router.get(
+    "/credit/v2/accounts/{account}/assets/{asset}/draw",
+    summary="Draw credit",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account", "asset"], query=DrawQuery),
+)
 async def draw_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, DrawQuery)
@@ -546,14 +613,24 @@ def _repay(book: _Book, account: str, q: RepayQuery) -> list[dict[str, str]]:
     ]
 
 
-@router.get("/credit/accounts/{account}/repay", summary="Repay credit (v1)")
+@router.get(
+    "/credit/accounts/{account}/repay",
+    summary="Repay credit (v1)",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account"], query=RepayQuery),
+)
 async def repay_v1(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, RepayQuery)
     return _hot(_repay(_book(service_of(request)), account, q))
 
 
-@router.get("/credit/v2/accounts/{account}/assets/{asset}/repay", summary="Repay credit")
+@router.get(
+    "/credit/v2/accounts/{account}/assets/{asset}/repay",
+    summary="Repay credit",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account", "asset"], query=RepayQuery),
+)
 async def repay_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, RepayQuery)
@@ -588,7 +665,10 @@ def _record(service: Service, account: str, receiver: str, q: Any) -> None:
 
 
 @router.get(
-    "/credit/accounts/{account}/operator/auto-topup/enable", summary="Enable auto top-up (v1)"
+    "/credit/accounts/{account}/operator/auto-topup/enable",
+    summary="Enable auto top-up (v1)",
+    responses=_ERRORS_409,
+    openapi_extra=operation(path=["account"], query=EnableQuery),
 )
 async def enable_v1(request: Request) -> Response:
     service = service_of(request)
@@ -602,6 +682,8 @@ async def enable_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/operator/auto-topup/enable",
     summary="Enable auto top-up",
+    responses=_ERRORS_409,
+    openapi_extra=operation(path=["account", "asset"], query=AutoTopUpQuery),
 )
 async def enable_v2(request: Request) -> Response:
     service = service_of(request)
@@ -617,6 +699,8 @@ async def enable_v2(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/operator/auto-topup/update",
     summary="Update auto top-up",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account", "asset"], query=AutoTopUpQuery),
 )
 async def update_v2(request: Request) -> Response:
     service = service_of(request)
@@ -640,7 +724,10 @@ def _disable(service: Service, book: _Book, account: str, receiver: str) -> Resp
 
 
 @router.get(
-    "/credit/accounts/{account}/operator/auto-topup/disable", summary="Disable auto top-up (v1)"
+    "/credit/accounts/{account}/operator/auto-topup/disable",
+    summary="Disable auto top-up (v1)",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account"], query=ReceiverQuery),
 )
 async def disable_v1(request: Request) -> Response:
     service = service_of(request)
@@ -652,6 +739,8 @@ async def disable_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/operator/auto-topup/disable",
     summary="Disable auto top-up",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account", "asset"], query=ReceiverQuery),
 )
 async def disable_v2(request: Request) -> Response:
     service = service_of(request)
@@ -665,6 +754,8 @@ async def disable_v2(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/operator/auto-topup/config",
     summary="Auto top-up config",
+    responses=_ERRORS,
+    openapi_extra=operation(path=["account", "asset"], query=ReceiverQuery),
 )
 async def config_v2(request: Request) -> Response:
     service = service_of(request)
@@ -701,7 +792,12 @@ def _earn_chain(book: _Book, text: str) -> None:
         raise ApiError.bad("chain", f"no earn vaults on {text}")
 
 
-@router.get("/credit/earn/wrap", summary="Wrap into an earn vault")
+@router.get(
+    "/credit/earn/wrap",
+    summary="Wrap into an earn vault",
+    responses=_ERRORS,
+    openapi_extra=operation(query=WrapQuery),
+)
 async def wrap(request: Request) -> Response:
     service = service_of(request)
     q = read_query(request, WrapQuery)
@@ -733,7 +829,12 @@ async def wrap(request: Request) -> Response:
     )
 
 
-@router.get("/credit/earn/unwrap", summary="Unwrap from an earn vault")
+@router.get(
+    "/credit/earn/unwrap",
+    summary="Unwrap from an earn vault",
+    responses=_ERRORS,
+    openapi_extra=operation(query=UnwrapQuery),
+)
 async def unwrap(request: Request) -> Response:
     service = service_of(request)
     q = read_query(request, UnwrapQuery)
@@ -757,7 +858,12 @@ async def unwrap(request: Request) -> Response:
     )
 
 
-@router.get("/credit/earn/claim", summary="Claim an asynchronous withdrawal")
+@router.get(
+    "/credit/earn/claim",
+    summary="Claim an asynchronous withdrawal",
+    responses=_ERRORS,
+    openapi_extra=operation(query=ClaimQuery),
+)
 async def claim(request: Request) -> Response:
     service = service_of(request)
     q = read_query(request, ClaimQuery)
