@@ -1,12 +1,13 @@
-"""``toolkit collect rfq|borrow|liquidity|snapshot|chain|swap``: collect from the service, or a
-chain's blocks and logs, into DuckDB.
+"""``toolkit collect rfq|borrow|liquidity|snapshot|chain|swap|credit``: collect from the
+service, or a chain's blocks and logs, into DuckDB.
 
 The target is ``--base-url`` or ``$TOOLKIT_BASE_URL``; without either the embedded service runs
 in-process (nothing is started outside this process, no port is opened). The API key is read
 from ``$TOOLKIT_API_KEY`` only: there is no key option, so a key never lands in shell history,
 process lists or output. For ``liquidity`` against the embedded service, a background thread
-sends RFQ traffic (not recorded) so that reservations are made and lapse and the stream carries
-events; against a real service nothing is sent but the stream request.
+replays other users' order flow at the scenario's rates (RFQs, orders opened on chain, fills and
+settlements; not recorded: :class:`toolkit.collect.Traffic`) so that the stream carries a
+market's events; against a real service nothing is sent but the stream request.
 
 ``chain`` reads blocks and token logs of ``--chain`` over ``--from-block``..``--to-block``
 through JSON-RPC: ``--rpc-url``, else ``$TOOLKIT_RPC_URL_<chainId>``, else the embedded
@@ -17,6 +18,11 @@ and ``swap_route_legs``: the swap URL is ``--base-url`` or ``$TOOLKIT_SWAP_URL``
 embedded service's ``/swap``), the Basic credentials ``$TOOLKIT_SWAP_USERNAME`` and
 ``$TOOLKIT_SWAP_API_KEY``; on the embedded service the AMM pools are also read through web3.py
 into ``amm_pool_snapshots``.
+
+``credit`` snapshots ``/credit/protocol`` and, for each of ``--accounts`` (and with
+``--all-known`` the accounts of earlier credit runs and the embedded scenario's seeded book),
+``/info``, operator status and auto top-up configs, ``--rounds`` times ``--interval`` seconds
+apart; the credit surface needs no key.
 
 Exit status: 0 completed, 2 for a bad URL, a rejected key (401), an unreachable service, an
 unwritable database or a bad option, 130 when interrupted (the run can be resumed).
@@ -32,7 +38,7 @@ from toolkit.cli.argtypes import integer, names, real
 
 __all__ = ["add_arguments", "run"]
 
-_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "swap")
+_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "swap", "credit")
 _CHAIN_EVENTS = ("transfers", "approvals", "deposits", "withdrawals")
 
 
@@ -128,6 +134,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="chain: JSON-RPC endpoint (default: $TOOLKIT_RPC_URL_<chainId>, else the embedded "
         "service in-process)",
+    )
+    parser.add_argument(
+        "--accounts",
+        metavar="LIST",
+        default="",
+        help="credit: comma-separated account addresses to snapshot",
+    )
+    parser.add_argument(
+        "--all-known",
+        action="store_true",
+        help="credit: add the accounts of earlier credit runs (and the embedded scenario's book)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -259,6 +276,20 @@ def _collect(client: Any, store: Any, args: argparse.Namespace) -> Any:
         return sweep.run(resume=args.resume)
     if args.kind == "snapshot":
         return Snapshot(client, store, progress=progress).run(resume=args.resume)
+    if args.kind == "credit":
+        from toolkit.collect import CreditCollector
+
+        accounts = [a.strip() for a in args.accounts.split(",") if a.strip()]
+        credit = CreditCollector(
+            client,
+            store,
+            accounts=accounts,
+            all_known=args.all_known,
+            rounds=args.rounds or 1,
+            interval=60.0 if args.interval is None else args.interval,
+            progress=progress,
+        )
+        return credit.run(resume=args.resume)
     stream = LiquidityStream(client, store, duration=args.duration, progress=progress)
     if client.embedded is None:
         return stream.run(resume=args.resume)

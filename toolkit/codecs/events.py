@@ -81,6 +81,52 @@ _DECLARATIONS = {
         "Swap(address indexed sender,address indexed recipient,int256 amount0,int256 amount1,"
         "uint160 sqrtPriceX96,uint128 liquidity,int24 tick)"
     ),
+    # ERC-4626 vaults.
+    "vault.Deposit": (
+        "Deposit(address indexed sender,address indexed owner,uint256 assets,uint256 shares)"
+    ),
+    "vault.Withdraw": (
+        "Withdraw(address indexed sender,address indexed receiver,address indexed owner,"
+        "uint256 assets,uint256 shares)"
+    ),
+    # ERC-7540 asynchronous redemption.
+    "vault.RedeemRequest": (
+        "RedeemRequest(address indexed controller,address indexed owner,"
+        "uint256 indexed requestId,address sender,uint256 shares)"
+    ),
+    # The credit ledger of the simulated chains (toolkit.world.chain.credit).
+    "creditHub.CreditDrawn": (
+        "CreditDrawn(address indexed borrower,address indexed receiver,uint256 amount,uint256 fee)"
+    ),
+    "creditHub.Repaid": (
+        "Repaid(address indexed borrower,address indexed payer,uint256 principal,uint256 interest)"
+    ),
+    "creditHub.BadDebt": ("BadDebt(address indexed borrower,uint256 principal,uint256 interest)"),
+    "creditHub.OperatorSet": "OperatorSet(address indexed borrower,address indexed operator)",
+    "creditHub.Liquidated": (
+        "Liquidated(address indexed borrower,address indexed liquidator,uint256 repaid,"
+        "uint256 badDebt)"
+    ),
+    "collateralEscrow.Deposited": (
+        "Deposited(address indexed user,address indexed token,uint256 amount)"
+    ),
+    "collateralEscrow.Withdrawn": (
+        "Withdrawn(address indexed user,address indexed token,uint256 amount)"
+    ),
+    "collateralEscrow.Seized": (
+        "Seized(address indexed user,address indexed token,address indexed to,uint256 amount)"
+    ),
+    "operator.CreditReceiverAdded": (
+        "CreditReceiverAdded(address indexed borrower,address indexed receiver)"
+    ),
+    "operator.CreditReceiverRemoved": (
+        "CreditReceiverRemoved(address indexed borrower,address indexed receiver)"
+    ),
+    "operator.CreditLineOpened": (
+        "CreditLineOpened(address indexed borrower,address indexed receiver,uint256 amount)"
+    ),
+    "operator.RevokeScheduled": "RevokeScheduled(address indexed borrower,uint256 accessUntil)",
+    "operator.RevokeFinalized": "RevokeFinalized(address indexed borrower)",
 }
 
 # The partner-escrow settlers' events (research: intents-encoding §1.8). Their struct

@@ -139,6 +139,7 @@ _DECLARATIONS = {
     "creditHub.setOperator": "setOperator(address operator)",
     "creditHub.addCreditReceiver": "addCreditReceiver(address receiver)",
     "creditHub.removeCreditReceiver": "removeCreditReceiver(address receiver)",
+    "creditHub.liquidate": "liquidate(address borrower,uint256 amount)",
     "collateralEscrow.deposit": "deposit(address token,uint256 amount)",
     "collateralEscrow.withdraw": "withdraw(address token,uint256 amount)",
     "operator.openCreditLine": "openCreditLine(address borrower,address receiver,uint256 amount)",

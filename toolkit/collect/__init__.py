@@ -19,6 +19,7 @@ code: give them a :class:`toolkit.client.ServiceClient`.
 
 from toolkit.collect.borrow import BorrowSweep
 from toolkit.collect.chain import CHAIN_EVENTS, ChainCollector, RpcFailure, range_too_large
+from toolkit.collect.credit import CreditCollector, known_accounts
 from toolkit.collect.grid import (
     DEFAULT_CHAINS,
     DEFAULT_SYMBOLS,
@@ -45,6 +46,7 @@ __all__ = [
     "BorrowSweep",
     "ChainCollector",
     "Collector",
+    "CreditCollector",
     "DiscoveredRoute",
     "GridPoint",
     "LiquidityStream",
@@ -55,6 +57,7 @@ __all__ = [
     "Traffic",
     "discover_routes",
     "grid_for",
+    "known_accounts",
     "range_too_large",
     "stream_source",
     "tier_amounts",

@@ -24,6 +24,10 @@ from toolkit.store import Recording, Store
 __all__ = ["BaseCollector", "Collector", "Progress", "RunResult", "rows_in_run"]
 
 _BY_RUN = (
+    "credit_protocol",
+    "credit_accounts",
+    "credit_operators",
+    "credit_topup_configs",
     "rfq_observations",
     "transactions",
     "borrow_quotes",

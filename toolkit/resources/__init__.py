@@ -37,10 +37,13 @@ from toolkit.resources.credit import (
 from toolkit.resources.credit_queries import (
     AutoTopUpQuery,
     DrawQuery,
+    EnableQuery,
     LockQuery,
+    LockQueryV1,
     ReceiverQuery,
     RepayQuery,
     UnlockQuery,
+    UnlockQueryV1,
 )
 from toolkit.resources.earn import (
     ClaimQuery,
@@ -164,6 +167,7 @@ __all__ = [
     "DigitString",
     "DrawQuery",
     "EarnStrategy",
+    "EnableQuery",
     "ErrorBody",
     "EscrowsMetadata",
     "FeeEvent",
@@ -185,6 +189,7 @@ __all__ = [
     "InvalidInput",
     "LiquidityEvent",
     "LockQuery",
+    "LockQueryV1",
     "Metadata",
     "NonEmptyStr",
     "NonNegativeInt",
@@ -229,6 +234,7 @@ __all__ = [
     "Uint32",
     "Uint64",
     "UnlockQuery",
+    "UnlockQueryV1",
     "UnwrapQuery",
     "UnwrapResult",
     "WrapQuery",

@@ -17,10 +17,13 @@ from toolkit.resources.types import (
 __all__ = [
     "AutoTopUpQuery",
     "DrawQuery",
+    "EnableQuery",
     "LockQuery",
+    "LockQueryV1",
     "ReceiverQuery",
     "RepayQuery",
     "UnlockQuery",
+    "UnlockQueryV1",
 ]
 
 
@@ -94,3 +97,50 @@ class ReceiverQuery(Query):
     """``.../auto-topup/disable`` and ``/config``: the receiver concerned."""
 
     receiver: HexAddress
+
+
+class LockQueryV1(Query):
+    """v1 ``/credit/accounts/{account}/lock``: ``asset`` is the collateral's address or symbol."""
+
+    amount: PositiveAmount
+    asset: NonEmptyStr
+    earn: NonEmptyStr | None = None
+
+
+class UnlockQueryV1(Query):
+    """v1 ``/credit/accounts/{account}/unlock``: ``asset`` is the collateral's address or symbol."""
+
+    amount: PositiveAmount
+    asset: NonEmptyStr
+    unwrap: Flag | None = None
+
+
+class EnableQuery(Query):
+    """v1 ``.../operator/auto-topup/enable``: ``receiver``, and optionally the top-up settings
+    (``threshold`` and ``targetBalance`` together, ``healthFactor`` in basis points).
+
+    >>> from toolkit.resources import parse_query
+    >>> parse_query(EnableQuery, {"receiver": "0x" + "11" * 20, "threshold": "10"})
+    Traceback (most recent call last):
+    ...
+    toolkit.resources.errors.InvalidInput: targetBalance: is required with threshold
+    """
+
+    receiver: HexAddress
+    threshold: Amount | None = None
+    target_balance: Amount | None = None
+    health_factor: DigitString | None = None
+
+    @model_validator(mode="after")
+    def _settings_together(self) -> EnableQuery:
+        if self.threshold is not None and self.target_balance is None:
+            raise RuleError(("targetBalance",), "is required with threshold")
+        if self.target_balance is not None and self.threshold is None:
+            raise RuleError(("threshold",), "is required with targetBalance")
+        if (
+            self.threshold is not None
+            and self.target_balance is not None
+            and int(self.target_balance) < int(self.threshold)
+        ):
+            raise RuleError(("targetBalance",), "must be at least threshold")
+        return self

@@ -16,6 +16,7 @@ from typing import Any
 
 from toolkit.scenario.address import check_private_key, checksum
 from toolkit.scenario.amm import parse_amm
+from toolkit.scenario.credit import parse_credit
 from toolkit.scenario.errors import ScenarioError
 from toolkit.scenario.model import (
     BASE_FEES,
@@ -56,6 +57,7 @@ _TOP = {
     "fee_schedules",
     "routes",
     "amm",
+    "credit",
 }
 
 
@@ -304,17 +306,19 @@ def parse_scenario(
     _keys(
         root, "", {"name", "filler", "auth", "pricing", "chains", "tokens", "pools", "routes"}, _TOP
     )
+    tokens = _tokens(root)
     scenario = Scenario(
         name=_str(root["name"], "name"),
         description=_str(root.get("description", ""), "description"),
         filler=checksum(root["filler"], "filler"),
         chains=_chains(root, contract_defaults),
-        tokens=_tokens(root),
+        tokens=tokens,
         pools=_pools(root),
         routes=_routes(root),
         pricing=_pricing(root),
         auth=_auth(root),
         windows=_windows(root),
+        credit=parse_credit(root.get("credit"), scenario=_str(root["name"], "name"), tokens=tokens),
     )
     if "amm" not in root:
         return scenario

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from toolkit.scenario.amm import AmmMarkets
+from toolkit.scenario.credit import CreditSettings
 from toolkit.scenario.model import Auth, Chain, Pool, Pricing, Route, Token, Windows
 from toolkit.scenario.validate import ScenarioIndex, index_scenario
 
@@ -37,6 +38,8 @@ class Scenario:
     windows: Windows = field(default_factory=Windows)
     #: The AMM markets of the swap surface (``[amm]``; :mod:`toolkit.scenario.amm`).
     amm: AmmMarkets = field(default_factory=AmmMarkets)
+    #: The credit product (:mod:`toolkit.scenario.credit`); None: the scenario has none.
+    credit: CreditSettings | None = None
 
     def __post_init__(self) -> None:
         # Validate at construction (``dataclasses.replace`` included): the index is built once,

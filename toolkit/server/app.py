@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from starlette.routing import Route
 
 from toolkit.scenario import Scenario, load_scenario
-from toolkit.server import events, intents, liquidity, rpc, signature, sim, swap
+from toolkit.server import credit, events, intents, liquidity, rpc, signature, sim, swap
 from toolkit.server.docs import SECURITY_SCHEMES
 from toolkit.server.errors import install_error_handlers
 from toolkit.server.service import Service
@@ -43,6 +43,7 @@ _TAGS: Final = [
     {"name": "partner-intents", "description": "Firm quotes and the escrow open() transaction."},
     {"name": "liquidity", "description": "Discovery, borrow quotes, authorizations, events."},
     {"name": "swap", "description": "The swap API, `{base_url}/swap/{network}/v1/route`."},
+    {"name": "credit", "description": "Credit: account info, lock, draw, repay, unlock, earn."},
     {
         "name": "simulation",
         "description": (
@@ -106,7 +107,7 @@ def create_app(
     )
     app.state.service = service
     install_error_handlers(app)
-    modules = (intents, liquidity, signature, events, sim, rpc, swap)
+    modules = (intents, liquidity, signature, events, credit, sim, rpc, swap)
     for module in modules:
         app.include_router(module.router)
     _dispatch_directly(app, [m.router for m in modules])

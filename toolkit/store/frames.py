@@ -8,6 +8,7 @@ Int128 keeps the 128 bits, so it is exact.
 from __future__ import annotations
 
 import re
+from decimal import Decimal, localcontext
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -30,6 +31,7 @@ _RANGE = {
     "HUGEINT": "the HUGEINT range (-2^127 to 2^127-1)",
 }
 _DIGITS = re.compile(r"^[+-]?[0-9]+$")
+_DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 #: Columns holding URLs: refused when they carry credentials (use ``redact_url``).
 _URL_COLUMNS = frozenset({"target_url", "source"})
 
@@ -101,6 +103,47 @@ def _to_float(s: pl.Series, col: Column, where: str) -> pl.Series:
     return out
 
 
+def _to_decimal(s: pl.Series, col: Column, where: str) -> pl.Series:
+    """Exact decimals: strings of ASCII digits with an optional point, Python ``Decimal``s or
+    integers; never floats, and never a value with more decimals than the column keeps."""
+    target = col.dtype
+    assert isinstance(target, pl.Decimal) and target.scale is not None
+    src = s.dtype
+    if src.is_float():
+        raise StoreError(
+            f"{where}: got {src}; decimals must be exact (Decimal or text), never floats"
+        )
+    if src == pl.String or src == pl.Object:
+        values: list[Decimal | None] = []
+        for value in s.to_list():
+            if value is None:
+                values.append(None)
+                continue
+            if isinstance(value, str) and _DECIMAL_TEXT.fullmatch(value):
+                value = Decimal(value)
+            if not isinstance(value, Decimal) or not value.is_finite():
+                raise StoreError(f"{where}: value {_show(value)} is not a decimal number")
+            with localcontext() as context:
+                context.prec = 100
+                exponent = value.normalize().as_tuple().exponent
+            if not isinstance(exponent, int) or exponent < -target.scale:
+                raise StoreError(
+                    f"{where}: value {_show(value)} has more than {target.scale} decimals"
+                )
+            values.append(value)
+        try:
+            return pl.Series(s.name, values, dtype=target)
+        except (OverflowError, pl.exceptions.PolarsError):
+            raise StoreError(f"{where}: a value is beyond {target}") from None
+    if not (src.is_integer() or isinstance(src, pl.Decimal)):
+        raise StoreError(f"{where}: expected {target}, got {src}")
+    out = s.cast(target, strict=False)
+    bad = _first_failure(s, out)
+    if bad is not None or not _lossless(s, out):
+        raise StoreError(f"{where}: casting {src} to {target} would lose digits")
+    return out
+
+
 def _to_datetime(s: pl.Series, col: Column, where: str) -> pl.Series:
     src = s.dtype
     if not isinstance(src, pl.Datetime):
@@ -130,6 +173,8 @@ def _cast(s: pl.Series, col: Column, table: str) -> pl.Series:
         return _to_float(s, col, where)
     if col.sql_type == "TIMESTAMPTZ":
         return _to_datetime(s, col, where)
+    if col.sql_type.startswith("DECIMAL"):
+        return _to_decimal(s, col, where)
     if col.sql_type == "VARCHAR" and isinstance(src, pl.Categorical | pl.Enum):
         return s.cast(pl.String)
     raise StoreError(f"{where}: expected {target}, got {src}")

@@ -361,12 +361,68 @@ CREATE TABLE amm_pool_snapshots (
 );
 """
 
+_CREDIT_TABLES = """
+CREATE TABLE credit_protocol (
+    run_id                VARCHAR NOT NULL,
+    round                 INTEGER NOT NULL,
+    observed_at           TIMESTAMPTZ NOT NULL,
+    chain                 BIGINT NOT NULL,
+    collateral            VARCHAR NOT NULL,
+    symbol                VARCHAR,
+    escrow                VARCHAR,
+    ltv_bps               INTEGER,
+    maintenance_ltv_bps   INTEGER,
+    liquidation_bonus_bps INTEGER,
+    strategy              VARCHAR
+);
+
+CREATE TABLE credit_accounts (
+    run_id                    VARCHAR NOT NULL,
+    round                     INTEGER NOT NULL,
+    observed_at               TIMESTAMPTZ NOT NULL,
+    account                   VARCHAR NOT NULL,
+    asset                     VARCHAR NOT NULL,
+    debt                      DECIMAL(38,18),
+    principal                 DECIMAL(38,18),
+    interest                  DECIMAL(38,18),
+    health_factor             DECIMAL(38,18),  -- null: infinite (no debt)
+    m_health_factor           DECIMAL(38,18),
+    liquidation_limit         DECIMAL(38,18),
+    total_collateral_value    DECIMAL(38,18),
+    total_credit_capacity     DECIMAL(38,18),
+    remaining_credit_capacity DECIMAL(38,18),
+    due_date                  TIMESTAMPTZ
+);
+
+CREATE TABLE credit_operators (
+    run_id      VARCHAR NOT NULL,
+    round       INTEGER NOT NULL,
+    observed_at TIMESTAMPTZ NOT NULL,
+    account     VARCHAR NOT NULL,
+    receiver    VARCHAR NOT NULL,
+    asset       VARCHAR,
+    operator    VARCHAR
+);
+
+CREATE TABLE credit_topup_configs (
+    run_id            VARCHAR NOT NULL,
+    round             INTEGER NOT NULL,
+    observed_at       TIMESTAMPTZ NOT NULL,
+    account           VARCHAR NOT NULL,
+    receiver          VARCHAR NOT NULL,
+    asset             VARCHAR,
+    threshold         HUGEINT,
+    target_balance    HUGEINT,
+    health_factor_bps INTEGER
+);
+"""
+
 #: Every migration, in order. Append only; never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "collection tables", _COLLECTION_TABLES),
     Migration(2, "backtest tables", _BACKTEST_TABLES),
     Migration(3, "chain tables", _CHAIN_TABLES),
-    # 4 is another branch's migration (merged separately); the swap tables are 5.
+    Migration(4, "credit tables", _CREDIT_TABLES),
     Migration(5, "swap tables", _SWAP_TABLES),
 )
 
@@ -439,6 +495,7 @@ def pending_migrations(
     Example:
         >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
         [1, 2, 3, 5]
+        [1, 2, 3, 4]
     """
     return _check_history(_applied(con), migrations, where)
 
@@ -459,6 +516,7 @@ def apply_migrations(
         >>> con = duckdb.connect(":memory:")
         >>> apply_migrations(con), apply_migrations(con)
         ([1, 2, 3, 5], [])
+        ([1, 2, 3, 4], [])
     """
     versions = [m.version for m in migrations]
     if versions != sorted(set(versions)) or (versions and versions[0] < 1):

@@ -35,6 +35,7 @@ RUN_KINDS: tuple[str, ...] = (
     "backtest",
     "chain",
     "swap",
+    "credit",
 )
 FLOW_KINDS: tuple[str, ...] = ("deposit", "withdrawal")
 RUN_STATUSES: tuple[str, ...] = ("running", "completed", "interrupted", "failed")
@@ -51,6 +52,8 @@ POLARS_TYPES: Mapping[str, pl.DataType] = MappingProxyType(
         "HUGEINT": pl.Int128(),
         "DOUBLE": pl.Float64(),
         "TIMESTAMPTZ": pl.Datetime("us", "UTC"),
+        # Human-unit figures (credit info): exact, 20 integer digits and 18 decimals.
+        "DECIMAL(38,18)": pl.Decimal(38, 18),
     }
 )
 
@@ -148,6 +151,13 @@ _LOG_PLACE = (
     _c("tx_hash", _V, required=True),
 )
 _LOG_KEY = ("chain", "block_number", "log_index")
+_DEC = "DECIMAL(38,18)"
+# Where a credit snapshot sits: its run, the round of the run and when it was read.
+_CREDIT_PLACE = (
+    _c("run_id", _V, required=True),
+    _c("round", _I, required=True),
+    _c("observed_at", _TS, required=True),
+)
 
 _SPECS: tuple[TableSpec, ...] = (
     TableSpec(
@@ -489,6 +499,64 @@ _SPECS: tuple[TableSpec, ...] = (
             _c("liquidity", _V),
         ),
         ("snapshot_id", "chain", "pool"),
+    ),
+    TableSpec(
+        "credit_protocol",
+        (
+            *_CREDIT_PLACE,
+            _c("chain", _BIG, required=True),
+            _c("collateral", _V, required=True),
+            _c("symbol", _V),
+            _c("escrow", _V),
+            _c("ltv_bps", _I),
+            _c("maintenance_ltv_bps", _I),
+            _c("liquidation_bonus_bps", _I),
+            _c("strategy", _V),
+        ),
+        ("run_id", "round", "chain", "collateral"),
+    ),
+    TableSpec(
+        "credit_accounts",
+        (
+            *_CREDIT_PLACE,
+            _c("account", _V, required=True),
+            _c("asset", _V, required=True),
+            _c("debt", _DEC),
+            _c("principal", _DEC),
+            _c("interest", _DEC),
+            _c("health_factor", _DEC),  # null: infinite (no debt)
+            _c("m_health_factor", _DEC),
+            _c("liquidation_limit", _DEC),
+            _c("total_collateral_value", _DEC),
+            _c("total_credit_capacity", _DEC),
+            _c("remaining_credit_capacity", _DEC),
+            _c("due_date", _TS),
+        ),
+        ("run_id", "round", "account", "asset"),
+    ),
+    TableSpec(
+        "credit_operators",
+        (
+            *_CREDIT_PLACE,
+            _c("account", _V, required=True),
+            _c("receiver", _V, required=True),  # "" when the operator has no receivers
+            _c("asset", _V),
+            _c("operator", _V),
+        ),
+        ("run_id", "round", "account", "receiver"),
+    ),
+    TableSpec(
+        "credit_topup_configs",
+        (
+            *_CREDIT_PLACE,
+            _c("account", _V, required=True),
+            _c("receiver", _V, required=True),
+            _c("asset", _V),
+            _amount("threshold"),
+            _amount("target_balance"),
+            _c("health_factor_bps", _I),
+        ),
+        ("run_id", "round", "account", "receiver"),
     ),
 )
 

@@ -4,6 +4,7 @@
   blocks on the chain's slot grid (block time per scenario chain).
 - :mod:`.contracts`: contracts as Python objects dispatched by selector through the ABI table
   (:class:`ERC20`, :class:`WETH`); :func:`register` is the seam for more contract classes.
+- :mod:`.credit`: the credit product (hub, collateral escrow, operator, earn vault, tokens).
 - :mod:`.settlers`: the partner-escrow :class:`InputSettlerEscrow` and :class:`OutputSettler`.
 - :mod:`.filters`: the installed log and block filters of a chain (``eth_newFilter``, ...).
 - :mod:`.pools`: the service's liquidity pools as read-only :class:`LiquidityPool` contracts
@@ -37,6 +38,14 @@ from toolkit.world.chain.contracts import (
     Revert,
     register,
 )
+from toolkit.world.chain.credit import (
+    AsyncVault,
+    CollateralEscrow,
+    CreditHub,
+    CreditOperator,
+    CreditToken,
+    EarnVault,
+)
 from toolkit.world.chain.filters import BlockFilter, Criteria, LogFilter
 from toolkit.world.chain.ledger import Block, Ledger, Log, Receipt, Rejected, Tx
 from toolkit.world.chain.pools import LiquidityPool, PoolLink
@@ -47,13 +56,19 @@ __all__ = [
     "CONTRACT_CLASSES",
     "ERC20",
     "WETH",
+    "AsyncVault",
     "Block",
     "BlockFilter",
     "Chains",
+    "CollateralEscrow",
     "Contract",
+    "CreditHub",
+    "CreditOperator",
+    "CreditToken",
     "Criteria",
     "DevAccount",
     "DevClock",
+    "EarnVault",
     "Execution",
     "InputSettlerEscrow",
     "Ledger",

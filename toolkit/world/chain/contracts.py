@@ -188,6 +188,10 @@ class Contract:
         """The instances of this class that ``scenario`` deploys on ``chain_id``."""
         return ()
 
+    def genesis(self, run: Execution) -> None:
+        """Place the state this contract starts with, once every contract of the chain is
+        deployed (a pool mints its reserves, the credit hub seeds its book); nothing by default."""
+
     def function_of(self, data: bytes) -> str:
         """The table key ``data`` calls on this contract (for gas), or ``""``."""
         if not data:
@@ -200,9 +204,6 @@ class Contract:
         function's entry in :data:`~toolkit.world.chain.gas.EXECUTION`; a contract whose cost
         depends on its arguments (the swap router) overrides this."""
         return gas.execution(self.function_of(data))
-
-    def genesis(self, run: Execution) -> None:
-        """Set-up once every contract of the chain is deployed (a pool mints its reserves)."""
 
     def execute(self, msg: Message, data: bytes) -> bytes:
         """Run ``data`` sent with ``msg``: decode by selector, check payability, call the method."""

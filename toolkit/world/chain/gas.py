@@ -87,6 +87,21 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "v3pool.feeGrowthGlobal0X128": 2_400,
         "v3pool.feeGrowthGlobal1X128": 2_400,
         "universalRouter.execute": 24_000,
+        # The credit ledger (estimates of the real hub, escrow, operator and ERC-4626 vault).
+        "creditHub.drawCredit": 120_000,
+        "creditHub.repay": 80_000,
+        "creditHub.setOperator": 30_000,
+        "creditHub.liquidate": 180_000,
+        "creditHub.addCreditReceiver": 28_000,
+        "creditHub.removeCreditReceiver": 8_000,
+        "collateralEscrow.deposit": 90_000,
+        "collateralEscrow.withdraw": 110_000,
+        "operator.openCreditLine": 140_000,
+        "operator.revoke": 26_000,
+        "operator.finalizeRevoke": 12_000,
+        "vault.deposit": 95_000,
+        "vault.redeem": 85_000,
+        "vault.requestRedeem": 110_000,
     }
 )
 

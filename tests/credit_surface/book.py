@@ -1,0 +1,124 @@
+"""Shared helpers of the credit-surface tests: an embedded service, web3.py on its Base chain,
+and execution of the calls an endpoint returns as the account (impersonated, mined at once)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from web3 import Web3
+
+from toolkit.client import chain_provider
+from toolkit.codecs import functions
+from toolkit.scenario import Scenario, load_scenario
+from toolkit.scenario.credit import CreditSettings
+from toolkit.testing import Harness, embedded_service
+from toolkit.world.chain import CreditHub
+
+BASE = 8453
+T0 = 1_760_000_000
+ERC20_ABI = functions.json_abi("erc20")
+
+
+@dataclass
+class Book:
+    """An embedded service with its credit settings and a web3 on the credit chain."""
+
+    svc: Harness
+    w3: Web3
+    settings: CreditSettings
+
+    def get(self, path: str, **params: Any) -> Any:
+        """GET ``path``; returns (status, JSON body)."""
+        response = self.svc.http.get(path, params=params)
+        return response.status_code, response.json()
+
+    def ok(self, path: str, **params: Any) -> Any:
+        status, body = self.get(path, **params)
+        assert status == 200, (path, params, status, body)
+        return body
+
+    def rpc(self, method: str, *params: Any) -> Any:
+        answer = self.w3.provider.make_request(method, list(params))  # type: ignore[arg-type]
+        assert "error" not in answer, answer
+        return answer["result"]
+
+    def send(self, sender: str, call: dict[str, Any]) -> Any:
+        """Send one call from ``sender`` (impersonated, funded for gas) without mining it."""
+        self.rpc("anvil_impersonateAccount", sender)
+        if self.w3.eth.get_balance(Web3.to_checksum_address(sender)) < 10**18:
+            self.rpc("anvil_setBalance", sender, hex(10**20))
+        assert call["chain"] == str(BASE)
+        tx = {
+            "from": Web3.to_checksum_address(sender),
+            "to": Web3.to_checksum_address(call["to"]),
+            "data": call["data"],
+            "value": int(call["value"]),
+            "gas": 1_000_000,
+        }
+        return self.w3.eth.send_transaction(tx)  # type: ignore[arg-type]
+
+    def execute(self, sender: str, calls: list[dict[str, Any]]) -> list[Any]:
+        """Send each call from ``sender`` (impersonated), mine it, return the receipts."""
+        receipts = []
+        for call in calls:
+            tx_hash = self.send(sender, call)
+            self.rpc("evm_mine")
+            receipts.append(self.w3.eth.get_transaction_receipt(tx_hash))
+        return receipts
+
+    def run(self, sender: str, calls: list[dict[str, Any]]) -> None:
+        """Execute and require every call to succeed."""
+        for receipt in self.execute(sender, calls):
+            assert receipt["status"] == 1, receipt
+
+    def deal(self, account: str, token: str, amount: int) -> None:
+        self.rpc("anvil_dealERC20", account, token, hex(amount))
+
+    def balance(self, token: str, account: str) -> int:
+        contract = self.w3.eth.contract(address=Web3.to_checksum_address(token), abi=ERC20_ABI)
+        value: int = contract.functions.balanceOf(Web3.to_checksum_address(account)).call()
+        return value
+
+    def info(self, account: str) -> dict[str, str]:
+        body = self.ok(f"/credit/accounts/{account}/info")
+        data: dict[str, str] = body["data"][self.settings.asset.upper()]
+        return data
+
+    def units(self, text: str) -> int:
+        """A human-unit figure of ``/info`` back in smallest units (exact)."""
+        value = Decimal(text).scaleb(self.settings.asset_decimals)
+        assert value == value.to_integral_value(), text
+        return int(value)
+
+    def hub(self) -> CreditHub:
+        ledger = self.svc.app.state.service.chains.ledger(BASE)  # type: ignore[attr-defined]
+        hub = ledger.contract(self.settings.hub.lower())
+        assert isinstance(hub, CreditHub)
+        return hub
+
+    def now(self) -> int:
+        return int(self.svc.app.state.service.now())  # type: ignore[attr-defined]
+
+    def advance(self, seconds: int) -> None:
+        self.rpc("evm_increaseTime", seconds)
+
+
+@contextmanager
+def credit_book(scenario: Scenario | str = "default") -> Iterator[Book]:
+    """An embedded service on ``scenario`` at T0 with web3 on its credit chain."""
+    from toolkit.clock import VirtualClock
+
+    loaded = load_scenario(scenario, env={}) if isinstance(scenario, str) else scenario
+    assert loaded.credit is not None
+    with embedded_service(loaded, clock=VirtualClock(T0)) as svc:
+        w3 = Web3(chain_provider(svc.embedded, BASE))
+        yield Book(svc, w3, loaded.credit)
+
+
+def account(i: int) -> str:
+    """A fresh account address (not a development account)."""
+    return "0x" + f"{0xC0DE0000 + i:040x}"

@@ -1,0 +1,119 @@
+"""``toolkit collect credit``: snapshots stored exactly (DECIMAL, never float), rounds on the
+client's clock, idempotent resume, ``--all-known`` from the store and the seeded book."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.credit_surface.book import account, credit_book
+from toolkit.cli import main
+from toolkit.collect import CreditCollector
+from toolkit.store import Store
+from toolkit.world.chain.credit import book_account
+
+USDC = 10**6
+
+
+def test_snapshots_match_info_exactly_and_resume_adds_nothing() -> None:
+    with credit_book() as book, Store(":memory:") as store:
+        user = account(100)
+        usdc = book.settings.asset_address
+        book.deal(user, usdc, 1_000 * USDC)
+        v2 = f"/credit/v2/accounts/{user}/assets/usdc"
+        book.run(user, book.ok(f"{v2}/lock", amount=str(1_000 * USDC), earnAsset=usdc)["calls"])
+        book.run(user, book.ok(f"{v2}/draw", amount=str(333 * USDC), receiver=user)["calls"])
+        seeded = book_account(book.settings, 7)
+        collector = CreditCollector(
+            book.svc.client, store, accounts=[user, seeded], rounds=2, interval=30, progress=False
+        )
+        result = collector.run()
+        assert result.status == "completed"
+        rows = store.query(
+            "SELECT round, debt, health_factor, due_date FROM credit_accounts "
+            "WHERE account = $a ORDER BY round",
+            {"a": user.lower()},
+        )
+        info = book.info(user)
+        assert rows["round"].to_list() == [0, 1]
+        assert rows["debt"].to_list() == [Decimal(info["debt"])] * 2
+        assert rows["health_factor"][1] == Decimal(info["healthFactor"])
+        observed = store.query("SELECT DISTINCT observed_at FROM credit_protocol ORDER BY 1")
+        gap = observed["observed_at"][1] - observed["observed_at"][0]
+        assert gap.total_seconds() == 30
+        protocol = store.query("SELECT * FROM credit_protocol WHERE round = 0 AND symbol = 'yobtc'")
+        assert protocol.select("ltv_bps", "maintenance_ltv_bps", "liquidation_bonus_bps").row(
+            0
+        ) == (
+            5500,
+            7000,
+            800,
+        )
+
+
+class _Interrupted(CreditCollector):
+    """Stops (as Ctrl-C would) on its third account read."""
+
+    reads = 0
+
+    def _account(self, *args: Any) -> None:
+        type(self).reads += 1
+        if type(self).reads == 3:
+            raise KeyboardInterrupt
+        super()._account(*args)
+
+
+def test_an_interrupted_run_resumes_without_duplicates() -> None:
+    with credit_book() as book, Store(":memory:") as store:
+        accounts = [account(103), account(104)]
+        cut = _Interrupted(book.svc.client, store, accounts=accounts, rounds=2, progress=False)
+        first = cut.run()
+        assert first.status == "interrupted"
+        assert store.query("SELECT count(*) AS n FROM credit_accounts")["n"][0] == 2
+        again = CreditCollector(book.svc.client, store, progress=False).run(resume=first.run_id)
+        assert again.status == "completed"
+        counts = store.query(
+            "SELECT round, count(*) AS n FROM credit_accounts GROUP BY round ORDER BY round"
+        )
+        assert counts.rows() == [(0, 2), (1, 2)]
+        assert (
+            again.total_rows
+            == store.query(
+                "SELECT (SELECT count(*) FROM credit_accounts) + (SELECT count(*) FROM "
+                "credit_operators) + (SELECT count(*) FROM credit_protocol) AS n"
+            )["n"][0]
+        )
+
+
+def test_all_known_takes_the_book_and_earlier_accounts() -> None:
+    with credit_book() as book, Store(":memory:") as store:
+        stranger = account(101)
+        CreditCollector(book.svc.client, store, accounts=[stranger], progress=False).run()
+        collector = CreditCollector(book.svc.client, store, all_known=True, progress=False)
+        result = collector.run()
+        assert len(collector.accounts) == 1201 and stranger.lower() in collector.accounts
+        assert result.by_table["credit_accounts"] == 1201
+        configs = store.query("SELECT count(*) AS n FROM credit_topup_configs")["n"][0]
+        assert configs > 100
+
+
+def test_bad_accounts_are_refused() -> None:
+    with credit_book() as book, Store(":memory:") as store:
+        with pytest.raises(ValueError, match="accounts: 'me'"):
+            CreditCollector(book.svc.client, store, accounts=["me"], progress=False)
+        with pytest.raises(ValueError, match="accounts: give at least one"):
+            CreditCollector(book.svc.client, store, progress=False).run()
+
+
+def test_cli_collects_credit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "credit.duckdb"
+    code = main(["collect", "credit", "--accounts", account(102), "--db", str(db), "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "credit_accounts 1" in out
+    code = main(["collect", "credit", "--accounts", "0x12", "--db", str(db), "--no-progress"])
+    assert code == 2
+    assert "accounts: '0x12'" in capsys.readouterr().err

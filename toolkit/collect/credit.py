@@ -1,0 +1,265 @@
+"""Periodic snapshots of the credit surface: ``/credit/protocol``, each account's ``/info``,
+operator status and auto top-up configs, into ``credit_protocol``, ``credit_accounts``,
+``credit_operators`` and ``credit_topup_configs``.
+
+Figures are stored exactly as the service wrote them (human-unit decimal text into
+``DECIMAL(38,18)``, never a float); an infinite health factor (no debt) is stored as null.
+Each round reads everything once under its round number; a resumed run starts again at its
+last stored round (the writes are idempotent, so nothing is counted twice). The credit surface
+needs no key: against the real service only its URL is needed.
+
+>>> from toolkit.client import ServiceClient
+>>> from toolkit.clock import VirtualClock
+>>> from toolkit.store import Store
+>>> with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
+...     result = CreditCollector(client, store, accounts=["0x" + "11" * 20], progress=False).run()
+...     store.query("SELECT health_factor FROM credit_accounts")["health_factor"].to_list()
+[None]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from toolkit.arguments import number, whole
+from toolkit.client import NotFound, ServiceClient
+from toolkit.client.credit import CreditClient
+from toolkit.client.operations import Operation, read_model
+from toolkit.collect.rows import utc
+from toolkit.collect.run import Collector, Progress
+from toolkit.collect.writer import BatchWriter
+from toolkit.resources import (
+    CreditAccountInfo,
+    HexAddress,
+    InvalidInput,
+    ProtocolConfig,
+    parse_value,
+)
+from toolkit.store import Store
+
+__all__ = ["CreditCollector", "known_accounts"]
+
+
+def _account(value: str) -> str:
+    try:
+        checked: str = parse_value(HexAddress, value, "accounts")
+    except InvalidInput as exc:
+        raise ValueError(f"accounts: {value!r} {exc.rule}") from None
+    return checked.lower()
+
+
+def known_accounts(client: ServiceClient, store: Store) -> list[str]:
+    """Accounts the store has seen in earlier credit runs, and, against the embedded service,
+    its scenario's seeded book (a real service has no public list of accounts)."""
+    found: set[str] = set()
+    for table in ("credit_accounts", "credit_operators"):
+        frame = store.query(f"SELECT DISTINCT account FROM {table}")
+        found.update(str(a) for a in frame["account"].to_list())
+    embedded = client.embedded
+    if embedded is not None:
+        from toolkit.world.chain.credit import book_account
+
+        state = getattr(embedded.app, "state", None)
+        service = getattr(state, "service", None)
+        settings = getattr(getattr(service, "scenario", None), "credit", None)
+        if settings is not None:
+            found.update(book_account(settings, i) for i in range(settings.book_accounts))
+    return sorted(found)
+
+
+def _read_protocol(response: httpx.Response) -> tuple[ProtocolConfig, dict[str, Any]]:
+    config = read_model(ProtocolConfig, response, "credit protocol")
+    body: dict[str, Any] = response.json()
+    return config, body
+
+
+_PROTOCOL: Operation[tuple[ProtocolConfig, dict[str, Any]]] = Operation(
+    "credit protocol", "GET", "/credit/protocol", auth=False, parse=_read_protocol
+)
+
+
+def _decimal(text: str) -> Decimal | None:
+    value = Decimal(text)
+    return value if value.is_finite() else None
+
+
+def _due(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class CreditCollector(Collector):
+    """``rounds`` snapshots, ``interval`` seconds apart, of the credit surface for ``accounts``
+    (``all_known`` adds :func:`known_accounts`)."""
+
+    kind = "credit"
+    unit = "account"
+
+    def __init__(
+        self,
+        client: ServiceClient,
+        store: Store,
+        *,
+        accounts: Sequence[str] = (),
+        all_known: bool = False,
+        rounds: int = 1,
+        interval: float = 60.0,
+        asset: str = "usdc",
+        progress: bool = True,
+        batch_size: int = 500,
+    ) -> None:
+        super().__init__(client, store, progress=progress, batch_size=batch_size)
+        if isinstance(accounts, str):
+            raise ValueError("accounts: must be a list of addresses, not one string")
+        self.accounts = sorted({_account(a) for a in accounts})
+        self.all_known = bool(all_known)
+        self.rounds = whole(rounds, "rounds", minimum=1)
+        self.interval = float(number(interval, "interval", minimum=0))
+        self.asset = asset
+        self.credit = CreditClient(client)
+        self.start_round = 0
+
+    def prepare(self) -> None:
+        if self.all_known:
+            self.accounts = sorted(
+                set(self.accounts) | set(known_accounts(self.client, self.store))
+            )
+        if not self.accounts:
+            raise ValueError("accounts: give at least one account, or all_known with known ones")
+
+    def parameters(self) -> dict[str, Any]:
+        return {
+            "accounts": self.accounts,
+            "rounds": self.rounds,
+            "interval": self.interval,
+            "asset": self.asset,
+        }
+
+    def restore(self, parameters: Mapping[str, Any]) -> None:
+        self.accounts = [_account(str(a)) for a in parameters.get("accounts") or []]
+        self.rounds = int(parameters.get("rounds", self.rounds))
+        self.interval = float(parameters.get("interval", self.interval))
+        self.asset = str(parameters.get("asset", self.asset))
+
+    def total(self) -> int | None:
+        return (self.rounds - self.start_round) * (len(self.accounts) + 1)
+
+    def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
+        first = 0
+        if resumed:
+            frame = self.store.query(
+                "SELECT max(round) AS r FROM credit_protocol WHERE run_id = $run", {"run": run_id}
+            )
+            last = frame["r"][0]
+            first = 0 if last is None else int(last)
+        for round_ in range(first, self.rounds):
+            started = self.clock()
+            self._protocol(run_id, round_, writer)
+            bar.update(1)
+            for account in self.accounts:
+                self._account(run_id, round_, account, writer)
+                bar.update(1)
+            if round_ + 1 < self.rounds:
+                wait = started + self.interval - self.clock()
+                if wait > 0:
+                    self.clock.sleep(wait)
+
+    def _place(self, run_id: str, round_: int) -> dict[str, Any]:
+        return {"run_id": run_id, "round": round_, "observed_at": utc(self.clock())}
+
+    def _protocol(self, run_id: str, round_: int, writer: BatchWriter) -> None:
+        config, body = self.client.call(_PROTOCOL)
+        place = self._place(run_id, round_)
+        rows = []
+        for caip, chain in config.chains.items():
+            raw = body["chains"][caip]["collateral"]
+            for key, c in chain.collateral.items():
+                # maintenanceLtv and liquidationBonus: the embedded service's additions.
+                extra = {
+                    column: int(text)
+                    for wire, column in (
+                        ("maintenanceLtv", "maintenance_ltv_bps"),
+                        ("liquidationBonus", "liquidation_bonus_bps"),
+                    )
+                    if isinstance(text := raw[key].get(wire), str)
+                    and text.isascii()
+                    and text.isdigit()
+                }
+                rows.append(
+                    {
+                        **place,
+                        "chain": int(caip.split(":")[1]),
+                        "collateral": key,
+                        "symbol": c.symbol,
+                        "escrow": c.escrow_address.lower(),
+                        "ltv_bps": int(c.ltv),
+                        "strategy": c.strategy,
+                        **extra,
+                    }
+                )
+        writer.add("credit_protocol", rows)
+
+    def _account(self, run_id: str, round_: int, account: str, writer: BatchWriter) -> None:
+        infos = self.credit.info(account)
+        place = self._place(run_id, round_)
+        writer.add(
+            "credit_accounts",
+            [self._info_row(place, account, symbol, info) for symbol, info in infos.items()],
+        )
+        status = self.credit.operator(account, self.asset)
+        receivers = status.receivers or [""]
+        writer.add(
+            "credit_operators",
+            [
+                {
+                    **place,
+                    "account": account,
+                    "receiver": r.lower(),
+                    "asset": self.asset,
+                    "operator": status.operator.lower(),
+                }
+                for r in receivers
+            ],
+        )
+        configs = []
+        for receiver in status.receivers:
+            try:
+                settings = self.credit.topup_config(account, receiver)
+            except NotFound:
+                continue
+            configs.append(
+                {
+                    **place,
+                    "account": account,
+                    "receiver": receiver.lower(),
+                    "asset": self.asset,
+                    "threshold": int(settings.threshold),
+                    "target_balance": int(settings.target_balance),
+                    "health_factor_bps": int(settings.health_factor),
+                }
+            )
+        writer.add("credit_topup_configs", configs)
+
+    @staticmethod
+    def _info_row(
+        place: dict[str, Any], account: str, symbol: str, info: CreditAccountInfo
+    ) -> dict[str, Any]:
+        return {
+            **place,
+            "account": account,
+            "asset": symbol,
+            "debt": Decimal(info.debt),
+            "principal": Decimal(info.principal),
+            "interest": Decimal(info.interest),
+            "health_factor": _decimal(info.health_factor),
+            "m_health_factor": _decimal(info.m_health_factor),
+            "liquidation_limit": Decimal(info.liquidation_limit),
+            "total_collateral_value": Decimal(info.total_collateral_value),
+            "total_credit_capacity": Decimal(info.total_credit_capacity),
+            "remaining_credit_capacity": Decimal(info.remaining_credit_capacity),
+            "due_date": _due(info.due_date),
+        }

@@ -1,0 +1,431 @@
+"""The ``[credit]`` section of a scenario: the credit hub, its collateral and the product rules.
+
+Every setting has the published default (:data:`toolkit.credit.DEFAULT_RULES`), so a scenario
+with USDC on Base and no ``[credit]`` section gets the card-spend product: a USDC credit hub on
+Base (at the vendor's hub address), a collateral escrow, the operator contract and five
+collateral assets (USDC itself, an ERC-4626 stable vault ``gtUSDCp`` over USDC whose share price
+grows at ``apy_bps`` from ``epoch``, an ERC-7540 yield vault ``yoUSD`` over USDC whose
+redemptions are claimable a day after the request, and two tokens priced along a path:
+``superUSDC`` and the BTC vault ``yoBTC``). A section may set, all optional::
+
+    [credit]
+    chain = 8453                  # where the hub lives
+    asset = "USDC"                # the credit asset (a scenario token on that chain)
+    liquidity = "50000000000000"  # credit-asset units the hub holds for draws
+    book_accounts = 1200          # a seeded book of accounts at genesis (default 0)
+    revoke_delay_seconds = 604800
+    origination_fee_bps = 50
+    billing_cycle_seconds = 2592000
+    grace_seconds = 604800
+    overdue_apr_bps = 1500
+
+    [[credit.collateral]]         # replaces the default collateral list when given
+    symbol = "yoBTC"              # display symbol; the rule key is its lower case
+    kind = "btc-vault"
+    decimals = 8
+    ltv_bps = 5500
+    maintenance_ltv_bps = 7000
+    liquidation_bonus_bps = 800
+    prices = [[1760000000, "60000"], [1760086400, "48000"]]  # USD per token, linear in time
+    # or, for an ERC-4626 vault over the credit asset:  vault = { apy_bps = 500, epoch = 0 }
+    # (with redeem_delay_seconds = 86400 in it: an ERC-7540 vault, asynchronous redemption)
+
+Addresses not given are derived from the scenario name and the role (``keccak``), so they are
+stable run to run. A price path is a list of ``[unix seconds, USD]`` points: before the first
+point the first price holds, after the last the last, linear in between.
+
+>>> from toolkit.scenario import load_scenario
+>>> credit = load_scenario("default", env={}).credit
+>>> credit.asset, [c.symbol for c in credit.collateral]
+('USDC', ['USDC', 'gtUSDCp', 'superUSDC', 'yoUSD', 'yoBTC'])
+>>> credit.collateral_by_symbol("yobtc").price_usd(0)
+Decimal('60000')
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Any, Final
+
+from eth_utils import keccak, to_checksum_address
+
+from toolkit.credit import DEFAULT_RULES, YEAR, CollateralRule, ProductRules
+from toolkit.credit.rules import BPS
+from toolkit.scenario.address import checksum
+from toolkit.scenario.errors import ScenarioError
+from toolkit.scenario.model import Token
+
+__all__ = [
+    "HUB_ADDRESS",
+    "CreditCollateral",
+    "CreditSettings",
+    "VaultYield",
+    "derive_address",
+    "parse_credit",
+]
+
+#: The vendor's USDC credit hub on Base (research: supported assets).
+HUB_ADDRESS: Final = "0xb5cf2A13E9aaE413E780379667274626fa9D49f6"
+_DAY: Final = 86_400
+_KEYS: Final = {
+    "chain",
+    "asset",
+    "liquidity",
+    "revoke_delay_seconds",
+    "origination_fee_bps",
+    "billing_cycle_seconds",
+    "grace_seconds",
+    "overdue_apr_bps",
+    "collateral",
+    "book_accounts",
+}
+_COLLATERAL_KEYS: Final = {
+    "symbol",
+    "kind",
+    "decimals",
+    "ltv_bps",
+    "maintenance_ltv_bps",
+    "liquidation_bonus_bps",
+    "address",
+    "prices",
+    "vault",
+}
+
+
+def derive_address(scenario: str, role: str) -> str:
+    """A stable checksummed address for ``role`` in scenario ``scenario``.
+
+    >>> derive_address("default", "escrow") == derive_address("default", "escrow")
+    True
+    """
+    return to_checksum_address(keccak(text=f"toolkit credit:{scenario}:{role}")[-20:])
+
+
+@dataclass(frozen=True, slots=True)
+class VaultYield:
+    """A vault over the credit asset: its share price is ``10**-(decimals - asset decimals)``
+    assets per share at ``epoch``, growing simply at ``apy_bps`` a year after it. With
+    ``redeem_delay_seconds`` it is an ERC-7540 vault (asynchronous redemption: a request, then a
+    claim once the delay has passed); without, an ERC-4626 vault (synchronous)."""
+
+    apy_bps: int
+    epoch: int
+    redeem_delay_seconds: int | None = None
+
+    @property
+    def asynchronous(self) -> bool:
+        """True for an ERC-7540 vault."""
+        return self.redeem_delay_seconds is not None
+
+
+@dataclass(frozen=True, slots=True)
+class CreditCollateral:
+    """One collateral asset on the hub's chain.
+
+    ``prices`` is the USD price path (ignored for a ``vault``, whose price is its share price
+    in the credit asset, taken at one USD).
+    """
+
+    symbol: str
+    rule: CollateralRule
+    address: str
+    decimals: int
+    prices: tuple[tuple[int, Decimal], ...] = ()
+    vault: VaultYield | None = None
+
+    @property
+    def key(self) -> str:
+        """The rule key: the symbol in lower case."""
+        return self.symbol.lower()
+
+    def price_usd(self, now: int) -> Decimal:
+        """The USD price of one whole token at ``now`` along the path (not for vaults).
+
+        >>> c = CreditCollateral("X", DEFAULT_RULES.rule("yobtc"), "0x" + "11" * 20, 8,
+        ...                      ((0, Decimal(100)), (10, Decimal(50))))
+        >>> c.price_usd(-5), c.price_usd(4), c.price_usd(99)
+        (Decimal('100'), Decimal('80'), Decimal('50'))
+        """
+        points = self.prices
+        if now <= points[0][0]:
+            return points[0][1]
+        for (t0, p0), (t1, p1) in itertools.pairwise(points):
+            if now <= t1:
+                return p0 + (p1 - p0) * Decimal(now - t0) / Decimal(t1 - t0)
+        return points[-1][1]
+
+    def share_price(self, now: int, asset_decimals: int) -> Fraction:
+        """A vault's assets (smallest units) per share (smallest unit) at ``now``."""
+        assert self.vault is not None
+        base = Fraction(10**asset_decimals, 10**self.decimals)
+        elapsed = max(0, now - self.vault.epoch)
+        return base * (1 + Fraction(self.vault.apy_bps * elapsed, BPS * YEAR))
+
+    def unit_price(self, now: int, asset_decimals: int) -> Fraction:
+        """Credit-asset smallest units per smallest unit of this collateral at ``now`` (the
+        credit asset is taken at one USD)."""
+        if self.vault is not None:
+            return self.share_price(now, asset_decimals)
+        usd = Fraction(self.price_usd(now))
+        return usd * Fraction(10**asset_decimals, 10**self.decimals)
+
+
+@dataclass(frozen=True)
+class CreditSettings:
+    """The credit product of a scenario: where its contracts are and what its rules are."""
+
+    chain: int
+    asset: str
+    asset_address: str
+    asset_decimals: int
+    hub: str
+    controller: str
+    escrow: str
+    escrow_controller: str
+    escrow_helper: str
+    operator: str
+    operator_admin: str
+    operator_caller: str
+    revoke_delay_seconds: int
+    liquidity: int
+    rules: ProductRules
+    collateral: tuple[CreditCollateral, ...]
+    book_accounts: int = 0
+    _by_address: dict[str, CreditCollateral] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        index = {c.address.lower(): c for c in self.collateral}
+        object.__setattr__(self, "_by_address", index)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> CreditSettings:
+        return self  # immutable: chain snapshots share it
+
+    def collateral_at(self, address: str) -> CreditCollateral | None:
+        """The collateral at ``address`` (any case), or None."""
+        return self._by_address.get(address.lower())
+
+    def collateral_by_symbol(self, symbol: str) -> CreditCollateral | None:
+        """The collateral named ``symbol`` (any case), or None."""
+        for c in self.collateral:
+            if c.key == symbol.lower():
+                return c
+        return None
+
+
+def _int(value: object, path: str, minimum: int = 0) -> int:
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if type(value) is not int or value < minimum:
+        raise ScenarioError(path, f"must be an integer >= {minimum}")
+    return value
+
+
+def _decimal(value: object, path: str) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ScenarioError(path, "must be a decimal number (string or number)")
+    try:
+        result = Decimal(str(value))
+    except InvalidOperation:
+        raise ScenarioError(path, "must be a decimal number (string or number)") from None
+    if not result.is_finite() or result < 0:
+        raise ScenarioError(path, "must be a finite decimal number >= 0")
+    return result
+
+
+def _keys(table: Mapping[str, Any], path: str, allowed: set[str]) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ScenarioError(f"{path}.{key}", "unknown key")
+
+
+def _prices(value: object, path: str) -> tuple[tuple[int, Decimal], ...]:
+    if not isinstance(value, list) or not value:
+        raise ScenarioError(path, "must be a non-empty array of [unix seconds, USD] points")
+    points = []
+    for i, point in enumerate(value):
+        where = f"{path}[{i}]"
+        if not isinstance(point, list) or len(point) != 2:
+            raise ScenarioError(where, "must be a [unix seconds, USD] pair")
+        points.append((_int(point[0], f"{where}[0]"), _decimal(point[1], f"{where}[1]")))
+    if any(b[0] <= a[0] for a, b in itertools.pairwise(points)):
+        raise ScenarioError(path, "times must increase strictly")
+    return tuple(points)
+
+
+def _default_collateral(scenario: str, asset: Token) -> tuple[CreditCollateral, ...]:
+    rules = DEFAULT_RULES.collateral
+    one = ((0, Decimal(1)),)
+    return (
+        CreditCollateral("USDC", rules["usdc"], asset.address, asset.decimals, one),
+        CreditCollateral(
+            "gtUSDCp",
+            rules["gtusdcp"],
+            derive_address(scenario, "vault:gtusdcp"),
+            18,
+            vault=VaultYield(apy_bps=500, epoch=1_760_000_000),
+        ),
+        CreditCollateral(
+            "superUSDC", rules["superusdc"], derive_address(scenario, "token:superusdc"), 6, one
+        ),
+        CreditCollateral(
+            "yoUSD",
+            rules["yousd"],
+            derive_address(scenario, "vault:yousd"),
+            6,
+            vault=VaultYield(apy_bps=600, epoch=1_760_000_000, redeem_delay_seconds=86_400),
+        ),
+        CreditCollateral(
+            "yoBTC",
+            rules["yobtc"],
+            derive_address(scenario, "token:yobtc"),
+            8,
+            ((0, Decimal(60_000)),),
+        ),
+    )
+
+
+def _collateral(value: object, scenario: str, asset: Token) -> tuple[CreditCollateral, ...]:
+    if not isinstance(value, list) or not value:
+        raise ScenarioError("credit.collateral", "must be a non-empty array of tables")
+    out: list[CreditCollateral] = []
+    for i, entry in enumerate(value):
+        path = f"credit.collateral[{i}]"
+        if not isinstance(entry, Mapping):
+            raise ScenarioError(path, "must be a table")
+        _keys(entry, path, _COLLATERAL_KEYS)
+        symbol = entry.get("symbol")
+        if not isinstance(symbol, str) or not symbol.isascii() or not symbol.isalnum():
+            raise ScenarioError(f"{path}.symbol", "must be an ASCII letters-and-digits symbol")
+        key = symbol.lower()
+        default = DEFAULT_RULES.collateral.get(key)
+        try:
+            rule = CollateralRule(
+                key,
+                str(entry.get("kind", default.kind if default else "")),
+                _int(entry.get("ltv_bps", default.ltv_bps if default else None), f"{path}.ltv_bps"),
+                _int(
+                    entry.get(
+                        "maintenance_ltv_bps", default.maintenance_ltv_bps if default else None
+                    ),
+                    f"{path}.maintenance_ltv_bps",
+                ),
+                _int(
+                    entry.get(
+                        "liquidation_bonus_bps", default.liquidation_bonus_bps if default else None
+                    ),
+                    f"{path}.liquidation_bonus_bps",
+                ),
+            )
+        except ValueError as exc:  # ArgumentError names the field and the rule
+            raise ScenarioError(path, str(exc)) from None
+        is_asset = key == asset.symbol.lower()
+        decimals = (
+            asset.decimals if is_asset else _int(entry.get("decimals", 18), f"{path}.decimals")
+        )
+        if "address" in entry:
+            address = checksum(entry["address"], f"{path}.address")
+        else:
+            role = "vault" if "vault" in entry else "token"
+            address = asset.address if is_asset else derive_address(scenario, f"{role}:{key}")
+        vault = None
+        prices: tuple[tuple[int, Decimal], ...] = ()
+        if "vault" in entry:
+            v = entry["vault"]
+            if not isinstance(v, Mapping):
+                raise ScenarioError(f"{path}.vault", "must be a table")
+            _keys(v, f"{path}.vault", {"apy_bps", "epoch", "redeem_delay_seconds"})
+            delay = v.get("redeem_delay_seconds")
+            vault = VaultYield(
+                _int(v.get("apy_bps", 0), f"{path}.vault.apy_bps"),
+                _int(v.get("epoch", 0), f"{path}.vault.epoch"),
+                None if delay is None else _int(delay, f"{path}.vault.redeem_delay_seconds"),
+            )
+            if decimals < asset.decimals:
+                raise ScenarioError(f"{path}.decimals", "a vault's must be >= the asset's")
+        else:
+            prices = _prices(entry.get("prices", [[0, "1"]]), f"{path}.prices")
+        out.append(CreditCollateral(symbol, rule, address, decimals, prices, vault))
+    keys = [c.key for c in out]
+    if len(set(keys)) != len(keys):
+        raise ScenarioError("credit.collateral", "symbols must be distinct")
+    return tuple(out)
+
+
+def parse_credit(value: object, *, scenario: str, tokens: Sequence[Token]) -> CreditSettings | None:
+    """The credit settings of a scenario from its ``[credit]`` table (None: absent).
+
+    Absent, the defaults apply when the scenario has USDC on Base; otherwise the scenario has
+    no credit product (None).
+
+    >>> parse_credit({"chain": 8453, "asset": "EURC"}, scenario="x", tokens=())
+    Traceback (most recent call last):
+    ...
+    toolkit.scenario.errors.ScenarioError: credit.asset: no token EURC on chain 8453
+    """
+    if value is None:
+        if not any(t.chain == 8453 and t.symbol == "USDC" for t in tokens):
+            return None
+        value = {}
+    if not isinstance(value, Mapping):
+        raise ScenarioError("credit", "must be a table")
+    _keys(value, "credit", _KEYS)
+    chain = _int(value.get("chain", 8453), "credit.chain", 1)
+    symbol = value.get("asset", "USDC")
+    asset = next((t for t in tokens if t.chain == chain and t.symbol == symbol), None)
+    if asset is None:
+        raise ScenarioError("credit.asset", f"no token {symbol} on chain {chain}")
+    d = DEFAULT_RULES
+    collateral = (
+        _collateral(value["collateral"], scenario, asset)
+        if "collateral" in value
+        else _default_collateral(scenario, asset)
+    )
+    try:
+        rules = ProductRules(
+            collateral={c.key: c.rule for c in collateral},
+            origination_fee_bps=_int(
+                value.get("origination_fee_bps", d.origination_fee_bps),
+                "credit.origination_fee_bps",
+            ),
+            billing_cycle_seconds=_int(
+                value.get("billing_cycle_seconds", d.billing_cycle_seconds),
+                "credit.billing_cycle_seconds",
+            ),
+            grace_seconds=_int(value.get("grace_seconds", d.grace_seconds), "credit.grace_seconds"),
+            overdue_apr_bps=_int(
+                value.get("overdue_apr_bps", d.overdue_apr_bps), "credit.overdue_apr_bps"
+            ),
+        )
+    except ValueError as exc:
+        raise ScenarioError("credit", str(exc)) from None
+
+    def role(name: str) -> str:
+        return derive_address(scenario, name)
+
+    return CreditSettings(
+        chain=chain,
+        asset=asset.symbol,
+        asset_address=asset.address,
+        asset_decimals=asset.decimals,
+        hub=HUB_ADDRESS if chain == 8453 and asset.symbol == "USDC" else role("hub"),
+        controller=role("hub-controller"),
+        escrow=role("escrow"),
+        escrow_controller=role("escrow-controller"),
+        escrow_helper=role("escrow-helper"),
+        operator=role("operator"),
+        operator_admin=role("operator-admin"),
+        operator_caller=role("operator-caller"),
+        revoke_delay_seconds=_int(
+            value.get("revoke_delay_seconds", 7 * _DAY), "credit.revoke_delay_seconds"
+        ),
+        liquidity=_int(value.get("liquidity", 50_000_000 * 10**asset.decimals), "credit.liquidity"),
+        rules=rules,
+        collateral=collateral,
+        book_accounts=_int(value.get("book_accounts", 0), "credit.book_accounts"),
+    )
