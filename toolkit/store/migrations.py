@@ -494,8 +494,7 @@ def pending_migrations(
 
     Example:
         >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
-        [1, 2, 3, 5]
-        [1, 2, 3, 4]
+        [1, 2, 3, 4, 5]
     """
     return _check_history(_applied(con), migrations, where)
 
@@ -515,8 +514,7 @@ def apply_migrations(
     Example:
         >>> con = duckdb.connect(":memory:")
         >>> apply_migrations(con), apply_migrations(con)
-        ([1, 2, 3, 5], [])
-        ([1, 2, 3, 4], [])
+        ([1, 2, 3, 4, 5], [])
     """
     versions = [m.version for m in migrations]
     if versions != sorted(set(versions)) or (versions and versions[0] < 1):
