@@ -219,6 +219,7 @@ _BUILDERS = [
     (calls.vault_claim_redeem, (A, 5, B, C), "vault.redeem", (5, B, C)),
     (calls.draw_credit, (A, B, C, 5), "creditHub.drawCredit", (B, C, 5)),
     (calls.repay_credit, (A, B, 5), "creditHub.repay", (B, 5)),
+    (calls.liquidate_credit, (A, B, 5), "creditHub.liquidate", (B, 5)),
     (calls.set_operator, (A, B), "creditHub.setOperator", (B,)),
     (calls.add_credit_receiver, (A, B), "creditHub.addCreditReceiver", (B,)),
     (calls.remove_credit_receiver, (A, B), "creditHub.removeCreditReceiver", (B,)),

@@ -17,7 +17,7 @@ from toolkit.engine import Engine
 from toolkit.testing import Harness, embedded_service
 from toolkit.world import World
 from toolkit.world.chain.accounts import dev_accounts
-from toolkit.world.escrow import read_open
+from toolkit.world.escrow import escrow_order
 
 USDC_ETH = Web3.to_checksum_address("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48")
 USDC_BASE = Web3.to_checksum_address("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")
@@ -136,7 +136,7 @@ def test_the_flow_runs_on_chain_from_open_to_settlement() -> None:
         service = svc.app.state.service  # type: ignore[attr-defined]
         now = service.now()
         world: World = service.world
-        key = world.deposit(read_open(svc.scenario, request.to, 1, request.data, now), now)
+        key = world.deposit(escrow_order(svc.scenario, 1, decode_open(request.data)), now)
         progress = world.advance(now + 200)
         assert progress.filled == (key,)
         settle_at = now + 200 + svc.scenario.windows.settlement_delay_seconds

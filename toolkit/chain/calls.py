@@ -40,6 +40,7 @@ __all__ = [
     "erc20_transfer_from",
     "escrow_open",
     "finalize_revoke",
+    "liquidate_credit",
     "open_credit_line",
     "pool_borrow",
     "remove_credit_receiver",
@@ -180,6 +181,17 @@ def repay_credit(chain_id: int, hub: str, borrower: str, amount: int) -> Contrac
         '0x22867d78'
     """
     return contract_call(chain_id, hub, "creditHub.repay", borrower, amount)
+
+
+def liquidate_credit(chain_id: int, hub: str, borrower: str, amount: int) -> ContractCall:
+    """Credit hub ``liquidate(borrower, amount)``: anyone repays up to ``amount`` of a
+    liquidatable borrower's debt and receives its collateral plus the liquidation bonus.
+
+    Example:
+        >>> liquidate_credit(8453, "0x" + "11" * 20, "0x" + "22" * 20, 5).data[:10]
+        '0xbcbaf487'
+    """
+    return contract_call(chain_id, hub, "creditHub.liquidate", borrower, amount)
 
 
 def set_operator(chain_id: int, hub: str, operator: str) -> ContractCall:

@@ -22,7 +22,6 @@
 Statuses: Deposited, Filled, Settled, Refunded (:class:`OrderStatus`).
 """
 
-from toolkit.world.escrow import read_open
 from toolkit.world.order import (
     EscrowOrder,
     OrderState,
@@ -41,5 +40,4 @@ __all__ = [
     "Reverted",
     "World",
     "WorldError",
-    "read_open",
 ]

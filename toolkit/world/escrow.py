@@ -1,9 +1,9 @@
-"""Read an ``open()`` transaction the way the escrow contract does, into an EscrowOrder.
+"""An opened escrow order as the world holds it: :func:`escrow_order` turns a decoded
+``StandardOrder`` (from a chain's ``Open`` event) into an :class:`EscrowOrder`.
 
-Checks, in the contract's order (partner-escrow input settler ``open``): the transaction goes to
-the escrow, ``originChainId`` equals the chain, ``now < fillDeadline``, ``now < expires``,
-``fillDeadline <= expires``; the inputs are pulled from the sender (recorded as depositor), and
-input token ids must be clean addresses (checked by the decoder).
+The escrow contract on the simulated chains (:mod:`toolkit.world.chain.settlers`) makes the
+contract's checks; :meth:`toolkit.world.World.deposit` repeats the timing checks for the
+backtests' fast path.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.escrow import (
     StandardOrder,
-    decode_open,
     from_bytes32,
     order_id,
     parse_context,
@@ -19,57 +18,16 @@ from toolkit.codecs.escrow import (
 )
 from toolkit.engine import OrderTerms
 from toolkit.scenario import Scenario
-from toolkit.world.order import EscrowOrder, Reverted, WorldError
+from toolkit.world.order import EscrowOrder, WorldError
 
-__all__ = ["escrow_order", "read_open"]
-
-
-def read_open(scenario: Scenario, tx_to: str, chain_id: int, data: str, now: float) -> EscrowOrder:
-    """Decode and check ``open()`` calldata sent to ``tx_to`` on ``chain_id`` at ``now``.
-
-    Raises :class:`WorldError` for a transaction the simulated escrow cannot take (wrong
-    contract, undecodable data, an order shape the service does not fill) and
-    :class:`Reverted` where the real contract would revert.
-
-    >>> from toolkit.scenario import load_scenario
-    >>> try:
-    ...     read_open(load_scenario("default", env={}), "0x" + "00" * 20, 1, "0x", 0.0)
-    ... except WorldError as exc:
-    ...     print(exc)
-    tx_to: 0x0000000000000000000000000000000000000000 is not the escrow on chain 1
-    """
-    if type(chain_id) is not int:
-        raise WorldError("chain_id: must be an integer chain id")
-    try:
-        chain = scenario.chain(chain_id)
-    except KeyError:
-        raise WorldError(f"chain_id: chain {chain_id} is not in the scenario") from None
-    if not isinstance(tx_to, str) or tx_to.lower() != chain.escrow.lower():
-        raise WorldError(f"tx_to: {tx_to} is not the escrow on chain {chain_id}")
-    try:
-        order = decode_open(data)
-    except InvalidValue as exc:
-        raise WorldError(str(exc)) from None
-    if order.origin_chain_id != chain_id:
-        raise Reverted(
-            "WrongChain", f"originChainId {order.origin_chain_id} but the chain is {chain_id}"
-        )
-    if not now < order.fill_deadline:
-        raise Reverted("TimestampPassed", f"fillDeadline {order.fill_deadline} is not after {now}")
-    if not now < order.expires:
-        raise Reverted("TimestampPassed", f"expires {order.expires} is not after {now}")
-    if order.fill_deadline > order.expires:
-        raise Reverted(
-            "FillDeadlineAfterExpiry", f"fillDeadline {order.fill_deadline} > {order.expires}"
-        )
-    return escrow_order(scenario, chain_id, order)
+__all__ = ["escrow_order"]
 
 
 def escrow_order(scenario: Scenario, chain_id: int, order: StandardOrder) -> EscrowOrder:
     """The EscrowOrder the world holds for ``order`` opened on ``chain_id``'s escrow.
 
-    One path for both sources of orders: :func:`read_open` (calldata) and the chains'
-    ``Open`` events (:mod:`toolkit.world.relay`).
+    The chains' ``Open`` events become world orders through it (:mod:`toolkit.world.relay`);
+    a test can feed it a decoded ``open()`` calldata the same way.
     """
     chain = scenario.chain(chain_id)
     if len(order.inputs) != 1 or len(order.outputs) != 1:

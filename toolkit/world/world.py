@@ -7,7 +7,6 @@ from heapq import heappop, heappush
 from toolkit.arguments import number
 from toolkit.engine import CapacityExhausted, Engine, Fill, FillRejected, Settlement
 from toolkit.scenario import Scenario
-from toolkit.world.escrow import read_open
 from toolkit.world.order import (
     EscrowOrder,
     OrderState,
@@ -109,27 +108,6 @@ class World:
         return self._engine
 
     # -- escrow ---------------------------------------------------------------------------------
-
-    def broadcast(self, tx_to: str, chain_id: int, data: str, sender: str, now: float) -> str:
-        """Send an ``open()`` transaction: decode, check as the escrow does, deposit; the order id.
-
-        ``sender`` is who the escrow pulls the inputs from (recorded as the depositor).
-
-        >>> from toolkit.engine import Engine
-        >>> from toolkit.scenario import load_scenario
-        >>> s = load_scenario("single-pool", env={})
-        >>> world = World(s, Engine(s))
-        >>> try:
-        ...     world.broadcast(s.chain(1).escrow, 1, "0x7515fd56", "0x" + "11" * 20, now=0.0)
-        ... except WorldError as exc:
-        ...     print(str(exc)[:35])
-        calldata: truncated open() calldata
-        """
-        self._engine.advance(now)
-        if not isinstance(sender, str) or len(sender) != 42 or not sender.startswith("0x"):
-            raise WorldError("sender: must be a 0x-prefixed 20-byte hex address")
-        order = read_open(self._scenario, tx_to, chain_id, data, now)
-        return self.deposit(order, now, sender=sender)
 
     def deposit(self, order: EscrowOrder, now: float, *, sender: str | None = None) -> str:
         """Escrow an order that was built without calldata (the backtests' fast path).
