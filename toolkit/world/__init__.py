@@ -3,12 +3,11 @@
 :class:`World` wraps a :class:`toolkit.engine.Engine` and shares its clock (every call takes
 ``now`` and moves the engine's clock; time never goes backwards).
 
-- :meth:`World.broadcast` takes an ``open()`` transaction (``to``, chain id, calldata, sender),
-  decodes it with :func:`toolkit.codecs.escrow.decode_open`, checks what the escrow contract
-  checks (the target is the escrow, ``originChainId`` is the chain, ``now < fillDeadline <=
-  expires``, one deposit per order id) and records the order ``Deposited`` under
-  :func:`toolkit.codecs.escrow.order_id`. :meth:`World.deposit` is the fast path for backtests:
-  an :class:`EscrowOrder` built directly, with no ABI encoding.
+- :meth:`World.deposit` records an order ``Deposited`` under
+  :func:`toolkit.codecs.escrow.order_id` (``now < fillDeadline <= expires``, one deposit per
+  order id). Orders arrive from the chains' escrow ``Open`` events (:mod:`toolkit.world.relay`,
+  through :func:`toolkit.world.escrow.escrow_order`) or, in backtests, as an
+  :class:`EscrowOrder` built directly, with no ABI encoding.
 - The service's filler: :meth:`World.fill` (engine fill, until fillDeadline, honouring
   exclusivity), :meth:`World.settle` after the settlement delay (engine settle: the pool is
   repaid with its fee), :meth:`World.refund` after ``expires`` for unfilled orders.
