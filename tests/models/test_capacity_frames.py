@@ -192,3 +192,44 @@ def test_empirical_blocking_recovers_erlang_b_from_a_simulated_loss_system(t0) -
     assert abs(result["blocking"] - theory) < 4 * result["std_error"]
     assert result["offered_load"] == pytest.approx(rate * hold, rel=0.03)
     assert erlang_b(servers, result["offered_load"]) == pytest.approx(result["blocking"], abs=0.01)
+
+
+def test_observer_share_counts_converted_quotes_for_the_order_window() -> None:
+    import datetime as dt
+
+    from toolkit.models import observer_share
+
+    at = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
+    t0 = int(at.timestamp())
+    obs = pl.DataFrame(
+        {
+            "observed_at": [at, at, at + dt.timedelta(seconds=30)],
+            "status": [200, 200, 200],
+            "quote_id": ["a", "b", "c"],
+            "dst_chain": [10, 10, 8453],
+            "token": ["USDC", "USDC", "USDC"],
+            "output_amount": [100, 100, 50],
+            "valid_until": [t0 + 15, t0 + 15, t0 + 45],
+        }
+    )
+    pools = pl.DataFrame(
+        {"chain": [10, 10, 8453], "token": ["USDC"] * 3, "balance": [600, 400, 100]}
+    )
+    plain = observer_share(obs, pools)
+    assert plain["quotes"].to_list() == [2, 1]
+    # Span 0..45 s: chain 10 held 200 for 15 s of 45 against 1,000; Base 50 for 15 s of 45.
+    assert plain["held_mean_share"].to_list() == pytest.approx(
+        [200 * 15 / 1000 / 45, 50 * 15 / 100 / 45]
+    )
+    assert plain["held_peak_share"].to_list() == [0.2, 0.5]
+    # Quote "a" converted 5 s after it was quoted: it holds 60 s from then (to t0 + 65).
+    tx = pl.DataFrame({"quote_id": ["a"], "observed_at": [at + dt.timedelta(seconds=5)]})
+    converted = observer_share(obs, pools, transactions=tx)
+    assert converted["held_mean_share"].to_list() == pytest.approx(
+        [(100 * 65 + 100 * 15) / 1000 / 65, 50 * 15 / 100 / 65]
+    )
+    assert observer_share(obs.filter(pl.col("status") == 404), pools).height == 0
+    with pytest.raises(ValueError, match="order_window_s"):
+        observer_share(obs, pools, order_window_s=-1)
+    with pytest.raises(ValueError, match="observer_share"):
+        observer_share(obs.drop("valid_until"), pools)

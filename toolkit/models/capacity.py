@@ -18,7 +18,7 @@ from toolkit.models.loss import (
     kaufman_roberts,
     kaufman_roberts_occupancy,
 )
-from toolkit.models.observed import capacity_timeline, empirical_blocking
+from toolkit.models.observed import capacity_timeline, empirical_blocking, observer_share
 from toolkit.models.sizing import (
     Criterion,
     Mode,
@@ -41,6 +41,7 @@ __all__ = [
     "kaufman_roberts_occupancy",
     "max_rfq_rate",
     "mean_hold",
+    "observer_share",
     "offered_load",
     "pool_size_for",
     "to_units",

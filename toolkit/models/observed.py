@@ -25,6 +25,17 @@ _POOL = ["source", "chain", "token", "pool_type"]
 _STATE = ["balance", "reserved", "outstanding"]
 
 _OBS_SPEC: dict[str, Kind] = {"observed_at": "datetime", "status": "int"}
+_HOLD_SPEC: dict[str, Kind] = {
+    "observed_at": "datetime",
+    "status": "int",
+    "quote_id": "str",
+    "dst_chain": "int",
+    "token": "str",
+    "output_amount": "amount",
+    "valid_until": "int",
+}
+_TX_SPEC: dict[str, Kind] = {"quote_id": "str", "observed_at": "datetime"}
+_BALANCE_SPEC: dict[str, Kind] = {"chain": "int", "token": "str", "balance": "amount"}
 _BLOCKING_BY = ("src_chain", "dst_chain", "token")
 
 
@@ -171,6 +182,101 @@ def empirical_blocking(
             pl.col("offered_load").cast(pl.Float64),
         )
         .sort([*keys, "window_start"], nulls_last=True)
+    )
+
+
+def observer_share(
+    observations: pl.DataFrame,
+    pools: pl.DataFrame,
+    *,
+    transactions: pl.DataFrame | None = None,
+    order_window_s: float = 60.0,
+) -> pl.DataFrame:
+    """How much of each destination pool a collector's own quotes held while it measured.
+
+    Every 200 answer reserves its ``output_amount`` on the destination pool until its
+    ``valid_until``; a quote the collector converted (its ``quote_id`` in ``transactions``)
+    holds it ``order_window_s`` seconds from the conversion instead. Against the pools' total
+    balance per ``(chain, token)`` (``pools``: one snapshot, ``chain``, ``token``, ``balance``),
+    per destination ``(dst_chain, token)``:
+
+    - ``quotes``: the collector's reservations; ``held_mean_share``: the time-average share of
+      the pool they held over the collector's span (its first quote to its last hold's end);
+    - ``held_peak_share``: the largest share held at one instant.
+
+    A sweep whose own holds reach a large share is measuring itself: the 404s it then sees are
+    partly its own. An empty frame (same columns) when nothing was reserved.
+
+    >>> import datetime as dt
+    >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+    >>> t0 = int(at.timestamp())
+    >>> obs = pl.DataFrame({
+    ...     "observed_at": [at, at + dt.timedelta(seconds=5), at],
+    ...     "status": [200, 200, 404], "quote_id": ["a", "b", None], "dst_chain": [10] * 3,
+    ...     "token": ["USDC"] * 3, "output_amount": [100, 300, None],
+    ...     "valid_until": [t0 + 15, t0 + 20, None]})
+    >>> pools = pl.DataFrame({"chain": [10], "token": ["USDC"], "balance": [1_000]})
+    >>> observer_share(obs, pools).select("quotes", "held_mean_share", "held_peak_share").row(0)
+    (2, 0.3, 0.4)
+    """
+    func = "observer_share"
+    frame = prepare(observations, func, _HOLD_SPEC)
+    balances = prepare(pools, func, _BALANCE_SPEC)
+    window = number(order_window_s, "order_window_s", minimum=0.0)
+    start = epoch_seconds("observed_at")
+    holds = frame.filter(
+        (pl.col("status") == 200)
+        & pl.col("output_amount").is_not_null()
+        & pl.col("valid_until").is_not_null()
+    ).with_columns(start.alias("start"), pl.col("valid_until").cast(pl.Float64).alias("end"))
+    if transactions is not None:
+        converted = prepare(transactions, func, _TX_SPEC).select(
+            "quote_id", (epoch_seconds("observed_at") + window).alias("order_end")
+        )
+        holds = (
+            holds.join(converted.unique("quote_id"), on="quote_id", how="left")
+            .with_columns(pl.coalesce("order_end", "end").alias("end"))
+            .drop("order_end")
+        )
+    keys = ["dst_chain", "token"]
+    holds = holds.with_columns(pl.max_horizontal("start", "end").alias("end")).select(
+        *keys, "start", "end", pl.col("output_amount").cast(pl.Float64).alias("amount")
+    )
+    span = holds.select((pl.col("end").max() - pl.col("start").min()).alias("span"))
+    seconds = float(span["span"][0] or 0.0) if holds.height else 0.0
+    totals = balances.group_by(pl.col("chain").alias("dst_chain"), "token").agg(
+        pl.col("balance").sum().cast(pl.Float64).alias("total")
+    )
+    steps = pl.concat(
+        [
+            holds.select(*keys, pl.col("start").alias("t"), pl.col("amount").alias("change")),
+            holds.select(*keys, pl.col("end").alias("t"), (-pl.col("amount")).alias("change")),
+        ]
+    ).sort([*keys, "t", "change"])  # at one instant, releases before new holds
+    peaks = (
+        steps.with_columns(pl.col("change").cum_sum().over(keys).alias("held"))
+        .group_by(keys)
+        .agg(pl.col("held").max().alias("peak"))
+    )
+    held = holds.group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias("quotes"),
+        ((pl.col("end") - pl.col("start")) * pl.col("amount")).sum().alias("amount_seconds"),
+    )
+    share = pl.when(pl.col("total") > 0)
+    return (
+        held.join(peaks, on=keys)
+        .join(totals, on=keys, how="left")
+        .select(
+            *keys,
+            "quotes",
+            share.then(pl.col("amount_seconds") / (pl.col("total") * seconds))
+            .otherwise(None)
+            .alias("held_mean_share")
+            if seconds > 0
+            else pl.lit(None, pl.Float64).alias("held_mean_share"),
+            share.then(pl.col("peak") / pl.col("total")).otherwise(None).alias("held_peak_share"),
+        )
+        .sort(keys)
     )
 
 
