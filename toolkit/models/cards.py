@@ -815,11 +815,13 @@ def simulate_cards(
     rules: ProductRules = DEFAULT_RULES,
     seed: int = 0,
     backend: CardBackend | None = None,
+    receiver: Callable[[str], str] = card_receiver,
 ) -> CardRun:
     """Answer ``swipes`` (:func:`card_swipes`' columns) just in time: each through ``/info``,
     ``draw`` and the chain (module docstring). ``backend`` defaults to a
     :class:`SimulatedBackend` over ``accounts`` with ``latencies``; pass another (the loopback
-    one) to run the same authorizer against it.
+    one, :class:`toolkit.client.cards.ServiceCardBackend`) to run the same authorizer against
+    it, with ``receiver`` naming each account's card receiver there (an address).
 
     >>> accounts = {"a": Position({"usdc": 1_000 * 10**6}, principal=600 * 10**6)}
     >>> swipes = pl.DataFrame({"auth_id": ["x", "y"], "account": ["a", "a"], "t": [0.0, 60.0],
@@ -838,6 +840,7 @@ def simulate_cards(
         min_health_factor=min_health_factor,
         budget=budget,
         pre=lat.pre,
+        receiver=receiver,
         rules=rules,
         seed=whole(seed, "seed", minimum=0) + 1,
     )
