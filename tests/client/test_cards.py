@@ -12,12 +12,13 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+import polars as pl
 import pytest
 from web3 import Web3
 
 from toolkit.arguments import ArgumentError
 from toolkit.client import RetryPolicy, ServiceClient, chain_web3
-from toolkit.client.cards import ServiceCardBackend
+from toolkit.client.cards import ServiceCardBackend, run_cards
 from toolkit.client.credit import CreditClient, execute_calls
 from toolkit.codecs import functions
 from toolkit.credit import figures
@@ -136,9 +137,42 @@ def test_holdings_that_disagree_with_the_ledger_decline_and_draw_nothing(
     assert loopback.units(user, "debt") == 0
 
 
+def test_run_cards_answers_accounts_concurrently_at_their_arrival_times(
+    loopback: Loopback,
+) -> None:
+    a, b = _address(5), _address(6)
+    shops = {a: _address(105), b: _address(106)}
+    loopback.lock(a, 1_000 * USDC)
+    loopback.lock(b, 500 * USDC)
+    held = {a: {loopback.usdc: 1_000 * USDC}, b: {loopback.usdc: 500 * USDC}}
+    backend = ServiceCardBackend(loopback.credit, loopback.w3, held)
+    swipes = pl.DataFrame(
+        {
+            "auth_id": ["a-1", "b-1", "a-1", "b-2"],
+            "account": [a, b, a, b],
+            "t": [0.0, 0.2, 0.5, 3.0],
+            "amount": [100 * USDC, 50 * USDC, 100 * USDC, 350 * USDC],
+        }
+    )
+    run = run_cards(swipes, backend, budget=BUDGET, receiver=shops.__getitem__)
+    d = run.decisions
+    assert d["auth_id"].to_list() == ["a-1", "b-1", "a-1", "b-2"]  # arrival order
+    assert d["reason"].to_list() == ["approved", "approved", "approved", "health"]
+    assert d["replay"].to_list() == [False, False, True, False]
+    assert run.summary["draws"] == 2 and len(backend.receipts) == 2
+    assert loopback.balance(shops[a]) == 100 * USDC and loopback.balance(shops[b]) == 50 * USDC
+    assert loopback.units(b, "principal") == draw_for(50 * USDC)
+    assert not backend.pace  # the run's pacing ends with it
+
+
 def test_bad_arguments_name_the_field(loopback: Loopback) -> None:
     with pytest.raises(ArgumentError, match="poll"):
         ServiceCardBackend(loopback.credit, loopback.w3, {}, poll=0)
     token = _address(200)
     with pytest.raises(ArgumentError, match="holdings"):
         ServiceCardBackend(loopback.credit, loopback.w3, {_address(4): {token: 1}})
+    backend = ServiceCardBackend(loopback.credit, loopback.w3, {})
+    with pytest.raises(ArgumentError, match="swipes"):
+        run_cards(pl.DataFrame({"auth_id": ["x"], "t": [0.0]}), backend)
+    with pytest.raises(ArgumentError, match="workers"):
+        run_cards(pl.DataFrame(schema=["auth_id", "account", "t", "amount"]), backend, workers=0)

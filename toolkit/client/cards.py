@@ -28,23 +28,29 @@ advances the chain's clock during a run (no ``evm_mine``, no ``evm_increaseTime`
 from sending a draw to seeing its receipt is a real wait for the next 2 s block plus the
 polling, and the measured answer latency is what a card program on this service would see.
 
-Swipes are answered one after another in wall time. With ``pace`` the backend holds each
-swipe until its arrival (the run's time ``t`` mapped onto the wall clock at the first swipe), so
-draws reach the chain at the phases of the 2 s grid the arrivals give (back to back, each draw
-would be sent just after the block that included the previous one and wait almost a whole
-block); the run's own clock then follows the wall clock, and the per-account queue and the
-idempotency store work as in the simulation. Without ``pace`` swipes go back to back.
+:func:`run_cards` answers swipes at their arrival times in wall time: the backend holds each
+swipe until its arrival (``pace``; the run's time ``t`` counted from the call), and each account's
+swipes are answered by its own :class:`~toolkit.models.cards.Authorizer` in its own thread, so
+swipes on different accounts are in flight together as at a card program, while one account's
+wait for each other (the simulation's per-account queue; its idempotency store is per account
+too, an authorization id belonging to one account). Answered one after another instead, every
+draw would be sent just after the block that included the previous one and wait almost a whole
+block. With :func:`~toolkit.models.cards.simulate_cards` and ``pace`` off the swipes go back to
+back in one thread (what the tests do).
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+import polars as pl
 from web3 import Web3
 
 from toolkit.arguments import ArgumentError, number, whole
@@ -52,10 +58,21 @@ from toolkit.client.credit import CreditClient
 from toolkit.client.errors import ServiceError
 from toolkit.codecs import functions
 from toolkit.credit import DEFAULT_RULES, ProductRules
-from toolkit.models.cards import BackendError, Position, Timed
+from toolkit.models.cards import (
+    Authorizer,
+    BackendError,
+    Budget,
+    CardRun,
+    Decision,
+    Lognormal,
+    Position,
+    Timed,
+    card_receiver,
+    card_run,
+)
 from toolkit.resources import ContractCall
 
-__all__ = ["Receipt", "ServiceCardBackend"]
+__all__ = ["Receipt", "ServiceCardBackend", "run_cards"]
 
 _ERC20 = functions.json_abi("erc20")
 
@@ -97,6 +114,7 @@ class ServiceCardBackend:
         self.timeout = number(timeout, "timeout", above=0)
         self.pace = pace
         self._origin: float | None = None  # perf_counter() at the run's time 0, when pacing
+        self._lock = threading.Lock()
         self.chain = int(w3.eth.chain_id)
         protocol = credit.protocol().chains.get(f"eip155:{self.chain}")
         if protocol is None:
@@ -124,6 +142,8 @@ class ServiceCardBackend:
             self.holdings[account.lower()] = kept
             self._rpc("anvil_impersonateAccount", account)
         self.receipts: list[Receipt] = []
+        #: Every step's wall seconds: ``("info" | "draw" | "include", seconds)``, errors too.
+        self.timings: list[tuple[str, float]] = []
 
     def _decimals(self, token: str) -> int:
         contract = self.w3.eth.contract(address=Web3.to_checksum_address(token), abi=_ERC20)
@@ -148,8 +168,9 @@ class ServiceCardBackend:
     def info(self, account: str, at: float) -> Timed[Position]:
         """The account's position from ``/info`` and its collateral's prices."""
         if self.pace:
-            if self._origin is None:
-                self._origin = time.perf_counter() - at
+            with self._lock:
+                if self._origin is None:
+                    self._origin = time.perf_counter() - at
             wait = self._origin + at - time.perf_counter()
             if wait > 0:
                 time.sleep(wait)
@@ -175,8 +196,8 @@ class ServiceCardBackend:
                 interest=self._units(str(info.interest)),
             )
         except (ServiceError, ValueError) as error:
-            raise BackendError("info", time.perf_counter() - started, str(error)) from error
-        return Timed(position, time.perf_counter() - started)
+            raise BackendError("info", self._took("info", started), str(error)) from error
+        return Timed(position, self._took("info", started))
 
     def draw(self, account: str, amount: int, receiver: str, at: float) -> Timed[Sequence[object]]:
         """The calls of ``GET .../draw``."""
@@ -184,8 +205,8 @@ class ServiceCardBackend:
         try:
             calls = self.credit.draw(account, amount, receiver)
         except ServiceError as error:
-            raise BackendError("draw", time.perf_counter() - started, str(error)) from error
-        return Timed([(account, call) for call in calls], time.perf_counter() - started)
+            raise BackendError("draw", self._took("draw", started), str(error)) from error
+        return Timed([(account, call) for call in calls], self._took("draw", started))
 
     def include(self, calls: Sequence[object], at: float) -> Timed[float]:
         """Send the draw's calls and wait for their receipts: ``at`` plus the wall seconds until
@@ -220,6 +241,67 @@ class ServiceCardBackend:
                 block = int(receipt["blockNumber"], 16)
                 self.receipts.append(Receipt(account, tx_hash, block, seconds))
         except (RuntimeError, TimeoutError, TypeError, ValueError) as error:
-            raise BackendError("broadcast", time.perf_counter() - started, str(error)) from error
-        seconds = time.perf_counter() - started
+            raise BackendError("broadcast", self._took("include", started), str(error)) from error
+        seconds = self._took("include", started)
         return Timed(at + seconds, seconds)
+
+    def _took(self, step: str, started: float) -> float:
+        seconds = time.perf_counter() - started
+        self.timings.append((step, seconds))
+        return seconds
+
+
+def run_cards(
+    swipes: pl.DataFrame,
+    backend: ServiceCardBackend,
+    *,
+    budget: Budget | None = None,
+    min_health_factor: float = 1.3,
+    receiver: Callable[[str], str] = card_receiver,
+    workers: int = 64,
+) -> CardRun:
+    """Answer ``swipes`` (columns ``auth_id``, ``account``, ``t``, ``amount``; ``t`` in seconds
+    from now, sorted) through ``backend`` at their arrival times: each account's swipes in order
+    by its own :class:`~toolkit.models.cards.Authorizer` (``min_health_factor``, ``budget``,
+    ``receiver``, the backend's rules; no simulated work of the program before ``/info``), up to
+    ``workers`` accounts at a time. The run takes as long as the swipes' span plus the last
+    answer; the summary is :func:`~toolkit.models.cards.card_run`'s, the decisions in arrival
+    order.
+    """
+    needed = ["auth_id", "account", "t", "amount"]
+    if any(c not in swipes.columns for c in needed):
+        raise ArgumentError(
+            "swipes", "a frame with columns auth_id, account, t, amount", swipes.columns
+        )
+    if swipes.height and not swipes["t"].is_sorted():
+        raise ArgumentError("swipes", "sorted by t", "a row that is not")
+    whole(workers, "workers", minimum=1)
+    budget = budget or Budget()
+    rows = list(swipes.select(needed).iter_rows())
+    by_account: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        by_account.setdefault(str(row[1]), []).append(i)
+    decisions: list[Decision | None] = [None] * len(rows)
+
+    def answer(indices: list[int]) -> None:
+        auth = Authorizer(
+            backend,
+            min_health_factor=min_health_factor,
+            budget=budget,
+            pre=Lognormal(0.0, 0.0),
+            receiver=receiver,
+            rules=backend.rules,
+        )
+        for i in indices:
+            auth_id, account, t, amount = rows[i]
+            decisions[i] = auth.authorize(str(auth_id), str(account), int(amount), float(t))
+
+    paced = backend.pace
+    backend.pace, backend._origin = True, time.perf_counter()
+    try:
+        with ThreadPoolExecutor(min(workers, max(1, len(by_account)))) as pool:
+            for done in [pool.submit(answer, indices) for indices in by_account.values()]:
+                done.result()
+    finally:
+        backend.pace, backend._origin = paced, None
+    return card_run([d for d in decisions if d is not None], backend, budget)

@@ -69,6 +69,7 @@ __all__ = [
     "Timed",
     "card_accounts",
     "card_receiver",
+    "card_run",
     "card_swipes",
     "compare_prefunded",
     "draw_for",
@@ -850,6 +851,20 @@ def simulate_cards(
             "auth_id", "account", "t", "amount"
         ).iter_rows()
     ]
+    return card_run(decisions, chosen, budget)
+
+
+def card_run(decisions: Sequence[Decision], backend: CardBackend, budget: Budget) -> CardRun:
+    """The :class:`CardRun` of ``decisions`` (in arrival order) answered through ``backend``
+    under ``budget``: how :func:`simulate_cards` reports, and a run that drives
+    :class:`Authorizer` s itself (one per account, concurrently) reports the same way.
+
+    >>> backend = SimulatedBackend({"a": Position({"usdc": 10**9})}, seed=0)
+    >>> auth = Authorizer(backend, seed=0)
+    >>> run = card_run([auth.authorize("x", "a", 10**6, at=0.0)], backend, Budget())
+    >>> run.summary["approved"], run.summary["draws"]
+    (1, 1)
+    """
     frame = _frame(decisions)
     approved = int(frame["approved"].sum())
     summary: dict[str, Any] = {
@@ -866,7 +881,7 @@ def simulate_cards(
         "draws": int((frame["drawn"] > 0).sum()),
         "late_draws": int(frame["late"].sum()),
     }
-    return CardRun(frame, chosen, summary)
+    return CardRun(frame, backend, summary)
 
 
 def compare_prefunded(
