@@ -18,12 +18,14 @@ the start of the run, nothing sleeps), with the program's rules:
   included), so two concurrent swipes never both pass the health rule on stale figures.
 
 The steps run against a :class:`CardBackend`; :class:`SimulatedBackend` is the simulated one
-(a ledger of :class:`Position` s, latencies from :class:`Latencies`, a block schedule). A
-backend that calls the embedded service over loopback plugs in at the same seam: its ``info``
-maps ``/info`` (and the account's collateral) to a :class:`Position`, ``draw`` returns the
-``calls`` of ``/draw``, ``include`` sends them and waits for the receipt, each returning the
-measured wall time; the authorizer is unchanged. :func:`compare_prefunded` sets the same swipes
-against a receiver pre-funded by auto top-up (:mod:`toolkit.models.topup`).
+(a ledger of :class:`Position` s, latencies from :class:`Latencies`, a block schedule).
+:class:`toolkit.client.cards.ServiceCardBackend` plugs a real credit service in at the same
+seam: its ``info`` maps ``/info`` (and the account's collateral) to a :class:`Position`,
+``draw`` returns the ``calls`` of ``/draw``, ``include`` sends them and waits for the receipt,
+each returning the measured wall time; the authorizer is unchanged (:func:`card_run` reports a
+run that drives authorizers itself, as :func:`toolkit.client.cards.run_cards` does).
+:func:`compare_prefunded` sets the same swipes against a receiver pre-funded by auto top-up
+(:mod:`toolkit.models.topup`).
 
 Within a run the collateral keeps the values the ledger holds (no price moves: a run covers
 hours to days, the health models of :mod:`toolkit.models.health` cover prices), and no interest
