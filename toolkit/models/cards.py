@@ -18,12 +18,14 @@ the start of the run, nothing sleeps), with the program's rules:
   included), so two concurrent swipes never both pass the health rule on stale figures.
 
 The steps run against a :class:`CardBackend`; :class:`SimulatedBackend` is the simulated one
-(a ledger of :class:`Position` s, latencies from :class:`Latencies`, a block schedule). A
-backend that calls the embedded service over loopback plugs in at the same seam: its ``info``
-maps ``/info`` (and the account's collateral) to a :class:`Position`, ``draw`` returns the
-``calls`` of ``/draw``, ``include`` sends them and waits for the receipt, each returning the
-measured wall time; the authorizer is unchanged. :func:`compare_prefunded` sets the same swipes
-against a receiver pre-funded by auto top-up (:mod:`toolkit.models.topup`).
+(a ledger of :class:`Position` s, latencies from :class:`Latencies`, a block schedule).
+:class:`toolkit.client.cards.ServiceCardBackend` plugs a real credit service in at the same
+seam: its ``info`` maps ``/info`` (and the account's collateral) to a :class:`Position`,
+``draw`` returns the ``calls`` of ``/draw``, ``include`` sends them and waits for the receipt,
+each returning the measured wall time; the authorizer is unchanged (:func:`card_run` reports a
+run that drives authorizers itself, as :func:`toolkit.client.cards.run_cards` does).
+:func:`compare_prefunded` sets the same swipes against a receiver pre-funded by auto top-up
+(:mod:`toolkit.models.topup`).
 
 Within a run the collateral keeps the values the ledger holds (no price moves: a run covers
 hours to days, the health models of :mod:`toolkit.models.health` cover prices), and no interest
@@ -69,6 +71,7 @@ __all__ = [
     "Timed",
     "card_accounts",
     "card_receiver",
+    "card_run",
     "card_swipes",
     "compare_prefunded",
     "draw_for",
@@ -815,11 +818,13 @@ def simulate_cards(
     rules: ProductRules = DEFAULT_RULES,
     seed: int = 0,
     backend: CardBackend | None = None,
+    receiver: Callable[[str], str] = card_receiver,
 ) -> CardRun:
     """Answer ``swipes`` (:func:`card_swipes`' columns) just in time: each through ``/info``,
     ``draw`` and the chain (module docstring). ``backend`` defaults to a
     :class:`SimulatedBackend` over ``accounts`` with ``latencies``; pass another (the loopback
-    one) to run the same authorizer against it.
+    one, :class:`toolkit.client.cards.ServiceCardBackend`) to run the same authorizer against
+    it, with ``receiver`` naming each account's card receiver there (an address).
 
     >>> accounts = {"a": Position({"usdc": 1_000 * 10**6}, principal=600 * 10**6)}
     >>> swipes = pl.DataFrame({"auth_id": ["x", "y"], "account": ["a", "a"], "t": [0.0, 60.0],
@@ -838,6 +843,7 @@ def simulate_cards(
         min_health_factor=min_health_factor,
         budget=budget,
         pre=lat.pre,
+        receiver=receiver,
         rules=rules,
         seed=whole(seed, "seed", minimum=0) + 1,
     )
@@ -847,6 +853,20 @@ def simulate_cards(
             "auth_id", "account", "t", "amount"
         ).iter_rows()
     ]
+    return card_run(decisions, chosen, budget)
+
+
+def card_run(decisions: Sequence[Decision], backend: CardBackend, budget: Budget) -> CardRun:
+    """The :class:`CardRun` of ``decisions`` (in arrival order) answered through ``backend``
+    under ``budget``: how :func:`simulate_cards` reports, and a run that drives
+    :class:`Authorizer` s itself (one per account, concurrently) reports the same way.
+
+    >>> backend = SimulatedBackend({"a": Position({"usdc": 10**9})}, seed=0)
+    >>> auth = Authorizer(backend, seed=0)
+    >>> run = card_run([auth.authorize("x", "a", 10**6, at=0.0)], backend, Budget())
+    >>> run.summary["approved"], run.summary["draws"]
+    (1, 1)
+    """
     frame = _frame(decisions)
     approved = int(frame["approved"].sum())
     summary: dict[str, Any] = {
@@ -863,7 +883,7 @@ def simulate_cards(
         "draws": int((frame["drawn"] > 0).sum()),
         "late_draws": int(frame["late"].sum()),
     }
-    return CardRun(frame, chosen, summary)
+    return CardRun(frame, backend, summary)
 
 
 def compare_prefunded(
