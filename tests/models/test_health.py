@@ -16,6 +16,7 @@ from toolkit.models.health import (
     bad_debt,
     correlated_prices,
     estimate_volatility,
+    liquidations,
     maintenance_ltvs,
 )
 
@@ -158,3 +159,50 @@ def test_bad_monte_carlo_settings_name_the_field(kwargs: dict[str, object], mess
             np.ones((1, 2)), np.ones(1), {"usdc": 1.0, "yobtc": 1.0}, np.array([0.1, 0.1]),
             **settings_,  # type: ignore[arg-type]
         )  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    # Values in smallest units (USDC: 6 decimals), each asset none or at least one dollar:
+    # below that, whole-unit rounding is the whole answer.
+    values=hnp.arrays(
+        np.int64,
+        st.tuples(st.integers(1, 5), st.just(3)),
+        elements=st.one_of(st.just(0), st.integers(10**6, 10**12)),
+    ),
+    leverage=st.lists(st.floats(0.0, 1.6), min_size=5, max_size=5),
+)
+def test_vectorised_liquidations_follow_the_exact_one(
+    values: np.ndarray, leverage: list[float]
+) -> None:
+    debt = np.array([int(v.sum() * k) for v, k in zip(values, leverage, strict=False)])
+    repaid, seized, bad = liquidations(values.astype(float), debt.astype(float), ASSETS)
+    for n, row in enumerate(values):
+        exact = liquidation(dict(zip(ASSETS, map(int, row), strict=True)), int(debt[n]))
+        # The exact version works in whole units (values and capacities round down, repayment
+        # rounds up until health is back, asset by asset): floats agree to a few units per
+        # million, a few dozen smallest units (micro-dollars) at most.
+        close = {"rel": 1e-5, "abs": 30}
+        assert repaid[n] == pytest.approx(exact.repaid, **close)
+        assert bad[n] == pytest.approx(exact.bad_debt, **close)
+        for j, asset in enumerate(ASSETS):
+            assert seized[n, j] == pytest.approx(exact.seized.get(asset, 0), **close)
+
+
+def test_stress_reports_what_liquidating_back_to_health_takes() -> None:
+    held = np.array([[0.0, 0.0, 0.02], [0.0, 0.0, 0.01]])
+    debt = np.array([350.0, 800.0])
+    frame = stress(held, debt, {"usdc": 1.0, "gtusdcp": 1.0, "yobtc": 60_000.0}, shocks=[-0.6])
+    row = frame.filter(shocked="yobtc").row(0, named=True)
+    # 0.02 BTC at 24,000 = 480 against 350 (m 0.7, bonus 8 %): R = (350 - 336) / (1 - 0.756).
+    first = (350 - 480 * 0.7) / (1 - 0.7 * 1.08)
+    # 0.01 BTC = 240 against 800: all of it goes, repaying 240 / 1.08; the rest is bad debt.
+    second = 240 / 1.08
+    assert row["repayment_needed"] == pytest.approx(first + second)
+    assert row["collateral_to_seize"] == pytest.approx(first * 1.08 + 240)
+    assert row["bad_debt"] == pytest.approx(800 - second)
+    # A USDC shock leaves BTC at 60,000: only the second account (600 against 800) is under 1,
+    # and its 0.01 BTC cannot restore it.
+    usdc = frame.filter(shocked="usdc").row(0, named=True)
+    assert usdc["repayment_needed"] == pytest.approx(600 / 1.08)
+    assert usdc["bad_debt"] == pytest.approx(800 - 600 / 1.08)

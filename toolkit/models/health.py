@@ -37,6 +37,7 @@ __all__ = [
     "estimate_volatility",
     "from_bps",
     "health_factor",
+    "liquidations",
     "maintenance_ltvs",
     "monte_carlo",
     "stress",
@@ -121,7 +122,10 @@ def stress(
 
     ``collateral`` is ``(n_accounts, n_assets)`` with the assets in the order of ``prices``
     (asset → price). Per scenario: accounts liquidatable (health below 1), the debt they owe
-    (``debt_at_risk``), and the collateral value left at the shocked prices.
+    (``debt_at_risk``), the collateral value at the shocked prices, what liquidating every
+    liquidatable account back to health takes (:func:`liquidations`: ``repayment_needed``,
+    ``collateral_to_seize`` with the bonus) and the ``bad_debt`` left where collateral cannot
+    restore it.
 
     >>> import numpy as np
     >>> frame = stress(np.array([[1_000.0, 0.0], [0.0, 0.02]]), np.array([800.0, 500.0]),
@@ -149,7 +153,9 @@ def stress(
     scenarios = np.array(grid)
     hf = health_factor(collateral, m, owed, scenarios)
     at_risk = hf < 1
-    value = np.asarray(collateral, dtype=np.float64) @ scenarios.T  # (n, s)
+    held = np.asarray(collateral, dtype=np.float64)
+    value = held @ scenarios.T  # (n, s)
+    needs = [liquidations(held * row, owed, assets, rules=rules) for row in scenarios]
     return pl.DataFrame(
         {
             "shocked": [r[0] for r in rows],
@@ -158,8 +164,68 @@ def stress(
             "debt_at_risk": (at_risk * owed).sum(axis=1),
             "collateral_value": value.sum(axis=0),
             "min_health_factor": hf.min(axis=1),
+            "repayment_needed": [float(r.sum()) for r, _, _ in needs],
+            "collateral_to_seize": [float(z.sum()) for _, z, _ in needs],
+            "bad_debt": [float(b.sum()) for _, _, b in needs],
         }
     )
+
+
+def liquidations(
+    values: np.ndarray,
+    debt: np.ndarray,
+    assets: Sequence[str],
+    *,
+    rules: ProductRules = DEFAULT_RULES,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The partial liquidation of every account at once: ``(repaid, seized, bad_debt)``.
+
+    The algorithm of :func:`toolkit.credit.liquidation` (the one definition), in floats and
+    vectorised over accounts: assets are seized highest bonus first; seizing ``R·(1 + b_j)`` of
+    asset ``j`` to repay ``R`` restores the health factor to 1 when ``R = (D − Σ V_i·m_i) /
+    (1 − m_j·(1 + b_j))``, else all of ``j`` goes and the next asset is taken; debt left when
+    the collateral is gone is bad debt. ``values`` is ``(n_accounts, n_assets)`` collateral
+    *values* in the credit asset (amount × price) in the order of ``assets``, ``debt``
+    ``(n_accounts,)``; ``repaid`` and ``bad_debt`` are ``(n_accounts,)``, ``seized`` (value,
+    bonus included) ``(n_accounts, n_assets)``. Healthy accounts get zeros. The exact version
+    works in whole units; the tests hold the two within 1e-5 relative (or 30 smallest units).
+
+    >>> import numpy as np
+    >>> repaid, seized, bad = liquidations(np.array([[1_000.0]]), np.array([720.0]), ["yobtc"])
+    >>> round(float(repaid[0]), 3), round(float(seized[0, 0]), 3), float(bad[0])
+    (81.967, 88.525, 0.0)
+    """
+    held = _array(values, "values", (2,)).copy()
+    owed = _array(debt, "debt", (1,)).copy()
+    names = list(assets)
+    if held.shape != (owed.shape[0], len(names)):
+        raise ArgumentError(
+            "values", f"of shape ({owed.shape[0]}, {len(names)})", f"shape {held.shape}"
+        )
+    m = maintenance_ltvs(names, rules)
+    premium = 1.0 + from_bps([rules.rule(a).liquidation_bonus_bps for a in names])
+    repaid = np.zeros_like(owed)
+    seized = np.zeros_like(held)
+    order = sorted(range(len(names)), key=lambda i: (-premium[i], names[i]))
+    for j in order:
+        weighted = held @ m
+        shortfall = owed - weighted
+        active = (shortfall > 0) & (owed > 0)
+        if not active.any():
+            break
+        slope = 1.0 - m[j] * premium[j]
+        cover = held[:, j] / premium[j]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            exact = np.where(slope > 0, shortfall / slope, np.inf)
+        everything = active & (exact >= cover)  # this asset cannot restore health: all goes
+        step = np.where(active, np.minimum(exact, cover), 0.0)
+        take = np.where(everything, held[:, j], np.minimum(held[:, j], step * premium[j]))
+        held[:, j] -= take
+        seized[:, j] += take
+        owed -= step
+        repaid += step
+    bad = np.where(held.sum(axis=1) <= 0, np.maximum(owed, 0.0), 0.0)
+    return repaid, seized, bad
 
 
 def correlated_prices(
