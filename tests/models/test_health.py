@@ -206,3 +206,24 @@ def test_stress_reports_what_liquidating_back_to_health_takes() -> None:
     usdc = frame.filter(shocked="usdc").row(0, named=True)
     assert usdc["repayment_needed"] == pytest.approx(600 / 1.08)
     assert usdc["bad_debt"] == pytest.approx(800 - 600 / 1.08)
+
+
+def test_concentration_against_the_published_caps() -> None:
+    from toolkit.models.health import concentration
+
+    frame = concentration({"usdc": 100.0, "gtusdcp": 150.0, "yousd": 150.0, "yobtc": 600.0})
+    rows = {(d, g): r for d, g, *r in frame.rows()}
+    # The Yo protocol holds yoUSD and yoBTC: 750 of 1,000 against a 40 % cap.
+    value, share, cap, headroom, breach = rows[("protocol", "yo")]
+    assert (value, share, cap, headroom, breach) == (750.0, 0.75, 0.4, 0.0, True)
+    # Morpho's 15 % may grow by x while (150 + x) / (1,000 + x) <= 40 %: x = 250 / 0.6.
+    assert rows[("protocol", "morpho")][3] == pytest.approx(250 / 0.6)
+    assert rows[("stablecoin", "USDC")][:2] == [400.0, 0.4]
+    assert rows[("chain", "base")][1] == 1.0 and rows[("chain", "base")][4] is True
+    assert frame.filter(dimension="vault", breach=True)["group"].to_list() == ["yo-btc"]
+    with pytest.raises(ArgumentError, match=r"caps\.vault: must be a share in \(0, 1\]"):
+        concentration({"usdc": 1.0}, caps={"vault": 1.5})
+    with pytest.raises(ArgumentError, match="groups: must be an entry for every asset"):
+        concentration({"wbtc": 1.0})
+    with pytest.raises(ArgumentError, match=r"values\.usdc: must be finite and non-negative"):
+        concentration({"usdc": -1.0})

@@ -26,7 +26,7 @@ from toolkit.models.capacity import (
 )
 from toolkit.models.cards import card_swipes, compare_prefunded, simulate_cards
 from toolkit.models.cascade import PoolMarket, liquidation_cascade
-from toolkit.models.health import health_factor, monte_carlo, stress
+from toolkit.models.health import concentration, health_factor, liquidations, monte_carlo, stress
 from toolkit.models.pricing import (
     compare_with_tiers,
     effective_fee_bps,
@@ -47,6 +47,7 @@ __all__ = [
     "cheapest_config",
     "compare_prefunded",
     "compare_with_tiers",
+    "concentration",
     "effective_fee_bps",
     "empirical_blocking",
     "erlang_b",
@@ -60,6 +61,7 @@ __all__ = [
     "kaufman_roberts_occupancy",
     "latency_stats",
     "liquidation_cascade",
+    "liquidations",
     "max_rfq_rate",
     "mean_hold",
     "monte_carlo",
