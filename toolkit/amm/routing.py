@@ -34,7 +34,16 @@ from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.pool import Pool
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
 
-__all__ = ["Hop", "Route", "Split", "Venue", "best_route", "find_paths", "quote_path"]
+__all__ = [
+    "Hop",
+    "Route",
+    "Split",
+    "Venue",
+    "best_route",
+    "execute_allocation",
+    "find_paths",
+    "quote_path",
+]
 
 
 @dataclass(eq=False)  # a venue is itself: compared and hashed by identity
@@ -177,6 +186,20 @@ def _exact(allocation: dict[Path, int], total: int) -> Route:
         if amount:
             splits.append(Split(path, amount, _execute(path, amount, lookup)))
     return Route(tuple(splits), total, sum(s.amount_out for s in splits))
+
+
+def execute_allocation(allocation: dict[Path, int]) -> Route:
+    """The route that sends ``allocation[path]`` down each path, executed on copies of the
+    pools (largest share first, so paths sharing a pool see each other's impact): exact to the
+    wei. :class:`AmmError` when a pool refuses its share.
+
+    >>> from toolkit.amm.v2 import Pair
+    >>> venues = [Venue.v2("a", "X", "Y", Pair(10**6, 10**6))]
+    >>> path = find_paths(venues, "X", "Y")[0]
+    >>> execute_allocation({path: 1000}).amount_out
+    996
+    """
+    return _exact(allocation, sum(allocation.values()))
 
 
 def best_route(
