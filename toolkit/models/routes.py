@@ -25,12 +25,12 @@ import polars as pl
 
 from toolkit.amm.errors import AmmError
 from toolkit.amm.routing import (
-    Path,
     Route,
     Venue,
     best_route,
     execute_allocation,
     find_paths,
+    grid_allocation,
     quote_path,
 )
 from toolkit.arguments import ArgumentError, fraction, number, whole
@@ -161,7 +161,8 @@ def grid_split(
     """The 5 %-grid baseline, the way the best-known open router splits: every path is quoted
     at each multiple of ``1 / parts`` of the input (5 % for 20), each path on its own, and the
     allocation of whole parts over at most ``max_paths`` paths with the largest sum of those
-    quotes is chosen (an exact knapsack over the grid). The chosen allocation is then executed
+    quotes is chosen (an exact knapsack over the grid,
+    :func:`toolkit.amm.routing.grid_allocation`). The chosen allocation is then executed
     on copies of the pools, so the output is exact to the wei (and paths that share a pool pay
     for it). :class:`~toolkit.amm.AmmError` when no path can take the amount.
 
@@ -177,40 +178,7 @@ def grid_split(
     paths = find_paths(venues, token_in, token_out, max_hops=max_hops)
     if not paths:
         raise AmmError(f"no path from {token_in} to {token_out} within {max_hops} hops")
-    amounts = [amount_in * k // parts for k in range(parts + 1)]
-    quotes = [[quote_path(p, a) if a else 0 for a in amounts] for p in paths]
-    # best[m][j]: the largest output of j parts over the paths seen so far, m of them used;
-    # choice[i][m][j]: the parts path i takes in that optimum.
-    neg = -1
-    best = [[0 if j == 0 else neg for j in range(parts + 1)] for _ in range(max_paths + 1)]
-    choices: list[list[list[int]]] = []
-    for row in quotes:
-        nxt = [list(level) for level in best]
-        choice = [[0] * (parts + 1) for _ in range(max_paths + 1)]
-        for m in range(1, max_paths + 1):
-            for j in range(1, parts + 1):
-                for k in range(1, j + 1):
-                    before = best[m - 1][j - k]
-                    if before < 0 or row[k] <= 0:
-                        continue
-                    if before + row[k] > nxt[m][j]:
-                        nxt[m][j] = before + row[k]
-                        choice[m][j] = k
-        best = nxt
-        choices.append(choice)
-    top = max(range(max_paths + 1), key=lambda m: (best[m][parts], -m))
-    if best[top][parts] <= 0:
-        raise AmmError(f"no path from {token_in} to {token_out} can take {amount_in}")
-    allocation: dict[Path, int] = {}
-    m, j = top, parts
-    for i in range(len(paths) - 1, -1, -1):
-        k = choices[i][m][j]
-        if k:
-            allocation[paths[i]] = amounts[k]
-            m, j = m - 1, j - k
-    # the parts' amounts are rounded down: the last unit of rounding goes to the largest share
-    largest = max(allocation, key=lambda p: allocation[p])
-    allocation[largest] += amount_in - sum(allocation.values())
+    allocation = grid_allocation(paths, amount_in, parts=parts, max_paths=max_paths)
     return execute_allocation(allocation)
 
 
