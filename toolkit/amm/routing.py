@@ -317,8 +317,10 @@ def best_route(
     _refine(allocation, outputs, max(1, slice_ // 2), max(1, amount_in // 10**6), deadline, quote)
     split = _exact(allocation, amount_in)
     single = max(paths, key=lambda p: quote(p, amount_in))
-    alone = _exact({single: amount_in}, amount_in)
-    best = split if split.amount_out >= alone.amount_out else alone
+    best = split
+    if quote(single, amount_in) > 0:  # a single path can take it all (else only a split can)
+        alone = _exact({single: amount_in}, amount_in)
+        best = split if split.amount_out >= alone.amount_out else alone
     if deadline is None or time.monotonic() <= deadline:
         # the grid's allocation, from quotes the greedy slices mostly made already: the route
         # is never worse than the 5 %-grid split on the same state
