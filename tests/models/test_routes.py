@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import polars as pl
 import pytest
@@ -257,3 +258,23 @@ def test_firm_then_indicative_costs_and_risks_add_up() -> None:
         firm_vs_indicative(legs(), rates().filter(pl.col("network") == "base"))
     with pytest.raises(ValueError, match="intents or swap"):
         firm_vs_indicative(legs().with_columns(leg=pl.lit("bridge")), rates())
+
+
+@pytest.mark.parametrize(
+    ("func", "frame", "column"),
+    [
+        (impact_curves, observations, "gas_usd"),
+        (gas_threshold, lambda: impact_curves(observations()), "gas_bps"),
+        (network_comparison, lambda: impact_curves(observations()), "total_bps"),
+        (needed_slippage, trials, "executed_out"),
+        (lambda f: delay_outcomes(f, [0]), trials, "quoted_out"),
+        (lambda f: slippage_for_revert_rate(f, 0.1), trials, "delay_s"),
+        (lambda f: firm_vs_indicative(f, rates()), legs, "step"),
+        (lambda f: firm_vs_indicative(legs(), f), rates, "revert_rate"),
+    ],
+)
+def test_a_missing_column_is_named(
+    func: Callable[[pl.DataFrame], pl.DataFrame], frame: Callable[[], pl.DataFrame], column: str
+) -> None:
+    with pytest.raises(ValueError, match=rf"missing columns: {column}"):
+        func(frame().drop(column))
