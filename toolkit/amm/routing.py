@@ -10,7 +10,9 @@ ever smaller amounts between paths until no move pays: every used path's margina
 equal, which is the optimum for concave pools (a grid of 5 % slices only comes close). The
 route is then executed on copies of the pools, in order, so paths that share a pool see each
 other's price impact and the reported output is exact to the wei. A single best path is kept
-when no split beats it.
+when no split beats it, and the 5 %-grid allocation (:func:`grid_allocation`, from the same
+quotes) when it executes better: paths sharing a pool can make the equalised split, whose
+marginal outputs are quoted path by path, lose to it. So the route is never worse than the grid.
 
 >>> from toolkit.amm.v2 import Pair
 >>> deep, shallow = Pair(10**24, 10**24), Pair(10**23, 10**23)
@@ -277,8 +279,9 @@ def best_route(
     smaller amounts from the path that loses least to the one that gains most, until no move of
     one unit-millionth of the input pays: the marginal outputs end equal, as the optimum for
     concave pools has them. ``timeout`` (seconds) bounds the refinement (anytime: the best
-    allocation so far is returned). :class:`AmmError` when no path exists or none can take the
-    amount. The result depends only on the pools' state.
+    allocation so far is returned). The best of the split, the single best path and the grid's
+    allocation is returned (module docstring). :class:`AmmError` when no path exists or none
+    can take the amount. The result depends only on the pools' state.
     """
     uint(amount_in, 256, "amount_in")
     if amount_in == 0:
