@@ -1,7 +1,7 @@
 """Microseconds per call of the wei-exact AMM ports (``toolkit.amm``), and V3 swaps per second.
 
 Figures: ``v2.get_amount_out``, ``v3.compute_swap_step`` (exact in, capped at the target),
-``v3.get_sqrt_ratio_at_tick``, and ``Pool.swap`` crossing 1, 10 and 100 initialized ticks
+``v3.get_sqrt_ratio_at_tick``, and ``Pool.swap`` crossing 0, 10 and 100 initialized ticks
 (positions of 60-tick spacing stacked below the price, swapped zero for one down to a price
 limit just past the N-th tick, on a fresh copy of the pool each time; the copy is timed
 separately and subtracted). Each line is the best of a few runs. No assertions.
@@ -11,7 +11,6 @@ Run: ``PYTHONPATH=$PWD .venv/bin/python bench/bench_amm.py``.
 from __future__ import annotations
 
 import copy
-import itertools
 import os
 import time
 import timeit
@@ -47,10 +46,10 @@ def main() -> None:
     }
     for name, us in figures.items():
         print(f"{name:32s} {us:8.2f} us/call")
-    for count in (1, 10, 100):
+    for count in (0, 10, 100):
         pool = pool_with_ticks(count)
         limit = v3.get_sqrt_ratio_at_tick(-60 * count - 30)
-        number = max(10, 2000 // count)
+        number = max(10, 2000 // max(count, 1))
         copying = best_us(lambda pool=pool: copy.deepcopy(pool), number)
         swapping = best_us(
             lambda pool=pool, limit=limit: copy.deepcopy(pool).swap(True, 2**255 - 1, limit), number
@@ -80,7 +79,7 @@ def routing_figures() -> None:
         Venue.v2("u", "USDC", "USDT", v2.Pair(10**24, 10**24)),
         Venue.v2("w", "USDT", "WETH", v2.Pair(10**24, 10**24)),
     ]
-    from toolkit.amm.routing import find_paths, quote_path
+    from toolkit.models.routes import grid_split
 
     amount = 10**23
     samples = []
@@ -90,15 +89,9 @@ def routing_figures() -> None:
         samples.append(time.perf_counter() - started)
     samples.sort()
     p50, p99 = samples[len(samples) // 2], samples[-1]
-    # the 5 %-grid baseline: every split of 20 slices over the 4 (disjoint) paths
+    # the 5 %-grid baseline (toolkit.models.grid_split) over the same paths
     started = time.perf_counter()
-    paths = find_paths(venues, "USDC", "WETH")
-    table = [[quote_path(p, amount * k // 20) if k else 0 for k in range(21)] for p in paths]
-    grid = max(
-        sum(table[i][k] for i, k in enumerate(split))
-        for split in itertools.product(range(21), repeat=len(paths))
-        if sum(split) == 20
-    )
+    grid = grid_split(venues, "USDC", "WETH", amount).amount_out
     grid_ms = (time.perf_counter() - started) * 1000
     print(f"best_route, 4 paths (3 hops max)  p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms")
     print(

@@ -124,3 +124,56 @@ def test_a_timeout_returns_the_best_route_found_so_far() -> None:
     assert sum(s.amount_in for s in quick.splits) == 10**23
     assert quick.amount_out <= full.amount_out
     assert best_route(venues, "A", "B", 10**23, max_paths=1).splits[0].amount_in == 10**23
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    depths=st.lists(st.integers(min_value=10**20, max_value=10**24), min_size=3, max_size=3),
+    tail=st.integers(min_value=10**20, max_value=10**24),
+    shares=st.integers(min_value=1, max_value=3_000),
+)
+def test_a_route_is_never_worse_than_the_five_percent_grid(
+    depths: list[int], tail: int, shares: int
+) -> None:
+    """Paths that share their last pool: marginal outputs quoted path by path overstate what
+    the paths deliver together, so the equalised split alone can lose to a grid allocation
+    (it did in about half of such cases); the route keeps whichever executes better."""
+    from toolkit.amm.routing import execute_allocation, grid_allocation
+
+    venues = [Venue.v2(f"ab{i}", "A", "B", Pair(d, d)) for i, d in enumerate(depths)]
+    venues.append(Venue.v3("ab-v3", "A", "B", v3_pool(depths[0])))
+    venues.append(Venue.v2("bc", "B", "C", Pair(tail, tail)))
+    amount = (sum(depths) + tail) * shares // 10_000
+    grid = execute_allocation(grid_allocation(find_paths(venues, "A", "C"), amount))
+    assert sum(s.amount_in for s in grid.splits) == amount
+    assert best_route(venues, "A", "C", amount).amount_out >= grid.amount_out
+
+
+class Whole(Venue):
+    """A V3 venue that refuses an input its range cannot spend whole, as the swap endpoint's
+    venues do (positions between ticks -600 and 600 only)."""
+
+    def out(self, token_in: str, amount_in: int, *, commit: bool = False) -> int:
+        pool = self.pool
+        assert isinstance(pool, Pool)
+        zero_for_one = token_in == self.token0
+        limit = get_sqrt_ratio_at_tick(-600 if zero_for_one else 600)
+        amount0, amount1 = (pool.swap if commit else pool.quote)(zero_for_one, amount_in, limit)
+        if (amount0 if zero_for_one else amount1) < amount_in:
+            raise AmmError("the range runs dry")
+        return -(amount1 if zero_for_one else amount0)
+
+
+def test_a_split_takes_what_no_single_pool_can() -> None:
+    def ranged() -> Pool:
+        pool = Pool(3000, 60, get_sqrt_ratio_at_tick(0))
+        pool.mint(-600, 600, 10**21)  # each range takes about 3.05e19 of A
+        return pool
+
+    venues = [Whole.v3("a", "A", "B", ranged()), Whole.v3("b", "A", "B", ranged())]
+    assert quote_path(find_paths(venues, "A", "B")[0], 4 * 10**19) == 0
+    route = best_route(venues, "A", "B", 4 * 10**19)
+    assert len(route.splits) == 2 and route.amount_in == 4 * 10**19
+    assert route.amount_out == sum(s.amount_out for s in route.splits) > 0
+    with pytest.raises(AmmError):
+        best_route(venues, "A", "B", 7 * 10**19)  # more than both ranges hold

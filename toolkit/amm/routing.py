@@ -10,7 +10,9 @@ ever smaller amounts between paths until no move pays: every used path's margina
 equal, which is the optimum for concave pools (a grid of 5 % slices only comes close). The
 route is then executed on copies of the pools, in order, so paths that share a pool see each
 other's price impact and the reported output is exact to the wei. A single best path is kept
-when no split beats it.
+when no split beats it, and the 5 %-grid allocation (:func:`grid_allocation`, from the same
+quotes) when it executes better: paths sharing a pool can make the equalised split, whose
+marginal outputs are quoted path by path, lose to it. So the route is never worse than the grid.
 
 >>> from toolkit.amm.v2 import Pair
 >>> deep, shallow = Pair(10**24, 10**24), Pair(10**23, 10**23)
@@ -34,7 +36,17 @@ from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.pool import Pool
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
 
-__all__ = ["Hop", "Route", "Split", "Venue", "best_route", "find_paths", "quote_path"]
+__all__ = [
+    "Hop",
+    "Route",
+    "Split",
+    "Venue",
+    "best_route",
+    "execute_allocation",
+    "find_paths",
+    "grid_allocation",
+    "quote_path",
+]
 
 
 @dataclass(eq=False)  # a venue is itself: compared and hashed by identity
@@ -179,6 +191,78 @@ def _exact(allocation: dict[Path, int], total: int) -> Route:
     return Route(tuple(splits), total, sum(s.amount_out for s in splits))
 
 
+def execute_allocation(allocation: dict[Path, int]) -> Route:
+    """The route that sends ``allocation[path]`` down each path, executed on copies of the
+    pools (largest share first, so paths sharing a pool see each other's impact): exact to the
+    wei. :class:`AmmError` when a pool refuses its share.
+
+    >>> from toolkit.amm.v2 import Pair
+    >>> venues = [Venue.v2("a", "X", "Y", Pair(10**6, 10**6))]
+    >>> path = find_paths(venues, "X", "Y")[0]
+    >>> execute_allocation({path: 1000}).amount_out
+    996
+    """
+    return _exact(allocation, sum(allocation.values()))
+
+
+def grid_allocation(
+    paths: Sequence[Path],
+    amount_in: int,
+    *,
+    parts: int = 20,
+    max_paths: int = 4,
+    quote: Callable[[Path, int], int] = quote_path,
+) -> dict[Path, int]:
+    """The best allocation of ``amount_in`` in whole ``1 / parts`` shares (5 % for 20) over at
+    most ``max_paths`` of ``paths``, each path quoted on its own at every share (``quote``):
+    an exact knapsack over the grid, the way the best-known open router splits. Shares are
+    multiples of ``amount_in // parts``; the rounding remainder goes to the largest share.
+    :class:`AmmError` when no path can take the amount.
+
+    >>> from toolkit.amm.v2 import Pair
+    >>> venues = [Venue.v2("a", "X", "Y", Pair(10**24, 10**24)),
+    ...           Venue.v2("b", "X", "Y", Pair(10**23, 10**23))]
+    >>> allocation = grid_allocation(find_paths(venues, "X", "Y"), 10**22)
+    >>> sorted(allocation.values())
+    [1000000000000000000000, 9000000000000000000000]
+    """
+    slice_ = amount_in // parts
+    levels = [slice_ * k for k in range(parts + 1)]
+    levels[parts] = amount_in  # every share at once: the whole input
+    quotes = [[quote(p, a) if a else 0 for a in levels] for p in paths]
+    # best[m][j]: the largest output of j shares over the paths seen so far, m of them used;
+    # choices[i][m][j]: the shares path i takes in that optimum (0: none).
+    best = [[0 if j == 0 else -1 for j in range(parts + 1)] for _ in range(max_paths + 1)]
+    choices: list[list[list[int]]] = []
+    for row in quotes:
+        nxt = [list(level) for level in best]
+        choice = [[0] * (parts + 1) for _ in range(max_paths + 1)]
+        for m in range(1, max_paths + 1):
+            for j in range(1, parts + 1):
+                for k in range(1, j + 1):
+                    before = best[m - 1][j - k]
+                    if before < 0 or row[k] <= 0:
+                        continue
+                    if before + row[k] > nxt[m][j]:
+                        nxt[m][j] = before + row[k]
+                        choice[m][j] = k
+        best = nxt
+        choices.append(choice)
+    top = max(range(max_paths + 1), key=lambda m: (best[m][parts], -m))
+    if best[top][parts] <= 0:
+        raise AmmError(f"no path can take {amount_in}")
+    allocation: dict[Path, int] = {}
+    m, j = top, parts
+    for i in range(len(paths) - 1, -1, -1):
+        k = choices[i][m][j]
+        if k:
+            allocation[paths[i]] = levels[k]
+            m, j = m - 1, j - k
+    largest = max(allocation, key=lambda p: allocation[p])
+    allocation[largest] += amount_in - sum(allocation.values())
+    return allocation
+
+
 def best_route(
     venues: Sequence[Venue],
     token_in: str,
@@ -195,8 +279,9 @@ def best_route(
     smaller amounts from the path that loses least to the one that gains most, until no move of
     one unit-millionth of the input pays: the marginal outputs end equal, as the optimum for
     concave pools has them. ``timeout`` (seconds) bounds the refinement (anytime: the best
-    allocation so far is returned). :class:`AmmError` when no path exists or none can take the
-    amount. The result depends only on the pools' state.
+    allocation so far is returned). The best of the split, the single best path and the grid's
+    allocation is returned (module docstring). :class:`AmmError` when no path exists or none
+    can take the amount. The result depends only on the pools' state.
     """
     uint(amount_in, 256, "amount_in")
     if amount_in == 0:
@@ -209,6 +294,14 @@ def best_route(
     paths = find_paths(venues, token_in, token_out, max_hops=max_hops)
     if not paths:
         raise AmmError(f"no path from {token_in} to {token_out} within {max_hops} hops")
+    cache: dict[tuple[Path, int], int] = {}
+
+    def quote(path: Path, amount: int) -> int:
+        key = (path, amount)
+        if key not in cache:
+            cache[key] = quote_path(path, amount)
+        return cache[key]
+
     slice_, rest = divmod(amount_in, parts)
     allocation = dict.fromkeys(paths, 0)
     outputs = dict.fromkeys(paths, 0)
@@ -218,17 +311,32 @@ def best_route(
             continue
         used = [p for p in paths if allocation[p]]
         open_ = paths if len(used) < max_paths else used
-        gains = {p: quote_path(p, allocation[p] + step) - outputs[p] for p in open_}
+        gains = {p: quote(p, allocation[p] + step) - outputs[p] for p in open_}
         chosen = max(open_, key=lambda p: gains[p])
         if gains[chosen] <= 0:
             raise AmmError(f"no path from {token_in} to {token_out} can take {amount_in}")
         allocation[chosen] += step
         outputs[chosen] += gains[chosen]
-    _refine(allocation, outputs, max(1, slice_ // 2), max(1, amount_in // 10**6), deadline)
+    _refine(allocation, outputs, max(1, slice_ // 2), max(1, amount_in // 10**6), deadline, quote)
     split = _exact(allocation, amount_in)
-    single = max(paths, key=lambda p: quote_path(p, amount_in))
-    alone = _exact({single: amount_in}, amount_in)
-    return split if split.amount_out >= alone.amount_out else alone
+    single = max(paths, key=lambda p: quote(p, amount_in))
+    best = split
+    if quote(single, amount_in) > 0:  # a single path can take it all (else only a split can)
+        alone = _exact({single: amount_in}, amount_in)
+        best = split if split.amount_out >= alone.amount_out else alone
+    if deadline is None or time.monotonic() <= deadline:
+        # the grid's allocation, from quotes the greedy slices mostly made already: the route
+        # is never worse than the 5 %-grid split on the same state
+        try:
+            grid = _exact(
+                grid_allocation(paths, amount_in, parts=parts, max_paths=max_paths, quote=quote),
+                amount_in,
+            )
+        except AmmError:
+            return best
+        if grid.amount_out > best.amount_out:
+            return grid
+    return best
 
 
 def _refine(
@@ -237,6 +345,7 @@ def _refine(
     delta: int,
     smallest: int,
     deadline: float | None,
+    quote: Callable[[Path, int], int] = quote_path,
 ) -> None:
     """Move ``delta`` from the used path that loses least to the path that gains most while it
     pays, halving ``delta`` down to ``smallest``: marginal outputs equalise."""
@@ -245,9 +354,11 @@ def _refine(
     while delta >= smallest:
         if deadline is not None and time.monotonic() > deadline:
             return
-        gain = {p: quote_path(p, allocation[p] + delta) - outputs[p] for p in candidates}
+        # quotes are memoised by ``quote``: after a move only the two paths that moved are
+        # quoted again
+        gain = {p: quote(p, allocation[p] + delta) - outputs[p] for p in candidates}
         loss = {
-            p: outputs[p] - quote_path(p, allocation[p] - delta)
+            p: outputs[p] - quote(p, allocation[p] - delta)
             for p in candidates
             if allocation[p] >= delta
         }

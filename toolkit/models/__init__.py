@@ -37,7 +37,17 @@ from toolkit.models.pricing import (
     price_drift,
     tier_premium_summary,
 )
-from toolkit.models.routes import route_comparison
+from toolkit.models.routes import (
+    delay_outcomes,
+    firm_vs_indicative,
+    gas_threshold,
+    grid_split,
+    impact_curves,
+    needed_slippage,
+    network_comparison,
+    route_comparison,
+    slippage_for_revert_rate,
+)
 from toolkit.models.topup import cheapest_config, simulate_topups, spending
 
 __all__ = [
@@ -48,6 +58,7 @@ __all__ = [
     "compare_prefunded",
     "compare_with_tiers",
     "concentration",
+    "delay_outcomes",
     "effective_fee_bps",
     "empirical_blocking",
     "erlang_b",
@@ -56,7 +67,11 @@ __all__ = [
     "eta_validity_stats",
     "fee_by_amount_bucket",
     "fee_curve",
+    "firm_vs_indicative",
+    "gas_threshold",
+    "grid_split",
     "health_factor",
+    "impact_curves",
     "kaufman_roberts",
     "kaufman_roberts_occupancy",
     "latency_stats",
@@ -65,6 +80,8 @@ __all__ = [
     "max_rfq_rate",
     "mean_hold",
     "monte_carlo",
+    "needed_slippage",
+    "network_comparison",
     "observer_share",
     "offered_load",
     "pool_size_for",
@@ -72,6 +89,7 @@ __all__ = [
     "route_comparison",
     "simulate_cards",
     "simulate_topups",
+    "slippage_for_revert_rate",
     "spending",
     "stress",
     "tier_premium_summary",

@@ -95,6 +95,34 @@ class Pool:
         self.tick_bitmap: dict[int, int] = {}
         self.positions: dict[tuple[int, int], int] = {}
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Pool:
+        """An independent copy (routes execute on copies of the pools): the scalar state as is,
+        the tick, bitmap and position tables copied; much faster than the generic deep copy.
+
+        >>> import copy
+        >>> pool = Pool(3000, 60, 2**96)
+        >>> _ = pool.mint(-60, 60, 10**18)
+        >>> twin = copy.deepcopy(pool)
+        >>> _ = twin.swap(True, 10**15, 2**96 - 2**80)
+        >>> (twin.tick, pool.tick), pool.ticks[-60] is not twin.ticks[-60]
+        ((-1, 0), True)
+        """
+        clone = type(self).__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone.ticks = {
+            tick: TickInfo(
+                info.liquidity_gross,
+                info.liquidity_net,
+                info.fee_growth_outside0_x128,
+                info.fee_growth_outside1_x128,
+            )
+            for tick, info in self.ticks.items()
+        }
+        clone.tick_bitmap = dict(self.tick_bitmap)
+        clone.positions = dict(self.positions)
+        memo[id(self)] = clone
+        return clone
+
     def __repr__(self) -> str:
         return (
             f"Pool(fee={self.fee}, tick_spacing={self.tick_spacing}, "

@@ -1,0 +1,76 @@
+"""The route models end to end: inputs collected from an embedded service by
+:class:`toolkit.backtest.routes.RouteLab` (the swap endpoint, the intents RFQ, routes executed on
+the simulated chains after background flow)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from toolkit.backtest.routes import RouteLab
+from toolkit.models import (
+    delay_outcomes,
+    firm_vs_indicative,
+    gas_threshold,
+    impact_curves,
+    network_comparison,
+    route_comparison,
+)
+
+
+@pytest.fixture(scope="module")
+def lab() -> RouteLab:
+    return RouteLab(seed=3)
+
+
+def test_the_endpoint_answers_become_impact_curves(lab: RouteLab) -> None:
+    curves = impact_curves(lab.observe([("USDC", "WETH")], [1e3, 1e5, 1e7]))
+    assert curves.height == 6
+    for network in ("mainnet", "base"):
+        impact = curves.filter(pl.col("network") == network)["impact_bps"].to_list()
+        assert impact == sorted(impact) and impact[0] >= 5.0  # the 5 bps pool's fee at least
+    compared = network_comparison(curves)
+    assert (compared["gas_bps_mainnet"] > 100 * compared["gas_bps_base"]).all()
+    assert compared["cheaper"].to_list()[0] == "base"  # $1000: mainnet's gas dominates
+    limits = gas_threshold(curves).filter(pl.col("network") == "mainnet")
+    assert limits["observed_usd"][0] == 1e5
+
+
+def test_the_default_pools_compare_with_the_grid(lab: RouteLab) -> None:
+    frame = route_comparison(lab.venues("mainnet"), "USDC", "WETH", [10**13])  # $10M
+    assert frame["paths"][0] > 1
+    assert frame["grid_gain_bps"][0] >= 0 and frame["split_gain_bps"][0] > 0
+
+
+def test_a_stale_route_delivers_its_quote_exactly_when_nothing_moves() -> None:
+    still = RouteLab(seed=1)
+    trials = still.delay_trials(
+        "base", ("USDC", "WETH"), 1e5, [2, 10], trials=2, noise_trades=0, volatility=0.0
+    )
+    assert trials.height == 4
+    assert (trials["executed_out"] == trials["quoted_out"]).all()
+
+
+def test_stale_routes_and_the_two_strategies(lab: RouteLab) -> None:
+    legs = lab.strategy_legs([1e4, 1e6])  # before the flow moves the pools
+    trials = lab.delay_trials("base", ("USDC", "WETH"), 1e5, [2, 40], trials=8, noise_usd=200_000.0)
+    assert trials.height == 16
+    moved = trials.filter(pl.col("executed_out") != pl.col("quoted_out")).height
+    assert moved >= 8  # the pools moved between quote and execution
+    outcomes = delay_outcomes(trials, [0, 50, 10_000])
+    for delay in (2.0, 40.0):
+        rates = outcomes.filter(pl.col("delay_s") == delay)["revert_rate"].to_list()
+        assert rates == sorted(rates, reverse=True) and rates[-1] == 0.0
+    mainnet = lab.delay_trials("mainnet", ("USDC", "WETH"), 1e5, [12], trials=3)
+    rates = delay_outcomes(pl.concat([trials, mainnet]), [50]).select(
+        "network", "delay_s", "revert_rate"
+    )
+    table = firm_vs_indicative(legs, rates)
+    assert table.height == 4
+    assert sorted(set(table["strategy"])) == ["intents then swap", "swap then intents"]
+    small = table.filter(pl.col("size_usd") == 1e4)
+    assert (small["cost_bps"] > 0).all() and not small["refused"].any()
+    # a mainnet swap's gas weighs on the swap-first strategy at $10k, not the Base swap's
+    gas = dict(zip(small["strategy"], small["gas_bps"], strict=True))
+    assert gas["swap then intents"] > 100 * gas["intents then swap"]
+    assert table["failure_rate"].is_between(0.0, 1.0).all()
