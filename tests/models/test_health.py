@@ -227,3 +227,35 @@ def test_concentration_against_the_published_caps() -> None:
         concentration({"wbtc": 1.0})
     with pytest.raises(ArgumentError, match=r"values\.usdc: must be finite and non-negative"):
         concentration({"usdc": -1.0})
+
+
+def test_the_stored_book_is_stressed_from_its_figures() -> None:
+    """The collected snapshot of the embedded service's seeded book, stressed uniformly, agrees
+    with the health factors /info reported (stored to 4 decimals)."""
+    from toolkit.client import ServiceClient
+    from toolkit.clock import VirtualClock
+    from toolkit.collect import CreditCollector
+    from toolkit.collect.credit import known_accounts
+    from toolkit.models.health import snapshot_stress
+    from toolkit.store import Store
+
+    with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
+        accounts = known_accounts(client, store)[:120]
+        CreditCollector(client, store, accounts=accounts, progress=False).run()
+        book = store.query("SELECT * FROM credit_accounts")
+    frame = snapshot_stress(book, shocks=[0.0, -0.2, -0.5])
+    reported = book["health_factor"].cast(pl.Float64).drop_nulls().to_numpy()
+    indebted, liquidatable = frame.row(0)[1:3]
+    assert indebted == reported.size > 0
+    assert liquidatable == int((reported < 1).sum())
+    assert frame.row(0)[5] == pytest.approx(reported.min(), abs=1e-4)
+    for shock, row in zip([-0.2, -0.5], frame.rows()[1:], strict=True):
+        # Stored health factors are rounded to 4 decimals: only accounts that close to the
+        # line may fall on the other side of it.
+        shocked = reported * (1 + shock)
+        borderline = int((np.abs(shocked - 1) < 1e-3).sum())
+        assert abs(row[2] - int((shocked < 1).sum())) <= borderline
+    counts = frame["liquidatable"].to_list()
+    assert counts == sorted(counts) and counts[-1] > counts[0]
+    with pytest.raises(ArgumentError, match="accounts: must be the credit_accounts columns"):
+        snapshot_stress(book.drop("liquidation_limit"))

@@ -43,6 +43,7 @@ __all__ = [
     "liquidations",
     "maintenance_ltvs",
     "monte_carlo",
+    "snapshot_stress",
     "stress",
 ]
 
@@ -314,6 +315,70 @@ def concentration(
         "headroom": pl.Float64,
         "breach": pl.Boolean,
     }
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def snapshot_stress(
+    accounts: pl.DataFrame, *, shocks: Sequence[float] = DEFAULT_SHOCKS
+) -> pl.DataFrame:
+    """Stress the stored book: the ``credit_accounts`` snapshot under shocks to every asset.
+
+    ``accounts`` has the store's columns (``account``, ``asset``, ``round``, ``debt``,
+    ``total_collateral_value``, ``liquidation_limit``, ``health_factor``; decimals as stored);
+    the latest round of each account is taken. The API reports each account's totals, not its
+    collateral mix, so the shock is one move of every collateral price together: the
+    maintenance-weighted value ``W = debt · total_collateral_value / liquidation_limit``
+    scales by ``1 + shock`` and so does the health factor. (Per-asset shocks need holdings:
+    :func:`stress` on a collateral matrix.) Per shock: accounts with debt, ``liquidatable``,
+    ``debt_at_risk``, the shocked collateral value and the lowest health factor.
+
+    >>> import datetime as dt
+    >>> from decimal import Decimal as D
+    >>> book = pl.DataFrame({"account": ["a", "b"], "asset": ["USDC", "USDC"], "round": [0, 0],
+    ...     "debt": [D("500"), D("0")], "total_collateral_value": [D("1000"), D("10")],
+    ...     "liquidation_limit": [D("625"), D("0")], "health_factor": [D("1.6"), None]})
+    >>> snapshot_stress(book, shocks=[-0.3, -0.4]).select("shock", "liquidatable").rows()
+    [(-0.3, 0), (-0.4, 1)]
+    """
+    need = ("account", "asset", "round", "debt", "total_collateral_value", "liquidation_limit")
+    missing = [c for c in need if c not in accounts.columns]
+    if missing:
+        raise ArgumentError("accounts", f"the credit_accounts columns ({', '.join(need)})", missing)
+    for shock in shocks:
+        if not -1 < shock <= 0:
+            raise ArgumentError("shocks", "price changes in (-1, 0]", shock)
+    latest = accounts.filter(
+        pl.col("round") == pl.col("round").max().over("account", "asset")
+    ).select(
+        pl.col(c).cast(pl.Float64) for c in ("debt", "total_collateral_value", "liquidation_limit")
+    )
+    owed = latest["debt"].to_numpy()
+    value = latest["total_collateral_value"].to_numpy()
+    limit = latest["liquidation_limit"].to_numpy()
+    indebted = (owed > 0) & (limit > 0)
+    weighted = np.where(indebted, owed * value / np.where(indebted, limit, 1.0), 0.0)
+    rows = []
+    for shock in shocks:
+        hf = np.where(indebted, weighted * (1 + shock) / np.where(indebted, owed, 1.0), np.inf)
+        at_risk = hf < 1
+        rows.append(
+            (
+                float(shock),
+                int(indebted.sum()),
+                int(at_risk.sum()),
+                float(owed[at_risk].sum()),
+                float(value.sum() * (1 + shock)),
+                float(hf.min()) if hf.size else float("inf"),
+            )
+        )
+    schema = [
+        "shock",
+        "indebted",
+        "liquidatable",
+        "debt_at_risk",
+        "collateral_value",
+        "min_health_factor",
+    ]
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
