@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from toolkit.chain.registry import default_registry
 from toolkit.models import (
     capacity_timeline,
     compare_with_tiers,
@@ -23,6 +22,7 @@ from toolkit.models import (
     fee_curve,
 )
 from toolkit.report.load import ReportData
+from toolkit.report.units import chain_name, token_decimals
 
 __all__ = [
     "ROUTE_KEYS",
@@ -76,31 +76,6 @@ class Timeline:
         """``minutes since 2025-10-09 20:53:20 UTC``."""
         start = datetime.fromtimestamp(self.start_us / 1e6, UTC)
         return f"minutes since {start:%Y-%m-%d %H:%M:%S} UTC"
-
-
-def chain_name(chain: int | None) -> str:
-    """A chain's registry name (``Base``), or its id when the registry does not know it."""
-    if chain is None:
-        return "?"
-    try:
-        return default_registry().chain(chain).name
-    except LookupError:
-        return str(chain)
-
-
-def token_decimals(chain: int | None, symbol: str | None) -> int:
-    """A token's decimals from the registry (0 when it does not know the token: amounts then
-    stay in smallest units, and the axis says so).
-
-    >>> token_decimals(8453, "USDC"), token_decimals(None, "XYZ")
-    (6, 0)
-    """
-    if chain is None or symbol is None:
-        return 0
-    try:
-        return default_registry().token(chain, symbol).decimals
-    except LookupError:
-        return 0
 
 
 def route_label(src: int | None, dst: int | None, token: str | None) -> str:
