@@ -33,6 +33,7 @@ __all__ = [
     "chain_name",
     "route_label",
     "route_table",
+    "summary_rows",
     "summary_table",
     "token_decimals",
 ]
@@ -224,8 +225,18 @@ def _rows(section: str, items: Sequence[tuple[str, object]]) -> list[tuple[str, 
     return [(section, metric, _fmt(value)) for metric, value in items]
 
 
-def summary_table(data: ReportData, routes: pl.DataFrame | None) -> pl.DataFrame:
-    """The headline figures as ``section, metric, value`` rows (values formatted as text)."""
+def summary_rows(section: str, items: Sequence[tuple[str, object]]) -> list[tuple[str, str, str]]:
+    """``section, metric, value`` rows with values formatted as text (floats: 6 digits)."""
+    return _rows(section, items)
+
+
+def summary_table(
+    data: ReportData,
+    routes: pl.DataFrame | None,
+    extra: Sequence[tuple[str, str, str]] = (),
+) -> pl.DataFrame:
+    """The headline figures as ``section, metric, value`` rows (values formatted as text);
+    ``extra`` rows (other sections, :func:`summary_rows`) come last."""
     rows: list[tuple[str, str, str]] = []
     runs = data.runs.group_by("kind", "status").agg(pl.len().alias("n")).sort("kind", "status")
     rows += _rows(
@@ -300,4 +311,5 @@ def summary_table(data: ReportData, routes: pl.DataFrame | None) -> pl.DataFrame
                 ("mean pool utilization", data.backtest_pools["utilization"].mean()),
             ],
         )
+    rows += extra
     return pl.DataFrame(rows, schema=["section", "metric", "value"], orient="row")

@@ -60,6 +60,8 @@ def token_decimals(chain: int | None, symbol: str | None) -> int:
     """
     if chain is None or symbol is None:
         return 0
+    if symbol.upper() == "ETH":
+        return 18
     try:
         return default_registry().token(chain, symbol).decimals
     except LookupError:
@@ -69,13 +71,14 @@ def token_decimals(chain: int | None, symbol: str | None) -> int:
 
 
 @cache
-def _market_tokens() -> dict[tuple[int, str], tuple[str, int, Decimal]]:
-    """``(chain, SYMBOL) -> (address, decimals, price)`` of the simulated AMM markets."""
+def _market_tokens() -> dict[tuple[int, str], tuple[str, int, Decimal, str]]:
+    """``(chain, SYMBOL) -> (address, decimals, price, symbol)`` of the simulated AMM
+    markets."""
     from toolkit.scenario import load_scenario
     from toolkit.world.chain.markets import MARKET_CHAINS, market_for
 
     scenario = load_scenario("default", env={})
-    found: dict[tuple[int, str], tuple[str, int, Decimal]] = {}
+    found: dict[tuple[int, str], tuple[str, int, Decimal, str]] = {}
     for chain in MARKET_CHAINS:
         market = market_for(scenario, chain)
         if market is None:
@@ -85,6 +88,7 @@ def _market_tokens() -> dict[tuple[int, str], tuple[str, int, Decimal]]:
                 token.address.lower(),
                 token.decimals,
                 token.price_usd,
+                symbol,
             )
     return found
 
@@ -110,7 +114,7 @@ def price_usd(symbol: str | None, chain: int | None = None) -> float | None:
     key = "WETH" if symbol.upper() == "ETH" else symbol.upper()
     price = _scenario_prices().get(key)
     if price is None:
-        for (market_chain, market_symbol), (_, _, market_price) in _market_tokens().items():
+        for (market_chain, market_symbol), (_, _, market_price, _) in _market_tokens().items():
             if market_symbol == key and (chain is None or chain == market_chain):
                 price = market_price
                 break
@@ -123,11 +127,15 @@ def symbol_of(chain: int, address: str) -> str:
 
     >>> symbol_of(1, "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"), symbol_of(1, NATIVE)
     ('USDC', 'ETH')
+    >>> symbol_of(10, "0x4200000000000000000000000000000000000006"), symbol_of(1, "USDC")
+    ('WETH', 'USDC')
     """
+    if not address.startswith("0x"):
+        return address  # already a symbol
     lowered = address.lower()
     if lowered == NATIVE:
         return "ETH"
-    for (market_chain, symbol), (market_address, _, _) in _market_tokens().items():
+    for (market_chain, _), (market_address, _, _, symbol) in _market_tokens().items():
         if market_chain == chain and market_address == lowered:
             return symbol
     try:
