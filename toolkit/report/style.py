@@ -24,7 +24,11 @@ from typing import Any
 
 from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from toolkit.report.units import format_usd
 
 __all__ = [
     "DPI",
@@ -38,6 +42,7 @@ __all__ = [
     "save",
     "series_styles",
     "spans_decades",
+    "usd_ticks",
 ]
 
 FIGSIZE: tuple[float, float] = (10.0, 5.5)
@@ -129,3 +134,8 @@ def legend(ax: Axes, n: int, *, title: str | None = None) -> None:
             bbox_to_anchor=(1.01, 1.0),
             ncols=1 if n <= 16 else 2,
         )
+
+
+def usd_ticks(axis: Axis) -> None:
+    """Label ``axis`` (``ax.xaxis`` or ``ax.yaxis``) in dollars: ``$100``, ``$10k``, ``$1M``."""
+    axis.set_major_formatter(FuncFormatter(lambda value, _: format_usd(value).replace(".00", "")))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import polars as pl
 from matplotlib.figure import Figure
 
-from toolkit.report.style import colors, dress, legend, new_figure, series_styles
+from toolkit.report.style import colors, dress, legend, new_figure, series_styles, usd_ticks
 from toolkit.report.surfaces import HF_WATCH
 
 __all__ = [
@@ -53,6 +53,7 @@ def borrow_figure(points: pl.DataFrame) -> Figure:
         ylabel="borrow fee (bps)",
         x=points["amount_usd"].to_list(),
     )
+    usd_ticks(ax.xaxis)
     legend(ax, len(tokens))
     return figure
 
@@ -83,6 +84,7 @@ def swap_figure(impact: pl.DataFrame) -> Figure:
     )
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=0.0)
+    usd_ticks(ax.xaxis)
     legend(ax, len(keys), title="colour: pair, style: network")
     return figure
 
@@ -152,6 +154,7 @@ def economics_figure(pools: pl.DataFrame, run: str) -> Figure:
         ylabel="pool",
         grid="x",
     )
+    usd_ticks(left.xaxis)
     right.barh(
         positions, table["annualised_return_pct"].fill_null(0.0).to_list(), color="tab:purple"
     )
@@ -183,6 +186,7 @@ def capital_figure(sweep: pl.DataFrame) -> Figure:
         ylabel="requests refused for capacity (%)",
         x=capital,
     )
+    usd_ticks(ax.xaxis)
     twin = ax.twinx()
     twin.plot(
         capital,
