@@ -190,3 +190,32 @@ def test_without_a_sweep_the_capital_section_says_so(full_db: Path, tmp_path: Pa
         for reason in result.skipped
     )
     assert "economics.png" in [p.name for p in result.figures]
+
+
+def test_every_figure_has_a_title_and_labelled_axes(
+    surfaces_db: Surfaces, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from matplotlib.figure import Figure
+
+    import toolkit.report.figures as figs
+
+    drawn: dict[str, Figure] = {}
+    save = figs.save
+
+    def keep(figure: Figure, path: Path) -> Path:
+        drawn[path.name] = figure
+        return save(figure, path)
+
+    monkeypatch.setattr(figs, "save", keep)
+    result = write_report(surfaces_db[0], tmp_path)
+    assert sorted(drawn) == sorted(p.name for p in result.figures)
+    assert len(drawn) == 10
+    for name, figure in drawn.items():
+        axes = figure.get_axes()
+        # Every panel has a title (a twin axes, with no x axis of its own, shares its panel's).
+        panels = [ax for ax in axes if ax.xaxis.get_visible()]
+        assert all(ax.get_title() or figure.get_suptitle() for ax in panels), name
+        assert all(ax.get_xlabel() for ax in axes if ax.xaxis.get_visible()), name
+        assert any(ax.get_ylabel() for ax in axes), name
+        # Amounts are never in raw smallest units on an axis people read.
+        assert not any("smallest" in ax.get_xlabel() for ax in axes), name

@@ -246,35 +246,58 @@ def _report_run(result: Any, step: Any) -> None:
 
 
 def _model(store: Store, stream: TextIO, step: Any) -> None:
+    import polars as pl
+
     from toolkit.models import capacity, pricing
 
     step("models: fee curves and 404 rates of what was collected")
     observations = store.query("select * from rfq_observations")
     curve = pricing.fee_curve(observations)
     blocking = capacity.empirical_blocking(observations, window=None)
+    keys = ["src_chain", "dst_chain", "token"]
     _print_frame(
-        curve.select(
-            "src_chain",
-            "dst_chain",
-            "token",
-            "quote_type",
-            "intercept",
-            "log10_amount_coef",
-            "r2",
-            "n",
-        )
-        .sort("src_chain", "dst_chain", "token", "quote_type")
-        .head(6),
-        "fitted fee curves, fee_bps = intercept + coef * log10(amount) (first 6 routes)",
+        _named(
+            curve.sort(*keys, "quote_type")
+            .head(6)
+            .select(
+                *keys,
+                "quote_type",
+                "intercept",
+                pl.col("log10_amount_coef").alias("bps_per_decade"),
+                "r2",
+                "n",
+            )
+        ),
+        "fitted fee curves, fee_bps = intercept + bps_per_decade * log10(amount in smallest "
+        "units) (first 6 routes)",
         stream,
     )
     _print_frame(
-        blocking.select("src_chain", "dst_chain", "token", "attempts", "blocking", "std_error")
-        .sort("blocking", "src_chain", "dst_chain", "token", descending=[True, False, False, False])
-        .head(4),
+        _named(
+            blocking.sort("blocking", *keys, descending=[True, False, False, False])
+            .head(4)
+            .select(
+                *keys,
+                "attempts",
+                (100 * pl.col("blocking")).alias("share_404_pct"),
+                (100 * pl.col("std_error")).alias("std_error_pct"),
+            )
+        ),
         "404 share of RFQ attempts by route (highest 4)",
         stream,
     )
+
+
+def _named(frame: pl.DataFrame) -> pl.DataFrame:
+    """``src_chain``/``dst_chain`` ids as one ``route`` column of chain names, for people."""
+    import polars as pl
+
+    from toolkit.report.units import chain_name
+
+    routes = [
+        f"{chain_name(s)}→{chain_name(d)}" for s, d in frame.select("src_chain", "dst_chain").rows()
+    ]
+    return frame.drop("src_chain", "dst_chain").insert_column(0, pl.Series("route", routes))
 
 
 def _replay_day(rate: float, seed: int) -> BacktestResult:

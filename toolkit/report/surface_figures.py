@@ -197,6 +197,9 @@ def capital_figure(sweep: pl.DataFrame) -> Figure:
         label="annualised return",
     )
     twin.set_ylabel("return on capital, annualised (%)")
+    # The 404 line in front of the return line (a twin axes draws on top by default).
+    ax.set_zorder(twin.get_zorder() + 1)
+    ax.patch.set_visible(False)
     handles = ax.get_legend_handles_labels()
     more = twin.get_legend_handles_labels()
     ax.legend(handles[0] + more[0], handles[1] + more[1], fontsize=8)
