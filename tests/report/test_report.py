@@ -229,3 +229,13 @@ def test_bad_argument_types_are_refused(full_db: Path) -> None:
         write_report(3, "out")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="out_dir: must be a path, got NoneType"):
         write_report(full_db, None)  # type: ignore[arg-type]
+
+
+def test_capacity_csv_keeps_exact_integers_beside_tokens_and_usd(full_report: ReportResult) -> None:
+    steps = pl.read_csv(full_report.out_dir / "capacity_timeline.csv", infer_schema_length=None)
+    # USDC on Base: 6 decimals, $1 in the default scenario.
+    for column in ("available", "reserved", "total"):
+        exact = steps[column].cast(pl.Float64) / 10**6
+        assert steps[f"{column}_tokens"].to_list() == pytest.approx(exact.to_list())
+        assert steps[f"{column}_usd"].to_list() == pytest.approx(exact.to_list())
+    assert steps["total"].dtype == pl.Int64

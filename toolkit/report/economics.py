@@ -34,7 +34,8 @@ def annualised_pct(revenue: float, capital: float, span_s: float) -> float | Non
 
 
 def pool_economics(totals: pl.DataFrame, run: str) -> pl.DataFrame:
-    """One row per pool of backtest ``run`` and a ``total`` row (USD columns only):
+    """One row per pool of backtest ``run`` (``label``: chain, token and type for people) and
+    a ``total`` row (USD columns only):
     capital and fee revenue in whole tokens and USD, return over the span and annualised (%),
     mean utilization (%)."""
     rows: list[dict[str, Any]] = []
@@ -46,6 +47,7 @@ def pool_economics(totals: pl.DataFrame, run: str) -> pl.DataFrame:
         rows.append(
             {
                 "pool": r["pool"],
+                "label": f"{chain_name(chain)} {token} ({r['pool_type']})",
                 "chain": chain_name(chain),
                 "token": token,
                 "pool_type": r["pool_type"],
@@ -71,6 +73,7 @@ def pool_economics(totals: pl.DataFrame, run: str) -> pl.DataFrame:
     span_h = float(frame["span_hours"].max())  # type: ignore[arg-type]
     total = {
         "pool": "total",
+        "label": "all pools",
         "capital_usd": capital,
         "fee_revenue_usd": revenue,
         "return_pct": 100 * revenue / capital if capital else None,
@@ -83,6 +86,7 @@ def pool_economics(totals: pl.DataFrame, run: str) -> pl.DataFrame:
 
 _SCHEMA = {
     "pool": pl.String,
+    "label": pl.String,
     "chain": pl.String,
     "token": pl.String,
     "pool_type": pl.String,

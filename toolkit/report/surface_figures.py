@@ -141,7 +141,7 @@ def credit_figure(accounts: pl.DataFrame) -> Figure:
 def economics_figure(pools: pl.DataFrame, run: str) -> Figure:
     """Per pool of the backtest: fee revenue (USD) and annualised return on capital (%)."""
     table = pools.filter(pl.col("pool") != "total").sort("pool", descending=True)
-    labels = [f"{c} {t} ({p})" for c, t, p in table.select("chain", "token", "pool_type").rows()]
+    labels = table["label"].to_list()
     figure = new_figure()
     left, right = figure.subplots(1, 2, sharey=True)
     positions = list(range(table.height))

@@ -217,7 +217,8 @@ def _fmt(value: object) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return ""
-        return f"{value:.6g}"
+        # Six significant digits, but never an exponent on a large amount: 28200000, not 2.82e+07.
+        return f"{value:.0f}" if abs(value) >= 1e6 else f"{value:.6g}"
     return str(value)
 
 

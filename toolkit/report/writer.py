@@ -36,7 +36,7 @@ from toolkit.report.tables import (
     summary_rows,
     summary_table,
 )
-from toolkit.report.units import format_usd
+from toolkit.report.units import format_usd, with_human_amounts
 from toolkit.store import Store
 
 __all__ = ["REPORT_FILES", "write_report"]
@@ -190,7 +190,10 @@ def _capacity_section(data: ReportData, writer: _Writer) -> None:
         return
     steps = capacity_steps(data)
     writer.figure("capacity_timeline.png", figs.capacity_figure(steps))
-    writer.table("capacity_timeline.csv", steps)
+    amounts = ["available", "reserved", "outstanding", "total"]
+    writer.table(
+        "capacity_timeline.csv", with_human_amounts(steps, amounts, chain="chain", token="token")
+    )
 
 
 def _backtest_section(data: ReportData, writer: _Writer) -> None:
@@ -345,7 +348,7 @@ def _economics_section(data: ReportData, writer: _Writer) -> None:
         (
             "Economics of the latest backtest",
             pools.select(
-                "pool",
+                pl.col("label").alias("pool"),
                 "capital_usd",
                 "fee_revenue_usd",
                 "return_pct",
@@ -371,12 +374,15 @@ def _cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4g}"
+        if math.isnan(value):
+            return ""
+        return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
     return str(value).replace("|", "\\|")
 
 
 def markdown_table(frame: pl.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table of ``frame`` (floats to 4 significant digits)."""
+    """A GitHub-flavoured Markdown table of ``frame`` (floats to 4 significant digits, from
+    10,000 up as whole numbers with thousands separators)."""
     lines = [
         "| " + " | ".join(frame.columns) + " |",
         "|" + "|".join("---" for _ in frame.columns) + "|",
