@@ -8,8 +8,8 @@ own requests; collection from its surfaces into DuckDB (discovery snapshot, a sw
 and a credit snapshot of the seeded book while the traffic warms up, the liquidity event stream,
 a paced RFQ sweep that follows each quote through the transaction endpoint and the calldata
 guard, a borrow-quote sweep); the pricing and capacity models on what was collected; a backtest
-of a day of order flow on the same engine and a pool_scale sweep of its first hours (capital
-against 404 rate); and the report (figures and a summary).
+of a day of order flow on the same engine and a pool_scale sweep of an hour at the day's mean
+rate (capital against 404 rate); and the report (figures and a summary).
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ SWAP_SIZES_USD: tuple[int, ...] = (100, 10_000, 1_000_000, 10_000_000)
 POOL_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0)
 #: Accounts of the seeded credit book the demo snapshots (a sample: the whole book takes long).
 CREDIT_ACCOUNTS = 300
-#: Hours of the day's flow the capital sweep replays (from midnight: quiet hours, then busy).
-SWEEP_HOURS = 2.0
+#: Hours of flow the capital sweep replays, at the day's mean rate.
+SWEEP_HOURS = 1.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -133,14 +133,14 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         )
         # The day's backtest is pure CPU: it runs in a worker process while the live market is
         # observed, and is stored once it is back (spawned: this process already runs threads).
-        # One worker, two jobs in turn: the day, then the pool_scale sweep of its first hours.
+        # One worker, two jobs in turn: the day, then the pool_scale sweep.
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
             backtest = pool.submit(_replay_day, args.rate, args.seed)
             scales = pool.submit(_replay_scales, args.rate, args.seed)
             step(
-                f"backtest of a day of flow (rate {args.rate:g}/s), then a pool_scale sweep of "
-                f"its first {SWEEP_HOURS:g} hours (x{', x'.join(f'{x:g}' for x in POOL_SCALES)}), "
-                "started in a worker process"
+                f"backtest of a day of flow (rate {args.rate:g}/s), then a pool_scale sweep "
+                f"(x{', x'.join(f'{x:g}' for x in POOL_SCALES)}) of {SWEEP_HOURS:g} hour(s) at "
+                "its mean rate, started in a worker process"
             )
             _collect(client, store, args, step)
             _model(store, stream, step)
@@ -311,13 +311,14 @@ def _replay_day(rate: float, seed: int) -> BacktestResult:
 
 
 def _replay_scales(rate: float, seed: int) -> list[tuple[float, BacktestResult]]:
-    """The first :data:`SWEEP_HOURS` of the day's flow at each of :data:`POOL_SCALES` (in the
-    worker process): what more or less pool capital does to the 404 rate and the return."""
+    """:data:`SWEEP_HOURS` of flow at the day's mean rate (no daily profile) at each of
+    :data:`POOL_SCALES` (in the worker process): what more or less pool capital does to the
+    404 rate and the return."""
     from toolkit.backtest import generate_flow, replay
     from toolkit.scenario import load_scenario
 
     scenario = load_scenario("default", env={})
-    flow = generate_flow(scenario, hours=SWEEP_HOURS, rate=rate, seed=seed)
+    flow = generate_flow(scenario, hours=SWEEP_HOURS, rate=rate, seed=seed, profile=None)
     return [
         (scale, replay(flow, scenario, seed=seed, overrides={"pool_scale": scale}))
         for scale in POOL_SCALES
