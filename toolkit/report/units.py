@@ -192,14 +192,18 @@ def with_human_amounts(
 
 
 def format_usd(value: float | None) -> str:
-    """``$1.23M``, ``$45.6k``, ``$0.42``; empty for None."""
+    """``$1.23M``, ``$45.6k``, ``$0.42``, ``-$10M``; empty for None.
+
+    >>> format_usd(-1e7), format_usd(None)
+    ('-$10M', '')
+    """
     if value is None:
         return ""
-    size = abs(value)
+    sign, size = ("-" if value < 0 else ""), abs(value)
     for limit, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
         if size >= limit:
-            return f"${value / limit:.3g}{suffix}"
-    return f"${value:.2f}"
+            return f"{sign}${size / limit:.3g}{suffix}"
+    return f"{sign}${size:.2f}"
 
 
 def utc_date(value: datetime | None) -> str:
