@@ -96,6 +96,10 @@ def test_credit_health_reads_the_latest_snapshot(
     assert rows[("credit", "health factor below 1")] == str(sum(h < 1 for h in finite))
     assert rows[("credit", "health factor below 1.3")] == str(sum(h < 1.3 for h in finite))
     assert float(rows[("credit", "median health factor")]) == pytest.approx(sorted(finite)[1])
+    # credit_rows: account i owes 1,000 x (i + 1) USDC unless it has no debt; 5,000 of collateral.
+    debt = sum(1_000 * (i + 1) for i, hf in enumerate(HEALTH) if hf is not None)
+    assert float(rows[("credit", "total debt (USDC)")]) == debt
+    assert float(rows[("credit", "total collateral value (USDC)")]) == 5_000 * len(HEALTH)
     accounts = pl.read_csv(report.out_dir / "credit_accounts.csv")
     assert accounts["band"].to_list() == ["< 1", "1 to 1.3", "≥ 1.3", "no debt"]
     assert accounts["health_factor"].to_list()[:3] == pytest.approx(finite)

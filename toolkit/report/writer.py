@@ -306,6 +306,7 @@ def _credit_section(data: ReportData, writer: _Writer) -> None:
     hf = pl.col("health_factor")
     indebted = accounts.filter(hf.is_not_null())
     observed = data.credit_accounts["observed_at"].max()
+    asset = "/".join(accounts["asset"].unique().sort().to_list())
     writer.summary += summary_rows(
         "credit",
         [
@@ -315,8 +316,8 @@ def _credit_section(data: ReportData, writer: _Writer) -> None:
             ("health factor below 1", indebted.filter(hf < 1).height),
             (f"health factor below {HF_WATCH:g}", indebted.filter(hf < HF_WATCH).height),
             ("median health factor", indebted["health_factor"].median()),
-            ("total debt", accounts["debt"].sum()),
-            ("total collateral value", accounts["collateral_value"].sum()),
+            (f"total debt ({asset})", accounts["debt"].sum()),
+            (f"total collateral value ({asset})", accounts["collateral_value"].sum()),
         ],
     )
     if data.credit_protocol.height:
