@@ -178,13 +178,18 @@ def test_markdown_has_a_section_per_surface(report: ReportResult) -> None:
     for title in (
         "## Borrow quotes",
         "## Calldata-guard findings by rule",
-        "## Credit collateral accepted",
+        "## Credit health and collateral accepted",
+        "## Swap price impact (bps) by trade size",
         "## Economics of the latest backtest",
         "## Capital against 404 rate",
     ):
         assert title in text
     for name in ("borrow.png", "swap_impact.png", "credit_health.png", "economics.png"):
         assert f"]({name})" in text
+    # Each figure sits under its section; the swap table has one column per USD size.
+    assert text.index("## Capital against 404 rate") < text.index("](capital_404.png)")
+    assert "| network | pair | $100 | $10k | $1M |" in text
+    assert "| mainnet | USDC→WETH | 0 | 10 | 100 |" in text
 
 
 def test_without_a_sweep_the_capital_section_says_so(full_db: Path, tmp_path: Path) -> None:

@@ -138,4 +138,4 @@ def legend(ax: Axes, n: int, *, title: str | None = None) -> None:
 
 def usd_ticks(axis: Axis) -> None:
     """Label ``axis`` (``ax.xaxis`` or ``ax.yaxis``) in dollars: ``$100``, ``$10k``, ``$1M``."""
-    axis.set_major_formatter(FuncFormatter(lambda value, _: format_usd(value).replace(".00", "")))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: format_usd(value)))

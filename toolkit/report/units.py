@@ -192,10 +192,10 @@ def with_human_amounts(
 
 
 def format_usd(value: float | None) -> str:
-    """``$1.23M``, ``$45.6k``, ``$0.42``, ``-$10M``; empty for None.
+    """``$1.23M``, ``$45.6k``, ``$100``, ``$0.42``, ``-$10M``; empty for None.
 
-    >>> format_usd(-1e7), format_usd(None)
-    ('-$10M', '')
+    >>> format_usd(-1e7), format_usd(100.0), format_usd(None)
+    ('-$10M', '$100', '')
     """
     if value is None:
         return ""
@@ -203,7 +203,7 @@ def format_usd(value: float | None) -> str:
     for limit, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
         if size >= limit:
             return f"{sign}${size / limit:.3g}{suffix}"
-    return f"{sign}${size:.2f}"
+    return f"{sign}${size:.0f}" if size == int(size) else f"{sign}${size:.2f}"
 
 
 def utc_date(value: datetime | None) -> str:

@@ -79,7 +79,8 @@ class _Writer:
         self.tables: list[Path] = []
         self.skipped: list[str] = []
         self.summary: list[tuple[str, str, str]] = []
-        self.sections: list[tuple[str, pl.DataFrame]] = []
+        # (title, table, figures drawn for it): shown in this order in summary.md.
+        self.sections: list[tuple[str, pl.DataFrame, tuple[str, ...]]] = []
 
     def figure(self, name: str, figure: Figure) -> None:
         self.figures.append(figs.save(figure, self.out / name))
@@ -228,6 +229,7 @@ def _borrow_section(data: ReportData, writer: _Writer) -> None:
         (
             "Borrow quotes",
             table.select("route", "attempts", "ok", "blocked", "share_404", "fee_median_bps"),
+            ("borrow.png",),
         )
     )
     points = borrow_points(borrow)
@@ -264,7 +266,7 @@ def _findings_section(data: ReportData, writer: _Writer) -> None:
         ],
     )
     if table.height:
-        writer.sections.append(("Calldata-guard findings by rule", table))
+        writer.sections.append(("Calldata-guard findings by rule", table, ()))
 
 
 def _swap_section(data: ReportData, writer: _Writer) -> None:
@@ -292,6 +294,16 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
         ],
     )
     if impact.height:
+        by_size = (
+            impact.with_columns(
+                pl.col("size_usd").map_elements(format_usd, return_dtype=pl.String).alias("size")
+            )
+            .pivot(on="size", index=["network", "pair"], values="impact_bps", sort_columns=False)
+            .sort("network", "pair")
+        )
+        writer.sections.append(
+            ("Swap price impact (bps) by trade size", by_size, ("swap_impact.png",))
+        )
         writer.figure("swap_impact.png", sfigs.swap_figure(impact))
     else:
         writer.skipped.append("swap figure: swap_routes holds no answered route")
@@ -320,10 +332,17 @@ def _credit_section(data: ReportData, writer: _Writer) -> None:
             (f"total collateral value ({asset})", accounts["collateral_value"].sum()),
         ],
     )
+    collateral = pl.DataFrame()
     if data.credit_protocol.height:
         collateral = credit_collateral_table(data.credit_protocol)
         writer.table("credit_collateral.csv", collateral)
-        writer.sections.append(("Credit collateral accepted", collateral))
+    writer.sections.append(
+        (
+            "Credit health and collateral accepted",
+            collateral,
+            ("credit_health.png",),
+        )
+    )
     writer.figure("credit_health.png", sfigs.credit_figure(accounts))
 
 
@@ -356,6 +375,7 @@ def _economics_section(data: ReportData, writer: _Writer) -> None:
                 "annualised_return_pct",
                 "mean_utilization_pct",
             ),
+            ("economics.png",),
         )
     )
     writer.figure("economics.png", sfigs.economics_figure(pools, data.backtest_run))
@@ -368,7 +388,7 @@ def _economics_section(data: ReportData, writer: _Writer) -> None:
         return
     writer.table("capital_404.csv", sweep)
     writer.figure("capital_404.png", sfigs.capital_figure(sweep))
-    writer.sections.append(("Capital against 404 rate", sweep.drop("run_id")))
+    writer.sections.append(("Capital against 404 rate", sweep.drop("run_id"), ("capital_404.png",)))
 
 
 def _cell(value: object) -> str:
@@ -413,11 +433,20 @@ def _markdown(
             "validity_mean_s",
         ]
         parts += ["\n## Routes\n", markdown_table(routes.select(columns))]
-    for title, frame in writer.sections:
-        parts += [f"\n## {title}\n", markdown_table(frame)]
-    if writer.figures:
+    drawn = [path.name for path in writer.figures]
+    placed: set[str] = set()
+    for title, frame, names in writer.sections:
+        parts.append(f"\n## {title}\n")
+        if frame.width:
+            parts.append(markdown_table(frame))
+        for name in names:
+            if name in drawn:
+                parts.append(f"\n![{name.removesuffix('.png')}]({name})\n")
+                placed.add(name)
+    rest = [name for name in drawn if name not in placed]
+    if rest:
         parts.append("\n## Figures\n")
-        parts += [f"![{path.stem}]({path.name})\n" for path in writer.figures]
+        parts += [f"![{name.removesuffix('.png')}]({name})\n" for name in rest]
     parts.append("\n## Tables\n")
     parts += [f"- [{path.name}]({path.name})" for path in writer.tables]
     if writer.skipped:
