@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import build_parser
-from toolkit.cli.demo import run
+from toolkit.cli.demo import CREDIT_ACCOUNTS, POOL_SCALES, run
 from toolkit.store import Store
 
 
@@ -42,12 +42,26 @@ def test_demo_fills_the_database_and_writes_the_report(tmp_path: Path) -> None:
     assert f"database: {(tmp_path / 'demo.duckdb').resolve()}" in text
     assert f"figures:  {(tmp_path / 'reports').resolve()}" in text
     assert (tmp_path / "reports" / "summary.md").is_file()
-    assert (tmp_path / "reports" / "backtest.png").is_file()
+    for name in ("backtest.png", "swap_impact.png", "credit_health.png", "capital_404.png"):
+        assert (tmp_path / "reports" / name).is_file(), name
     assert "fitted fee curves" in text and "backtest of scenario default" in text
     with Store(tmp_path / "demo.duckdb", read_only=True) as store:
         kinds = store.query("select kind, status from collection_runs order by kind")
-        assert kinds["kind"].to_list() == ["backtest", "borrow", "liquidity", "rfq", "snapshot"]
+        assert sorted(set(kinds["kind"].to_list())) == [
+            "backtest",
+            "borrow",
+            "credit",
+            "liquidity",
+            "rfq",
+            "snapshot",
+            "swap",
+        ]
         assert set(kinds["status"].to_list()) == {"completed"}
+        # The day's backtest and the pool_scale sweep of its first hours, one run per scale.
+        assert (kinds["kind"] == "backtest").sum() == 1 + len(POOL_SCALES)
+        assert store.query("select count(*) as n from swap_routes")["n"][0] > 0
+        credit = store.query("select count(distinct account) as n from credit_accounts")
+        assert credit["n"][0] == CREDIT_ACCOUNTS
         findings = store.query("select findings from transactions")
         assert findings.height > 0
         # The guard found nothing wrong in the embedded service's calldata.

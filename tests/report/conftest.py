@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from toolkit.backtest import generate_flow, replay
+from toolkit.backtest import BacktestResult, generate_flow, replay
 from toolkit.store import Store
 
 T0 = dt.datetime(2025, 3, 1, 12, 0, tzinfo=dt.UTC)
@@ -131,3 +132,175 @@ def runs_only_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def fill() -> Callable[..., None]:
     """:func:`fill_store`, for tests that build their own store."""
     return fill_store
+
+
+# -- the surfaces beyond RFQ ---------------------------------------------------------------
+USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+WETH_ETH = "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"
+USDC_ETH = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+#: Borrow sweep: (dst token address, dst chain, amount, status, fee_bps) on route 1 -> dst.
+BORROWS = (
+    (USDC_BASE, 8453, 1_000 * 10**6, 200, 4.0),
+    (USDC_BASE, 8453, 100_000 * 10**6, 200, 6.0),
+    (USDC_BASE, 8453, 1_000_000 * 10**6, 404, None),
+    (USDC_BASE, 8453, 1_000_000 * 10**6, 200, 8.0),
+)
+#: Guard findings of three transactions: one safe, one with two findings, one with one.
+FINDINGS = (
+    "[]",
+    '[{"field": "to", "message": "is not the escrow", "severity": "error"}, '
+    '{"field": "value", "message": "sends ether", "severity": "warning"}]',
+    '[{"field": "to", "message": "is not the escrow", "severity": "error"}]',
+)
+#: Swaps USDC -> WETH on mainnet: (USD in, output rate relative to the first).
+SWAPS = ((100, 1.0), (10_000, 0.999), (1_000_000, 0.99))
+#: Health factors of the latest credit snapshot (None: no debt), and of an older one.
+HEALTH = (Decimal("0.9"), Decimal("1.2"), Decimal("2.0"), None)
+OLD_HEALTH = (Decimal("5"), Decimal("5"), Decimal("5"), Decimal("5"))
+#: The pool_scale sweep: the default scenario's pools at these factors, one flow.
+SCALES = (0.5, 1.0, 2.0)
+
+
+def borrow_rows(run_id: str) -> pl.DataFrame:
+    rows = [
+        {
+            "run_id": run_id,
+            "attempt_id": f"b{i}",
+            "observed_at": T0 + dt.timedelta(seconds=i),
+            "src_chain": 1,
+            "dst_chain": chain,
+            "token": token,
+            "quote_type": "ExactOutput",
+            "amount": amount,
+            "exclusive": None,
+            "status": status,
+            "latency_ms": 2.0,
+            "fee_bps": fee,
+        }
+        for i, (token, chain, amount, status, fee) in enumerate(BORROWS)
+    ]
+    return pl.DataFrame(rows).with_columns(pl.col("amount").cast(pl.Int128))
+
+
+def transaction_rows(run_id: str) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "run_id": [run_id] * len(FINDINGS),
+            "quote_id": [f"q{i + 1}" for i in range(len(FINDINGS))],
+            "observed_at": [T0] * len(FINDINGS),
+            "status": [200] * len(FINDINGS),
+            "findings": list(FINDINGS),
+        }
+    )
+
+
+def swap_rows(run_id: str) -> pl.DataFrame:
+    base_rate = 10**18 // 3000 // 10**6  # WETH smallest units per USDC smallest unit at $3000
+    rows = []
+    for i, (usd_in, relative) in enumerate(SWAPS):
+        amount_in = usd_in * 10**6
+        rows.append(
+            {
+                "run_id": run_id,
+                "attempt_id": f"0:{i}:0",
+                "observed_at": T0 + dt.timedelta(seconds=i),
+                "network": "mainnet",
+                "token_in": USDC_ETH,
+                "token_out": WETH_ETH,
+                "amount_in": amount_in,
+                "slippage_bps": 50,
+                "status": 200,
+                "amount_out": int(amount_in * base_rate * relative),
+            }
+        )
+    rows.append({**rows[0], "attempt_id": "0:9:0", "status": 404, "amount_out": None})
+    return pl.DataFrame(rows).with_columns(pl.col("amount_in", "amount_out").cast(pl.Int128))
+
+
+def credit_rows(run_id: str, at: dt.datetime, health: tuple[Decimal | None, ...]) -> pl.DataFrame:
+    decimal = pl.Decimal(38, 18)
+    rows = []
+    for i, hf in enumerate(health):
+        debt = Decimal(0) if hf is None else Decimal(1_000 * (i + 1))
+        rows.append(
+            {
+                "run_id": run_id,
+                "round": 0,
+                "observed_at": at,
+                "account": f"0x{i + 1:040x}",
+                "asset": "USDC",
+                "debt": debt,
+                "health_factor": hf,
+                "total_collateral_value": Decimal(5_000),
+            }
+        )
+    return pl.DataFrame(rows).with_columns(
+        pl.col("debt", "health_factor", "total_collateral_value").cast(decimal)
+    )
+
+
+def protocol_rows(run_id: str) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "run_id": [run_id],
+            "round": [0],
+            "observed_at": [T0],
+            "chain": [8453],
+            "collateral": ["0x" + "ab" * 20],
+            "symbol": ["yoUSD"],
+            "ltv_bps": [7_000],
+            "maintenance_ltv_bps": [8_000],
+            "liquidation_bonus_bps": [600],
+        }
+    )
+
+
+def authorization_event(run_id: str) -> pl.DataFrame:
+    return (
+        event_rows(run_id)
+        .head(1)
+        .with_columns(
+            pl.lit(999, pl.Int64).alias("event_id"), pl.lit("loan_authorized").alias("reason")
+        )
+    )
+
+
+def fill_surfaces(store: Store) -> dict[str, BacktestResult]:
+    """Borrow quotes, transactions, swaps, two credit snapshots and a pool_scale sweep of the
+    backtest ``fill_store`` stores; returns the sweep's results by run id."""
+    run = store.start_run("borrow", {}, SOURCE, run_id="run-borrow", started_at=T0)
+    store.append("borrow_quotes", borrow_rows(run))
+    store.append("transactions", transaction_rows(run))
+    store.append("liquidity_events", authorization_event(run))
+    store.append("swap_routes", swap_rows(run))
+    store.finish_run(run, "completed", ended_at=T0)
+    for run_id, at, health in (
+        ("credit-old", T0 - dt.timedelta(days=1), OLD_HEALTH),
+        ("credit-new", T0, HEALTH),
+    ):
+        store.start_run("credit", {}, SOURCE, run_id=run_id, started_at=at)
+        store.append("credit_accounts", credit_rows(run_id, at, health))
+        store.append("credit_protocol", protocol_rows(run_id))
+        store.finish_run(run_id, "completed", ended_at=at)
+    # Older than ``bt-1``, which stays the latest backtest (the one the report draws).
+    flow = generate_flow("default", hours=1.0, rate=3.0, seed=1)
+    results = {}
+    for k, scale in enumerate(SCALES):
+        result = replay(flow, "default", seed=1, overrides={"pool_scale": scale})
+        run_id = f"bt-scale-{scale:g}"
+        result.to_store(store, run_id=run_id, started_at=T0 - dt.timedelta(hours=3 - k))
+        results[run_id] = result
+    return results
+
+
+@pytest.fixture(scope="session")
+def surfaces_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, BacktestResult]]:
+    """Every table of ``full_db`` plus every other surface and a pool_scale sweep; with the
+    backtest results stored (``bt-1`` at pool_scale 1 and the sweep)."""
+    path = tmp_path_factory.mktemp("db") / "surfaces.duckdb"
+    with Store(path) as store:
+        fill_store(store)
+        results = fill_surfaces(store)
+    flow = generate_flow("single-pool", hours=0.5, rate=1.0, seed=1)
+    results["bt-1"] = replay(flow, "single-pool", seed=1)
+    return path, results

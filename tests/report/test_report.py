@@ -41,8 +41,8 @@ def full_report(full_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Repo
     return write_report(full_db, tmp_path_factory.mktemp("report"))
 
 
-def test_every_section_is_written_when_every_table_has_rows(full_report: ReportResult) -> None:
-    assert [p.name for p in full_report.figures] == ALL_FIGURES
+def test_every_rfq_section_is_written_when_its_tables_have_rows(full_report: ReportResult) -> None:
+    assert [p.name for p in full_report.figures] == [*ALL_FIGURES, "economics.png"]
     assert [p.name for p in full_report.tables] == [
         "routes.csv",
         "fee_curve.csv",
@@ -50,11 +50,20 @@ def test_every_section_is_written_when_every_table_has_rows(full_report: ReportR
         "eta_validity.csv",
         "capacity_timeline.csv",
         "backtest_timeline.csv",
+        "economics.csv",
         "summary.csv",
     ]
     assert full_report.markdown.name == "summary.md"
-    assert full_report.skipped == ()
-    assert {p.name for p in full_report.paths} == set(REPORT_FILES)
+    # The other surfaces have no rows here (tests/report/test_surfaces.py fills them).
+    assert full_report.skipped == (
+        "borrow quotes: no rows in borrow_quotes",
+        "calldata-guard findings: no rows in transactions",
+        "swap routes: no rows in swap_routes",
+        "credit health: no rows in credit_accounts",
+        "capital against 404 rate: no pool_scale sweep stored (store backtests of one flow "
+        "at two or more pool_scale overrides)",
+    )
+    assert {p.name for p in full_report.paths} <= set(REPORT_FILES)
     assert all(p.is_file() and p.parent == full_report.out_dir for p in full_report.paths)
 
 
@@ -135,6 +144,11 @@ def test_sections_without_data_are_left_out_and_said_so(runs_only_db: Path, tmp_
         "fee curve, 404 rate and eta/validity: no rows in rfq_observations",
         "capacity timeline: no liquidity rows in liquidity_events",
         "backtest: no rows in backtest_pools",
+        "borrow quotes: no rows in borrow_quotes",
+        "calldata-guard findings: no rows in transactions",
+        "swap routes: no rows in swap_routes",
+        "credit health: no rows in credit_accounts",
+        "economics: no rows in backtest_pools",
     )
     assert summary(tmp_path / "summary.csv") == {
         ("runs", "runs"): "1",
@@ -215,3 +229,13 @@ def test_bad_argument_types_are_refused(full_db: Path) -> None:
         write_report(3, "out")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="out_dir: must be a path, got NoneType"):
         write_report(full_db, None)  # type: ignore[arg-type]
+
+
+def test_capacity_csv_keeps_exact_integers_beside_tokens_and_usd(full_report: ReportResult) -> None:
+    steps = pl.read_csv(full_report.out_dir / "capacity_timeline.csv", infer_schema_length=None)
+    # USDC on Base: 6 decimals, $1 in the default scenario.
+    for column in ("available", "reserved", "total"):
+        exact = steps[column].cast(pl.Float64) / 10**6
+        assert steps[f"{column}_tokens"].to_list() == pytest.approx(exact.to_list())
+        assert steps[f"{column}_usd"].to_list() == pytest.approx(exact.to_list())
+    assert steps["total"].dtype == pl.Int64

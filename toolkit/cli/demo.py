@@ -4,10 +4,12 @@ One pass through every layer, offline: the embedded service (in-process, the def
 every client) running ``--speed`` times faster than real time, with other users' order flow at
 the default scenario's rates as background traffic (RFQs that convert, open on chain, fill and
 settle: :class:`toolkit.collect.Traffic`), so the collectors observe a market rather than their
-own requests; collection from its surfaces into DuckDB (discovery snapshot, a paced RFQ sweep
-that follows each quote through the transaction endpoint and the calldata guard, a borrow-quote
-sweep, the liquidity event stream); the pricing and capacity models on what was collected; a
-backtest of a day of order flow on the same engine; and the report (figures and a summary).
+own requests; collection from its surfaces into DuckDB (discovery snapshot, a swap-route sweep
+and a credit snapshot of the seeded book while the traffic warms up, the liquidity event stream,
+a paced RFQ sweep that follows each quote through the transaction endpoint and the calldata
+guard, a borrow-quote sweep); the pricing and capacity models on what was collected; a backtest
+of a day of order flow on the same engine and a pool_scale sweep of an hour at the day's mean
+rate (capital against 404 rate); and the report (figures and a summary).
 """
 
 from __future__ import annotations
@@ -29,7 +31,23 @@ if TYPE_CHECKING:
     from toolkit.client import ServiceClient
     from toolkit.store import Store
 
-__all__ = ["add_arguments", "run"]
+__all__ = [
+    "CREDIT_ACCOUNTS",
+    "POOL_SCALES",
+    "SWAP_SIZES_USD",
+    "SWEEP_HOURS",
+    "add_arguments",
+    "run",
+]
+
+#: Trade sizes of the demo's swap-route sweep, in USD.
+SWAP_SIZES_USD: tuple[int, ...] = (100, 10_000, 1_000_000, 10_000_000)
+#: Pool balances of the demo's capital sweep, as factors on the default scenario's.
+POOL_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0)
+#: Accounts of the seeded credit book the demo snapshots (a sample: the whole book takes long).
+CREDIT_ACCOUNTS = 300
+#: Hours of flow the capital sweep replays, at the day's mean rate.
+SWEEP_HOURS = 1.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -115,11 +133,18 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         )
         # The day's backtest is pure CPU: it runs in a worker process while the live market is
         # observed, and is stored once it is back (spawned: this process already runs threads).
+        # One worker, two jobs in turn: the day, then the pool_scale sweep.
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
             backtest = pool.submit(_replay_day, args.rate, args.seed)
-            step(f"backtest of a day of flow started in a worker process (rate {args.rate:g}/s)")
+            scales = pool.submit(_replay_scales, args.rate, args.seed)
+            step(
+                f"backtest of a day of flow (rate {args.rate:g}/s), then a pool_scale sweep "
+                f"(x{', x'.join(f'{x:g}' for x in POOL_SCALES)}) of {SWEEP_HOURS:g} hour(s) at "
+                "its mean rate, started in a worker process"
+            )
             _collect(client, store, args, step)
             _model(store, stream, step)
+            _store_sweep(store, scales.result(), step)
             _store_backtest(store, backtest.result(), stream, step)
         step("writing the report")
         from toolkit.report import write_report
@@ -155,7 +180,9 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
         f"filled and settled; {warmup / 60:g} minutes to warm up"
     )
     with Traffic(embedded, flow) as traffic:
-        client.clock.sleep(warmup)
+        began = client.clock()
+        _swaps_and_credit(client, store, progress, step)
+        client.clock.sleep(max(0.0, warmup - (client.clock() - began)))
         remaining = seconds - warmup
         step(f"liquidity event stream for {remaining / 2 / 60:g} simulated minutes")
         stream = LiquidityStream(
@@ -188,41 +215,89 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
     _report_run(BorrowSweep(client, store, rounds=1, progress=progress).run(), step)
 
 
+def _swaps_and_credit(client: ServiceClient, store: Store, progress: bool, step: Any) -> None:
+    """A small swap-route sweep and a credit snapshot of the seeded book (during the warm-up,
+    which would otherwise only wait)."""
+    from toolkit.client import SwapClient
+    from toolkit.collect import CreditCollector
+    from toolkit.collect.credit import known_accounts
+    from toolkit.collect.swap import DEFAULT_PAIRS, SwapSweep, default_points
+
+    points = default_points(pairs=DEFAULT_PAIRS, sizes_usd=SWAP_SIZES_USD)
+    step(
+        f"swap-route sweep: {len(DEFAULT_PAIRS)} pairs x {len(SWAP_SIZES_USD)} sizes "
+        f"(${min(SWAP_SIZES_USD):,} to ${max(SWAP_SIZES_USD):,}) x mainnet and base"
+    )
+    with SwapClient(embedded=client.embedded, env={}, clock=client.clock) as swaps:
+        _report_run(SwapSweep(swaps, store, points=points, progress=progress).run(), step)
+    book = known_accounts(client, store)
+    sample = book[:: max(1, len(book) // CREDIT_ACCOUNTS)][:CREDIT_ACCOUNTS]
+    step(
+        f"credit snapshot: the protocol and {len(sample)} of the seeded book's {len(book):,} "
+        "accounts (every k-th by address)"
+    )
+    credit = CreditCollector(client, store, accounts=sample, progress=progress)
+    _report_run(credit.run(), step)
+
+
 def _report_run(result: Any, step: Any) -> None:
     tables = ", ".join(f"{name} {count}" for name, count in sorted(result.by_table.items()))
     step(f"  run {result.run_id} {result.status}: {tables or 'no rows'}")
 
 
 def _model(store: Store, stream: TextIO, step: Any) -> None:
+    import polars as pl
+
     from toolkit.models import capacity, pricing
 
     step("models: fee curves and 404 rates of what was collected")
     observations = store.query("select * from rfq_observations")
     curve = pricing.fee_curve(observations)
     blocking = capacity.empirical_blocking(observations, window=None)
+    keys = ["src_chain", "dst_chain", "token"]
     _print_frame(
-        curve.select(
-            "src_chain",
-            "dst_chain",
-            "token",
-            "quote_type",
-            "intercept",
-            "log10_amount_coef",
-            "r2",
-            "n",
-        )
-        .sort("src_chain", "dst_chain", "token", "quote_type")
-        .head(6),
-        "fitted fee curves, fee_bps = intercept + coef * log10(amount) (first 6 routes)",
+        _named(
+            curve.sort(*keys, "quote_type")
+            .head(6)
+            .select(
+                *keys,
+                "quote_type",
+                "intercept",
+                pl.col("log10_amount_coef").alias("bps_per_decade"),
+                "r2",
+                "n",
+            )
+        ),
+        "fitted fee curves, fee_bps = intercept + bps_per_decade * log10(amount in smallest "
+        "units) (first 6 routes)",
         stream,
     )
     _print_frame(
-        blocking.select("src_chain", "dst_chain", "token", "attempts", "blocking", "std_error")
-        .sort("blocking", "src_chain", "dst_chain", "token", descending=[True, False, False, False])
-        .head(4),
+        _named(
+            blocking.sort("blocking", *keys, descending=[True, False, False, False])
+            .head(4)
+            .select(
+                *keys,
+                "attempts",
+                (100 * pl.col("blocking")).alias("share_404_pct"),
+                (100 * pl.col("std_error")).alias("std_error_pct"),
+            )
+        ),
         "404 share of RFQ attempts by route (highest 4)",
         stream,
     )
+
+
+def _named(frame: pl.DataFrame) -> pl.DataFrame:
+    """``src_chain``/``dst_chain`` ids as one ``route`` column of chain names, for people."""
+    import polars as pl
+
+    from toolkit.report.units import chain_name
+
+    routes = [
+        f"{chain_name(s)}→{chain_name(d)}" for s, d in frame.select("src_chain", "dst_chain").rows()
+    ]
+    return frame.drop("src_chain", "dst_chain").insert_column(0, pl.Series("route", routes))
 
 
 def _replay_day(rate: float, seed: int) -> BacktestResult:
@@ -233,6 +308,30 @@ def _replay_day(rate: float, seed: int) -> BacktestResult:
     scenario = load_scenario("default", env={})
     flow = generate_flow(scenario, hours=24, rate=rate, seed=seed)
     return replay(flow, scenario, seed=seed)
+
+
+def _replay_scales(rate: float, seed: int) -> list[tuple[float, BacktestResult]]:
+    """:data:`SWEEP_HOURS` of flow at the day's mean rate (no daily profile) at each of
+    :data:`POOL_SCALES` (in the worker process): what more or less pool capital does to the
+    404 rate and the return."""
+    from toolkit.backtest import generate_flow, replay
+    from toolkit.scenario import load_scenario
+
+    scenario = load_scenario("default", env={})
+    flow = generate_flow(scenario, hours=SWEEP_HOURS, rate=rate, seed=seed, profile=None)
+    return [
+        (scale, replay(flow, scenario, seed=seed, overrides={"pool_scale": scale}))
+        for scale in POOL_SCALES
+    ]
+
+
+def _store_sweep(store: Store, results: list[tuple[float, BacktestResult]], step: Any) -> None:
+    shares = ", ".join(
+        f"x{scale:g}: {100 * r.summary['no_capacity_rate']:.1f} %" for scale, r in results
+    )
+    step(f"pool_scale sweep, requests refused for capacity: {shares}")
+    for _, result in results:
+        result.to_store(store)
 
 
 def _store_backtest(store: Store, result: BacktestResult, stream: TextIO, step: Any) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -43,6 +43,13 @@ class ReportData:
     backtest_run: str | None
     backtest_requests: pl.DataFrame
     backtest_pools: pl.DataFrame
+    borrow: pl.DataFrame = field(default_factory=pl.DataFrame)
+    transactions: pl.DataFrame = field(default_factory=pl.DataFrame)
+    swaps: pl.DataFrame = field(default_factory=pl.DataFrame)
+    credit_accounts: pl.DataFrame = field(default_factory=pl.DataFrame)
+    credit_protocol: pl.DataFrame = field(default_factory=pl.DataFrame)
+    backtest_runs: pl.DataFrame = field(default_factory=pl.DataFrame)
+    backtest_pool_totals: pl.DataFrame = field(default_factory=pl.DataFrame)
 
 
 def _open(path: Path, where: str) -> Store:
@@ -101,8 +108,65 @@ def _read(store: Store, where: str) -> ReportData:
         "ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1"
     )
     run = str(latest["run_id"][0]) if latest.height else None
+    # Only the columns the report reads: a day's backtest holds a million requests.
     requests = store.query(
-        "SELECT * FROM backtest_requests WHERE run_id = ? ORDER BY t, request_id", [run]
+        "SELECT t, status, outcome FROM backtest_requests WHERE run_id = ? ORDER BY t, request_id",
+        [run],
     )
     pools = store.query("SELECT * FROM backtest_pools WHERE run_id = ? ORDER BY pool, t", [run])
-    return ReportData(where, runs, observations, events, tiers, run, requests, pools)
+    return ReportData(
+        where,
+        runs,
+        observations,
+        events,
+        tiers,
+        run,
+        requests,
+        pools,
+        borrow=store.query("SELECT * FROM borrow_quotes ORDER BY observed_at, run_id, attempt_id"),
+        transactions=store.query(
+            "SELECT run_id, quote_id, observed_at, chain_id, status, findings, error "
+            "FROM transactions ORDER BY observed_at, run_id, quote_id"
+        ),
+        swaps=store.query(
+            "SELECT run_id, attempt_id, observed_at, network, token_in, token_out, amount_in, "
+            "status, latency_ms, amount_out, min_amount_out, gas_used, error "
+            "FROM swap_routes ORDER BY observed_at, run_id, attempt_id"
+        ),
+        credit_accounts=_latest_credit(store, "credit_accounts", "account, asset"),
+        credit_protocol=_latest_credit(store, "credit_protocol", "chain, collateral"),
+        backtest_runs=store.query(_BACKTEST_RUNS),
+        backtest_pool_totals=store.query(_POOL_TOTALS),
+    )
+
+
+def _latest_credit(store: Store, table: str, order: str) -> pl.DataFrame:
+    """The latest round of the latest credit run: one snapshot of the book, not a mix."""
+    return store.query(
+        f"SELECT * FROM {table} WHERE (run_id, round) = ("
+        f"SELECT (run_id, round) FROM {table} ORDER BY observed_at DESC, run_id DESC, "
+        f"round DESC LIMIT 1) ORDER BY {order}"
+    )
+
+
+# Every backtest run with its parameters, request count and 404 count.
+_BACKTEST_RUNS = """
+SELECT r.run_id, r.started_at, r.parameters,
+       count(q.run_id) AS requests,
+       count(q.run_id) FILTER (WHERE q.status = 404) AS refused
+FROM collection_runs r LEFT JOIN backtest_requests q ON q.run_id = r.run_id
+WHERE r.kind = 'backtest'
+GROUP BY r.run_id, r.started_at, r.parameters
+ORDER BY r.started_at, r.run_id
+"""
+
+# Each backtest pool: its balance at the first sample (the capital), its cumulative fee revenue
+# at the last (exact, from the JSON text), the span sampled and its mean utilization.
+_POOL_TOTALS = """
+SELECT run_id, pool, any_value(chain) AS chain, any_value(token) AS token,
+       any_value(pool_type) AS pool_type, arg_min(capacity, t) AS capital,
+       min(t) AS start_t, max(t) AS end_t, avg(utilization) AS mean_utilization,
+       CAST(json_extract_string(arg_max(attributes, t), '$.fee_revenue') AS HUGEINT)
+           AS fee_revenue
+FROM backtest_pools GROUP BY run_id, pool ORDER BY run_id, pool
+"""

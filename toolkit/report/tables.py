@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from toolkit.chain.registry import default_registry
 from toolkit.models import (
     capacity_timeline,
     compare_with_tiers,
@@ -23,6 +22,7 @@ from toolkit.models import (
     fee_curve,
 )
 from toolkit.report.load import ReportData
+from toolkit.report.units import chain_name, token_decimals
 
 __all__ = [
     "ROUTE_KEYS",
@@ -33,6 +33,7 @@ __all__ = [
     "chain_name",
     "route_label",
     "route_table",
+    "summary_rows",
     "summary_table",
     "token_decimals",
 ]
@@ -76,31 +77,6 @@ class Timeline:
         """``minutes since 2025-10-09 20:53:20 UTC``."""
         start = datetime.fromtimestamp(self.start_us / 1e6, UTC)
         return f"minutes since {start:%Y-%m-%d %H:%M:%S} UTC"
-
-
-def chain_name(chain: int | None) -> str:
-    """A chain's registry name (``Base``), or its id when the registry does not know it."""
-    if chain is None:
-        return "?"
-    try:
-        return default_registry().chain(chain).name
-    except LookupError:
-        return str(chain)
-
-
-def token_decimals(chain: int | None, symbol: str | None) -> int:
-    """A token's decimals from the registry (0 when it does not know the token: amounts then
-    stay in smallest units, and the axis says so).
-
-    >>> token_decimals(8453, "USDC"), token_decimals(None, "XYZ")
-    (6, 0)
-    """
-    if chain is None or symbol is None:
-        return 0
-    try:
-        return default_registry().token(chain, symbol).decimals
-    except LookupError:
-        return 0
 
 
 def route_label(src: int | None, dst: int | None, token: str | None) -> str:
@@ -241,7 +217,8 @@ def _fmt(value: object) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return ""
-        return f"{value:.6g}"
+        # Six significant digits, but never an exponent on a large amount: 28200000, not 2.82e+07.
+        return f"{value:.0f}" if abs(value) >= 1e6 else f"{value:.6g}"
     return str(value)
 
 
@@ -249,8 +226,18 @@ def _rows(section: str, items: Sequence[tuple[str, object]]) -> list[tuple[str, 
     return [(section, metric, _fmt(value)) for metric, value in items]
 
 
-def summary_table(data: ReportData, routes: pl.DataFrame | None) -> pl.DataFrame:
-    """The headline figures as ``section, metric, value`` rows (values formatted as text)."""
+def summary_rows(section: str, items: Sequence[tuple[str, object]]) -> list[tuple[str, str, str]]:
+    """``section, metric, value`` rows with values formatted as text (floats: 6 digits)."""
+    return _rows(section, items)
+
+
+def summary_table(
+    data: ReportData,
+    routes: pl.DataFrame | None,
+    extra: Sequence[tuple[str, str, str]] = (),
+) -> pl.DataFrame:
+    """The headline figures as ``section, metric, value`` rows (values formatted as text);
+    ``extra`` rows (other sections, :func:`summary_rows`) come last."""
     rows: list[tuple[str, str, str]] = []
     runs = data.runs.group_by("kind", "status").agg(pl.len().alias("n")).sort("kind", "status")
     rows += _rows(
@@ -325,4 +312,5 @@ def summary_table(data: ReportData, routes: pl.DataFrame | None) -> pl.DataFrame
                 ("mean pool utilization", data.backtest_pools["utilization"].mean()),
             ],
         )
+    rows += extra
     return pl.DataFrame(rows, schema=["section", "metric", "value"], orient="row")

@@ -12,8 +12,20 @@ from matplotlib.figure import Figure
 from toolkit.models import effective_fee_bps, fee_curve
 from toolkit.models.pricing import ROUTE
 from toolkit.report import figures as figs
+from toolkit.report import surface_figures as sfigs
+from toolkit.report.economics import capital_sweep, pool_economics
 from toolkit.report.load import ReportData, display_path, load_data
 from toolkit.report.result import ReportError, ReportResult
+from toolkit.report.surfaces import (
+    HF_WATCH,
+    authorizations,
+    borrow_points,
+    borrow_table,
+    credit_accounts_table,
+    credit_collateral_table,
+    findings_table,
+    swap_impact_table,
+)
 from toolkit.report.tables import (
     ROUTE_KEYS,
     backtest_timeline,
@@ -21,8 +33,10 @@ from toolkit.report.tables import (
     capacity_steps,
     route_label,
     route_table,
+    summary_rows,
     summary_table,
 )
+from toolkit.report.units import format_usd, with_human_amounts
 from toolkit.store import Store
 
 __all__ = ["REPORT_FILES", "write_report"]
@@ -35,6 +49,11 @@ REPORT_FILES: tuple[str, ...] = (
     "capacity_timeline.png",
     "eta_validity.png",
     "backtest.png",
+    "borrow.png",
+    "swap_impact.png",
+    "credit_health.png",
+    "economics.png",
+    "capital_404.png",
     "summary.csv",
     "routes.csv",
     "fee_curve.csv",
@@ -42,6 +61,13 @@ REPORT_FILES: tuple[str, ...] = (
     "capacity_timeline.csv",
     "eta_validity.csv",
     "backtest_timeline.csv",
+    "borrow.csv",
+    "findings.csv",
+    "swap_impact.csv",
+    "credit_accounts.csv",
+    "credit_collateral.csv",
+    "economics.csv",
+    "capital_404.csv",
     "summary.md",
 )
 
@@ -52,6 +78,9 @@ class _Writer:
         self.figures: list[Path] = []
         self.tables: list[Path] = []
         self.skipped: list[str] = []
+        self.summary: list[tuple[str, str, str]] = []
+        # (title, table, figures drawn for it): shown in this order in summary.md.
+        self.sections: list[tuple[str, pl.DataFrame, tuple[str, ...]]] = []
 
     def figure(self, name: str, figure: Figure) -> None:
         self.figures.append(figs.save(figure, self.out / name))
@@ -93,7 +122,12 @@ def write_report(
         routes = _rfq_sections(data, writer)
         _capacity_section(data, writer)
         _backtest_section(data, writer)
-        summary = summary_table(data, routes)
+        _borrow_section(data, writer)
+        _findings_section(data, writer)
+        _swap_section(data, writer)
+        _credit_section(data, writer)
+        _economics_section(data, writer)
+        summary = summary_table(data, routes, writer.summary)
         writer.table("summary.csv", summary)
         markdown = out / "summary.md"
         markdown.write_text(_markdown(data, summary, routes, writer), encoding="utf-8")
@@ -157,7 +191,10 @@ def _capacity_section(data: ReportData, writer: _Writer) -> None:
         return
     steps = capacity_steps(data)
     writer.figure("capacity_timeline.png", figs.capacity_figure(steps))
-    writer.table("capacity_timeline.csv", steps)
+    amounts = ["available", "reserved", "outstanding", "total"]
+    writer.table(
+        "capacity_timeline.csv", with_human_amounts(steps, amounts, chain="chain", token="token")
+    )
 
 
 def _backtest_section(data: ReportData, writer: _Writer) -> None:
@@ -170,16 +207,203 @@ def _backtest_section(data: ReportData, writer: _Writer) -> None:
     writer.table("backtest_timeline.csv", timeline)
 
 
+def _borrow_section(data: ReportData, writer: _Writer) -> None:
+    borrow = data.borrow
+    if borrow.height == 0:
+        writer.skipped.append("borrow quotes: no rows in borrow_quotes")
+        return
+    table = borrow_table(borrow)
+    writer.table("borrow.csv", table)
+    answered = borrow.filter(pl.col("status").is_in([200, 404]))
+    writer.summary += summary_rows(
+        "borrow",
+        [
+            ("attempts", borrow.height),
+            ("quotes (200)", int((borrow["status"] == 200).sum())),
+            ("404 share of 200/404 answers", _share(answered, 404)),
+            ("median fee (bps)", borrow["fee_bps"].median()),
+            ("loans authorized (liquidity events)", authorizations(data.events)),
+        ],
+    )
+    writer.sections.append(
+        (
+            "Borrow quotes",
+            table.select("route", "attempts", "ok", "blocked", "share_404", "fee_median_bps"),
+            ("borrow.png",),
+        )
+    )
+    points = borrow_points(borrow)
+    if points.height:
+        writer.figure("borrow.png", sfigs.borrow_figure(points))
+    else:
+        writer.skipped.append("borrow figure: borrow_quotes holds no priced 200 answer")
+
+
+def _share(frame: pl.DataFrame, status: int) -> float | None:
+    return float((frame["status"] == status).sum()) / frame.height if frame.height else None
+
+
+def _findings_section(data: ReportData, writer: _Writer) -> None:
+    transactions = data.transactions
+    if transactions.height == 0:
+        writer.skipped.append("calldata-guard findings: no rows in transactions")
+        return
+    table = findings_table(transactions)
+    writer.table("findings.csv", table)
+    checked = transactions.filter(pl.col("findings").is_not_null())
+    safe = int((checked["findings"] == "[]").sum())
+    writer.summary += summary_rows(
+        "calldata guard",
+        [
+            ("transactions fetched", transactions.height),
+            ("checked by the guard", checked.height),
+            ("safe (no finding)", safe),
+            ("with findings", checked.height - safe),
+            *[
+                (f"findings: {rule} ({severity})", n)
+                for rule, severity, n in table.select("rule", "severity", "count").rows()
+            ],
+        ],
+    )
+    if table.height:
+        writer.sections.append(("Calldata-guard findings by rule", table, ()))
+
+
+def _swap_section(data: ReportData, writer: _Writer) -> None:
+    swaps = data.swaps
+    if swaps.height == 0:
+        writer.skipped.append("swap routes: no rows in swap_routes")
+        return
+    impact = swap_impact_table(swaps)
+    writer.table("swap_impact.csv", impact)
+    answered = swaps.filter(pl.col("status").is_in([200, 404]))
+    largest = impact.filter(pl.col("size_usd") == pl.col("size_usd").max().over("network", "pair"))
+    writer.summary += summary_rows(
+        "swap",
+        [
+            ("route requests", swaps.height),
+            ("routes (200)", int((swaps["status"] == 200).sum())),
+            ("no route (404) share", _share(answered, 404)),
+            ("pairs × networks", impact.select("network", "pair").n_unique()),
+            *[
+                (f"impact at {format_usd(size)}: {pair} ({network}) (bps)", bps)
+                for network, pair, size, bps in largest.select(
+                    "network", "pair", "size_usd", "impact_bps"
+                ).rows()
+            ],
+        ],
+    )
+    if impact.height:
+        by_size = (
+            impact.with_columns(
+                pl.col("size_usd").map_elements(format_usd, return_dtype=pl.String).alias("size")
+            )
+            .pivot(on="size", index=["network", "pair"], values="impact_bps", sort_columns=False)
+            .sort("network", "pair")
+        )
+        writer.sections.append(
+            ("Swap price impact (bps) by trade size", by_size, ("swap_impact.png",))
+        )
+        writer.figure("swap_impact.png", sfigs.swap_figure(impact))
+    else:
+        writer.skipped.append("swap figure: swap_routes holds no answered route")
+
+
+def _credit_section(data: ReportData, writer: _Writer) -> None:
+    if data.credit_accounts.height == 0:
+        writer.skipped.append("credit health: no rows in credit_accounts")
+        return
+    accounts = credit_accounts_table(data.credit_accounts)
+    writer.table("credit_accounts.csv", accounts)
+    hf = pl.col("health_factor")
+    indebted = accounts.filter(hf.is_not_null())
+    observed = data.credit_accounts["observed_at"].max()
+    asset = "/".join(accounts["asset"].unique().sort().to_list())
+    writer.summary += summary_rows(
+        "credit",
+        [
+            ("snapshot (UTC)", observed.isoformat() if observed is not None else None),  # type: ignore[union-attr]
+            ("accounts", accounts["account"].n_unique()),
+            ("accounts with debt", indebted["account"].n_unique()),
+            ("health factor below 1", indebted.filter(hf < 1).height),
+            (f"health factor below {HF_WATCH:g}", indebted.filter(hf < HF_WATCH).height),
+            ("median health factor", indebted["health_factor"].median()),
+            (f"total debt ({asset})", accounts["debt"].sum()),
+            (f"total collateral value ({asset})", accounts["collateral_value"].sum()),
+        ],
+    )
+    collateral = pl.DataFrame()
+    if data.credit_protocol.height:
+        collateral = credit_collateral_table(data.credit_protocol)
+        writer.table("credit_collateral.csv", collateral)
+    writer.sections.append(
+        (
+            "Credit health and collateral accepted",
+            collateral,
+            ("credit_health.png",),
+        )
+    )
+    writer.figure("credit_health.png", sfigs.credit_figure(accounts))
+
+
+def _economics_section(data: ReportData, writer: _Writer) -> None:
+    if data.backtest_run is None or data.backtest_pool_totals.height == 0:
+        writer.skipped.append("economics: no rows in backtest_pools")
+        return
+    pools = pool_economics(data.backtest_pool_totals, data.backtest_run)
+    writer.table("economics.csv", pools)
+    total = pools.row(pools.height - 1, named=True)
+    writer.summary += summary_rows(
+        "economics",
+        [
+            ("backtest run", data.backtest_run),
+            ("span (hours)", total["span_hours"]),
+            ("pool capital (USD)", total["capital_usd"]),
+            ("fee revenue (USD)", total["fee_revenue_usd"]),
+            ("return on capital over the span (%)", total["return_pct"]),
+            ("return on capital, annualised (%)", total["annualised_return_pct"]),
+        ],
+    )
+    writer.sections.append(
+        (
+            "Economics of the latest backtest",
+            pools.select(
+                pl.col("label").alias("pool"),
+                "capital_usd",
+                "fee_revenue_usd",
+                "return_pct",
+                "annualised_return_pct",
+                "mean_utilization_pct",
+            ),
+            ("economics.png",),
+        )
+    )
+    writer.figure("economics.png", sfigs.economics_figure(pools, data.backtest_run))
+    sweep = capital_sweep(data.backtest_runs, data.backtest_pool_totals)
+    if sweep.height < 2:
+        writer.skipped.append(
+            "capital against 404 rate: no pool_scale sweep stored (store backtests of one flow "
+            "at two or more pool_scale overrides)"
+        )
+        return
+    writer.table("capital_404.csv", sweep)
+    writer.figure("capital_404.png", sfigs.capital_figure(sweep))
+    writer.sections.append(("Capital against 404 rate", sweep.drop("run_id"), ("capital_404.png",)))
+
+
 def _cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4g}"
+        if math.isnan(value):
+            return ""
+        return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
     return str(value).replace("|", "\\|")
 
 
 def markdown_table(frame: pl.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table of ``frame`` (floats to 4 significant digits)."""
+    """A GitHub-flavoured Markdown table of ``frame`` (floats to 4 significant digits, from
+    10,000 up as whole numbers with thousands separators)."""
     lines = [
         "| " + " | ".join(frame.columns) + " |",
         "|" + "|".join("---" for _ in frame.columns) + "|",
@@ -209,9 +433,20 @@ def _markdown(
             "validity_mean_s",
         ]
         parts += ["\n## Routes\n", markdown_table(routes.select(columns))]
-    if writer.figures:
+    drawn = [path.name for path in writer.figures]
+    placed: set[str] = set()
+    for title, frame, names in writer.sections:
+        parts.append(f"\n## {title}\n")
+        if frame.width:
+            parts.append(markdown_table(frame))
+        for name in names:
+            if name in drawn:
+                parts.append(f"\n![{name.removesuffix('.png')}]({name})\n")
+                placed.add(name)
+    rest = [name for name in drawn if name not in placed]
+    if rest:
         parts.append("\n## Figures\n")
-        parts += [f"![{path.stem}]({path.name})\n" for path in writer.figures]
+        parts += [f"![{name.removesuffix('.png')}]({name})\n" for name in rest]
     parts.append("\n## Tables\n")
     parts += [f"- [{path.name}]({path.name})" for path in writer.tables]
     if writer.skipped:

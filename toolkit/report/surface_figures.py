@@ -1,0 +1,206 @@
+"""Figures of the surfaces beyond RFQ and of the backtest's economics.
+
+Same conventions as :mod:`toolkit.report.figures`: fixed-size ``Figure`` objects, titles and
+axis labels with units from :mod:`toolkit.report.style`, amounts in USD.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+from matplotlib.figure import Figure
+
+from toolkit.report.style import colors, dress, legend, new_figure, series_styles, usd_ticks
+from toolkit.report.surfaces import HF_WATCH
+
+__all__ = [
+    "borrow_figure",
+    "capital_figure",
+    "credit_figure",
+    "economics_figure",
+    "swap_figure",
+]
+
+
+def borrow_figure(points: pl.DataFrame) -> Figure:
+    """Borrow fee (bps) against amount (USD, log x): every priced answer as a faint dot, the
+    median per token and amount as a line; one colour per token."""
+    figure = new_figure()
+    ax = figure.subplots()
+    tokens = points["token"].unique().sort().to_list()
+    for color, token in zip(colors(len(tokens)), tokens, strict=True):
+        subset = points.filter(pl.col("token") == token)
+        ax.scatter(
+            subset["amount_usd"].to_list(),
+            subset["fee_bps"].to_list(),
+            s=8,
+            alpha=0.25,
+            color=color,
+        )
+        median = subset.group_by("amount_usd").agg(pl.col("fee_bps").median()).sort("amount_usd")
+        ax.plot(
+            median["amount_usd"].to_list(),
+            median["fee_bps"].to_list(),
+            marker="o",
+            ms=4,
+            lw=1.5,
+            color=color,
+            label=f"{token} (median over routes)",
+        )
+    dress(
+        ax,
+        title="Borrow quotes: fee by amount borrowed (dots: every 200 answer)",
+        xlabel="amount borrowed (USD at scenario prices)",
+        ylabel="borrow fee (bps)",
+        x=points["amount_usd"].to_list(),
+    )
+    usd_ticks(ax.xaxis)
+    legend(ax, len(tokens))
+    return figure
+
+
+def swap_figure(impact: pl.DataFrame) -> Figure:
+    """Swap price impact (bps, against the pair's smallest size) by trade size (USD, log x);
+    colour by pair, line style by network; symlog y (linear below 1 bps)."""
+    figure = new_figure()
+    ax = figure.subplots()
+    keys = impact.select("pair", "network").unique(maintain_order=True).rows()
+    styles = series_styles(keys)
+    for pair, network in keys:
+        line = impact.filter((pl.col("pair") == pair) & (pl.col("network") == network))
+        ax.plot(
+            line["size_usd"].to_list(),
+            line["impact_bps"].to_list(),
+            ms=4,
+            lw=1.2,
+            label=f"{pair} ({network})",
+            **styles[(pair, network)],
+        )
+    dress(
+        ax,
+        title="Swap routes: price impact by trade size",
+        xlabel="trade size (USD at scenario prices)",
+        ylabel="price impact vs the smallest size (bps, symlog)",
+        x=impact["size_usd"].to_list(),
+    )
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_ylim(bottom=0.0)
+    usd_ticks(ax.xaxis)
+    legend(ax, len(keys), title="colour: pair, style: network")
+    return figure
+
+
+def credit_figure(accounts: pl.DataFrame) -> Figure:
+    """The credit book: health-factor histogram of accounts with debt (log bins, lines at 1
+    and the watch level) and debt against collateral value per account, by band."""
+    import numpy as np
+
+    figure = new_figure()
+    left, right = figure.subplots(1, 2)
+    indebted = accounts.filter(pl.col("health_factor").is_not_null() & (pl.col("debt") > 0))
+    hf = indebted["health_factor"].to_numpy()
+    if hf.size:
+        low, high = max(min(hf.min(), 0.9), 1e-3), max(hf.max(), 2.0)
+        bins = np.geomspace(low, high * 1.01, 30)
+        left.hist(hf, bins=bins.tolist(), color="tab:blue", alpha=0.8)
+        left.set_xscale("log")
+    for level, color, text in (
+        (1.0, "tab:red", "1: liquidatable"),
+        (HF_WATCH, "tab:orange", f"{HF_WATCH:g}: watch"),
+    ):
+        left.axvline(level, color=color, ls="--", lw=1.2, label=text)
+    dress(
+        left,
+        title=f"Health factor of {indebted.height} accounts with debt",
+        xlabel="health factor (log scale)",
+        ylabel="accounts",
+    )
+    legend(left, 2)
+    bands = ["< 1", f"1 to {HF_WATCH:g}", f"≥ {HF_WATCH:g}"]
+    for band, color in zip(bands, ("tab:red", "tab:orange", "tab:green"), strict=True):
+        subset = indebted.filter(pl.col("band") == band)
+        right.scatter(
+            subset["collateral_value"].to_list(),
+            subset["debt"].to_list(),
+            s=8,
+            alpha=0.6,
+            color=color,
+            label=f"HF {band} ({subset.height})",
+        )
+    dress(
+        right,
+        title="Debt against collateral value",
+        xlabel="collateral value (credit asset, ≈ USD)",
+        ylabel="debt (credit asset, ≈ USD)",
+        x=indebted["collateral_value"].to_list(),
+        y=indebted["debt"].to_list(),
+    )
+    legend(right, 3)
+    return figure
+
+
+def economics_figure(pools: pl.DataFrame, run: str) -> Figure:
+    """Per pool of the backtest: fee revenue (USD) and annualised return on capital (%)."""
+    table = pools.filter(pl.col("pool") != "total").sort("pool", descending=True)
+    labels = table["label"].to_list()
+    figure = new_figure()
+    left, right = figure.subplots(1, 2, sharey=True)
+    positions = list(range(table.height))
+    left.barh(positions, table["fee_revenue_usd"].fill_null(0.0).to_list(), color="tab:green")
+    left.set_yticks(positions, labels, fontsize=8)
+    dress(
+        left,
+        title=f"Backtest {run[:8]}: fee revenue per pool",
+        xlabel="fee revenue (USD at scenario prices)",
+        ylabel="pool",
+        grid="x",
+    )
+    usd_ticks(left.xaxis)
+    right.barh(
+        positions, table["annualised_return_pct"].fill_null(0.0).to_list(), color="tab:purple"
+    )
+    right.set_title("Return on pool capital, annualised (simple)")
+    right.set_xlabel("fee revenue / starting balance, per year (%)")
+    right.grid(True, axis="x", alpha=0.3)
+    return figure
+
+
+def capital_figure(sweep: pl.DataFrame) -> Figure:
+    """Capital against 404 rate: the share of requests refused (left axis) and the annualised
+    return (right axis) at each ``pool_scale`` of a stored sweep, capital in USD (log x)."""
+    figure = new_figure()
+    ax = figure.subplots()
+    capital = sweep["capital_usd"].to_list()
+    ax.plot(
+        capital,
+        sweep["share_404_pct"].to_list(),
+        marker="o",
+        color="tab:red",
+        label="404 share of requests",
+    )
+    for x, y, scale in sweep.select("capital_usd", "share_404_pct", "pool_scale").rows():
+        ax.annotate(f"×{scale:g}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    dress(
+        ax,
+        title="Capital against 404 rate (backtests of one flow at several pool_scale values)",
+        xlabel="pool capital (USD at scenario prices)",
+        ylabel="requests refused for capacity (%)",
+        x=capital,
+    )
+    usd_ticks(ax.xaxis)
+    twin = ax.twinx()
+    twin.plot(
+        capital,
+        sweep["annualised_return_pct"].to_list(),
+        marker="s",
+        ls="--",
+        color="tab:purple",
+        label="annualised return",
+    )
+    twin.set_ylabel("return on capital, annualised (%)")
+    # The 404 line in front of the return line (a twin axes draws on top by default).
+    ax.set_zorder(twin.get_zorder() + 1)
+    ax.patch.set_visible(False)
+    handles = ax.get_legend_handles_labels()
+    more = twin.get_legend_handles_labels()
+    ax.legend(handles[0] + more[0], handles[1] + more[1], fontsize=8)
+    return figure

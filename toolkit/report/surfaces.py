@@ -1,0 +1,260 @@
+"""The report's tables for the surfaces beyond RFQ: borrow quotes and authorizations,
+calldata-guard findings, swap routes and credit health.
+
+Each function takes the frames of :class:`toolkit.report.load.ReportData` and returns polars
+frames in human units (whole tokens, USD at the default scenario's prices, chain names,
+token symbols); the store keeps the exact integers.
+
+>>> import polars as pl
+>>> findings_table(pl.DataFrame({"findings": ['[]', '[{"field": "to", "message": "m", '
+...     '"severity": "error"}]'], "status": [200, 200], "error": [None, None]})).rows()
+[('to', 'error', 1, 'm')]
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import polars as pl
+
+from toolkit.report.units import chain_name, symbol_of, usd, whole_tokens
+
+__all__ = [
+    "HF_WATCH",
+    "authorizations",
+    "borrow_points",
+    "borrow_table",
+    "credit_accounts_table",
+    "credit_collateral_table",
+    "findings_table",
+    "swap_impact_table",
+]
+
+#: Health factors below this (and at least 1) are on the watch list; below 1 is liquidatable.
+HF_WATCH = 1.3
+#: Swap networks by chain id (the swap API's path names).
+_NETWORK_CHAINS = {"mainnet": 1, "base": 8453}
+
+
+def borrow_table(borrow: pl.DataFrame) -> pl.DataFrame:
+    """One row per borrow route (source, destination, token): attempts by status, the 404
+    share, median fee (bps) and median amount asked in whole tokens and USD."""
+    frame = _borrow_symbols(borrow)
+    rows = frame.select("amount", "dst_chain", "token").rows()
+    frame = frame.with_columns(
+        pl.Series("amount_usd", [usd(a, d, t) for a, d, t in rows], dtype=pl.Float64),
+        pl.Series("amount_tokens", [whole_tokens(a, d, t) for a, d, t in rows], dtype=pl.Float64),
+    )
+    status = pl.col("status")
+    table = (
+        frame.group_by("src_chain", "dst_chain", "token")
+        .agg(
+            pl.len().cast(pl.Int64).alias("attempts"),
+            (status == 200).sum().cast(pl.Int64).alias("ok"),
+            (status == 404).sum().cast(pl.Int64).alias("blocked"),
+            pl.col("fee_bps").median().alias("fee_median_bps"),
+            pl.col("amount_tokens").median().alias("amount_median_tokens"),
+            pl.col("amount_usd").median().alias("amount_median_usd"),
+        )
+        .with_columns(
+            (pl.col("attempts") - pl.col("ok") - pl.col("blocked")).alias("other"),
+            pl.when(pl.col("ok") + pl.col("blocked") > 0)
+            .then(pl.col("blocked") / (pl.col("ok") + pl.col("blocked")))
+            .alias("share_404"),
+        )
+        .sort("src_chain", "dst_chain", "token")
+    )
+    routes = [
+        f"{chain_name(s)}→{chain_name(d)} {t}"
+        for s, d, t in table.select("src_chain", "dst_chain", "token").iter_rows()
+    ]
+    table = table.with_columns(pl.Series("route", routes, dtype=pl.String))
+    return table.select(
+        "route",
+        "src_chain",
+        "dst_chain",
+        "token",
+        "attempts",
+        "ok",
+        "blocked",
+        "other",
+        "share_404",
+        "fee_median_bps",
+        "amount_median_tokens",
+        "amount_median_usd",
+    )
+
+
+def _borrow_symbols(borrow: pl.DataFrame) -> pl.DataFrame:
+    """The borrow sweep stores the destination token's address: show its symbol."""
+    symbols = [
+        "?" if t is None or d is None else symbol_of(d, t)
+        for d, t in borrow.select("dst_chain", "token").iter_rows()
+    ]
+    return borrow.with_columns(pl.Series("token", symbols, dtype=pl.String))
+
+
+def borrow_points(borrow: pl.DataFrame) -> pl.DataFrame:
+    """The priced borrow answers: route label, amount in USD and fee (bps)."""
+    ok = _borrow_symbols(borrow).filter((pl.col("status") == 200) & pl.col("fee_bps").is_not_null())
+    rows = [
+        (f"{chain_name(s)}→{chain_name(d)}", chain_name(d), t, usd(a, d, t), f)
+        for s, d, t, a, f in ok.select(
+            "src_chain", "dst_chain", "token", "amount", "fee_bps"
+        ).iter_rows()
+    ]
+    return pl.DataFrame(
+        rows,
+        schema={
+            "pair": pl.String,
+            "destination": pl.String,
+            "token": pl.String,
+            "amount_usd": pl.Float64,
+            "fee_bps": pl.Float64,
+        },
+        orient="row",
+    )
+
+
+def authorizations(events: pl.DataFrame) -> int:
+    """Loans authorized against borrow quotes, as the liquidity event stream reported them."""
+    if events.height == 0 or "reason" not in events.columns:
+        return 0
+    return int((events["reason"] == "loan_authorized").sum())
+
+
+def findings_table(transactions: pl.DataFrame) -> pl.DataFrame:
+    """Calldata-guard findings counted by rule (the field at fault) and severity, with one
+    example message; transactions without findings (``[]``) add no row."""
+    rows: dict[tuple[str, str], list[object]] = {}
+    for text in transactions["findings"].to_list():
+        for finding in json.loads(text) if text else []:
+            key = (str(finding.get("field", "?")), str(finding.get("severity", "error")))
+            entry = rows.setdefault(key, [0, str(finding.get("message", ""))])
+            entry[0] = int(str(entry[0])) + 1
+    return pl.DataFrame(
+        [(field, severity, n, message) for (field, severity), (n, message) in rows.items()],
+        schema={"rule": pl.String, "severity": pl.String, "count": pl.Int64, "example": pl.String},
+        orient="row",
+    ).sort(["count", "rule"], descending=[True, False])
+
+
+def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
+    """Each answered swap route in human units, with its price impact.
+
+    ``rate`` is output per input in whole tokens; ``impact_bps`` is how much worse it is than
+    the best rate of the same pair and network (its smallest size, in practice): the cost of
+    size. ``cost_bps`` is the all-in loss against the scenario's USD prices (pool fee
+    included). Columns: ``network, pair, token_in, token_out, amount_in_tokens, size_usd,
+    amount_out_tokens, rate, impact_bps, cost_bps``.
+    """
+    rows = []
+    for network, token_in, token_out, amount_in, amount_out in (
+        swaps.filter((pl.col("status") == 200) & pl.col("amount_out").is_not_null())
+        .select("network", "token_in", "token_out", "amount_in", "amount_out")
+        .iter_rows()
+    ):
+        chain = _NETWORK_CHAINS.get(str(network), 0)
+        sym_in, sym_out = symbol_of(chain, token_in), symbol_of(chain, token_out)
+        size_in = whole_tokens(amount_in, chain, sym_in)
+        size_out = whole_tokens(amount_out, chain, sym_out)
+        usd_in, usd_out = usd(amount_in, chain, sym_in), usd(amount_out, chain, sym_out)
+        rate = size_out / size_in if size_in and size_out is not None else None
+        cost = (1 - usd_out / usd_in) * 10_000 if usd_in and usd_out is not None else None
+        rows.append(
+            (
+                network,
+                f"{sym_in}→{sym_out}",
+                sym_in,
+                sym_out,
+                size_in,
+                usd_in,
+                size_out,
+                rate,
+                cost,
+            )
+        )
+    frame = pl.DataFrame(
+        rows,
+        schema={
+            "network": pl.String,
+            "pair": pl.String,
+            "token_in": pl.String,
+            "token_out": pl.String,
+            "amount_in_tokens": pl.Float64,
+            "size_usd": pl.Float64,
+            "amount_out_tokens": pl.Float64,
+            "rate": pl.Float64,
+            "cost_bps": pl.Float64,
+        },
+        orient="row",
+    )
+    best = pl.col("rate").max().over("network", "pair")
+    return (
+        frame.with_columns(((1 - pl.col("rate") / best) * 10_000).alias("impact_bps"))
+        .select(
+            "network",
+            "pair",
+            "token_in",
+            "token_out",
+            "amount_in_tokens",
+            "size_usd",
+            "amount_out_tokens",
+            "rate",
+            "impact_bps",
+            "cost_bps",
+        )
+        .sort("network", "pair", "amount_in_tokens")
+    )
+
+
+def _float(value: Decimal | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def credit_accounts_table(accounts: pl.DataFrame) -> pl.DataFrame:
+    """One snapshot of the credit book in floats for people: account, asset, debt and
+    collateral value (credit-asset units, USD for USDC), health factor (null: no debt) and
+    its band (``< 1``, ``1 to 1.3``, ``≥ 1.3``, ``no debt``)."""
+    hf = [_float(v) for v in accounts["health_factor"].to_list()]
+    bands = [
+        "no debt"
+        if v is None
+        else "< 1"
+        if v < 1
+        else f"1 to {HF_WATCH:g}"
+        if v < HF_WATCH
+        else f"≥ {HF_WATCH:g}"
+        for v in hf
+    ]
+    return pl.DataFrame(
+        {
+            "account": accounts["account"],
+            "asset": accounts["asset"],
+            "debt": [_float(v) for v in accounts["debt"].to_list()],
+            "collateral_value": [_float(v) for v in accounts["total_collateral_value"].to_list()],
+            "health_factor": hf,
+            "band": bands,
+        },
+        schema={
+            "account": pl.String,
+            "asset": pl.String,
+            "debt": pl.Float64,
+            "collateral_value": pl.Float64,
+            "health_factor": pl.Float64,
+            "band": pl.String,
+        },
+    )
+
+
+def credit_collateral_table(protocol: pl.DataFrame) -> pl.DataFrame:
+    """The collaterals the protocol accepts, per chain, with LTVs in %."""
+    return protocol.select(
+        pl.col("chain").map_elements(chain_name, return_dtype=pl.String).alias("chain"),
+        pl.col("symbol").fill_null(pl.col("collateral")).alias("collateral"),
+        (pl.col("ltv_bps") / 100).alias("ltv_pct"),
+        (pl.col("maintenance_ltv_bps") / 100).alias("maintenance_ltv_pct"),
+        (pl.col("liquidation_bonus_bps") / 100).alias("liquidation_bonus_pct"),
+        pl.col("strategy"),
+    ).sort("chain", "collateral")
