@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Final
 
-from web3.exceptions import ContractLogicError
+from web3.exceptions import ContractLogicError, Web3RPCError
 
 from toolkit.client import Attempt, ServiceError, Unauthorized
 from toolkit.client.swap import NETWORKS, SwapClient
@@ -145,6 +145,50 @@ def _legs(run_id: str, attempt: str, call_data: str) -> list[Row]:
             row.update(command=name, amount_min=amount, recipient=command.recipient)
         rows.append(row)
     return rows
+
+
+#: Tries at reading one pool at one block before giving up: a node that keeps only the
+#: latest state (the simulated chains, a pruned node) refuses a block once the next is mined.
+STATE_TRIES: Final = 5
+
+
+def _pool_state(w3: Any, pool: Any) -> Row:
+    """One pool's state, every field read at the same block (its ``block_number``).
+
+    A refusal for historical state (a block was mined between two reads) starts the pool again
+    at the new latest block, so a row never mixes two blocks.
+    """
+    for attempt in range(STATE_TRIES):
+        block = w3.eth.block_number
+        try:
+            return _pool_at(pool, block)
+        except Web3RPCError as exc:
+            if "historical state" not in str(exc) or attempt + 1 == STATE_TRIES:
+                raise
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _pool_at(pool: Any, block: int) -> Row:
+    row: Row = {
+        "block_number": block,
+        "token0": pool.functions.token0().call(block_identifier=block),
+        "token1": pool.functions.token1().call(block_identifier=block),
+    }
+    try:
+        slot0 = pool.functions.slot0().call(block_identifier=block)
+    except ContractLogicError:  # a V2 pair has no slot0: read its reserves
+        r0, r1, _ = pool.functions.getReserves().call(block_identifier=block)
+        row.update(kind="v2", fee=30, reserve0=r0, reserve1=r1)
+    else:
+        liquidity = pool.functions.liquidity().call(block_identifier=block)
+        row.update(
+            kind="v3",
+            fee=pool.functions.fee().call(block_identifier=block),
+            sqrt_price_x96=str(slot0[0]),
+            tick=slot0[1],
+            liquidity=str(liquidity),
+        )
+    return row
 
 
 class SwapSweep(BaseCollector):
@@ -288,33 +332,10 @@ class SwapSweep(BaseCollector):
             if addresses is None:
                 market = market_for(load_scenario("default", env={}), chain)
                 addresses = [] if market is None else [p.address for p in market.pools]
-            block = w3.eth.block_number
             observed = utc(self.clock())
-            rows = []
-            for address in addresses:
-                pool = w3.eth.contract(address=w3.to_checksum_address(address), abi=abi)
-                row: Row = {
-                    "snapshot_id": run_id,
-                    "chain": chain,
-                    "pool": address,
-                    "observed_at": observed,
-                    "block_number": block,
-                    "token0": pool.functions.token0().call(block_identifier=block),
-                    "token1": pool.functions.token1().call(block_identifier=block),
-                }
-                try:
-                    slot0 = pool.functions.slot0().call(block_identifier=block)
-                except ContractLogicError:  # a V2 pair has no slot0: read its reserves
-                    r0, r1, _ = pool.functions.getReserves().call(block_identifier=block)
-                    row.update(kind="v2", fee=30, reserve0=r0, reserve1=r1)
-                else:
-                    liquidity = pool.functions.liquidity().call(block_identifier=block)
-                    row.update(
-                        kind="v3",
-                        fee=pool.functions.fee().call(block_identifier=block),
-                        sqrt_price_x96=str(slot0[0]),
-                        tick=slot0[1],
-                        liquidity=str(liquidity),
-                    )
-                rows.append(row)
+            rows = [
+                {"snapshot_id": run_id, "chain": chain, "pool": address, "observed_at": observed}
+                | _pool_state(w3, w3.eth.contract(address=w3.to_checksum_address(address), abi=abi))
+                for address in addresses
+            ]
             writer.add("amm_pool_snapshots", rows)
