@@ -311,8 +311,16 @@ def encode_call(function: str, *args: Any) -> str:
     return abi.hexstr(selector + body)
 
 
-def decode_call(data: str | bytes) -> DecodedCall:
+#: ABI types of one 32-byte word: eth_abi's strict decoder already refuses their non-canonical
+#: encodings (dirty padding, a bool other than 0 or 1), so only the length is left to check.
+_STATIC = re.compile(r"(address|bool|u?int\d*|bytes([1-9]|[12]\d|3[012]))")
+
+
+def decode_call(data: str | bytes, *, checksum: bool = True) -> DecodedCall:
     """Decode calldata of a known function; unknown selectors and malformed data are rejected.
+
+    Addresses come back EIP-55 checksummed, or lowercase with ``checksum=False`` (the simulated
+    contracts' hot path: a checksum is a keccak per address).
 
     Example:
         >>> call = decode_call(encode_call("creditHub.setOperator", "0x" + "ab" * 20))
@@ -338,8 +346,15 @@ def decode_call(data: str | bytes) -> DecodedCall:
         raise InvalidValue("data", f"truncated {fn.key} calldata ({exc})") from exc
     except (DecodingError, OverflowError, ValueError) as exc:
         raise InvalidValue("data", f"malformed {fn.key} calldata ({exc})") from exc
-    if eth_abi.encode(fn.types, list(decoded)) != raw[4:]:
+    types = fn.types
+    if all(_STATIC.fullmatch(t) for t in types):
+        canonical = len(raw) == 4 + 32 * len(types)
+    else:  # offsets and lengths of dynamic values: only a re-encoding tells
+        canonical = eth_abi.encode(types, list(decoded)) == raw[4:]
+    if not canonical:
         raise InvalidValue("data", f"not the canonical ABI encoding of {fn.key}")
+    if not checksum:
+        return DecodedCall(fn.key, dict(zip((n for _, n in fn.params), decoded, strict=True)))
     args = {
         name: str(to_checksum_address(value)) if type_ == "address" else value
         for (type_, name), value in zip(fn.params, decoded, strict=True)

@@ -216,11 +216,11 @@ class Contract:
             if fn is None:
                 raise Revert()
             try:
-                decoded = decode_call(data)
+                decoded = decode_call(data, checksum=False)  # addresses lowercase
             except InvalidValue:
                 raise Revert() from None
             key = fn.key
-            args = {k: v.lower() if type(v) is str else v for k, v in decoded.args.items()}
+            args = decoded.args
         if msg.value and FUNCTIONS[key].mutability != "payable" and key != self.receive:
             raise Revert()
         msg.run.move_native(msg.sender, self.address, msg.value)
