@@ -18,6 +18,7 @@ redemptions are claimable a day after the request, and two tokens priced along a
     billing_cycle_seconds = 2592000
     grace_seconds = 604800
     overdue_apr_bps = 1500
+    remote_chains = [1]           # chains with a collateral escrow of their own (see below)
 
     [[credit.collateral]]         # replaces the default collateral list when given
     symbol = "yoBTC"              # display symbol; the rule key is its lower case
@@ -30,6 +31,13 @@ redemptions are claimable a day after the request, and two tokens priced along a
     # or, for an ERC-4626 vault over the credit asset:  vault = { apy_bps = 500, epoch = 0 }
     # (with redeem_delay_seconds = 86400 in it: an ERC-7540 vault, asynchronous redemption)
 
+Collateral may also be locked on the other chains of ``remote_chains`` (default: Ethereum, chain
+1, when the hub is elsewhere and the scenario has a token there of a collateral's symbol): each
+has a collateral escrow at ``credit.escrow``, and its collateral is the scenario's tokens there
+whose symbols are collateral symbols (USDC on Ethereum), under the same rule and price path. The
+hub counts such a lock once the source chain's ``confirmation_seconds`` have passed
+(:mod:`toolkit.world.collateral`).
+
 Addresses not given are derived from the scenario name and the role (``keccak``), so they are
 stable run to run. A price path is a list of ``[unix seconds, USD]`` points: before the first
 point the first price holds, after the last the last, linear in between.
@@ -40,13 +48,15 @@ point the first price holds, after the last the last, linear in between.
 ('USDC', ['USDC', 'gtUSDCp', 'superUSDC', 'yoUSD', 'yoBTC'])
 >>> credit.collateral_by_symbol("yobtc").price_usd(0)
 Decimal('60000')
+>>> [(c.chain, c.symbol) for c in credit.remote]
+[(1, 'USDC')]
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, Final
@@ -82,6 +92,7 @@ _KEYS: Final = {
     "overdue_apr_bps",
     "collateral",
     "book_accounts",
+    "remote_chains",
 }
 _COLLATERAL_KEYS: Final = {
     "symbol",
@@ -124,7 +135,7 @@ class VaultYield:
 
 @dataclass(frozen=True, slots=True)
 class CreditCollateral:
-    """One collateral asset on the hub's chain.
+    """One collateral asset, on the hub's chain (``chain`` None) or on a remote escrow's.
 
     ``prices`` is the USD price path (ignored for a ``vault``, whose price is its share price
     in the credit asset, taken at one USD).
@@ -136,6 +147,8 @@ class CreditCollateral:
     decimals: int
     prices: tuple[tuple[int, Decimal], ...] = ()
     vault: VaultYield | None = None
+    #: The chain it is locked on when that is not the hub's (a remote escrow's collateral).
+    chain: int | None = None
 
     @property
     def key(self) -> str:
@@ -195,20 +208,41 @@ class CreditSettings:
     rules: ProductRules
     collateral: tuple[CreditCollateral, ...]
     book_accounts: int = 0
+    #: Collateral locked on other chains' escrows (each with its ``chain``).
+    remote: tuple[CreditCollateral, ...] = ()
     _by_address: dict[str, CreditCollateral] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
     def __post_init__(self) -> None:
-        index = {c.address.lower(): c for c in self.collateral}
+        index = {c.address.lower(): c for c in (*self.collateral, *self.remote)}
         object.__setattr__(self, "_by_address", index)
+
+    @property
+    def remote_chains(self) -> tuple[int, ...]:
+        """The chains other than the hub's with a collateral escrow, ascending."""
+        return tuple(sorted({c.chain for c in self.remote if c.chain is not None}))
+
+    def chain_of(self, c: CreditCollateral) -> int:
+        """The chain collateral ``c`` is locked on."""
+        return self.chain if c.chain is None else c.chain
+
+    def collateral_on(self, chain: int) -> tuple[CreditCollateral, ...]:
+        """The collateral lockable on ``chain`` (none on a chain without an escrow)."""
+        if chain == self.chain:
+            return self.collateral
+        return tuple(c for c in self.remote if c.chain == chain)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CreditSettings:
         return self  # immutable: chain snapshots share it
 
-    def collateral_at(self, address: str) -> CreditCollateral | None:
-        """The collateral at ``address`` (any case), or None."""
-        return self._by_address.get(address.lower())
+    def collateral_at(self, address: str, chain: int | None = None) -> CreditCollateral | None:
+        """The collateral at ``address`` (any case), or None; with ``chain``, only collateral
+        locked on that chain."""
+        found = self._by_address.get(address.lower())
+        if found is None or (chain is not None and self.chain_of(found) != chain):
+            return None
+        return found
 
     def collateral_by_symbol(self, symbol: str) -> CreditCollateral | None:
         """The collateral named ``symbol`` (any case), or None."""
@@ -408,6 +442,8 @@ def parse_credit(value: object, *, scenario: str, tokens: Sequence[Token]) -> Cr
     def role(name: str) -> str:
         return derive_address(scenario, name)
 
+    remote = _remote(value, chain, collateral, tokens)
+
     return CreditSettings(
         chain=chain,
         asset=asset.symbol,
@@ -428,4 +464,43 @@ def parse_credit(value: object, *, scenario: str, tokens: Sequence[Token]) -> Cr
         rules=rules,
         collateral=collateral,
         book_accounts=_int(value.get("book_accounts", 0), "credit.book_accounts"),
+        remote=remote,
     )
+
+
+def _remote(
+    value: Mapping[str, Any],
+    hub_chain: int,
+    collateral: tuple[CreditCollateral, ...],
+    tokens: Sequence[Token],
+) -> tuple[CreditCollateral, ...]:
+    """The remote escrows' collateral: on each of ``remote_chains``, the scenario's tokens whose
+    symbols are collateral symbols (not vaults), with that collateral's rule and prices."""
+    by_key = {c.key: c for c in collateral if c.vault is None}
+
+    def matching(chain: int) -> list[CreditCollateral]:
+        return [
+            replace(by_key[t.symbol.lower()], address=t.address, decimals=t.decimals, chain=chain)
+            for t in tokens
+            if t.chain == chain and t.symbol.lower() in by_key
+        ]
+
+    if "remote_chains" not in value:
+        return () if hub_chain == 1 else tuple(matching(1))
+    chains = value["remote_chains"]
+    if not isinstance(chains, list):
+        raise ScenarioError("credit.remote_chains", "must be an array of chain ids")
+    out: list[CreditCollateral] = []
+    local = {c.address.lower() for c in collateral}
+    for i, entry in enumerate(chains):
+        path = f"credit.remote_chains[{i}]"
+        chain = _int(entry, path, 1)
+        if chain == hub_chain or any(c.chain == chain for c in out):
+            raise ScenarioError(path, "must be distinct chains other than the hub's")
+        found = matching(chain)
+        if not found:
+            raise ScenarioError(path, f"no token of a collateral symbol on chain {chain}")
+        if any(c.address.lower() in local for c in found):
+            raise ScenarioError(path, "a remote collateral's address is also a hub-chain one")
+        out += found
+    return tuple(out)

@@ -16,6 +16,11 @@ Choices where the interface is silent, stated in the operation descriptions too:
   ``threshold`` and ``targetBalance``) and update store them, disable drops them, config reads
   them (404 when none). Update returns the calls still missing for the operator setup (usually
   none). The records are not rolled back by ``evm_revert``.
+- Collateral on another chain (USDC on Ethereum by default) is named by its address there:
+  lock and unlock then build calls on that chain's escrow (the interface has no chain
+  parameter; the address says it). The hub counts a lock, and books off an unlock, once the
+  source chain's confirmations have passed (:mod:`toolkit.world.collateral`); ``/info`` shows
+  it from then on, and an unlock checks what the hub has booked.
 - Lock with ``earn`` wraps the underlying into the strategy's ERC-4626 vault and locks the
   shares that deposit mints if it is mined within an hour (the share price grows every second,
   so a later deposit mints fewer); what it mints beyond that stays in the wallet.
@@ -168,6 +173,7 @@ def _book(service: Service) -> _Book:
     if settings is None:
         raise ApiError(404, "credit: the scenario has no credit product")
     now = service.now()
+    service.sync(now)  # remote collateral whose confirmations have passed reaches the hub
     ledger = service.chains.ledger(settings.chain)
     ledger.mine_due(now)
     hub = ledger.contract(settings.hub.lower())
@@ -204,13 +210,15 @@ def _credit_asset(request: Request, book: _Book) -> None:
         raise ApiError(404, f"asset: the scenario has no credit hub for {text}")
 
 
-def _collateral(book: _Book, text: str, field: str) -> CreditCollateral:
-    """A collateral named by address or symbol; 404 when not supported."""
+def _collateral(book: _Book, text: str, field: str, chain: int | None = None) -> CreditCollateral:
+    """A collateral named by address (on any escrow's chain, or on ``chain``) or by symbol (on
+    ``chain``, default the hub's); 404 when not supported."""
+    s = book.settings
     if text.startswith("0x"):
         address: str = parse_value(HexAddress, text, field)
-        found = book.settings.collateral_at(address)
+        found = s.collateral_at(address, chain)
     else:
-        found = book.settings.collateral_by_symbol(text)
+        found = next((c for c in s.collateral_on(chain or s.chain) if c.key == text.lower()), None)
     if found is None:
         raise ApiError(404, f"{field}: {text} is not a supported collateral")
     return found
@@ -272,22 +280,14 @@ async def protocol(request: Request) -> Response:
     service = service_of(request)
     book = _book(service)
     s = book.settings
-    weth = next(
-        (t.address for t in service.scenario.tokens if t.chain == s.chain and t.symbol == "WETH"),
-        ZERO,
-    )
+    weth = _weth(service, s.chain)
     collateral: dict[str, Any] = {}
     strategies: dict[str, Any] = {}
     for c in s.collateral:
         strategy = STRATEGIES.get(c.key) if c.vault is not None else None
-        collateral[f"erc20:{c.address.lower()}"] = {
-            "escrowAddress": s.escrow,
-            "symbol": c.key,
-            "ltv": str(c.rule.ltv_bps),
-            "maintenanceLtv": str(c.rule.maintenance_ltv_bps),
-            "liquidationBonus": str(c.rule.liquidation_bonus_bps),
-            "strategy": strategy.id if strategy else "",
-        }
+        collateral[f"erc20:{c.address.lower()}"] = _collateral_entry(
+            s, c, strategy.id if strategy else ""
+        )
         if strategy is not None:
             strategies[strategy.id] = {
                 "name": strategy.name,
@@ -312,7 +312,37 @@ async def protocol(request: Request) -> Response:
         "escrowsMetadata": {"controller": s.escrow_controller, "helper": s.escrow_helper},
         "wrappedNativeAddress": weth,
     }
-    return json_response({"chains": {caip2.format(s.chain): chain}})
+    chains = {caip2.format(s.chain): chain}
+    for remote in s.remote_chains:
+        chains[caip2.format(remote)] = {
+            "creditHubs": {},
+            "collateral": {
+                f"erc20:{c.address.lower()}": _collateral_entry(s, c, "")
+                for c in s.collateral_on(remote)
+            },
+            "strategies": {},
+            "escrowsMetadata": {"controller": s.escrow_controller, "helper": s.escrow_helper},
+            "wrappedNativeAddress": _weth(service, remote),
+        }
+    return json_response({"chains": chains})
+
+
+def _weth(service: Service, chain: int) -> str:
+    return next(
+        (t.address for t in service.scenario.tokens if t.chain == chain and t.symbol == "WETH"),
+        ZERO,
+    )
+
+
+def _collateral_entry(s: CreditSettings, c: CreditCollateral, strategy: str) -> dict[str, str]:
+    return {
+        "escrowAddress": s.escrow,
+        "symbol": c.key,
+        "ltv": str(c.rule.ltv_bps),
+        "maintenanceLtv": str(c.rule.maintenance_ltv_bps),
+        "liquidationBonus": str(c.rule.liquidation_bonus_bps),
+        "strategy": strategy,
+    }
 
 
 @router.get(
@@ -331,9 +361,9 @@ async def info(request: Request) -> Response:
 
 def _collateral_details(request: Request, book: _Book) -> Response:
     chain = path_chain(request.path_params["chain"], "chain")
-    if chain != book.settings.chain:
+    if chain != book.settings.chain and chain not in book.settings.remote_chains:
         raise ApiError(404, f"chain: no credit collateral on {caip2.format(chain)}")
-    c = _collateral(book, request.path_params["collateral"], "collateral")
+    c = _collateral(book, request.path_params["collateral"], "collateral", chain)
     price = c.unit_price(book.now, book.settings.asset_decimals)
     usd = float(price * Fraction(10**c.decimals, 10**book.settings.asset_decimals))
     data: dict[str, Any] = {
@@ -417,6 +447,13 @@ def _lock(
     service: Service, book: _Book, account: str, amount: int, c: CreditCollateral, earn: str | None
 ) -> list[ContractCall]:
     s = book.settings
+    if c.chain is not None:  # collateral on a remote escrow's chain
+        if earn is not None:
+            raise ApiError.bad("earn", f"earn strategies wrap on chain {s.chain} only")
+        return [
+            build.erc20_approve(c.chain, c.address, s.escrow, amount),
+            build.collateral_deposit(c.chain, s.escrow, c.address, amount),
+        ]
     if earn is None or c.vault is not None:
         if earn is not None:
             strategy = STRATEGIES.get(c.key)
@@ -493,7 +530,7 @@ def _unlock(
         raise ApiError.bad(
             "amount", "unlocking it would make the position liquidatable (health factor below 1)"
         )
-    calls = [build.collateral_withdraw(s.chain, s.escrow, c.address, amount)]
+    calls = [build.collateral_withdraw(s.chain_of(c), s.escrow, c.address, amount)]
     if unwrap:
         calls.append(_redeem_call(s, c, amount, account, account))
     return calls

@@ -21,6 +21,13 @@ the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's ti
 - :class:`CollateralEscrow` (``credit.escrow``): ``deposit(token, amount)`` locks a supported
   collateral for the sender; ``withdraw(token, amount)`` unlocks it unless that would leave the
   position liquidatable (health factor below 1).
+- :class:`RemoteEscrow` (``credit.escrow`` on each of ``credit.remote_chains``, Ethereum by
+  default): ``deposit(token, amount)`` takes the chain's collateral and emits ``Deposited``;
+  ``withdraw(token, amount)`` sets locked collateral aside and emits ``WithdrawRequested``. The
+  hub learns of both only through the relay (:mod:`toolkit.world.collateral`), once the source
+  chain's confirmations have passed: a deposit is then booked on the hub; a withdrawal is
+  booked off and paid out when the position stays out of liquidation, else handed back. Remote
+  collateral a liquidation seizes is paid out on its chain the same way.
 - :class:`CreditOperator` (``credit.operator``; constructed with the hub, controller, admin,
   caller and revoke delay): ``addCreditReceiver``/``removeCreditReceiver`` by the borrower,
   ``openCreditLine(borrower, receiver, amount)`` by the caller only, only to a receiver the
@@ -72,6 +79,7 @@ __all__ = [
     "CreditOperator",
     "CreditToken",
     "EarnVault",
+    "RemoteEscrow",
     "book_account",
     "seed_book",
 ]
@@ -133,6 +141,21 @@ class CreditHub(Contract):
         known = self.tokens.get(borrower, ())
         if token not in known:
             run.write(self.tokens, borrower, (*known, token))
+
+    def unlock_remote(self, run: Execution, borrower: str, token: str, amount: int) -> bool:
+        """Book ``amount`` of remote collateral off (a confirmed withdrawal request) unless the
+        borrower has less booked or it would leave the position liquidatable; whether it did."""
+        key = (borrower, token)
+        held = self.collateral.get(key, 0)
+        if held < amount:
+            return False
+        self.settle(run, borrower)
+        after = self.holdings(borrower)
+        after[token] = held - amount
+        if self.figures(borrower, run.timestamp, after).liquidatable:
+            return False
+        run.write(self.collateral, key, held - amount)
+        return True
 
     def values(
         self, borrower: str, now: int, holdings: Mapping[str, int] | None = None
@@ -402,7 +425,7 @@ class CollateralEscrow(Contract):
 
     def deposit(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
         run = msg.run
-        if self.settings.collateral_at(token) is None:
+        if self.settings.collateral_at(token, self.settings.chain) is None:
             raise Revert.error("UnsupportedCollateral")
         if amount <= 0:
             raise Revert.error("ZeroAmount")
@@ -418,6 +441,8 @@ class CollateralEscrow(Contract):
         run = msg.run
         if amount <= 0:
             raise Revert.error("ZeroAmount")
+        if self.settings.collateral_at(token, self.settings.chain) is None:
+            raise Revert.error("UnsupportedCollateral")  # remote collateral: on its chain
         hub = _hub(run, self.settings)
         key = (msg.sender, token)
         held = hub.collateral.get(key, 0)
@@ -434,9 +459,88 @@ class CollateralEscrow(Contract):
         return ()
 
     def release(self, run: Execution, user: str, token: str, to: str, amount: int) -> None:
-        """Pay out seized collateral (the hub's liquidation; the books are already moved)."""
-        if amount:
+        """Pay out seized collateral (the hub's liquidation; the books are already moved).
+        Remote collateral is paid out on its chain by the relay, which reads ``Seized``."""
+        if amount and self.settings.collateral_at(token, self.settings.chain) is not None:
             _token_call(run, self.address, token, "erc20.transfer", to, amount)
+        run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)
+
+
+class RemoteEscrow(Contract):
+    """A collateral escrow on a chain other than the hub's (see the module docstring).
+
+    ``locked`` is what each user has here and has not asked back (confirmed on the hub or not),
+    ``pending`` what a withdrawal request set aside until the relay settles it.
+    """
+
+    functions: ClassVar[Mapping[str, str]] = {
+        "collateralEscrow.deposit": "deposit",
+        "collateralEscrow.withdraw": "withdraw",
+    }
+
+    def __init__(self, settings: CreditSettings, chain_id: int) -> None:
+        super().__init__(settings.escrow)
+        self.settings = settings
+        self.chain_id = chain_id
+        self.locked: dict[tuple[str, str], int] = {}
+        self.pending: dict[tuple[str, str], int] = {}
+
+    @classmethod
+    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
+        s = scenario.credit
+        if s is None or chain_id not in s.remote_chains:
+            return []
+        return [cls(s, chain_id)]
+
+    def deposit(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
+        run = msg.run
+        if self.settings.collateral_at(token, self.chain_id) is None:
+            raise Revert.error("UnsupportedCollateral")
+        if amount <= 0:
+            raise Revert.error("ZeroAmount")
+        _token_call(
+            run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount
+        )
+        key = (msg.sender, token)
+        run.write(self.locked, key, self.locked.get(key, 0) + amount)
+        run.emit(self.address, "collateralEscrow.Deposited", msg.sender, token, amount)
+        return ()
+
+    def withdraw(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
+        run = msg.run
+        if amount <= 0:
+            raise Revert.error("ZeroAmount")
+        key = (msg.sender, token)
+        held = self.locked.get(key, 0)
+        if held < amount:
+            raise Revert.error("InsufficientCollateral")
+        run.write(self.locked, key, held - amount)
+        run.write(self.pending, key, self.pending.get(key, 0) + amount)
+        run.emit(self.address, "collateralEscrow.WithdrawRequested", msg.sender, token, amount)
+        return ()
+
+    def settle_withdrawal(
+        self, run: Execution, user: str, token: str, amount: int, *, paid: bool
+    ) -> None:
+        """The relay's answer to a withdrawal request: pay it out, or hand it back to locked."""
+        key = (user, token)
+        amount = min(amount, self.pending.get(key, 0))  # a liquidation may have taken some
+        run.write(self.pending, key, self.pending.get(key, 0) - amount)
+        if paid:
+            _token_call(run, self.address, token, "erc20.transfer", user, amount)
+            run.emit(self.address, "collateralEscrow.Withdrawn", user, token, amount)
+        else:
+            run.write(self.locked, key, self.locked.get(key, 0) + amount)
+
+    def pay_seized(self, run: Execution, user: str, token: str, to: str, amount: int) -> None:
+        """Pay out collateral a liquidation on the hub seized (the relay, from ``Seized``):
+        from what is locked, then from what a withdrawal request set aside."""
+        key = (user, token)
+        locked = self.locked.get(key, 0)
+        from_locked = min(locked, amount)
+        run.write(self.locked, key, locked - from_locked)
+        run.write(self.pending, key, self.pending.get(key, 0) - (amount - from_locked))
+        _token_call(run, self.address, token, "erc20.transfer", to, amount)
         run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)
 
 
@@ -726,5 +830,13 @@ class AsyncVault(EarnVault):
         return ()
 
 
-for _cls in (CreditHub, CollateralEscrow, CreditOperator, CreditToken, EarnVault, AsyncVault):
+for _cls in (
+    CreditHub,
+    CollateralEscrow,
+    RemoteEscrow,
+    CreditOperator,
+    CreditToken,
+    EarnVault,
+    AsyncVault,
+):
     register(_cls)
