@@ -38,6 +38,15 @@ whose symbols are collateral symbols (USDC on Ethereum), under the same rule and
 hub counts such a lock once the source chain's ``confirmation_seconds`` have passed
 (:mod:`toolkit.world.collateral`).
 
+A second credit hub lends EURe (the chain registry's EURe on the hub's chain, 18 decimals) under
+the same rules against the same collateral, valued in euros: a USD price is divided by the
+euro's USD price along ``eur_usd`` (a path like the collateral's). Its hub, escrow and operator
+are contracts of their own. The table is optional (``eure = false``: no EURe hub)::
+
+    [credit.eure]
+    eur_usd = [[0, "1.08"]]        # USD per euro (default 1.08)
+    liquidity = "50000000000000000000000000"  # EURe units for draws (default 50 million)
+
 Addresses not given are derived from the scenario name and the role (``keccak``), so they are
 stable run to run. A price path is a list of ``[unix seconds, USD]`` points: before the first
 point the first price holds, after the last the last, linear in between.
@@ -50,6 +59,8 @@ point the first price holds, after the last the last, linear in between.
 Decimal('60000')
 >>> [(c.chain, c.symbol) for c in credit.remote]
 [(1, 'USDC')]
+>>> [(h.asset, h.asset_decimals) for h in credit.hubs]
+[('USDC', 6), ('EURe', 18)]
 """
 
 from __future__ import annotations
@@ -63,6 +74,8 @@ from typing import Any, Final
 
 from eth_utils import keccak, to_checksum_address
 
+from toolkit.chain.errors import NotInRegistry
+from toolkit.chain.registry import default_registry
 from toolkit.credit import DEFAULT_RULES, YEAR, CollateralRule, ProductRules
 from toolkit.credit.rules import BPS
 from toolkit.scenario.address import checksum
@@ -93,7 +106,10 @@ _KEYS: Final = {
     "collateral",
     "book_accounts",
     "remote_chains",
+    "eure",
 }
+#: The euro's default USD price (``[credit.eure] eur_usd``).
+EUR_USD: Final = Decimal("1.08")
 _COLLATERAL_KEYS: Final = {
     "symbol",
     "kind",
@@ -105,6 +121,21 @@ _COLLATERAL_KEYS: Final = {
     "prices",
     "vault",
 }
+
+
+def along(points: Sequence[tuple[int, Decimal]], now: int) -> Decimal:
+    """The value of a ``[unix seconds, value]`` path at ``now``: the first value before the
+    first point, the last after the last, linear in between.
+
+    >>> along(((0, Decimal(1)), (10, Decimal(2))), 5)
+    Decimal('1.5')
+    """
+    if now <= points[0][0]:
+        return points[0][1]
+    for (t0, p0), (t1, p1) in itertools.pairwise(points):
+        if now <= t1:
+            return p0 + (p1 - p0) * Decimal(now - t0) / Decimal(t1 - t0)
+    return points[-1][1]
 
 
 def derive_address(scenario: str, role: str) -> str:
@@ -163,13 +194,7 @@ class CreditCollateral:
         >>> c.price_usd(-5), c.price_usd(4), c.price_usd(99)
         (Decimal('100'), Decimal('80'), Decimal('50'))
         """
-        points = self.prices
-        if now <= points[0][0]:
-            return points[0][1]
-        for (t0, p0), (t1, p1) in itertools.pairwise(points):
-            if now <= t1:
-                return p0 + (p1 - p0) * Decimal(now - t0) / Decimal(t1 - t0)
-        return points[-1][1]
+        return along(self.prices, now)
 
     def share_price(self, now: int, asset_decimals: int) -> Fraction:
         """A vault's assets (smallest units) per share (smallest unit) at ``now``."""
@@ -210,6 +235,12 @@ class CreditSettings:
     book_accounts: int = 0
     #: Collateral locked on other chains' escrows (each with its ``chain``).
     remote: tuple[CreditCollateral, ...] = ()
+    #: The credit asset's USD price path (one USD for USDC; the euro's for EURe).
+    asset_usd: tuple[tuple[int, Decimal], ...] = ((0, Decimal(1)),)
+    #: The vaults' underlying (address, decimals) when it is not the credit asset (EURe hub).
+    vault_asset: tuple[str, int] | None = None
+    #: The other credit assets' hubs (on the first hub's settings only; see :attr:`hubs`).
+    others: tuple[CreditSettings, ...] = ()
     _by_address: dict[str, CreditCollateral] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -217,6 +248,43 @@ class CreditSettings:
     def __post_init__(self) -> None:
         index = {c.address.lower(): c for c in (*self.collateral, *self.remote)}
         object.__setattr__(self, "_by_address", index)
+
+    @property
+    def hubs(self) -> tuple[CreditSettings, ...]:
+        """Every credit hub of the scenario: this one first, then the other credit assets'."""
+        return (self, *self.others)
+
+    def hub_for(self, asset: str) -> CreditSettings | None:
+        """The hub lending ``asset`` (a symbol, any case), or None."""
+        return next((h for h in self.hubs if h.asset.lower() == asset.lower()), None)
+
+    @property
+    def vault_asset_address(self) -> str:
+        """The address of what the earn vaults hold (the first hub's credit asset)."""
+        return self.asset_address if self.vault_asset is None else self.vault_asset[0]
+
+    def usd_per_unit(self, c: CreditCollateral, now: int) -> Fraction:
+        """USD per smallest unit of collateral ``c`` at ``now`` (a vault's underlying is taken
+        at one USD)."""
+        if c.vault is not None:
+            decimals = self.asset_decimals if self.vault_asset is None else self.vault_asset[1]
+            return c.share_price(now, decimals) / 10**decimals
+        return Fraction(c.price_usd(now)) / 10**c.decimals
+
+    def unit_price(self, c: CreditCollateral, now: int) -> Fraction:
+        """Credit-asset smallest units per smallest unit of ``c`` at ``now``: its USD value
+        over the credit asset's USD price.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> usdc, eure = load_scenario("default", env={}).credit.hubs
+        >>> c = usdc.collateral_by_symbol("usdc")
+        >>> usdc.unit_price(c, 0), eure.unit_price(c, 0) * Fraction("1.08") == 10**12
+        (Fraction(1, 1), True)
+        """
+        if self.vault_asset is None and self.asset_usd == ((0, Decimal(1)),):
+            return c.unit_price(now, self.asset_decimals)  # exact, no detour through USD
+        usd = Fraction(along(self.asset_usd, now))
+        return self.usd_per_unit(c, now) * 10**self.asset_decimals / usd
 
     @property
     def remote_chains(self) -> tuple[int, ...]:
@@ -444,7 +512,7 @@ def parse_credit(value: object, *, scenario: str, tokens: Sequence[Token]) -> Cr
 
     remote = _remote(value, chain, collateral, tokens)
 
-    return CreditSettings(
+    first = CreditSettings(
         chain=chain,
         asset=asset.symbol,
         asset_address=asset.address,
@@ -465,6 +533,53 @@ def parse_credit(value: object, *, scenario: str, tokens: Sequence[Token]) -> Cr
         collateral=collateral,
         book_accounts=_int(value.get("book_accounts", 0), "credit.book_accounts"),
         remote=remote,
+    )
+    eure = _eure(value.get("eure", True), first, scenario)
+    return first if eure is None else replace(first, others=(eure,))
+
+
+def _eure(value: object, first: CreditSettings, scenario: str) -> CreditSettings | None:
+    """The EURe hub beside ``first`` (None: ``eure = false``, or no EURe on its chain)."""
+    if value is False:
+        return None
+    if value is True:
+        value = {}
+    if not isinstance(value, Mapping):
+        raise ScenarioError("credit.eure", "must be a table, or false for no EURe hub")
+    _keys(value, "credit.eure", {"eur_usd", "liquidity"})
+    try:
+        token = default_registry().token(first.chain, "EURe")
+    except NotInRegistry:
+        if value:
+            raise ScenarioError("credit.eure", f"no EURe on chain {first.chain}") from None
+        return None
+    path = _prices(value.get("eur_usd", [[0, str(EUR_USD)]]), "credit.eure.eur_usd")
+    if any(p == 0 for _, p in path):
+        raise ScenarioError("credit.eure.eur_usd", "prices must be above 0")
+
+    def role(name: str) -> str:
+        return derive_address(scenario, f"eure:{name}")
+
+    return replace(
+        first,
+        asset=token.symbol,
+        asset_address=token.address,
+        asset_decimals=token.decimals,
+        hub=role("hub"),
+        controller=role("hub-controller"),
+        escrow=role("escrow"),
+        escrow_controller=role("escrow-controller"),
+        escrow_helper=role("escrow-helper"),
+        operator=role("operator"),
+        operator_admin=role("operator-admin"),
+        operator_caller=role("operator-caller"),
+        liquidity=_int(
+            value.get("liquidity", 50_000_000 * 10**token.decimals), "credit.eure.liquidity"
+        ),
+        book_accounts=0,
+        remote=(),
+        asset_usd=path,
+        vault_asset=(first.asset_address, first.asset_decimals),
     )
 
 

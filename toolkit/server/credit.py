@@ -11,7 +11,12 @@ Choices where the interface is silent, stated in the operation descriptions too:
   ISO 8601 UTC, null with no debt.
 - A draw beyond the remaining credit capacity, an unlock that leaves the position liquidatable
   or more than is locked, and a repay with no debt are 400s saying so; an unsupported
-  collateral is 404, and so is a credit asset the scenario has no hub for (``eure``).
+  collateral is 404, and so is a credit asset the scenario has no hub for.
+- ``{asset}`` = ``eure`` is the EURe hub: the same rules and collateral, figures in EURe (18
+  decimals; collateral valued at its USD price over the scenario's euro price), its own hub,
+  escrow and operator; ``/info`` lists it under ``EURE`` beside ``USDC``. ``/credit/protocol``
+  lists both hubs under ``creditHubs``; its collateral entries name the USDC hub's escrow (the
+  document has one escrow per collateral), the EURe hub's lock calls name its own.
 - Auto top-up settings are the service's own records (not on chain): enable (v2, or v1 with
   ``threshold`` and ``targetBalance``) and update store them, disable drops them, config reads
   them (404 when none). Update returns the calls still missing for the operator setup (usually
@@ -126,13 +131,14 @@ class TopUp:
     health_factor: str
 
 
-_TOPUPS: weakref.WeakKeyDictionary[Service, dict[tuple[str, str], TopUp]] = (
+_TOPUPS: weakref.WeakKeyDictionary[Service, dict[tuple[str, str, str], TopUp]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def topups(service: Service) -> dict[tuple[str, str], TopUp]:
-    """The service's auto top-up records by (account, receiver), lowercase; the seeded book's
+def topups(service: Service) -> dict[tuple[str, str, str], TopUp]:
+    """The service's auto top-up records by (credit asset, account, receiver), lowercase
+    (``("usdc", account, receiver)``); the seeded book's
     whitelisted receivers start with one each (threshold 50-500 USDC, target twice that)."""
     records = _TOPUPS.get(service)
     if records is None:
@@ -140,7 +146,7 @@ def topups(service: Service) -> dict[tuple[str, str], TopUp]:
     return records
 
 
-def _seeded_topups(service: Service) -> dict[tuple[str, str], TopUp]:
+def _seeded_topups(service: Service) -> dict[tuple[str, str, str], TopUp]:
     settings = service.scenario.credit
     if settings is None or settings.book_accounts == 0:
         return {}
@@ -153,7 +159,8 @@ def _seeded_topups(service: Service) -> dict[tuple[str, str], TopUp]:
     for (account, receiver), on in operator.whitelist.items():
         if on and account in book:
             threshold = (50 + int(account[-4:], 16) % 451) * unit
-            records[(account, receiver)] = TopUp(str(threshold), str(2 * threshold), "13000")
+            key = (settings.asset.lower(), account, receiver)
+            records[key] = TopUp(str(threshold), str(2 * threshold), "13000")
     return records
 
 
@@ -168,10 +175,16 @@ class _Book:
     now: int
 
 
-def _book(service: Service) -> _Book:
-    settings = service.scenario.credit
-    if settings is None:
+def _book(service: Service, request: Request | None = None) -> _Book:
+    """The credit contracts of the hub of the ``{asset}`` path parameter of ``request`` (the
+    first hub, USDC's, without one): 400 for a name the interface does not know, 404 for a
+    credit asset the scenario has no hub for."""
+    first = service.scenario.credit
+    if first is None:
         raise ApiError(404, "credit: the scenario has no credit product")
+    settings = first
+    if request is not None:
+        settings = _credit_asset(request, first)
     now = service.now()
     service.sync(now)  # remote collateral whose confirmations have passed reaches the hub
     ledger = service.chains.ledger(settings.chain)
@@ -202,12 +215,14 @@ def _lower_address(text: str, field: str) -> str:
     return address.lower()
 
 
-def _credit_asset(request: Request, book: _Book) -> None:
+def _credit_asset(request: Request, first: CreditSettings) -> CreditSettings:
     text = request.path_params["asset"]
     if text not in CREDIT_ASSETS:
         raise ApiError.bad("asset", f"must be one of {', '.join(CREDIT_ASSETS)}")
-    if text != book.settings.asset.lower():
+    found = first.hub_for(text)
+    if found is None:
         raise ApiError(404, f"asset: the scenario has no credit hub for {text}")
+    return found
 
 
 def _collateral(book: _Book, text: str, field: str, chain: int | None = None) -> CreditCollateral:
@@ -301,11 +316,12 @@ async def protocol(request: Request) -> Response:
             }
     chain = {
         "creditHubs": {
-            s.asset.lower(): {
-                "creditHubAddress": s.hub,
-                "creditHubControllerAddress": s.controller,
-                "assetAddress": s.asset_address,
+            h.asset.lower(): {
+                "creditHubAddress": h.hub,
+                "creditHubControllerAddress": h.controller,
+                "assetAddress": h.asset_address,
             }
+            for h in s.hubs
         },
         "collateral": collateral,
         "strategies": strategies,
@@ -353,10 +369,19 @@ def _collateral_entry(s: CreditSettings, c: CreditCollateral, strategy: str) -> 
 )
 async def info(request: Request) -> Response:
     account = _account(request)
-    book = _book(service_of(request))
-    figures = book.hub.figures(account, book.now)
-    wire = info_wire(figures, book.settings.asset_decimals)
-    return json_response({"data": {book.settings.asset.upper(): wire}})
+    service = service_of(request)
+    book = _book(service)
+    data = {book.settings.asset.upper(): _info(book, account)}
+    ledger = service.chains.ledger(book.settings.chain)
+    for other in book.settings.others:
+        hub = ledger.contract(other.hub.lower())
+        assert isinstance(hub, CreditHub)
+        data[other.asset.upper()] = info_wire(hub.figures(account, book.now), other.asset_decimals)
+    return json_response({"data": data})
+
+
+def _info(book: _Book, account: str) -> dict[str, Any]:
+    return info_wire(book.hub.figures(account, book.now), book.settings.asset_decimals)
 
 
 def _collateral_details(request: Request, book: _Book) -> Response:
@@ -364,8 +389,7 @@ def _collateral_details(request: Request, book: _Book) -> Response:
     if chain != book.settings.chain and chain not in book.settings.remote_chains:
         raise ApiError(404, f"chain: no credit collateral on {caip2.format(chain)}")
     c = _collateral(book, request.path_params["collateral"], "collateral", chain)
-    price = c.unit_price(book.now, book.settings.asset_decimals)
-    usd = float(price * Fraction(10**c.decimals, 10**book.settings.asset_decimals))
+    usd = float(book.settings.usd_per_unit(c, book.now) * 10**c.decimals)
     data: dict[str, Any] = {
         "collateralAddress": c.address,
         "collateralPriceUsd": usd,
@@ -376,7 +400,7 @@ def _collateral_details(request: Request, book: _Book) -> Response:
     if c.vault is not None:
         data["earnServiceName"] = strategy.curator if strategy else c.symbol
         data["apy"] = c.vault.apy_bps / 100
-        data["underlyingAsset"] = book.settings.asset_address
+        data["underlyingAsset"] = book.settings.vault_asset_address
         data["underlyingPriceUsd"] = 1.0
     return json_response({"data": data})
 
@@ -398,8 +422,7 @@ async def collateral_v1(request: Request) -> Response:
     openapi_extra=operation(path=["asset", "chain", "collateral"]),
 )
 async def collateral_v2(request: Request) -> Response:
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     return _collateral_details(request, book)
 
 
@@ -435,8 +458,7 @@ async def operator_v1(request: Request) -> Response:
     openapi_extra=operation(path=["account", "asset"]),
 )
 async def operator_v2(request: Request) -> Response:
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     return _operator_status(request, book)
 
 
@@ -469,14 +491,15 @@ def _lock(
     if target is None or target.vault is None:
         known = ", ".join(sorted(vaults))
         raise ApiError.bad("earn", f"must be an earn strategy of this scenario ({known})")
-    if c.address.lower() != s.asset_address.lower():
-        raise ApiError.bad("earn", f"{earn} wraps {s.asset}, not {c.symbol}")
+    underlying = s.vault_asset_address
+    if c.address.lower() != underlying.lower():
+        raise ApiError.bad("earn", f"{earn} wraps {underlying}, not {c.symbol}")
     vault = _vault(service, book, target)
     shares = vault.preview_deposit(amount, book.now + WRAP_HORIZON)
     if shares == 0:
         raise ApiError.bad("amount", f"too small to mint a share of {target.symbol}")
     return [
-        build.erc20_approve(s.chain, s.asset_address, target.address, amount),
+        build.erc20_approve(s.chain, underlying, target.address, amount),
         build.vault_deposit(s.chain, target.address, amount, account),
         build.erc20_approve(s.chain, target.address, s.escrow, shares),
         build.collateral_deposit(s.chain, s.escrow, target.address, shares),
@@ -508,8 +531,7 @@ async def lock_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, LockQuery)
-    book = _book(service)
-    _credit_asset(request, book)
+    book = _book(service, request)
     c = _collateral(book, q.earn_asset, "earnAsset")
     return _calls(_lock(service, book, account, int(q.amount), c, q.earn))
 
@@ -568,8 +590,7 @@ async def unlock_v1(request: Request) -> Response:
 async def unlock_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, UnlockQuery)
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     c = _collateral(book, q.collateral, "collateral")
     return _calls(_unlock(book, account, int(q.amount), c, q.unwrap))
 
@@ -635,8 +656,7 @@ async def draw_v1(request: Request) -> Response:
 async def draw_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, DrawQuery)
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     return _hot(_draw(book, account, q))
 
 
@@ -671,8 +691,7 @@ async def repay_v1(request: Request) -> Response:
 async def repay_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, RepayQuery)
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     return _hot(_repay(book, account, q))
 
 
@@ -693,10 +712,14 @@ def _setup_calls(book: _Book, account: str, receiver: str) -> list[ContractCall]
     return calls
 
 
-def _record(service: Service, account: str, receiver: str, q: Any) -> None:
+def _key(book: _Book, account: str, receiver: str) -> tuple[str, str, str]:
+    return (book.settings.asset.lower(), account, receiver.lower())
+
+
+def _record(service: Service, book: _Book, account: str, receiver: str, q: Any) -> None:
     if q.threshold is None:
         return
-    topups(service)[(account, receiver.lower())] = TopUp(
+    topups(service)[_key(book, account, receiver)] = TopUp(
         q.threshold, q.target_balance, q.health_factor or str(BPS)
     )
 
@@ -711,8 +734,9 @@ async def enable_v1(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, EnableQuery)
-    calls = _setup_calls(_book(service), account, q.receiver)
-    _record(service, account, q.receiver, q)
+    book = _book(service)
+    calls = _setup_calls(book, account, q.receiver)
+    _record(service, book, account, q.receiver, q)
     return _calls(calls)
 
 
@@ -726,10 +750,9 @@ async def enable_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, AutoTopUpQuery)
-    book = _book(service)
-    _credit_asset(request, book)
+    book = _book(service, request)
     calls = _setup_calls(book, account, q.receiver)
-    _record(service, account, q.receiver, q)
+    _record(service, book, account, q.receiver, q)
     return _calls(calls)
 
 
@@ -743,18 +766,17 @@ async def update_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, AutoTopUpQuery)
-    book = _book(service)
-    _credit_asset(request, book)
-    if (account, q.receiver.lower()) not in topups(service):
+    book = _book(service, request)
+    if _key(book, account, q.receiver) not in topups(service):
         raise ApiError(404, f"receiver: no auto top-up is configured for {q.receiver}")
     calls = _setup_calls(book, account, q.receiver)
-    _record(service, account, q.receiver, q)
+    _record(service, book, account, q.receiver, q)
     return _calls(calls)
 
 
 def _disable(service: Service, book: _Book, account: str, receiver: str) -> Response:
     s = book.settings
-    topups(service).pop((account, receiver.lower()), None)
+    topups(service).pop(_key(book, account, receiver), None)
     if book.operator.whitelist.get((account, receiver.lower())):
         return _calls([build.remove_credit_receiver(s.chain, s.operator, receiver)])
     return _calls([])
@@ -783,8 +805,7 @@ async def disable_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, ReceiverQuery)
-    book = _book(service)
-    _credit_asset(request, book)
+    book = _book(service, request)
     return _disable(service, book, account, q.receiver)
 
 
@@ -798,8 +819,8 @@ async def config_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, ReceiverQuery)
-    _credit_asset(request, _book(service))
-    record = topups(service).get((account, q.receiver.lower()))
+    book = _book(service, request)
+    record = topups(service).get(_key(book, account, q.receiver))
     if record is None:
         raise ApiError(404, f"receiver: no auto top-up is configured for {q.receiver}")
     return json_response(

@@ -4,7 +4,8 @@ operator contract, an ERC-4626 earn vault and the collateral tokens.
 Every figure comes from :mod:`toolkit.credit` (the one definition of the product's rules) with
 the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's timestamp.
 
-- :class:`CreditHub` (the scenario's ``credit.hub``): the ledger of every borrower's collateral,
+- :class:`CreditHub` (the scenario's ``credit.hub``, and one per other credit asset: EURe's):
+  the ledger of every borrower's collateral,
   principal, interest and due date. ``drawCredit(borrower, receiver, amount)`` by the borrower
   or its operator: refused when the debt after it would exceed the credit capacity (the
   maintenance health factor would fall below 1); the origination fee stays with the hub, the
@@ -38,15 +39,18 @@ the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's ti
 - :class:`EarnVault`: an ERC-4626 vault over the credit asset, synchronous ``deposit`` and
   ``redeem``, its share price growing along the scenario's yield; :class:`AsyncVault` its
   ERC-7540 twin, redeeming by request and a claim after the vault's delay.
-- :class:`CreditToken`: the other collateral tokens (ERC-20s priced along the scenario's paths).
+- :class:`CreditToken`: the other collateral tokens (ERC-20s priced along the scenario's paths)
+  and the credit assets the scenario's tokens do not list (EURe).
 
 Custom errors revert with ``Error(string)`` naming the rule (``InsufficientCreditCapacity``,
 ``ReceiverNotWhitelisted``, ...).
 
 >>> from toolkit.scenario import load_scenario
 >>> s = load_scenario("default", env={})
->>> [type(c).__name__ for c in CreditHub.build(s, 8453)], list(CreditHub.build(s, 1))
-(['CreditHub'], [])
+>>> [c.settings.asset for c in CreditHub.build(s, 8453)], list(CreditHub.build(s, 1))
+(['USDC', 'EURe'], [])
+>>> [type(c).__name__ for c in RemoteEscrow.build(s, 1)]
+['RemoteEscrow']
 """
 
 from __future__ import annotations
@@ -90,8 +94,15 @@ def _token_call(run: Execution, sender: str, token: str, function: str, *args: A
 
 
 def _settings(scenario: Scenario, chain_id: int) -> CreditSettings | None:
+    """The first hub's settings (its collateral tokens and vaults) when it is on ``chain_id``."""
     credit = scenario.credit
     return credit if credit is not None and credit.chain == chain_id else None
+
+
+def _hubs(scenario: Scenario, chain_id: int) -> tuple[CreditSettings, ...]:
+    """Every credit hub's settings on ``chain_id`` (USDC's, then EURe's)."""
+    credit = _settings(scenario, chain_id)
+    return () if credit is None else credit.hubs
 
 
 class CreditHub(Contract):
@@ -120,8 +131,7 @@ class CreditHub(Contract):
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        settings = _settings(scenario, chain_id)
-        return [] if settings is None else [cls(settings)]
+        return [cls(settings) for settings in _hubs(scenario, chain_id)]
 
     def genesis(self, run: Execution) -> None:
         """Seed the scenario's book (``credit.book_accounts``; see :func:`book_account`)."""
@@ -170,7 +180,7 @@ class CreditHub(Contract):
 
     def unit_price(self, c: CreditCollateral, now: int) -> Any:
         """Credit-asset units per collateral unit at ``now`` (a Fraction)."""
-        return c.unit_price(now, self.settings.asset_decimals)
+        return self.settings.unit_price(c, now)
 
     def accrued(self, borrower: str, now: int) -> int:
         """Interest owed at ``now``: settled interest plus what accrued since the checkpoint."""
@@ -420,8 +430,7 @@ class CollateralEscrow(Contract):
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        settings = _settings(scenario, chain_id)
-        return [] if settings is None else [cls(settings)]
+        return [cls(settings) for settings in _hubs(scenario, chain_id)]
 
     def deposit(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
         run = msg.run
@@ -577,9 +586,6 @@ class CreditOperator(Contract):
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        s = _settings(scenario, chain_id)
-        if s is None:
-            return []
         return [
             cls(
                 s,
@@ -589,6 +595,7 @@ class CreditOperator(Contract):
                 caller=s.operator_caller,
                 revoke_delay=s.revoke_delay_seconds,
             )
+            for s in _hubs(scenario, chain_id)
         ]
 
     def receivers(self, borrower: str) -> list[str]:
@@ -656,14 +663,21 @@ class CreditOperator(Contract):
 
 
 class CreditToken(ERC20):
-    """A collateral token priced along a scenario path (``superUSDC``, ``yoBTC``, ...)."""
+    """A collateral token priced along a scenario path (``superUSDC``, ``yoBTC``, ...), or a
+    credit asset the scenario's tokens do not list (EURe)."""
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
         s = _settings(scenario, chain_id)
         if s is None:
             return []
-        return [
+        listed = {t.address.lower() for t in scenario.tokens if t.chain == chain_id}
+        assets = [
+            cls(h.asset_address, h.asset, h.asset_decimals)
+            for h in s.others
+            if h.asset_address.lower() not in listed
+        ]
+        return assets + [
             cls(c.address, c.symbol, c.decimals)
             for c in s.collateral
             if c.vault is None and c.address.lower() != s.asset_address.lower()
