@@ -3,10 +3,11 @@
 Every setting has the published default (:data:`toolkit.credit.DEFAULT_RULES`), so a scenario
 with USDC on Base and no ``[credit]`` section gets the card-spend product: a USDC credit hub on
 Base (at the vendor's hub address), a collateral escrow, the operator contract and five
-collateral assets (USDC itself, an ERC-4626 stable vault ``gtUSDCp`` over USDC whose share price
-grows at ``apy_bps`` from ``epoch``, an ERC-7540 yield vault ``yoUSD`` over USDC whose
-redemptions are claimable a day after the request, and two tokens priced along a path:
-``superUSDC`` and the BTC vault ``yoBTC``). A section may set, all optional::
+collateral assets: USDC itself, an ERC-4626 stable vault ``gtUSDCp`` over USDC whose share price
+grows at ``apy_bps`` from ``epoch``, and three ERC-7540 vaults whose redemptions are claimable a
+day after the request, as the vendor lists them (research §4.4): the yield vault ``yoUSD`` and
+the super-vault ``superUSDC`` over USDC, and the BTC vault ``yoBTC`` over cbBTC (Base's
+deployment; its USD price along the collateral's ``prices``). A section may set, all optional::
 
     [credit]
     chain = 8453                  # where the hub lives
@@ -29,7 +30,9 @@ redemptions are claimable a day after the request, and two tokens priced along a
     liquidation_bonus_bps = 800
     prices = [[1760000000, "60000"], [1760086400, "48000"]]  # USD per token, linear in time
     # or, for an ERC-4626 vault over the credit asset:  vault = { apy_bps = 500, epoch = 0 }
-    # (with redeem_delay_seconds = 86400 in it: an ERC-7540 vault, asynchronous redemption)
+    # (with redeem_delay_seconds = 86400 in it: an ERC-7540 vault, asynchronous redemption;
+    # with underlying = { symbol = "cbBTC", address = "0x...", decimals = 8 } a vault over
+    # that token, priced along ``prices``)
 
 Collateral may also be locked on the other chains of ``remote_chains`` (default: Ethereum, chain
 1, when the hub is elsewhere and the scenario has a token there of a collateral's symbol): each
@@ -108,6 +111,8 @@ _KEYS: Final = {
     "remote_chains",
     "eure",
 }
+#: cbBTC on Base, the default BTC vault's underlying.
+CBBTC: Final = "0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf"
 #: The euro's default USD price (``[credit.eure] eur_usd``).
 EUR_USD: Final = Decimal("1.08")
 _COLLATERAL_KEYS: Final = {
@@ -149,14 +154,16 @@ def derive_address(scenario: str, role: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class VaultYield:
-    """A vault over the credit asset: its share price is ``10**-(decimals - asset decimals)``
-    assets per share at ``epoch``, growing simply at ``apy_bps`` a year after it. With
-    ``redeem_delay_seconds`` it is an ERC-7540 vault (asynchronous redemption: a request, then a
-    claim once the delay has passed); without, an ERC-4626 vault (synchronous)."""
+    """A vault over the credit asset (or over ``underlying``: symbol, address, decimals): its
+    share price is ``10**-(decimals - asset decimals)`` assets per share at ``epoch``, growing
+    simply at ``apy_bps`` a year after it. With ``redeem_delay_seconds`` it is an ERC-7540 vault
+    (asynchronous redemption: a request, then a claim once the delay has passed); without, an
+    ERC-4626 vault (synchronous)."""
 
     apy_bps: int
     epoch: int
     redeem_delay_seconds: int | None = None
+    underlying: tuple[str, str, int] | None = None
 
     @property
     def asynchronous(self) -> bool:
@@ -168,8 +175,9 @@ class VaultYield:
 class CreditCollateral:
     """One collateral asset, on the hub's chain (``chain`` None) or on a remote escrow's.
 
-    ``prices`` is the USD price path (ignored for a ``vault``, whose price is its share price
-    in the credit asset, taken at one USD).
+    ``prices`` is the USD price path (of the underlying for a vault over a token of its own;
+    ignored for a vault over the credit asset, whose price is its share price in the credit
+    asset, taken at one USD).
     """
 
     symbol: str
@@ -206,6 +214,10 @@ class CreditCollateral:
     def unit_price(self, now: int, asset_decimals: int) -> Fraction:
         """Credit-asset smallest units per smallest unit of this collateral at ``now`` (the
         credit asset is taken at one USD)."""
+        if self.vault is not None and self.vault.underlying is not None:
+            decimals = self.vault.underlying[2]
+            usd = Fraction(self.price_usd(now)) * self.share_price(now, decimals)
+            return usd * Fraction(10**asset_decimals, 10**decimals)
         if self.vault is not None:
             return self.share_price(now, asset_decimals)
         usd = Fraction(self.price_usd(now))
@@ -263,9 +275,20 @@ class CreditSettings:
         """The address of what the earn vaults hold (the first hub's credit asset)."""
         return self.asset_address if self.vault_asset is None else self.vault_asset[0]
 
+    def underlying_of(self, c: CreditCollateral) -> tuple[str, int]:
+        """A vault's underlying (address, decimals): its own token or the vaults' asset."""
+        assert c.vault is not None
+        if c.vault.underlying is not None:
+            return c.vault.underlying[1], c.vault.underlying[2]
+        decimals = self.asset_decimals if self.vault_asset is None else self.vault_asset[1]
+        return self.vault_asset_address, decimals
+
     def usd_per_unit(self, c: CreditCollateral, now: int) -> Fraction:
         """USD per smallest unit of collateral ``c`` at ``now`` (a vault's underlying is taken
         at one USD)."""
+        if c.vault is not None and c.vault.underlying is not None:
+            decimals = c.vault.underlying[2]
+            return Fraction(c.price_usd(now)) * c.share_price(now, decimals) / 10**decimals
         if c.vault is not None:
             decimals = self.asset_decimals if self.vault_asset is None else self.vault_asset[1]
             return c.share_price(now, decimals) / 10**decimals
@@ -360,6 +383,20 @@ def _prices(value: object, path: str) -> tuple[tuple[int, Decimal], ...]:
     return tuple(points)
 
 
+def _underlying(value: object, path: str) -> tuple[str, str, int] | None:
+    """A vault's own underlying token ``{symbol, address, decimals}`` (None: absent)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ScenarioError(path, "must be a table {symbol, address, decimals}")
+    _keys(value, path, {"symbol", "address", "decimals"})
+    symbol = value.get("symbol")
+    if not isinstance(symbol, str) or not symbol.isascii() or not symbol.isalnum():
+        raise ScenarioError(f"{path}.symbol", "must be an ASCII letters-and-digits symbol")
+    address = checksum(value.get("address"), f"{path}.address")
+    return symbol, address, _int(value.get("decimals", 18), f"{path}.decimals")
+
+
 def _default_collateral(scenario: str, asset: Token) -> tuple[CreditCollateral, ...]:
     rules = DEFAULT_RULES.collateral
     one = ((0, Decimal(1)),)
@@ -373,7 +410,11 @@ def _default_collateral(scenario: str, asset: Token) -> tuple[CreditCollateral, 
             vault=VaultYield(apy_bps=500, epoch=1_760_000_000),
         ),
         CreditCollateral(
-            "superUSDC", rules["superusdc"], derive_address(scenario, "token:superusdc"), 6, one
+            "superUSDC",
+            rules["superusdc"],
+            derive_address(scenario, "vault:superusdc"),
+            6,
+            vault=VaultYield(apy_bps=550, epoch=1_760_000_000, redeem_delay_seconds=86_400),
         ),
         CreditCollateral(
             "yoUSD",
@@ -385,9 +426,15 @@ def _default_collateral(scenario: str, asset: Token) -> tuple[CreditCollateral, 
         CreditCollateral(
             "yoBTC",
             rules["yobtc"],
-            derive_address(scenario, "token:yobtc"),
+            derive_address(scenario, "vault:yobtc"),
             8,
             ((0, Decimal(60_000)),),
+            VaultYield(
+                apy_bps=150,
+                epoch=1_760_000_000,
+                redeem_delay_seconds=86_400,
+                underlying=("cbBTC", CBBTC, 8),
+            ),
         ),
     )
 
@@ -441,15 +488,19 @@ def _collateral(value: object, scenario: str, asset: Token) -> tuple[CreditColla
             v = entry["vault"]
             if not isinstance(v, Mapping):
                 raise ScenarioError(f"{path}.vault", "must be a table")
-            _keys(v, f"{path}.vault", {"apy_bps", "epoch", "redeem_delay_seconds"})
+            _keys(v, f"{path}.vault", {"apy_bps", "epoch", "redeem_delay_seconds", "underlying"})
             delay = v.get("redeem_delay_seconds")
+            underlying = _underlying(v.get("underlying"), f"{path}.vault.underlying")
             vault = VaultYield(
                 _int(v.get("apy_bps", 0), f"{path}.vault.apy_bps"),
                 _int(v.get("epoch", 0), f"{path}.vault.epoch"),
                 None if delay is None else _int(delay, f"{path}.vault.redeem_delay_seconds"),
+                underlying,
             )
-            if decimals < asset.decimals:
-                raise ScenarioError(f"{path}.decimals", "a vault's must be >= the asset's")
+            if decimals < (asset.decimals if underlying is None else underlying[2]):
+                raise ScenarioError(f"{path}.decimals", "a vault's must be >= its asset's")
+            if underlying is not None:
+                prices = _prices(entry.get("prices", [[0, "1"]]), f"{path}.prices")
         else:
             prices = _prices(entry.get("prices", [[0, "1"]]), f"{path}.prices")
         out.append(CreditCollateral(symbol, rule, address, decimals, prices, vault))

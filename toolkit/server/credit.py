@@ -113,12 +113,17 @@ class Strategy:
     risk_score: str
 
 
-#: Earn strategies by vault symbol (lower case) of the scenario's ERC-4626 vaults.
+#: Earn strategies by vault symbol (lower case) of the scenario's vaults (research §4.4: the
+#: Gauntlet vault is ERC-4626; Yo's and Superform's are ERC-7540).
 STRATEGIES: Final = {
     "gtusdcp": Strategy(
         "gauntlet-usdc-prime", "Gauntlet USDC Prime", "Gauntlet", "morpho-v1", "erc4626", "5"
     ),
     "yousd": Strategy("yo-usdc", "Yo USDC", "Yo", "yo-protocol", "erc7540", "5"),
+    "superusdc": Strategy(
+        "superform-usdc", "Superform USDC", "Superform", "superform", "erc7540", "7"
+    ),
+    "yobtc": Strategy("yo-btc", "Yo BTC", "Yo", "yo-protocol", "erc7540", "5"),
 }
 
 
@@ -309,7 +314,7 @@ async def protocol(request: Request) -> Response:
                 "curator": strategy.curator,
                 "protocol": strategy.protocol,
                 "vaultAddress": c.address,
-                "underlyingAddress": s.asset_address,
+                "underlyingAddress": s.underlying_of(c)[0],
                 "vaultType": strategy.vault_type,
                 "type": "Lending",
                 "riskScore": strategy.risk_score,
@@ -400,8 +405,9 @@ def _collateral_details(request: Request, book: _Book) -> Response:
     if c.vault is not None:
         data["earnServiceName"] = strategy.curator if strategy else c.symbol
         data["apy"] = c.vault.apy_bps / 100
-        data["underlyingAsset"] = book.settings.vault_asset_address
-        data["underlyingPriceUsd"] = 1.0
+        data["underlyingAsset"] = book.settings.underlying_of(c)[0]
+        own = c.vault.underlying is not None
+        data["underlyingPriceUsd"] = float(c.price_usd(book.now)) if own else 1.0
     return json_response({"data": data})
 
 
@@ -465,18 +471,40 @@ async def operator_v2(request: Request) -> Response:
 # -- lock and unlock ---------------------------------------------------------------------------
 
 
+def _lock_asset(book: _Book, text: str, field: str, earn: str | None) -> CreditCollateral | str:
+    """The collateral named by ``text``, or (with ``earn``) the address of a token that is no
+    collateral itself but an earn vault's own underlying (cbBTC for ``yo-btc``)."""
+    if earn is not None and text.startswith("0x"):
+        address: str = parse_value(HexAddress, text, field)
+        s = book.settings
+        if s.collateral_at(address) is None:
+            for c in s.collateral:
+                own = None if c.vault is None else c.vault.underlying
+                if own is not None and own[1].lower() == address.lower():
+                    return address
+    return _collateral(book, text, field)
+
+
 def _lock(
-    service: Service, book: _Book, account: str, amount: int, c: CreditCollateral, earn: str | None
+    service: Service,
+    book: _Book,
+    account: str,
+    amount: int,
+    c: CreditCollateral | str,
+    earn: str | None,
 ) -> list[ContractCall]:
+    """The calls that lock ``amount`` of collateral ``c`` (or, with ``earn``, wrap the token
+    at address ``c`` and lock the shares)."""
     s = book.settings
-    if c.chain is not None:  # collateral on a remote escrow's chain
+    address = c if isinstance(c, str) else c.address
+    if isinstance(c, CreditCollateral) and c.chain is not None:  # on a remote escrow's chain
         if earn is not None:
             raise ApiError.bad("earn", f"earn strategies wrap on chain {s.chain} only")
         return [
             build.erc20_approve(c.chain, c.address, s.escrow, amount),
             build.collateral_deposit(c.chain, s.escrow, c.address, amount),
         ]
-    if earn is None or c.vault is not None:
+    if isinstance(c, CreditCollateral) and (earn is None or c.vault is not None):
         if earn is not None:
             strategy = STRATEGIES.get(c.key)
             if strategy is None or strategy.id != earn:
@@ -485,15 +513,17 @@ def _lock(
             build.erc20_approve(s.chain, c.address, s.escrow, amount),
             build.collateral_deposit(s.chain, s.escrow, c.address, amount),
         ]
+    assert earn is not None  # a token that is no collateral comes only with earn
     vaults = {st.id: key for key, st in STRATEGIES.items()}
     key = vaults.get(earn)
     target = None if key is None else s.collateral_by_symbol(key)
     if target is None or target.vault is None:
         known = ", ".join(sorted(vaults))
         raise ApiError.bad("earn", f"must be an earn strategy of this scenario ({known})")
-    underlying = s.vault_asset_address
-    if c.address.lower() != underlying.lower():
-        raise ApiError.bad("earn", f"{earn} wraps {underlying}, not {c.symbol}")
+    underlying = s.underlying_of(target)[0]
+    if address.lower() != underlying.lower():
+        name = address if isinstance(c, str) else c.symbol
+        raise ApiError.bad("earn", f"{earn} wraps {underlying}, not {name}")
     vault = _vault(service, book, target)
     shares = vault.preview_deposit(amount, book.now + WRAP_HORIZON)
     if shares == 0:
@@ -517,7 +547,7 @@ async def lock_v1(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, LockQueryV1)
     book = _book(service)
-    c = _collateral(book, q.asset, "asset")
+    c = _lock_asset(book, q.asset, "asset", q.earn)
     return _calls(_lock(service, book, account, int(q.amount), c, q.earn))
 
 
@@ -532,7 +562,7 @@ async def lock_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, LockQuery)
     book = _book(service, request)
-    c = _collateral(book, q.earn_asset, "earnAsset")
+    c = _lock_asset(book, q.earn_asset, "earnAsset", q.earn)
     return _calls(_lock(service, book, account, int(q.amount), c, q.earn))
 
 
@@ -862,8 +892,6 @@ async def wrap(request: Request) -> Response:
     book = _book(service)
     _earn_chain(book, q.chain)
     s = book.settings
-    if q.token.lower() != s.asset_address.lower():
-        raise ApiError.bad("token", f"must be {s.asset} ({s.asset_address}), the vaults' asset")
     by_id = {st.id: key for key, st in STRATEGIES.items()}
     key = by_id.get(q.earn or "gauntlet-usdc-prime")
     target = None if key is None else s.collateral_by_symbol(key)
@@ -871,11 +899,14 @@ async def wrap(request: Request) -> Response:
         raise ApiError.bad(
             "earn", f"must be an earn strategy of this scenario ({', '.join(by_id)})"
         )
+    underlying = s.underlying_of(target)[0]
+    if q.token.lower() != underlying.lower():
+        raise ApiError.bad("token", f"must be {underlying}, the asset of {target.symbol}")
     vault = _vault(service, book, target)
     amount = int(q.amount)
     shares = vault.preview_deposit(amount, book.now)
     calls = [
-        build.erc20_approve(s.chain, s.asset_address, target.address, amount),
+        build.erc20_approve(s.chain, underlying, target.address, amount),
         build.vault_deposit(s.chain, target.address, amount, q.account),
     ]
     return json_response(
@@ -910,7 +941,7 @@ async def unwrap(request: Request) -> Response:
         {
             "amountOut": str(out),
             "minAmountOut": str(minimum),
-            "tokenOut": book.settings.asset_address,
+            "tokenOut": book.settings.underlying_of(c)[0],
             "calls": [call.to_wire()],
         }
     )

@@ -672,11 +672,18 @@ class CreditToken(ERC20):
         if s is None:
             return []
         listed = {t.address.lower() for t in scenario.tokens if t.chain == chain_id}
+        listed |= {t.address.lower() for t in scenario.amm.tokens if t.chain == chain_id}
         assets = [
             cls(h.asset_address, h.asset, h.asset_decimals)
             for h in s.others
             if h.asset_address.lower() not in listed
         ]
+        underlyings = {
+            c.vault.underlying[1].lower(): c.vault.underlying
+            for c in s.collateral
+            if c.vault is not None and c.vault.underlying is not None
+        }
+        assets += [cls(a, sym, d) for sym, a, d in underlyings.values() if a.lower() not in listed]
         return assets + [
             cls(c.address, c.symbol, c.decimals)
             for c in s.collateral
@@ -685,9 +692,10 @@ class CreditToken(ERC20):
 
 
 class EarnVault(ERC20):
-    """An ERC-4626 vault over the credit asset: synchronous ``deposit(assets, receiver)`` and
-    ``redeem(shares, receiver, owner)`` at the share price of the scenario's yield path, rounded
-    down (against the caller) both ways; the yield it pays comes from liquidity placed once."""
+    """An ERC-4626 vault over the credit asset (or its own underlying: cbBTC for yoBTC):
+    synchronous ``deposit(assets, receiver)`` and ``redeem(shares, receiver, owner)`` at the
+    share price of the scenario's yield path, rounded down (against the caller) both ways; the
+    yield it pays comes from liquidity placed once."""
 
     functions: ClassVar[Mapping[str, str]] = {
         **ERC20.functions,
@@ -699,7 +707,11 @@ class EarnVault(ERC20):
         super().__init__(collateral.address, collateral.symbol, collateral.decimals)
         self.settings = settings
         self.collateral_settings = collateral
-        self.asset = settings.asset_address.lower()
+        address, self.asset_decimals = settings.underlying_of(collateral)
+        self.asset = address.lower()
+        own = collateral.vault is not None and collateral.vault.underlying is not None
+        #: What the strategy's yield is paid from, placed once at the first redemption.
+        self.funding = 10 ** (self.asset_decimals + 6) if own else settings.liquidity
         self.supply["funded"] = 0
 
     @classmethod
@@ -711,7 +723,7 @@ class EarnVault(ERC20):
 
     def share_price(self, now: int) -> Any:
         """Assets per share (smallest units, a Fraction) at ``now``."""
-        return self.collateral_settings.share_price(now, self.settings.asset_decimals)
+        return self.collateral_settings.share_price(now, self.asset_decimals)
 
     def preview_deposit(self, assets: int, now: int) -> int:
         """Shares a deposit of ``assets`` mints at ``now``."""
@@ -751,7 +763,7 @@ class EarnVault(ERC20):
         run.emit(self.address, "erc20.Transfer", owner, ZERO, shares)
         token = run.state.contracts.get(self.asset)
         if isinstance(token, ERC20) and not self.supply["funded"]:
-            token.mint(run, self.address, self.settings.liquidity)  # the strategy's yield
+            token.mint(run, self.address, self.funding)  # the strategy's yield
             run.write(self.supply, "funded", 1)
         _token_call(run, self.address, self.asset, "erc20.transfer", receiver, assets)
         run.emit(self.address, "vault.Withdraw", msg.sender, receiver, owner, assets, shares)
@@ -837,7 +849,7 @@ class AsyncVault(EarnVault):
         run.write(self.claimed, request, True)
         token = run.state.contracts.get(self.asset)
         if isinstance(token, ERC20) and not self.supply["funded"]:
-            token.mint(run, self.address, self.settings.liquidity)  # the strategy's yield
+            token.mint(run, self.address, self.funding)  # the strategy's yield
             run.write(self.supply, "funded", 1)
         _token_call(run, self.address, self.asset, "erc20.transfer", receiver, assets)
         run.emit(self.address, "vault.Withdraw", msg.sender, receiver, controller, assets, shares)
