@@ -20,7 +20,9 @@ Choices where the interface is silent, stated in the operation descriptions too:
 - Auto top-up settings are the service's own records (not on chain): enable (v2, or v1 with
   ``threshold`` and ``targetBalance``) and update store them, disable drops them, config reads
   them (404 when none). Update returns the calls still missing for the operator setup (usually
-  none). The records are not rolled back by ``evm_revert``.
+  none). The service executes them (:mod:`toolkit.world.topup`: the operator's caller draws
+  for a card below its threshold, up to its target, keeping the health factor at or above the
+  record's), and ``evm_revert`` rolls them back with the relay.
 - Collateral on another chain (USDC on Ethereum by default) is named by its address there:
   lock and unlock then build calls on that chain's escrow (the interface has no chain
   parameter; the address says it). The hub counts a lock, and books off an unlock, once the
@@ -38,7 +40,6 @@ Choices where the interface is silent, stated in the operation descriptions too:
 from __future__ import annotations
 
 import functools
-import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -80,7 +81,7 @@ from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, path_chain, read_query, service_of
 from toolkit.server.service import Service
 from toolkit.world.chain import AsyncVault, CollateralEscrow, CreditHub, CreditOperator, EarnVault
-from toolkit.world.chain.credit import book_account
+from toolkit.world.topup import TopUp
 
 __all__ = ["STRATEGIES", "TopUp", "router"]
 
@@ -127,46 +128,11 @@ STRATEGIES: Final = {
 }
 
 
-@dataclass(frozen=True)
-class TopUp:
-    """An auto top-up record: refill the receiver to ``target_balance`` below ``threshold``."""
-
-    threshold: str
-    target_balance: str
-    health_factor: str
-
-
-_TOPUPS: weakref.WeakKeyDictionary[Service, dict[tuple[str, str, str], TopUp]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def topups(service: Service) -> dict[tuple[str, str, str], TopUp]:
     """The service's auto top-up records by (credit asset, account, receiver), lowercase
-    (``("usdc", account, receiver)``); the seeded book's
-    whitelisted receivers start with one each (threshold 50-500 USDC, target twice that)."""
-    records = _TOPUPS.get(service)
-    if records is None:
-        records = _TOPUPS[service] = _seeded_topups(service)
-    return records
-
-
-def _seeded_topups(service: Service) -> dict[tuple[str, str, str], TopUp]:
-    settings = service.scenario.credit
-    if settings is None or settings.book_accounts == 0:
-        return {}
-    operator = service.chains.ledger(settings.chain).contract(settings.operator.lower())
-    if not isinstance(operator, CreditOperator):
-        return {}
-    book = {book_account(settings, i) for i in range(settings.book_accounts)}
-    records = {}
-    unit = 10**settings.asset_decimals
-    for (account, receiver), on in operator.whitelist.items():
-        if on and account in book:
-            threshold = (50 + int(account[-4:], 16) % 451) * unit
-            key = (settings.asset.lower(), account, receiver)
-            records[key] = TopUp(str(threshold), str(2 * threshold), "13000")
-    return records
+    (``("usdc", account, receiver)``), kept and executed by the relay
+    (:mod:`toolkit.world.topup`); the seeded book's cards start with one each."""
+    return service.relay.topups.records
 
 
 @dataclass(frozen=True)

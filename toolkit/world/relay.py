@@ -28,7 +28,9 @@ orders it saw opened. Every step is logged on ``toolkit.world.relay``.
 
 The same pass carries collateral locked on other chains to the credit hub once the source
 chain's confirmations have passed (:class:`~toolkit.world.collateral.CollateralRelay`, fed the
-credit escrows' logs here).
+credit escrows' logs here), and sends the auto top-ups that are due
+(:class:`~toolkit.world.topup.AutoTopUps`: the operator's caller draws for a card whose balance
+fell below its threshold).
 
 The service calls :meth:`Relay.sync` before every JSON-RPC method and again after one that moved
 the clock (``evm_increaseTime``, ``evm_setNextBlockTimestamp``, ``evm_mine``), so moving time
@@ -56,6 +58,7 @@ from toolkit.world.chain.accounts import NATIVE_FUNDING
 from toolkit.world.collateral import CollateralRelay
 from toolkit.world.escrow import escrow_order
 from toolkit.world.order import OrderStatus, WorldError
+from toolkit.world.topup import AutoTopUps
 from toolkit.world.world import World
 
 __all__ = ["Relay", "Step"]
@@ -101,14 +104,17 @@ class Relay:
 
     def save(self) -> tuple[Any, ...]:
         """This relay's progress (blocks seen, orders tracked, steps, the collateral relay's
-        queue), for a snapshot."""
-        return copy.deepcopy((self._seen, self._orders, self.steps, self.collateral.save()))
+        queue, the auto top-up records), for a snapshot."""
+        return copy.deepcopy(
+            (self._seen, self._orders, self.steps, self.collateral.save(), self.topups.save())
+        )
 
     def restore(self, world: World, state: tuple[Any, ...]) -> None:
         """Go back to saved progress, driving ``world`` (the restored one) from now on."""
         self.world = world
-        self._seen, self._orders, self.steps, collateral = copy.deepcopy(state)
+        self._seen, self._orders, self.steps, collateral, topups = copy.deepcopy(state)
         self.collateral.restore(collateral)
+        self.topups.restore(topups)
 
     def __post_init__(self) -> None:
         scenario = self.chains.scenario
@@ -118,6 +124,7 @@ class Relay:
         self._fill_seconds = {c.id: c.fill_seconds for c in scenario.chains}
         self._settle_delay = scenario.windows.settlement_delay_seconds
         self.collateral = CollateralRelay(self.chains)
+        self.topups = AutoTopUps(self.chains)
 
     def fund(self, now: float) -> None:
         """Give the filler gas money and each pool's balance in its token on its chain, and
@@ -160,6 +167,7 @@ class Relay:
                     done += self._refunded(chain_id, entry.topics[1], entry.tx_hash, now)
             self._seen[chain_id] = latest
         self.collateral.run(now)
+        self.topups.run(now)
         for key, tracked in list(self._orders.items()):
             if not tracked.filled and tracked.due <= now:
                 done += self._fill(key, tracked, now)

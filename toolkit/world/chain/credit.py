@@ -85,6 +85,7 @@ __all__ = [
     "EarnVault",
     "RemoteEscrow",
     "book_account",
+    "book_topup",
     "seed_book",
 ]
 
@@ -368,7 +369,8 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
     worth a log-normal amount (median about 3,000 USD, 50 to 500,000); seven in ten have drawn
     between 5 % and 95 % of their capacity, with a first draw up to 45 days before genesis (so
     some are past their due date and accrue interest); three in ten of those have the scenario's
-    operator with one whitelisted receiver. The collateral tokens are minted to the escrow, so
+    operator with one whitelisted receiver, a card holding its auto top-up target
+    (:func:`book_topup`). The collateral tokens are minted to the escrow, so
     the escrow holds exactly what the books say.
     """
     s = hub.settings
@@ -407,6 +409,23 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
             receiver = "0x" + keccak(text=f"toolkit credit card:{borrower}")[-20:].hex()
             run.write(hub.operators, borrower, operator.address)
             run.write(operator.whitelist, (borrower, receiver), True)
+            asset = run.state.contracts.get(hub.asset)
+            if isinstance(asset, ERC20):  # the card starts full (its top-up target)
+                asset.mint(run, receiver, book_topup(s, borrower)[1])
+
+
+def book_topup(settings: CreditSettings, account: str) -> tuple[int, int]:
+    """The auto top-up (threshold, target balance) of seeded account ``account``'s card:
+    a threshold of 50 to 500 credit-asset units, a target twice that.
+
+    >>> from toolkit.scenario import load_scenario
+    >>> s = load_scenario("default", env={}).credit
+    >>> threshold, target = book_topup(s, book_account(s, 0))
+    >>> 50 * 10**6 <= threshold <= 500 * 10**6 and target == 2 * threshold
+    True
+    """
+    threshold = (50 + int(account[-4:], 16) % 451) * 10**settings.asset_decimals
+    return threshold, 2 * threshold
 
 
 def _hub(run: Execution, settings: CreditSettings) -> CreditHub:
