@@ -73,6 +73,16 @@ def top_up_amount(need: int, fee_bps: int) -> int:
     return amount
 
 
+@dataclass(frozen=True, slots=True)
+class _Hub:
+    settings: CreditSettings
+    ledger: Ledger
+    hub: CreditHub
+    operator: CreditOperator
+    token: ERC20
+    stamp: int
+
+
 @dataclass
 class AutoTopUps:
     """The service's auto top-up records and their execution (see the module docstring)."""
@@ -119,27 +129,27 @@ class AutoTopUps:
         """Send every top-up due at ``now``; the ones sent."""
         if self.settings is None or not self.records:
             return []
+        hubs: dict[str, _Hub | None] = {}
         done: list[TopUpMove] = []
         for key, record in list(self.records.items()):
-            settings = self.settings.hub_for(key[0])
-            if settings is None:
+            if key[0] not in hubs:
+                hubs[key[0]] = self._hub(key[0], now)
+            hub = hubs[key[0]]
+            if hub is None:
                 continue
-            move = self._one(settings, key, record, now)
+            move = self._one(hub, key, record, now)
             if move is not None:
                 done.append(move)
         self.moves += done
         return done
 
-    def _one(
-        self, s: CreditSettings, key: tuple[str, str, str], record: TopUp, now: float
-    ) -> TopUpMove | None:
-        _, account, receiver = key
+    def _hub(self, asset: str, now: float) -> _Hub | None:
+        """The contracts of the hub lending ``asset`` and the latest block's time."""
+        assert self.settings is not None
+        s = self.settings.hub_for(asset)
+        if s is None:
+            return None
         ledger = self.chains.ledger(s.chain)
-        sent = self._inflight.get(key)
-        if sent is not None:
-            if ledger.receipt(sent, now) is None:
-                return None  # the last top-up is not mined yet
-            del self._inflight[key]
         hub = ledger.contract(s.hub.lower())
         operator = ledger.contract(s.operator.lower())
         token = ledger.contract(s.asset_address.lower())
@@ -149,23 +159,35 @@ class AutoTopUps:
             and isinstance(token, ERC20)
         ):
             return None
-        if hub.operators.get(account) != operator.address:
-            return None
-        if not operator.whitelist.get((account, receiver)):
-            return None
         stamp = ledger.block_timestamp(ledger.block_number(now))
-        until = operator.access_until.get(account)
-        if until is not None and stamp > until:
-            return None
-        balance = token.balances.get(receiver, 0)
+        return _Hub(s, ledger, hub, operator, token, stamp)
+
+    def _one(
+        self, h: _Hub, key: tuple[str, str, str], record: TopUp, now: float
+    ) -> TopUpMove | None:
+        _, account, receiver = key
+        balance = h.token.balances.get(receiver, 0)
         if balance >= int(record.threshold):
             return None
+        sent = self._inflight.get(key)
+        if sent is not None:
+            if h.ledger.receipt(sent, now) is None:
+                return None  # the last top-up is not mined yet
+            del self._inflight[key]
+        if h.hub.operators.get(account) != h.operator.address:
+            return None
+        if not h.operator.whitelist.get((account, receiver)):
+            return None
+        until = h.operator.access_until.get(account)
+        if until is not None and h.stamp > until:
+            return None
+        s = h.settings
         wanted = top_up_amount(int(record.target_balance) - balance, s.rules.origination_fee_bps)
-        amount = min(wanted, self._room(hub, s, account, stamp, int(record.health_factor)))
+        amount = min(wanted, self._room(h.hub, s, account, h.stamp, int(record.health_factor)))
         if amount <= 0:
             return None
         data = encode_call("operator.openCreditLine", account, receiver, amount)
-        tx_hash = self._send(ledger, s.operator_caller.lower(), operator.address, data, now)
+        tx_hash = self._send(h.ledger, s.operator_caller.lower(), h.operator.address, data, now)
         self._inflight[key] = tx_hash
         log.info("top-up of %s for %s to %s (tx %s)", amount, account, receiver, tx_hash)
         return TopUpMove(s.asset.lower(), account, receiver, amount, tx_hash)
