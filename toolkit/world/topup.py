@@ -9,8 +9,9 @@ its credit capacity, so a top-up may be partial, or none. Only accounts whose op
 hub's operator contract, with the receiver whitelisted and no revocation past, are topped up.
 
 :class:`AutoTopUps` runs as part of :class:`~toolkit.world.relay.Relay` (before every JSON-RPC
-method and after time moves): one transaction per record that needs one, and none while its
-previous one is still unmined. The seeded book's cards start full (their target), so they draw
+method and after time moves; a pass is skipped when neither the hub chain's head nor the
+second has changed since the last): one transaction per record that needs one, and none while
+its previous one is still unmined. The seeded book's cards start full (their target), so they draw
 only once spent.
 """
 
@@ -91,6 +92,9 @@ class AutoTopUps:
     records: dict[tuple[str, str, str], TopUp] = field(default_factory=dict)
     moves: list[TopUpMove] = field(default_factory=list)
     _inflight: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    #: The hub chain's head and the second of the last pass (a pass with neither changed
+    #: would find what the last one found: skipped).
+    _last: tuple[int, int] = (-1, -1)
 
     def __post_init__(self) -> None:
         credit = self.chains.scenario.credit
@@ -122,6 +126,7 @@ class AutoTopUps:
     def restore(self, state: tuple[Any, ...]) -> None:
         """Go back to a :meth:`save` (the records are changed in place: the service's view)."""
         records, self.moves, self._inflight = copy.deepcopy(state)
+        self._last = (-1, -1)
         self.records.clear()
         self.records.update(records)
 
@@ -129,6 +134,10 @@ class AutoTopUps:
         """Send every top-up due at ``now``; the ones sent."""
         if self.settings is None or not self.records:
             return []
+        mark = (self.chains.ledger(self.settings.chain).block_number(now), int(now))
+        if mark == self._last:
+            return []
+        self._last = mark
         hubs: dict[str, _Hub | None] = {}
         done: list[TopUpMove] = []
         for key, record in list(self.records.items()):
