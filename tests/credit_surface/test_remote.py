@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.credit_surface.book import BASE, Book, account, credit_book
 from toolkit.codecs.functions import encode_call
 from toolkit.credit import DAY
+from toolkit.scenario import ScenarioError, load_scenario
+from toolkit.scenario.credit import parse_credit
 
 USDC = 10**6
 ETHEREUM = 1
@@ -191,3 +195,20 @@ def test_liquidation_pays_ethereum_collateral_to_the_liquidator_on_ethereum() ->
         _wait_until(book, seized_at + 10)  # Base's confirmations
         assert book.balance(usdc, liquidator, ETHEREUM) == seized
         assert book.balance(usdc, book.settings.escrow, ETHEREUM) == left
+
+
+def test_remote_chains_are_checked() -> None:
+    tokens = load_scenario("default", env={}).tokens
+    optimism = parse_credit({"remote_chains": [10]}, scenario="x", tokens=tokens)
+    assert optimism is not None
+    assert [(c.chain, c.symbol) for c in optimism.remote] == [(10, "USDC")]
+    none = parse_credit({"remote_chains": []}, scenario="x", tokens=tokens)
+    assert none is not None and none.remote == () and none.remote_chains == ()
+    with pytest.raises(ScenarioError, match=r"credit\.remote_chains\[0\]: must be distinct"):
+        parse_credit({"remote_chains": [8453]}, scenario="x", tokens=tokens)
+    with pytest.raises(ScenarioError, match=r"credit\.remote_chains\[1\]: must be distinct"):
+        parse_credit({"remote_chains": [1, 1]}, scenario="x", tokens=tokens)
+    with pytest.raises(ScenarioError, match=r"credit\.remote_chains\[0\]: no token"):
+        parse_credit({"remote_chains": [5]}, scenario="x", tokens=tokens)
+    with pytest.raises(ScenarioError, match=r"credit\.remote_chains: must be an array"):
+        parse_credit({"remote_chains": 1}, scenario="x", tokens=tokens)
