@@ -31,6 +31,12 @@ class Book:
     w3: Web3
     settings: CreditSettings
 
+    def web3(self, chain: int) -> Web3:
+        """A web3 on ``chain`` of the same service (the credit chain's is ``w3``)."""
+        if chain == BASE:
+            return self.w3
+        return Web3(chain_provider(self.svc.embedded, chain))
+
     def get(self, path: str, **params: Any) -> Any:
         """GET ``path``; returns (status, JSON body)."""
         response = self.svc.http.get(path, params=params)
@@ -41,17 +47,20 @@ class Book:
         assert status == 200, (path, params, status, body)
         return body
 
-    def rpc(self, method: str, *params: Any) -> Any:
-        answer = self.w3.provider.make_request(method, list(params))  # type: ignore[arg-type]
+    def rpc(self, method: str, *params: Any, chain: int = BASE) -> Any:
+        provider = self.web3(chain).provider
+        answer = provider.make_request(method, list(params))  # type: ignore[arg-type]
         assert "error" not in answer, answer
         return answer["result"]
 
     def send(self, sender: str, call: dict[str, Any]) -> Any:
-        """Send one call from ``sender`` (impersonated, funded for gas) without mining it."""
-        self.rpc("anvil_impersonateAccount", sender)
-        if self.w3.eth.get_balance(Web3.to_checksum_address(sender)) < 10**18:
-            self.rpc("anvil_setBalance", sender, hex(10**20))
-        assert call["chain"] == str(BASE)
+        """Send one call from ``sender`` (impersonated, funded for gas) without mining it, on
+        the call's chain."""
+        chain = int(call["chain"])
+        w3 = self.web3(chain)
+        self.rpc("anvil_impersonateAccount", sender, chain=chain)
+        if w3.eth.get_balance(Web3.to_checksum_address(sender)) < 10**18:
+            self.rpc("anvil_setBalance", sender, hex(10**20), chain=chain)
         tx = {
             "from": Web3.to_checksum_address(sender),
             "to": Web3.to_checksum_address(call["to"]),
@@ -59,15 +68,16 @@ class Book:
             "value": int(call["value"]),
             "gas": 1_000_000,
         }
-        return self.w3.eth.send_transaction(tx)  # type: ignore[arg-type]
+        return w3.eth.send_transaction(tx)  # type: ignore[arg-type]
 
     def execute(self, sender: str, calls: list[dict[str, Any]]) -> list[Any]:
         """Send each call from ``sender`` (impersonated), mine it, return the receipts."""
         receipts = []
         for call in calls:
+            chain = int(call["chain"])
             tx_hash = self.send(sender, call)
-            self.rpc("evm_mine")
-            receipts.append(self.w3.eth.get_transaction_receipt(tx_hash))
+            self.rpc("evm_mine", chain=chain)
+            receipts.append(self.web3(chain).eth.get_transaction_receipt(tx_hash))
         return receipts
 
     def run(self, sender: str, calls: list[dict[str, Any]]) -> None:
@@ -75,11 +85,12 @@ class Book:
         for receipt in self.execute(sender, calls):
             assert receipt["status"] == 1, receipt
 
-    def deal(self, account: str, token: str, amount: int) -> None:
-        self.rpc("anvil_dealERC20", account, token, hex(amount))
+    def deal(self, account: str, token: str, amount: int, chain: int = BASE) -> None:
+        self.rpc("anvil_dealERC20", account, token, hex(amount), chain=chain)
 
-    def balance(self, token: str, account: str) -> int:
-        contract = self.w3.eth.contract(address=Web3.to_checksum_address(token), abi=ERC20_ABI)
+    def balance(self, token: str, account: str, chain: int = BASE) -> int:
+        w3 = self.web3(chain)
+        contract = w3.eth.contract(address=Web3.to_checksum_address(token), abi=ERC20_ABI)
         value: int = contract.functions.balanceOf(Web3.to_checksum_address(account)).call()
         return value
 

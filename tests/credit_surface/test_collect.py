@@ -34,7 +34,7 @@ def test_snapshots_match_info_exactly_and_resume_adds_nothing() -> None:
         assert result.status == "completed"
         rows = store.query(
             "SELECT round, debt, health_factor, due_date FROM credit_accounts "
-            "WHERE account = $a ORDER BY round",
+            "WHERE account = $a AND asset = 'USDC' ORDER BY round",
             {"a": user.lower()},
         )
         info = book.info(user)
@@ -72,13 +72,14 @@ def test_an_interrupted_run_resumes_without_duplicates() -> None:
         cut = _Interrupted(book.svc.client, store, accounts=accounts, rounds=2, progress=False)
         first = cut.run()
         assert first.status == "interrupted"
-        assert store.query("SELECT count(*) AS n FROM credit_accounts")["n"][0] == 2
+        # Two accounts read, each with its USDC and EURE figures.
+        assert store.query("SELECT count(*) AS n FROM credit_accounts")["n"][0] == 4
         again = CreditCollector(book.svc.client, store, progress=False).run(resume=first.run_id)
         assert again.status == "completed"
         counts = store.query(
             "SELECT round, count(*) AS n FROM credit_accounts GROUP BY round ORDER BY round"
         )
-        assert counts.rows() == [(0, 2), (1, 2)]
+        assert counts.rows() == [(0, 4), (1, 4)]
         assert (
             again.total_rows
             == store.query(
@@ -95,7 +96,7 @@ def test_all_known_takes_the_book_and_earlier_accounts() -> None:
         collector = CreditCollector(book.svc.client, store, all_known=True, progress=False)
         result = collector.run()
         assert len(collector.accounts) == 1201 and stranger.lower() in collector.accounts
-        assert result.by_table["credit_accounts"] == 1201
+        assert result.by_table["credit_accounts"] == 2 * 1201  # USDC and EURE each
         configs = store.query("SELECT count(*) AS n FROM credit_topup_configs")["n"][0]
         assert configs > 100
 
@@ -113,7 +114,7 @@ def test_cli_collects_credit(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     code = main(["collect", "credit", "--accounts", account(102), "--db", str(db), "--no-progress"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "credit_accounts 1" in out
+    assert "credit_accounts 2" in out  # USDC and EURE
     code = main(["collect", "credit", "--accounts", "0x12", "--db", str(db), "--no-progress"])
     assert code == 2
     assert "accounts: '0x12'" in capsys.readouterr().err

@@ -77,10 +77,6 @@ def test_unsupported_collateral_and_credit_asset(book: Book) -> None:
     status, body = book.get(f"/credit/accounts/{USER}/lock", amount="1", asset="DOGE")
     assert (status, body["error"]) == (404, "asset: DOGE is not a supported collateral")
     status, body = book.get(
-        f"/credit/v2/accounts/{USER}/assets/eure/draw", amount="1", receiver=USER
-    )
-    assert (status, body["error"]) == (404, "asset: the scenario has no credit hub for eure")
-    status, body = book.get(
         f"/credit/v2/accounts/{USER}/assets/USDC/draw", amount="1", receiver=USER
     )
     assert (status, body["error"]) == (400, "asset: must be one of usdc, eure")

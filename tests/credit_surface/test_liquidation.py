@@ -12,20 +12,25 @@ from tests.credit_surface.book import T0, Book, account, credit_book
 from toolkit.codecs.functions import encode_call
 from toolkit.credit import collateral_value, liquidation
 from toolkit.scenario import Scenario, load_scenario
+from toolkit.scenario.credit import CreditCollateral
 
 USDC = 10**6
 BTC = 10**8
 
 
 def _falling_btc(to_usd: int) -> Scenario:
-    """The default scenario with yoBTC at 60,000 USD until T0 + 1000 s, then ``to_usd``."""
+    """The default scenario with yoBTC's cbBTC at 60,000 USD until T0 + 1000 s, then
+    ``to_usd``, and the vault's yield at zero (so the price path alone moves its value)."""
     scenario = load_scenario("default", env={})
     credit = scenario.credit
     assert credit is not None
     path = ((T0, Decimal(60_000)), (T0 + 1_000, Decimal(60_000)), (T0 + 1_001, Decimal(to_usd)))
-    collateral = tuple(
-        dataclasses.replace(c, prices=path) if c.key == "yobtc" else c for c in credit.collateral
-    )
+
+    def falling(c: CreditCollateral) -> CreditCollateral:
+        assert c.vault is not None
+        return dataclasses.replace(c, prices=path, vault=dataclasses.replace(c.vault, apy_bps=0))
+
+    collateral = tuple(falling(c) if c.key == "yobtc" else c for c in credit.collateral)
     return dataclasses.replace(scenario, credit=dataclasses.replace(credit, collateral=collateral))
 
 

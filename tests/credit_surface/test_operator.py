@@ -38,6 +38,8 @@ def test_enable_then_operator_draws_to_the_whitelisted_receiver_only() -> None:
     with credit_book() as book:
         user, card, other = account(10), account(11), account(12)
         _funded(book, user)
+        # The card holds its top-up target, so the service's auto top-up stays out of this.
+        book.deal(card, book.settings.asset_address, 100 * USDC)
         v2 = f"/credit/v2/accounts/{user}/assets/usdc/operator"
         params = {"receiver": card, "threshold": str(50 * USDC), "targetBalance": str(100 * USDC)}
         enable = book.ok(f"{v2}/auto-topup/enable", **params)
@@ -66,7 +68,7 @@ def test_enable_then_operator_draws_to_the_whitelisted_receiver_only() -> None:
 
         caller = book.settings.operator_caller
         book.run(caller, [_open_line(book, user, card, 100 * USDC)])
-        assert book.balance(book.settings.asset_address, card) == 99_500_000
+        assert book.balance(book.settings.asset_address, card) == 100 * USDC + 99_500_000
         assert book.info(user)["principal"] == "100.000000"
 
         # Not whitelisted, not the caller: both revert and change nothing.

@@ -113,6 +113,9 @@ _DECLARATIONS = {
     "collateralEscrow.Withdrawn": (
         "Withdrawn(address indexed user,address indexed token,uint256 amount)"
     ),
+    "collateralEscrow.WithdrawRequested": (
+        "WithdrawRequested(address indexed user,address indexed token,uint256 amount)"
+    ),
     "collateralEscrow.Seized": (
         "Seized(address indexed user,address indexed token,address indexed to,uint256 amount)"
     ),

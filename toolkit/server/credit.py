@@ -11,11 +11,23 @@ Choices where the interface is silent, stated in the operation descriptions too:
   ISO 8601 UTC, null with no debt.
 - A draw beyond the remaining credit capacity, an unlock that leaves the position liquidatable
   or more than is locked, and a repay with no debt are 400s saying so; an unsupported
-  collateral is 404, and so is a credit asset the scenario has no hub for (``eure``).
+  collateral is 404, and so is a credit asset the scenario has no hub for.
+- ``{asset}`` = ``eure`` is the EURe hub: the same rules and collateral, figures in EURe (18
+  decimals; collateral valued at its USD price over the scenario's euro price), its own hub,
+  escrow and operator; ``/info`` lists it under ``EURE`` beside ``USDC``. ``/credit/protocol``
+  lists both hubs under ``creditHubs``; its collateral entries name the USDC hub's escrow (the
+  document has one escrow per collateral), the EURe hub's lock calls name its own.
 - Auto top-up settings are the service's own records (not on chain): enable (v2, or v1 with
   ``threshold`` and ``targetBalance``) and update store them, disable drops them, config reads
   them (404 when none). Update returns the calls still missing for the operator setup (usually
-  none). The records are not rolled back by ``evm_revert``.
+  none). The service executes them (:mod:`toolkit.world.topup`: the operator's caller draws
+  for a card below its threshold, up to its target, keeping the health factor at or above the
+  record's), and ``evm_revert`` rolls them back with the relay.
+- Collateral on another chain (USDC on Ethereum by default) is named by its address there:
+  lock and unlock then build calls on that chain's escrow (the interface has no chain
+  parameter; the address says it). The hub counts a lock, and books off an unlock, once the
+  source chain's confirmations have passed (:mod:`toolkit.world.collateral`); ``/info`` shows
+  it from then on, and an unlock checks what the hub has booked.
 - Lock with ``earn`` wraps the underlying into the strategy's ERC-4626 vault and locks the
   shares that deposit mints if it is mined within an hour (the share price grows every second,
   so a later deposit mints fewer); what it mints beyond that stays in the wallet.
@@ -28,7 +40,6 @@ Choices where the interface is silent, stated in the operation descriptions too:
 from __future__ import annotations
 
 import functools
-import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -70,7 +81,7 @@ from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, path_chain, read_query, service_of
 from toolkit.server.service import Service
 from toolkit.world.chain import AsyncVault, CollateralEscrow, CreditHub, CreditOperator, EarnVault
-from toolkit.world.chain.credit import book_account
+from toolkit.world.topup import TopUp
 
 __all__ = ["STRATEGIES", "TopUp", "router"]
 
@@ -103,53 +114,25 @@ class Strategy:
     risk_score: str
 
 
-#: Earn strategies by vault symbol (lower case) of the scenario's ERC-4626 vaults.
+#: Earn strategies by vault symbol (lower case) of the scenario's vaults (research §4.4: the
+#: Gauntlet vault is ERC-4626; Yo's and Superform's are ERC-7540).
 STRATEGIES: Final = {
     "gtusdcp": Strategy(
         "gauntlet-usdc-prime", "Gauntlet USDC Prime", "Gauntlet", "morpho-v1", "erc4626", "5"
     ),
     "yousd": Strategy("yo-usdc", "Yo USDC", "Yo", "yo-protocol", "erc7540", "5"),
+    "superusdc": Strategy(
+        "superform-usdc", "Superform USDC", "Superform", "superform", "erc7540", "7"
+    ),
+    "yobtc": Strategy("yo-btc", "Yo BTC", "Yo", "yo-protocol", "erc7540", "5"),
 }
 
 
-@dataclass(frozen=True)
-class TopUp:
-    """An auto top-up record: refill the receiver to ``target_balance`` below ``threshold``."""
-
-    threshold: str
-    target_balance: str
-    health_factor: str
-
-
-_TOPUPS: weakref.WeakKeyDictionary[Service, dict[tuple[str, str], TopUp]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def topups(service: Service) -> dict[tuple[str, str], TopUp]:
-    """The service's auto top-up records by (account, receiver), lowercase; the seeded book's
-    whitelisted receivers start with one each (threshold 50-500 USDC, target twice that)."""
-    records = _TOPUPS.get(service)
-    if records is None:
-        records = _TOPUPS[service] = _seeded_topups(service)
-    return records
-
-
-def _seeded_topups(service: Service) -> dict[tuple[str, str], TopUp]:
-    settings = service.scenario.credit
-    if settings is None or settings.book_accounts == 0:
-        return {}
-    operator = service.chains.ledger(settings.chain).contract(settings.operator.lower())
-    if not isinstance(operator, CreditOperator):
-        return {}
-    book = {book_account(settings, i) for i in range(settings.book_accounts)}
-    records = {}
-    unit = 10**settings.asset_decimals
-    for (account, receiver), on in operator.whitelist.items():
-        if on and account in book:
-            threshold = (50 + int(account[-4:], 16) % 451) * unit
-            records[(account, receiver)] = TopUp(str(threshold), str(2 * threshold), "13000")
-    return records
+def topups(service: Service) -> dict[tuple[str, str, str], TopUp]:
+    """The service's auto top-up records by (credit asset, account, receiver), lowercase
+    (``("usdc", account, receiver)``), kept and executed by the relay
+    (:mod:`toolkit.world.topup`); the seeded book's cards start with one each."""
+    return service.relay.topups.records
 
 
 @dataclass(frozen=True)
@@ -163,11 +146,18 @@ class _Book:
     now: int
 
 
-def _book(service: Service) -> _Book:
-    settings = service.scenario.credit
-    if settings is None:
+def _book(service: Service, request: Request | None = None) -> _Book:
+    """The credit contracts of the hub of the ``{asset}`` path parameter of ``request`` (the
+    first hub, USDC's, without one): 400 for a name the interface does not know, 404 for a
+    credit asset the scenario has no hub for."""
+    first = service.scenario.credit
+    if first is None:
         raise ApiError(404, "credit: the scenario has no credit product")
+    settings = first
+    if request is not None:
+        settings = _credit_asset(request, first)
     now = service.now()
+    service.sync(now)  # remote collateral whose confirmations have passed reaches the hub
     ledger = service.chains.ledger(settings.chain)
     ledger.mine_due(now)
     hub = ledger.contract(settings.hub.lower())
@@ -196,21 +186,25 @@ def _lower_address(text: str, field: str) -> str:
     return address.lower()
 
 
-def _credit_asset(request: Request, book: _Book) -> None:
+def _credit_asset(request: Request, first: CreditSettings) -> CreditSettings:
     text = request.path_params["asset"]
     if text not in CREDIT_ASSETS:
         raise ApiError.bad("asset", f"must be one of {', '.join(CREDIT_ASSETS)}")
-    if text != book.settings.asset.lower():
+    found = first.hub_for(text)
+    if found is None:
         raise ApiError(404, f"asset: the scenario has no credit hub for {text}")
+    return found
 
 
-def _collateral(book: _Book, text: str, field: str) -> CreditCollateral:
-    """A collateral named by address or symbol; 404 when not supported."""
+def _collateral(book: _Book, text: str, field: str, chain: int | None = None) -> CreditCollateral:
+    """A collateral named by address (on any escrow's chain, or on ``chain``) or by symbol (on
+    ``chain``, default the hub's); 404 when not supported."""
+    s = book.settings
     if text.startswith("0x"):
         address: str = parse_value(HexAddress, text, field)
-        found = book.settings.collateral_at(address)
+        found = s.collateral_at(address, chain)
     else:
-        found = book.settings.collateral_by_symbol(text)
+        found = next((c for c in s.collateral_on(chain or s.chain) if c.key == text.lower()), None)
     if found is None:
         raise ApiError(404, f"{field}: {text} is not a supported collateral")
     return found
@@ -272,47 +266,70 @@ async def protocol(request: Request) -> Response:
     service = service_of(request)
     book = _book(service)
     s = book.settings
-    weth = next(
-        (t.address for t in service.scenario.tokens if t.chain == s.chain and t.symbol == "WETH"),
-        ZERO,
-    )
+    weth = _weth(service, s.chain)
     collateral: dict[str, Any] = {}
     strategies: dict[str, Any] = {}
     for c in s.collateral:
         strategy = STRATEGIES.get(c.key) if c.vault is not None else None
-        collateral[f"erc20:{c.address.lower()}"] = {
-            "escrowAddress": s.escrow,
-            "symbol": c.key,
-            "ltv": str(c.rule.ltv_bps),
-            "maintenanceLtv": str(c.rule.maintenance_ltv_bps),
-            "liquidationBonus": str(c.rule.liquidation_bonus_bps),
-            "strategy": strategy.id if strategy else "",
-        }
+        collateral[f"erc20:{c.address.lower()}"] = _collateral_entry(
+            s, c, strategy.id if strategy else ""
+        )
         if strategy is not None:
             strategies[strategy.id] = {
                 "name": strategy.name,
                 "curator": strategy.curator,
                 "protocol": strategy.protocol,
                 "vaultAddress": c.address,
-                "underlyingAddress": s.asset_address,
+                "underlyingAddress": s.underlying_of(c)[0],
                 "vaultType": strategy.vault_type,
                 "type": "Lending",
                 "riskScore": strategy.risk_score,
             }
     chain = {
         "creditHubs": {
-            s.asset.lower(): {
-                "creditHubAddress": s.hub,
-                "creditHubControllerAddress": s.controller,
-                "assetAddress": s.asset_address,
+            h.asset.lower(): {
+                "creditHubAddress": h.hub,
+                "creditHubControllerAddress": h.controller,
+                "assetAddress": h.asset_address,
             }
+            for h in s.hubs
         },
         "collateral": collateral,
         "strategies": strategies,
         "escrowsMetadata": {"controller": s.escrow_controller, "helper": s.escrow_helper},
         "wrappedNativeAddress": weth,
     }
-    return json_response({"chains": {caip2.format(s.chain): chain}})
+    chains = {caip2.format(s.chain): chain}
+    for remote in s.remote_chains:
+        chains[caip2.format(remote)] = {
+            "creditHubs": {},
+            "collateral": {
+                f"erc20:{c.address.lower()}": _collateral_entry(s, c, "")
+                for c in s.collateral_on(remote)
+            },
+            "strategies": {},
+            "escrowsMetadata": {"controller": s.escrow_controller, "helper": s.escrow_helper},
+            "wrappedNativeAddress": _weth(service, remote),
+        }
+    return json_response({"chains": chains})
+
+
+def _weth(service: Service, chain: int) -> str:
+    return next(
+        (t.address for t in service.scenario.tokens if t.chain == chain and t.symbol == "WETH"),
+        ZERO,
+    )
+
+
+def _collateral_entry(s: CreditSettings, c: CreditCollateral, strategy: str) -> dict[str, str]:
+    return {
+        "escrowAddress": s.escrow,
+        "symbol": c.key,
+        "ltv": str(c.rule.ltv_bps),
+        "maintenanceLtv": str(c.rule.maintenance_ltv_bps),
+        "liquidationBonus": str(c.rule.liquidation_bonus_bps),
+        "strategy": strategy,
+    }
 
 
 @router.get(
@@ -323,19 +340,27 @@ async def protocol(request: Request) -> Response:
 )
 async def info(request: Request) -> Response:
     account = _account(request)
-    book = _book(service_of(request))
-    figures = book.hub.figures(account, book.now)
-    wire = info_wire(figures, book.settings.asset_decimals)
-    return json_response({"data": {book.settings.asset.upper(): wire}})
+    service = service_of(request)
+    book = _book(service)
+    data = {book.settings.asset.upper(): _info(book, account)}
+    ledger = service.chains.ledger(book.settings.chain)
+    for other in book.settings.others:
+        hub = ledger.contract(other.hub.lower())
+        assert isinstance(hub, CreditHub)
+        data[other.asset.upper()] = info_wire(hub.figures(account, book.now), other.asset_decimals)
+    return json_response({"data": data})
+
+
+def _info(book: _Book, account: str) -> dict[str, Any]:
+    return info_wire(book.hub.figures(account, book.now), book.settings.asset_decimals)
 
 
 def _collateral_details(request: Request, book: _Book) -> Response:
     chain = path_chain(request.path_params["chain"], "chain")
-    if chain != book.settings.chain:
+    if chain != book.settings.chain and chain not in book.settings.remote_chains:
         raise ApiError(404, f"chain: no credit collateral on {caip2.format(chain)}")
-    c = _collateral(book, request.path_params["collateral"], "collateral")
-    price = c.unit_price(book.now, book.settings.asset_decimals)
-    usd = float(price * Fraction(10**c.decimals, 10**book.settings.asset_decimals))
+    c = _collateral(book, request.path_params["collateral"], "collateral", chain)
+    usd = float(book.settings.usd_per_unit(c, book.now) * 10**c.decimals)
     data: dict[str, Any] = {
         "collateralAddress": c.address,
         "collateralPriceUsd": usd,
@@ -346,8 +371,9 @@ def _collateral_details(request: Request, book: _Book) -> Response:
     if c.vault is not None:
         data["earnServiceName"] = strategy.curator if strategy else c.symbol
         data["apy"] = c.vault.apy_bps / 100
-        data["underlyingAsset"] = book.settings.asset_address
-        data["underlyingPriceUsd"] = 1.0
+        data["underlyingAsset"] = book.settings.underlying_of(c)[0]
+        own = c.vault.underlying is not None
+        data["underlyingPriceUsd"] = float(c.price_usd(book.now)) if own else 1.0
     return json_response({"data": data})
 
 
@@ -368,8 +394,7 @@ async def collateral_v1(request: Request) -> Response:
     openapi_extra=operation(path=["asset", "chain", "collateral"]),
 )
 async def collateral_v2(request: Request) -> Response:
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     return _collateral_details(request, book)
 
 
@@ -405,19 +430,47 @@ async def operator_v1(request: Request) -> Response:
     openapi_extra=operation(path=["account", "asset"]),
 )
 async def operator_v2(request: Request) -> Response:
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     return _operator_status(request, book)
 
 
 # -- lock and unlock ---------------------------------------------------------------------------
 
 
+def _lock_asset(book: _Book, text: str, field: str, earn: str | None) -> CreditCollateral | str:
+    """The collateral named by ``text``, or (with ``earn``) the address of a token that is no
+    collateral itself but an earn vault's own underlying (cbBTC for ``yo-btc``)."""
+    if earn is not None and text.startswith("0x"):
+        address: str = parse_value(HexAddress, text, field)
+        s = book.settings
+        if s.collateral_at(address) is None:
+            for c in s.collateral:
+                own = None if c.vault is None else c.vault.underlying
+                if own is not None and own[1].lower() == address.lower():
+                    return address
+    return _collateral(book, text, field)
+
+
 def _lock(
-    service: Service, book: _Book, account: str, amount: int, c: CreditCollateral, earn: str | None
+    service: Service,
+    book: _Book,
+    account: str,
+    amount: int,
+    c: CreditCollateral | str,
+    earn: str | None,
 ) -> list[ContractCall]:
+    """The calls that lock ``amount`` of collateral ``c`` (or, with ``earn``, wrap the token
+    at address ``c`` and lock the shares)."""
     s = book.settings
-    if earn is None or c.vault is not None:
+    address = c if isinstance(c, str) else c.address
+    if isinstance(c, CreditCollateral) and c.chain is not None:  # on a remote escrow's chain
+        if earn is not None:
+            raise ApiError.bad("earn", f"earn strategies wrap on chain {s.chain} only")
+        return [
+            build.erc20_approve(c.chain, c.address, s.escrow, amount),
+            build.collateral_deposit(c.chain, s.escrow, c.address, amount),
+        ]
+    if isinstance(c, CreditCollateral) and (earn is None or c.vault is not None):
         if earn is not None:
             strategy = STRATEGIES.get(c.key)
             if strategy is None or strategy.id != earn:
@@ -426,20 +479,23 @@ def _lock(
             build.erc20_approve(s.chain, c.address, s.escrow, amount),
             build.collateral_deposit(s.chain, s.escrow, c.address, amount),
         ]
+    assert earn is not None  # a token that is no collateral comes only with earn
     vaults = {st.id: key for key, st in STRATEGIES.items()}
     key = vaults.get(earn)
     target = None if key is None else s.collateral_by_symbol(key)
     if target is None or target.vault is None:
         known = ", ".join(sorted(vaults))
         raise ApiError.bad("earn", f"must be an earn strategy of this scenario ({known})")
-    if c.address.lower() != s.asset_address.lower():
-        raise ApiError.bad("earn", f"{earn} wraps {s.asset}, not {c.symbol}")
+    underlying = s.underlying_of(target)[0]
+    if address.lower() != underlying.lower():
+        name = address if isinstance(c, str) else c.symbol
+        raise ApiError.bad("earn", f"{earn} wraps {underlying}, not {name}")
     vault = _vault(service, book, target)
     shares = vault.preview_deposit(amount, book.now + WRAP_HORIZON)
     if shares == 0:
         raise ApiError.bad("amount", f"too small to mint a share of {target.symbol}")
     return [
-        build.erc20_approve(s.chain, s.asset_address, target.address, amount),
+        build.erc20_approve(s.chain, underlying, target.address, amount),
         build.vault_deposit(s.chain, target.address, amount, account),
         build.erc20_approve(s.chain, target.address, s.escrow, shares),
         build.collateral_deposit(s.chain, s.escrow, target.address, shares),
@@ -457,7 +513,7 @@ async def lock_v1(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, LockQueryV1)
     book = _book(service)
-    c = _collateral(book, q.asset, "asset")
+    c = _lock_asset(book, q.asset, "asset", q.earn)
     return _calls(_lock(service, book, account, int(q.amount), c, q.earn))
 
 
@@ -471,9 +527,8 @@ async def lock_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, LockQuery)
-    book = _book(service)
-    _credit_asset(request, book)
-    c = _collateral(book, q.earn_asset, "earnAsset")
+    book = _book(service, request)
+    c = _lock_asset(book, q.earn_asset, "earnAsset", q.earn)
     return _calls(_lock(service, book, account, int(q.amount), c, q.earn))
 
 
@@ -493,7 +548,7 @@ def _unlock(
         raise ApiError.bad(
             "amount", "unlocking it would make the position liquidatable (health factor below 1)"
         )
-    calls = [build.collateral_withdraw(s.chain, s.escrow, c.address, amount)]
+    calls = [build.collateral_withdraw(s.chain_of(c), s.escrow, c.address, amount)]
     if unwrap:
         calls.append(_redeem_call(s, c, amount, account, account))
     return calls
@@ -531,8 +586,7 @@ async def unlock_v1(request: Request) -> Response:
 async def unlock_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, UnlockQuery)
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     c = _collateral(book, q.collateral, "collateral")
     return _calls(_unlock(book, account, int(q.amount), c, q.unwrap))
 
@@ -598,8 +652,7 @@ async def draw_v1(request: Request) -> Response:
 async def draw_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, DrawQuery)
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     return _hot(_draw(book, account, q))
 
 
@@ -634,8 +687,7 @@ async def repay_v1(request: Request) -> Response:
 async def repay_v2(request: Request) -> Response:
     account = _account(request)
     q = read_query(request, RepayQuery)
-    book = _book(service_of(request))
-    _credit_asset(request, book)
+    book = _book(service_of(request), request)
     return _hot(_repay(book, account, q))
 
 
@@ -656,10 +708,14 @@ def _setup_calls(book: _Book, account: str, receiver: str) -> list[ContractCall]
     return calls
 
 
-def _record(service: Service, account: str, receiver: str, q: Any) -> None:
+def _key(book: _Book, account: str, receiver: str) -> tuple[str, str, str]:
+    return (book.settings.asset.lower(), account, receiver.lower())
+
+
+def _record(service: Service, book: _Book, account: str, receiver: str, q: Any) -> None:
     if q.threshold is None:
         return
-    topups(service)[(account, receiver.lower())] = TopUp(
+    topups(service)[_key(book, account, receiver)] = TopUp(
         q.threshold, q.target_balance, q.health_factor or str(BPS)
     )
 
@@ -674,8 +730,9 @@ async def enable_v1(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, EnableQuery)
-    calls = _setup_calls(_book(service), account, q.receiver)
-    _record(service, account, q.receiver, q)
+    book = _book(service)
+    calls = _setup_calls(book, account, q.receiver)
+    _record(service, book, account, q.receiver, q)
     return _calls(calls)
 
 
@@ -689,10 +746,9 @@ async def enable_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, AutoTopUpQuery)
-    book = _book(service)
-    _credit_asset(request, book)
+    book = _book(service, request)
     calls = _setup_calls(book, account, q.receiver)
-    _record(service, account, q.receiver, q)
+    _record(service, book, account, q.receiver, q)
     return _calls(calls)
 
 
@@ -706,18 +762,17 @@ async def update_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, AutoTopUpQuery)
-    book = _book(service)
-    _credit_asset(request, book)
-    if (account, q.receiver.lower()) not in topups(service):
+    book = _book(service, request)
+    if _key(book, account, q.receiver) not in topups(service):
         raise ApiError(404, f"receiver: no auto top-up is configured for {q.receiver}")
     calls = _setup_calls(book, account, q.receiver)
-    _record(service, account, q.receiver, q)
+    _record(service, book, account, q.receiver, q)
     return _calls(calls)
 
 
 def _disable(service: Service, book: _Book, account: str, receiver: str) -> Response:
     s = book.settings
-    topups(service).pop((account, receiver.lower()), None)
+    topups(service).pop(_key(book, account, receiver), None)
     if book.operator.whitelist.get((account, receiver.lower())):
         return _calls([build.remove_credit_receiver(s.chain, s.operator, receiver)])
     return _calls([])
@@ -746,8 +801,7 @@ async def disable_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, ReceiverQuery)
-    book = _book(service)
-    _credit_asset(request, book)
+    book = _book(service, request)
     return _disable(service, book, account, q.receiver)
 
 
@@ -761,8 +815,8 @@ async def config_v2(request: Request) -> Response:
     service = service_of(request)
     account = _account(request)
     q = read_query(request, ReceiverQuery)
-    _credit_asset(request, _book(service))
-    record = topups(service).get((account, q.receiver.lower()))
+    book = _book(service, request)
+    record = topups(service).get(_key(book, account, q.receiver))
     if record is None:
         raise ApiError(404, f"receiver: no auto top-up is configured for {q.receiver}")
     return json_response(
@@ -804,8 +858,6 @@ async def wrap(request: Request) -> Response:
     book = _book(service)
     _earn_chain(book, q.chain)
     s = book.settings
-    if q.token.lower() != s.asset_address.lower():
-        raise ApiError.bad("token", f"must be {s.asset} ({s.asset_address}), the vaults' asset")
     by_id = {st.id: key for key, st in STRATEGIES.items()}
     key = by_id.get(q.earn or "gauntlet-usdc-prime")
     target = None if key is None else s.collateral_by_symbol(key)
@@ -813,11 +865,14 @@ async def wrap(request: Request) -> Response:
         raise ApiError.bad(
             "earn", f"must be an earn strategy of this scenario ({', '.join(by_id)})"
         )
+    underlying = s.underlying_of(target)[0]
+    if q.token.lower() != underlying.lower():
+        raise ApiError.bad("token", f"must be {underlying}, the asset of {target.symbol}")
     vault = _vault(service, book, target)
     amount = int(q.amount)
     shares = vault.preview_deposit(amount, book.now)
     calls = [
-        build.erc20_approve(s.chain, s.asset_address, target.address, amount),
+        build.erc20_approve(s.chain, underlying, target.address, amount),
         build.vault_deposit(s.chain, target.address, amount, q.account),
     ]
     return json_response(
@@ -852,7 +907,7 @@ async def unwrap(request: Request) -> Response:
         {
             "amountOut": str(out),
             "minAmountOut": str(minimum),
-            "tokenOut": book.settings.asset_address,
+            "tokenOut": book.settings.underlying_of(c)[0],
             "calls": [call.to_wire()],
         }
     )

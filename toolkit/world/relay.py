@@ -26,6 +26,12 @@ development namespace's kind) with fixed gas and twice the base fee. Orders depo
 chain (the backtests' fast path) are left to :meth:`World.advance`; the relay drives only the
 orders it saw opened. Every step is logged on ``toolkit.world.relay``.
 
+The same pass carries collateral locked on other chains to the credit hub once the source
+chain's confirmations have passed (:class:`~toolkit.world.collateral.CollateralRelay`, fed the
+credit escrows' logs here), and sends the auto top-ups that are due
+(:class:`~toolkit.world.topup.AutoTopUps`: the operator's caller draws for a card whose balance
+fell below its threshold).
+
 The service calls :meth:`Relay.sync` before every JSON-RPC method and again after one that moved
 the clock (``evm_increaseTime``, ``evm_setNextBlockTimestamp``, ``evm_mine``), so moving time
 over JSON-RPC is what makes the filler fill and settle. ``evm_revert`` restores the relay's
@@ -49,8 +55,10 @@ from toolkit.codecs.functions import encode_call
 from toolkit.engine import CapacityExhausted, FillRejected
 from toolkit.world.chain import ERC20, Chains, Ledger, Rejected, Tx
 from toolkit.world.chain.accounts import NATIVE_FUNDING
+from toolkit.world.collateral import CollateralRelay
 from toolkit.world.escrow import escrow_order
 from toolkit.world.order import OrderStatus, WorldError
+from toolkit.world.topup import AutoTopUps
 from toolkit.world.world import World
 
 __all__ = ["Relay", "Step"]
@@ -95,13 +103,18 @@ class Relay:
     _orders: dict[str, _Tracked] = field(default_factory=dict)
 
     def save(self) -> tuple[Any, ...]:
-        """This relay's progress (blocks seen, orders tracked, steps), for a snapshot."""
-        return copy.deepcopy((self._seen, self._orders, self.steps))
+        """This relay's progress (blocks seen, orders tracked, steps, the collateral relay's
+        queue, the auto top-up records), for a snapshot."""
+        return copy.deepcopy(
+            (self._seen, self._orders, self.steps, self.collateral.save(), self.topups.save())
+        )
 
     def restore(self, world: World, state: tuple[Any, ...]) -> None:
         """Go back to saved progress, driving ``world`` (the restored one) from now on."""
         self.world = world
-        self._seen, self._orders, self.steps = copy.deepcopy(state)
+        self._seen, self._orders, self.steps, collateral, topups = copy.deepcopy(state)
+        self.collateral.restore(collateral)
+        self.topups.restore(topups)
 
     def __post_init__(self) -> None:
         scenario = self.chains.scenario
@@ -110,6 +123,8 @@ class Relay:
         self._confirmations = {c.id: c.confirmation_seconds for c in scenario.chains}
         self._fill_seconds = {c.id: c.fill_seconds for c in scenario.chains}
         self._settle_delay = scenario.windows.settlement_delay_seconds
+        self.collateral = CollateralRelay(self.chains)
+        self.topups = AutoTopUps(self.chains)
 
     def fund(self, now: float) -> None:
         """Give the filler gas money and each pool's balance in its token on its chain, and
@@ -140,6 +155,10 @@ class Relay:
             if first > latest + 1:
                 first = latest + 1  # reverted to a snapshot: carry on from the new head
             for entry in ledger.logs(first, latest):
+                if self.collateral.watches(chain_id, entry.address):
+                    stamp = ledger.block_timestamp(entry.block_number)
+                    self.collateral.observe(chain_id, entry, stamp)
+                    continue
                 if entry.address != self._escrows[chain_id] or not entry.topics:
                     continue
                 if entry.topics[0] == _OPEN:
@@ -147,6 +166,8 @@ class Relay:
                 elif entry.topics[0] == _REFUNDED:
                     done += self._refunded(chain_id, entry.topics[1], entry.tx_hash, now)
             self._seen[chain_id] = latest
+        self.collateral.run(now)
+        self.topups.run(now)
         for key, tracked in list(self._orders.items()):
             if not tracked.filled and tracked.due <= now:
                 done += self._fill(key, tracked, now)

@@ -45,6 +45,7 @@ from toolkit.world.chain.credit import (
     CreditOperator,
     CreditToken,
     EarnVault,
+    RemoteEscrow,
 )
 from toolkit.world.chain.filters import BlockFilter, Criteria, LogFilter
 from toolkit.world.chain.ledger import Block, Ledger, Log, Receipt, Rejected, Tx
@@ -81,6 +82,7 @@ __all__ = [
     "PoolLink",
     "Receipt",
     "Rejected",
+    "RemoteEscrow",
     "Revert",
     "Rpc",
     "RpcError",

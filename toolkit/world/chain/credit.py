@@ -4,7 +4,8 @@ operator contract, an ERC-4626 earn vault and the collateral tokens.
 Every figure comes from :mod:`toolkit.credit` (the one definition of the product's rules) with
 the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's timestamp.
 
-- :class:`CreditHub` (the scenario's ``credit.hub``): the ledger of every borrower's collateral,
+- :class:`CreditHub` (the scenario's ``credit.hub``, and one per other credit asset: EURe's):
+  the ledger of every borrower's collateral,
   principal, interest and due date. ``drawCredit(borrower, receiver, amount)`` by the borrower
   or its operator: refused when the debt after it would exceed the credit capacity (the
   maintenance health factor would fall below 1); the origination fee stays with the hub, the
@@ -21,6 +22,13 @@ the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's ti
 - :class:`CollateralEscrow` (``credit.escrow``): ``deposit(token, amount)`` locks a supported
   collateral for the sender; ``withdraw(token, amount)`` unlocks it unless that would leave the
   position liquidatable (health factor below 1).
+- :class:`RemoteEscrow` (``credit.escrow`` on each of ``credit.remote_chains``, Ethereum by
+  default): ``deposit(token, amount)`` takes the chain's collateral and emits ``Deposited``;
+  ``withdraw(token, amount)`` sets locked collateral aside and emits ``WithdrawRequested``. The
+  hub learns of both only through the relay (:mod:`toolkit.world.collateral`), once the source
+  chain's confirmations have passed: a deposit is then booked on the hub; a withdrawal is
+  booked off and paid out when the position stays out of liquidation, else handed back. Remote
+  collateral a liquidation seizes is paid out on its chain the same way.
 - :class:`CreditOperator` (``credit.operator``; constructed with the hub, controller, admin,
   caller and revoke delay): ``addCreditReceiver``/``removeCreditReceiver`` by the borrower,
   ``openCreditLine(borrower, receiver, amount)`` by the caller only, only to a receiver the
@@ -31,15 +39,18 @@ the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's ti
 - :class:`EarnVault`: an ERC-4626 vault over the credit asset, synchronous ``deposit`` and
   ``redeem``, its share price growing along the scenario's yield; :class:`AsyncVault` its
   ERC-7540 twin, redeeming by request and a claim after the vault's delay.
-- :class:`CreditToken`: the other collateral tokens (ERC-20s priced along the scenario's paths).
+- :class:`CreditToken`: the other collateral tokens (ERC-20s priced along the scenario's paths)
+  and the credit assets the scenario's tokens do not list (EURe).
 
 Custom errors revert with ``Error(string)`` naming the rule (``InsufficientCreditCapacity``,
 ``ReceiverNotWhitelisted``, ...).
 
 >>> from toolkit.scenario import load_scenario
 >>> s = load_scenario("default", env={})
->>> [type(c).__name__ for c in CreditHub.build(s, 8453)], list(CreditHub.build(s, 1))
-(['CreditHub'], [])
+>>> [c.settings.asset for c in CreditHub.build(s, 8453)], list(CreditHub.build(s, 1))
+(['USDC', 'EURe'], [])
+>>> [type(c).__name__ for c in RemoteEscrow.build(s, 1)]
+['RemoteEscrow']
 """
 
 from __future__ import annotations
@@ -72,7 +83,9 @@ __all__ = [
     "CreditOperator",
     "CreditToken",
     "EarnVault",
+    "RemoteEscrow",
     "book_account",
+    "book_topup",
     "seed_book",
 ]
 
@@ -82,8 +95,15 @@ def _token_call(run: Execution, sender: str, token: str, function: str, *args: A
 
 
 def _settings(scenario: Scenario, chain_id: int) -> CreditSettings | None:
+    """The first hub's settings (its collateral tokens and vaults) when it is on ``chain_id``."""
     credit = scenario.credit
     return credit if credit is not None and credit.chain == chain_id else None
+
+
+def _hubs(scenario: Scenario, chain_id: int) -> tuple[CreditSettings, ...]:
+    """Every credit hub's settings on ``chain_id`` (USDC's, then EURe's)."""
+    credit = _settings(scenario, chain_id)
+    return () if credit is None else credit.hubs
 
 
 class CreditHub(Contract):
@@ -112,8 +132,7 @@ class CreditHub(Contract):
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        settings = _settings(scenario, chain_id)
-        return [] if settings is None else [cls(settings)]
+        return [cls(settings) for settings in _hubs(scenario, chain_id)]
 
     def genesis(self, run: Execution) -> None:
         """Seed the scenario's book (``credit.book_accounts``; see :func:`book_account`)."""
@@ -134,6 +153,21 @@ class CreditHub(Contract):
         if token not in known:
             run.write(self.tokens, borrower, (*known, token))
 
+    def unlock_remote(self, run: Execution, borrower: str, token: str, amount: int) -> bool:
+        """Book ``amount`` of remote collateral off (a confirmed withdrawal request) unless the
+        borrower has less booked or it would leave the position liquidatable; whether it did."""
+        key = (borrower, token)
+        held = self.collateral.get(key, 0)
+        if held < amount:
+            return False
+        self.settle(run, borrower)
+        after = self.holdings(borrower)
+        after[token] = held - amount
+        if self.figures(borrower, run.timestamp, after).liquidatable:
+            return False
+        run.write(self.collateral, key, held - amount)
+        return True
+
     def values(
         self, borrower: str, now: int, holdings: Mapping[str, int] | None = None
     ) -> dict[str, int]:
@@ -147,7 +181,7 @@ class CreditHub(Contract):
 
     def unit_price(self, c: CreditCollateral, now: int) -> Any:
         """Credit-asset units per collateral unit at ``now`` (a Fraction)."""
-        return c.unit_price(now, self.settings.asset_decimals)
+        return self.settings.unit_price(c, now)
 
     def accrued(self, borrower: str, now: int) -> int:
         """Interest owed at ``now``: settled interest plus what accrued since the checkpoint."""
@@ -335,7 +369,8 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
     worth a log-normal amount (median about 3,000 USD, 50 to 500,000); seven in ten have drawn
     between 5 % and 95 % of their capacity, with a first draw up to 45 days before genesis (so
     some are past their due date and accrue interest); three in ten of those have the scenario's
-    operator with one whitelisted receiver. The collateral tokens are minted to the escrow, so
+    operator with one whitelisted receiver, a card holding its auto top-up target
+    (:func:`book_topup`). The collateral tokens are minted to the escrow, so
     the escrow holds exactly what the books say.
     """
     s = hub.settings
@@ -374,6 +409,23 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
             receiver = "0x" + keccak(text=f"toolkit credit card:{borrower}")[-20:].hex()
             run.write(hub.operators, borrower, operator.address)
             run.write(operator.whitelist, (borrower, receiver), True)
+            asset = run.state.contracts.get(hub.asset)
+            if isinstance(asset, ERC20):  # the card starts full (its top-up target)
+                asset.mint(run, receiver, book_topup(s, borrower)[1])
+
+
+def book_topup(settings: CreditSettings, account: str) -> tuple[int, int]:
+    """The auto top-up (threshold, target balance) of seeded account ``account``'s card:
+    a threshold of 50 to 500 credit-asset units, a target twice that.
+
+    >>> from toolkit.scenario import load_scenario
+    >>> s = load_scenario("default", env={}).credit
+    >>> threshold, target = book_topup(s, book_account(s, 0))
+    >>> 50 * 10**6 <= threshold <= 500 * 10**6 and target == 2 * threshold
+    True
+    """
+    threshold = (50 + int(account[-4:], 16) % 451) * 10**settings.asset_decimals
+    return threshold, 2 * threshold
 
 
 def _hub(run: Execution, settings: CreditSettings) -> CreditHub:
@@ -397,12 +449,11 @@ class CollateralEscrow(Contract):
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        settings = _settings(scenario, chain_id)
-        return [] if settings is None else [cls(settings)]
+        return [cls(settings) for settings in _hubs(scenario, chain_id)]
 
     def deposit(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
         run = msg.run
-        if self.settings.collateral_at(token) is None:
+        if self.settings.collateral_at(token, self.settings.chain) is None:
             raise Revert.error("UnsupportedCollateral")
         if amount <= 0:
             raise Revert.error("ZeroAmount")
@@ -418,6 +469,8 @@ class CollateralEscrow(Contract):
         run = msg.run
         if amount <= 0:
             raise Revert.error("ZeroAmount")
+        if self.settings.collateral_at(token, self.settings.chain) is None:
+            raise Revert.error("UnsupportedCollateral")  # remote collateral: on its chain
         hub = _hub(run, self.settings)
         key = (msg.sender, token)
         held = hub.collateral.get(key, 0)
@@ -434,9 +487,88 @@ class CollateralEscrow(Contract):
         return ()
 
     def release(self, run: Execution, user: str, token: str, to: str, amount: int) -> None:
-        """Pay out seized collateral (the hub's liquidation; the books are already moved)."""
-        if amount:
+        """Pay out seized collateral (the hub's liquidation; the books are already moved).
+        Remote collateral is paid out on its chain by the relay, which reads ``Seized``."""
+        if amount and self.settings.collateral_at(token, self.settings.chain) is not None:
             _token_call(run, self.address, token, "erc20.transfer", to, amount)
+        run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)
+
+
+class RemoteEscrow(Contract):
+    """A collateral escrow on a chain other than the hub's (see the module docstring).
+
+    ``locked`` is what each user has here and has not asked back (confirmed on the hub or not),
+    ``pending`` what a withdrawal request set aside until the relay settles it.
+    """
+
+    functions: ClassVar[Mapping[str, str]] = {
+        "collateralEscrow.deposit": "deposit",
+        "collateralEscrow.withdraw": "withdraw",
+    }
+
+    def __init__(self, settings: CreditSettings, chain_id: int) -> None:
+        super().__init__(settings.escrow)
+        self.settings = settings
+        self.chain_id = chain_id
+        self.locked: dict[tuple[str, str], int] = {}
+        self.pending: dict[tuple[str, str], int] = {}
+
+    @classmethod
+    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
+        s = scenario.credit
+        if s is None or chain_id not in s.remote_chains:
+            return []
+        return [cls(s, chain_id)]
+
+    def deposit(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
+        run = msg.run
+        if self.settings.collateral_at(token, self.chain_id) is None:
+            raise Revert.error("UnsupportedCollateral")
+        if amount <= 0:
+            raise Revert.error("ZeroAmount")
+        _token_call(
+            run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount
+        )
+        key = (msg.sender, token)
+        run.write(self.locked, key, self.locked.get(key, 0) + amount)
+        run.emit(self.address, "collateralEscrow.Deposited", msg.sender, token, amount)
+        return ()
+
+    def withdraw(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
+        run = msg.run
+        if amount <= 0:
+            raise Revert.error("ZeroAmount")
+        key = (msg.sender, token)
+        held = self.locked.get(key, 0)
+        if held < amount:
+            raise Revert.error("InsufficientCollateral")
+        run.write(self.locked, key, held - amount)
+        run.write(self.pending, key, self.pending.get(key, 0) + amount)
+        run.emit(self.address, "collateralEscrow.WithdrawRequested", msg.sender, token, amount)
+        return ()
+
+    def settle_withdrawal(
+        self, run: Execution, user: str, token: str, amount: int, *, paid: bool
+    ) -> None:
+        """The relay's answer to a withdrawal request: pay it out, or hand it back to locked."""
+        key = (user, token)
+        amount = min(amount, self.pending.get(key, 0))  # a liquidation may have taken some
+        run.write(self.pending, key, self.pending.get(key, 0) - amount)
+        if paid:
+            _token_call(run, self.address, token, "erc20.transfer", user, amount)
+            run.emit(self.address, "collateralEscrow.Withdrawn", user, token, amount)
+        else:
+            run.write(self.locked, key, self.locked.get(key, 0) + amount)
+
+    def pay_seized(self, run: Execution, user: str, token: str, to: str, amount: int) -> None:
+        """Pay out collateral a liquidation on the hub seized (the relay, from ``Seized``):
+        from what is locked, then from what a withdrawal request set aside."""
+        key = (user, token)
+        locked = self.locked.get(key, 0)
+        from_locked = min(locked, amount)
+        run.write(self.locked, key, locked - from_locked)
+        run.write(self.pending, key, self.pending.get(key, 0) - (amount - from_locked))
+        _token_call(run, self.address, token, "erc20.transfer", to, amount)
         run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)
 
 
@@ -473,9 +605,6 @@ class CreditOperator(Contract):
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        s = _settings(scenario, chain_id)
-        if s is None:
-            return []
         return [
             cls(
                 s,
@@ -485,6 +614,7 @@ class CreditOperator(Contract):
                 caller=s.operator_caller,
                 revoke_delay=s.revoke_delay_seconds,
             )
+            for s in _hubs(scenario, chain_id)
         ]
 
     def receivers(self, borrower: str) -> list[str]:
@@ -552,14 +682,28 @@ class CreditOperator(Contract):
 
 
 class CreditToken(ERC20):
-    """A collateral token priced along a scenario path (``superUSDC``, ``yoBTC``, ...)."""
+    """A collateral token priced along a scenario path (``superUSDC``, ``yoBTC``, ...), or a
+    credit asset the scenario's tokens do not list (EURe)."""
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
         s = _settings(scenario, chain_id)
         if s is None:
             return []
-        return [
+        listed = {t.address.lower() for t in scenario.tokens if t.chain == chain_id}
+        listed |= {t.address.lower() for t in scenario.amm.tokens if t.chain == chain_id}
+        assets = [
+            cls(h.asset_address, h.asset, h.asset_decimals)
+            for h in s.others
+            if h.asset_address.lower() not in listed
+        ]
+        underlyings = {
+            c.vault.underlying[1].lower(): c.vault.underlying
+            for c in s.collateral
+            if c.vault is not None and c.vault.underlying is not None
+        }
+        assets += [cls(a, sym, d) for sym, a, d in underlyings.values() if a.lower() not in listed]
+        return assets + [
             cls(c.address, c.symbol, c.decimals)
             for c in s.collateral
             if c.vault is None and c.address.lower() != s.asset_address.lower()
@@ -567,9 +711,10 @@ class CreditToken(ERC20):
 
 
 class EarnVault(ERC20):
-    """An ERC-4626 vault over the credit asset: synchronous ``deposit(assets, receiver)`` and
-    ``redeem(shares, receiver, owner)`` at the share price of the scenario's yield path, rounded
-    down (against the caller) both ways; the yield it pays comes from liquidity placed once."""
+    """An ERC-4626 vault over the credit asset (or its own underlying: cbBTC for yoBTC):
+    synchronous ``deposit(assets, receiver)`` and ``redeem(shares, receiver, owner)`` at the
+    share price of the scenario's yield path, rounded down (against the caller) both ways; the
+    yield it pays comes from liquidity placed once."""
 
     functions: ClassVar[Mapping[str, str]] = {
         **ERC20.functions,
@@ -581,7 +726,11 @@ class EarnVault(ERC20):
         super().__init__(collateral.address, collateral.symbol, collateral.decimals)
         self.settings = settings
         self.collateral_settings = collateral
-        self.asset = settings.asset_address.lower()
+        address, self.asset_decimals = settings.underlying_of(collateral)
+        self.asset = address.lower()
+        own = collateral.vault is not None and collateral.vault.underlying is not None
+        #: What the strategy's yield is paid from, placed once at the first redemption.
+        self.funding = 10 ** (self.asset_decimals + 6) if own else settings.liquidity
         self.supply["funded"] = 0
 
     @classmethod
@@ -593,7 +742,7 @@ class EarnVault(ERC20):
 
     def share_price(self, now: int) -> Any:
         """Assets per share (smallest units, a Fraction) at ``now``."""
-        return self.collateral_settings.share_price(now, self.settings.asset_decimals)
+        return self.collateral_settings.share_price(now, self.asset_decimals)
 
     def preview_deposit(self, assets: int, now: int) -> int:
         """Shares a deposit of ``assets`` mints at ``now``."""
@@ -633,7 +782,7 @@ class EarnVault(ERC20):
         run.emit(self.address, "erc20.Transfer", owner, ZERO, shares)
         token = run.state.contracts.get(self.asset)
         if isinstance(token, ERC20) and not self.supply["funded"]:
-            token.mint(run, self.address, self.settings.liquidity)  # the strategy's yield
+            token.mint(run, self.address, self.funding)  # the strategy's yield
             run.write(self.supply, "funded", 1)
         _token_call(run, self.address, self.asset, "erc20.transfer", receiver, assets)
         run.emit(self.address, "vault.Withdraw", msg.sender, receiver, owner, assets, shares)
@@ -719,12 +868,20 @@ class AsyncVault(EarnVault):
         run.write(self.claimed, request, True)
         token = run.state.contracts.get(self.asset)
         if isinstance(token, ERC20) and not self.supply["funded"]:
-            token.mint(run, self.address, self.settings.liquidity)  # the strategy's yield
+            token.mint(run, self.address, self.funding)  # the strategy's yield
             run.write(self.supply, "funded", 1)
         _token_call(run, self.address, self.asset, "erc20.transfer", receiver, assets)
         run.emit(self.address, "vault.Withdraw", msg.sender, receiver, controller, assets, shares)
         return ()
 
 
-for _cls in (CreditHub, CollateralEscrow, CreditOperator, CreditToken, EarnVault, AsyncVault):
+for _cls in (
+    CreditHub,
+    CollateralEscrow,
+    RemoteEscrow,
+    CreditOperator,
+    CreditToken,
+    EarnVault,
+    AsyncVault,
+):
     register(_cls)
