@@ -57,7 +57,7 @@ class Loopback:
         return value
 
     def units(self, account: str, field: str) -> int:
-        (info,) = self.credit.info(account).values()
+        info = self.credit.info(account)["USDC"]
         return int(Decimal(str(getattr(info, field))).scaleb(6))
 
 
@@ -113,7 +113,7 @@ def test_swipes_draw_on_chain_within_the_health_rule_once_per_id(loopback: Loopb
     assert [r.account for r in backend.receipts] == [user, user]  # two draws, no more
     assert len({r.block for r in backend.receipts}) == 2
     # The health factor the authorizer computed for the draw is the ledger's afterwards.
-    (info,) = loopback.credit.info(user).values()
+    info = loopback.credit.info(user)["USDC"]
     assert second.health_factor is not None
     expected = figures({"usdc": 1_000 * USDC}, principal=first.drawn + second.drawn)
     assert second.health_factor == expected.health_factor

@@ -108,8 +108,10 @@ class ServiceCardBackend:
         timeout: float = 10.0,
         pace: bool = False,
         rules: ProductRules = DEFAULT_RULES,
+        asset: str = "usdc",
     ) -> None:
         self.credit, self.w3, self.rules = credit, w3, rules
+        self.asset = asset.lower()
         self.poll = number(poll, "poll", above=0)
         self.timeout = number(timeout, "timeout", above=0)
         self.pace = pace
@@ -119,7 +121,10 @@ class ServiceCardBackend:
         protocol = credit.protocol().chains.get(f"eip155:{self.chain}")
         if protocol is None:
             raise ArgumentError("w3", "web3 on the credit chain", f"chain {self.chain}")
-        (hub,) = protocol.credit_hubs.values()
+        hub = protocol.credit_hubs.get(self.asset)
+        if hub is None:
+            hubs = ", ".join(sorted(protocol.credit_hubs)) or "none"
+            raise ArgumentError("asset", f"a credit asset of the chain ({hubs})", asset)
         self.asset_decimals = self._decimals(hub.asset_address)
         self.keys: dict[str, str] = {}  # collateral token (lower case) -> rule key
         for key, config in protocol.collateral.items():
@@ -179,7 +184,7 @@ class ServiceCardBackend:
         try:
             if held is None:
                 raise ValueError(f"no holdings recorded for {account}")
-            (info,) = self.credit.info(account).values()
+            info = self.credit.info(account)[self.asset.upper()]
             values: dict[str, int] = {}
             for token, amount in held.items():
                 if amount:
