@@ -70,7 +70,10 @@ def loopback() -> Iterator[Loopback]:
         ServiceClient(url, retry=RetryPolicy(error_retries=0), env={}) as client,
     ):
         w3 = chain_web3(8453, url=f"{url}/rpc/8453")
-        yield Loopback(CreditClient(client), w3, scenario.credit.asset_address)
+        try:
+            yield Loopback(CreditClient(client), w3, scenario.credit.asset_address)
+        finally:
+            w3.provider.close()  # type: ignore[attr-defined]  # its keep-alive connections
 
 
 def _address(i: int) -> str:
