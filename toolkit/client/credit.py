@@ -8,8 +8,8 @@ method returns the list of :class:`~toolkit.resources.ContractCall` the service 
 >>> from toolkit.client import ServiceClient
 >>> with ServiceClient() as service:
 ...     credit = CreditClient(service)
-...     sorted(credit.protocol().chains)
-['eip155:8453']
+...     sorted(credit.protocol().chains)  # the hubs on Base, collateral also on Ethereum
+['eip155:1', 'eip155:8453']
 """
 
 from __future__ import annotations

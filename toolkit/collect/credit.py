@@ -13,8 +13,8 @@ needs no key: against the real service only its URL is needed.
 >>> from toolkit.store import Store
 >>> with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
 ...     result = CreditCollector(client, store, accounts=["0x" + "11" * 20], progress=False).run()
-...     store.query("SELECT health_factor FROM credit_accounts")["health_factor"].to_list()
-[None]
+...     store.query("SELECT asset, health_factor FROM credit_accounts ORDER BY asset").rows()
+[('EURE', None), ('USDC', None)]
 """
 
 from __future__ import annotations
