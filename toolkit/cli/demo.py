@@ -249,6 +249,7 @@ def _model(store: Store, stream: TextIO, step: Any) -> None:
     import polars as pl
 
     from toolkit.models import capacity, pricing
+    from toolkit.report.units import chain_name
 
     step("models: fee curves and 404 rates of what was collected")
     observations = store.query("select * from rfq_observations")
@@ -284,6 +285,33 @@ def _model(store: Store, stream: TextIO, step: Any) -> None:
             )
         ),
         "404 share of RFQ attempts by route (highest 4)",
+        stream,
+    )
+    # The observer effect: how much of each destination pool the sweep's own quotes (and the
+    # orders it converted them to) held while it measured, against the pools' balances.
+    rfq_runs = store.query("select run_id from collection_runs where kind = 'rfq'")["run_id"]
+    swept = observations.filter(pl.col("run_id").is_in(rfq_runs.to_list()))
+    transactions = store.query("select quote_id, observed_at from transactions")
+    pools = store.query(
+        "select chain, token, balance from pool_snapshots where snapshot_id = "
+        "(select snapshot_id from pool_snapshots order by observed_at limit 1)"
+    )
+    held = capacity.observer_share(swept, pools, transactions=transactions).sort(
+        "held_peak_share", descending=True
+    )
+    names = [chain_name(c) for c in held["dst_chain"]]
+    _print_frame(
+        held.head(6)
+        .with_columns(pl.Series("chain", names[:6]))
+        .select(
+            "chain",
+            "token",
+            "quotes",
+            (100 * pl.col("held_mean_share")).alias("held_mean_pct"),
+            (100 * pl.col("held_peak_share")).alias("held_peak_pct"),
+        ),
+        "observer effect: share of each pool the RFQ sweep's own quotes held while it measured "
+        "(highest 6)",
         stream,
     )
 
