@@ -50,7 +50,7 @@ from toolkit.scenario import load_scenario
 from toolkit.world.chain import Chains
 from toolkit.world.chain.flow import BackgroundTraders, reference_path
 from toolkit.world.chain.markets import market_for
-from toolkit.world.swap import NATIVE, NoRoute, find_route, search_route, venues_of
+from toolkit.world.swap import NATIVE, NoSwapRoute, find_route, search_route, venues_of
 
 T0 = 1_760_000_000.0
 PAIRS = [
@@ -98,7 +98,7 @@ def in_process() -> None:
             start = time.perf_counter()
             try:
                 route = run(ledger, tin, tout, amount, now=T0)
-            except NoRoute:
+            except NoSwapRoute:
                 refused += 1
                 times.append((time.perf_counter() - start) * 1000)
                 continue

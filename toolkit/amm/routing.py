@@ -38,8 +38,8 @@ from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
 
 __all__ = [
     "Hop",
-    "Route",
     "Split",
+    "SplitRoute",
     "Venue",
     "best_route",
     "execute_allocation",
@@ -116,7 +116,7 @@ class Split:
 
 
 @dataclass(frozen=True)
-class Route:
+class SplitRoute:
     """The chosen splits (largest first) and the total output, exact to the wei."""
 
     splits: tuple[Split, ...]
@@ -175,7 +175,7 @@ def _execute(path: Path, amount_in: int, lookup: Callable[[Venue], Venue]) -> in
     return amount
 
 
-def _exact(allocation: dict[Path, int], total: int) -> Route:
+def _exact(allocation: dict[Path, int], total: int) -> SplitRoute:
     """Run the allocation on copies of the pools, largest share first."""
     copies: dict[int, Venue] = {}
 
@@ -188,10 +188,10 @@ def _exact(allocation: dict[Path, int], total: int) -> Route:
     for path, amount in sorted(allocation.items(), key=lambda item: -item[1]):
         if amount:
             splits.append(Split(path, amount, _execute(path, amount, lookup)))
-    return Route(tuple(splits), total, sum(s.amount_out for s in splits))
+    return SplitRoute(tuple(splits), total, sum(s.amount_out for s in splits))
 
 
-def execute_allocation(allocation: dict[Path, int]) -> Route:
+def execute_allocation(allocation: dict[Path, int]) -> SplitRoute:
     """The route that sends ``allocation[path]`` down each path, executed on copies of the
     pools (largest share first, so paths sharing a pool see each other's impact): exact to the
     wei. :class:`AmmError` when a pool refuses its share.
@@ -273,7 +273,7 @@ def best_route(
     max_hops: int = 3,
     max_paths: int = 4,
     timeout: float | None = None,
-) -> Route:
+) -> SplitRoute:
     """The split route for ``amount_in`` (module docstring): at most ``max_paths`` paths of at
     most ``max_hops`` venues. After the greedy slices, the allocation is refined by moving ever
     smaller amounts from the path that loses least to the one that gains most, until no move of

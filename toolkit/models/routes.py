@@ -25,7 +25,7 @@ import polars as pl
 
 from toolkit.amm.errors import AmmError
 from toolkit.amm.routing import (
-    Route,
+    SplitRoute,
     Venue,
     best_route,
     execute_allocation,
@@ -157,7 +157,7 @@ def grid_split(
     parts: int = 20,
     max_hops: int = 3,
     max_paths: int = 4,
-) -> Route:
+) -> SplitRoute:
     """The 5 %-grid baseline, the way the best-known open router splits: every path is quoted
     at each multiple of ``1 / parts`` of the input (5 % for 20), each path on its own, and the
     allocation of whole parts over at most ``max_paths`` paths with the largest sum of those

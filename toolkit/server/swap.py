@@ -33,7 +33,7 @@ from starlette.responses import Response
 
 from toolkit.arguments import ArgumentError
 from toolkit.server.params import json_response, service_of
-from toolkit.world.swap import NoRoute, find_route
+from toolkit.world.swap import NoSwapRoute, find_route
 
 __all__ = ["NETWORKS", "router"]
 
@@ -147,7 +147,7 @@ async def route(request: Request) -> Response:
             )
         except ArgumentError as exc:
             raise _bad(exc.name, exc.rule, str(exc.value)) from None
-        except NoRoute as exc:
+        except NoSwapRoute as exc:
             raise _Answer(404, str(exc)) from None
     except _Answer as answer:
         return _error(answer.status, request_id, answer.error)

@@ -20,7 +20,7 @@ are, and:
    the output it delivers must be the route's ``amountOut`` to the wei, and ``gasUsed`` is the
    gas the chain charges for it (intrinsic and calldata included).
 
-:class:`NoRoute` (the endpoint's 404) when no path connects the tokens, when no path can take
+:class:`NoSwapRoute` (the endpoint's 404) when no path connects the tokens, when no path can take
 the amount, or when the best route returns less than 1 % of the input's value at the pools' mid
 prices.
 
@@ -46,7 +46,7 @@ from typing import Final
 from eth_utils import to_checksum_address
 
 from toolkit.amm import AmmError
-from toolkit.amm.routing import Hop, Route, Venue, best_route, find_paths
+from toolkit.amm.routing import Hop, SplitRoute, Venue, best_route, find_paths
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO, get_sqrt_ratio_at_tick
 from toolkit.arguments import ArgumentError
@@ -58,7 +58,15 @@ from toolkit.world.chain.amm import UniversalRouter, V2PairContract, V3PoolContr
 from toolkit.world.chain.contracts import ERC20, Execution, Revert
 from toolkit.world.chain.ledger import Ledger
 
-__all__ = ["NATIVE", "NoRoute", "SwapRoute", "find_route", "search_route", "state_key", "venues_of"]
+__all__ = [
+    "NATIVE",
+    "NoSwapRoute",
+    "SwapRoute",
+    "find_route",
+    "search_route",
+    "state_key",
+    "venues_of",
+]
 
 #: The zero address: the native coin, as the swap API names it.
 NATIVE: Final = "0x" + "00" * 20
@@ -70,7 +78,7 @@ DEADLINE_SECONDS: Final = 1200
 MIN_VALUE_SHARE: Final = Decimal("0.01")
 
 
-class NoRoute(Exception):
+class NoSwapRoute(Exception):
     """No route: no path connects the tokens, or the pools cannot absorb the amount."""
 
 
@@ -103,7 +111,7 @@ class FullVenue(Venue):
 class SwapRoute:
     """A route as the endpoint answers it, with the split route and its transaction."""
 
-    route: Route
+    route: SplitRoute
     amount_in: int
     amount_out: int
     min_amount_out: int
@@ -190,7 +198,7 @@ def _holding(ledger: Ledger, venue: Venue, token: str) -> int:
 
 
 def _commands(
-    route: Route, token_out: str, native_in: bool, native_out: bool, min_out: int
+    route: SplitRoute, token_out: str, native_in: bool, native_out: bool, min_out: int
 ) -> list[ur.Command]:
     commands: list[ur.Command] = []
     if native_in:
@@ -291,7 +299,7 @@ def search_route(
         raise ArgumentError("slippageBps", "an integer in [0, 10000]", slippage_bps)
     router = _router_of(ledger)
     if router is None:
-        raise NoRoute("this chain has no AMM pools")
+        raise NoSwapRoute("this chain has no AMM pools")
     native_in, native_out = token_in == NATIVE, token_out == NATIVE
     t_in = router.weth if native_in else token_in
     t_out = router.weth if native_out else token_out
@@ -302,7 +310,7 @@ def search_route(
     venues = venues_of(ledger)
     mid = mid_price(venues, t_in, t_out)
     if mid is None:
-        raise NoRoute(f"no path of up to 3 pools connects {token_in} to {token_out}")
+        raise NoSwapRoute(f"no path of up to 3 pools connects {token_in} to {token_out}")
     eth_price = mid_price(venues, router.weth, t_out) or Decimal(0)
     latest = ledger.block_number(now)
     number, timestamp = latest + 1, ledger.block_timestamp(latest + 1)
@@ -310,16 +318,16 @@ def search_route(
     value_out = Decimal(amount_in) * mid
     held = sum(_holding(ledger, v, t_out) for v in venues if t_out in (v.token0, v.token1))
     if held < value_out * MIN_VALUE_SHARE:
-        raise NoRoute(_too_large(amount_in, held, value_out))
+        raise NoSwapRoute(_too_large(amount_in, held, value_out))
     try:
         split = best_route(venues, t_in, t_out, amount_in, max_paths=4, timeout=timeout)
     except AmmError as exc:
-        raise NoRoute(str(exc)) from None
+        raise NoSwapRoute(str(exc)) from None
     candidates = [split]
     if len(split.splits) > 1:
         with contextlib.suppress(AmmError):  # no single path takes it all: the split it is
             candidates.insert(0, best_route(venues, t_in, t_out, amount_in, max_paths=1, parts=1))
-    best: tuple[Decimal, Route, str, int] | None = None
+    best: tuple[Decimal, SplitRoute, str, int] | None = None
     for route in candidates:
         min_out = route.amount_out * (10_000 - slippage_bps) // 10_000
         commands = _commands(route, token_out, native_in, native_out, min_out)
@@ -331,7 +339,7 @@ def search_route(
     assert best is not None
     _, route, data, gas_used = best
     if route.amount_out < value_out * MIN_VALUE_SHARE:
-        raise NoRoute(_too_large(amount_in, route.amount_out, value_out))
+        raise NoSwapRoute(_too_large(amount_in, route.amount_out, value_out))
     try:
         delivered = _simulate(
             ledger,
@@ -366,7 +374,7 @@ def search_route(
 
 #: How many answers :func:`find_route` keeps.
 CACHE_SIZE: Final = 1024
-_CACHE: OrderedDict[tuple[object, ...], SwapRoute | NoRoute] = OrderedDict()
+_CACHE: OrderedDict[tuple[object, ...], SwapRoute | NoSwapRoute] = OrderedDict()
 
 
 def state_key(ledger: Ledger) -> tuple[object, ...]:
@@ -397,9 +405,9 @@ def find_route(
     zero address for the native coin) on ``ledger`` at ``now`` (module docstring).
 
     ``timeout`` (seconds) bounds the search. :class:`ArgumentError` for bad arguments,
-    :class:`NoRoute` when there is no route. The answer depends only on the pools, the base fee,
+    :class:`NoSwapRoute` when there is no route. The answer depends only on the pools, the base fee,
     the next block's timestamp (the calldata's deadline) and the arguments, so the last
-    :data:`CACHE_SIZE` answers (routes and :class:`NoRoute`) are kept under exactly that key:
+    :data:`CACHE_SIZE` answers (routes and :class:`NoSwapRoute`) are kept under exactly that key:
     a route is searched again as soon as any pool moves or a block passes.
     """
     latest = ledger.block_number(now)
@@ -424,13 +432,13 @@ def find_route(
                 timeout=timeout,
                 now=now,
             )
-        except NoRoute as exc:
+        except NoSwapRoute as exc:
             hit = exc
         _CACHE[key] = hit
         if len(_CACHE) > CACHE_SIZE:
             _CACHE.popitem(last=False)
     else:
         _CACHE.move_to_end(key)
-    if isinstance(hit, NoRoute):
-        raise NoRoute(str(hit))
+    if isinstance(hit, NoSwapRoute):
+        raise NoSwapRoute(str(hit))
     return hit
