@@ -249,7 +249,7 @@ def gas_threshold(curves: pl.DataFrame, *, within_bps: float = 1.0) -> pl.DataFr
             "gas_bps": "float",
         },
     ).sort("network", "pair", "amount_in_usd")
-    # a size qualifies when it and every larger size keep gas within the limit
+    # a size counts when it and every larger size keep gas within the limit
     worst_above = pl.col("gas_bps").reverse().cum_max().reverse().over("network", "pair")
     marked = frame.with_columns(within=worst_above <= limit)
     return (
