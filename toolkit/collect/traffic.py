@@ -116,6 +116,8 @@ class Traffic:
     # -- the loop ------------------------------------------------------------------------------
 
     def _run(self) -> None:
+        if self.flow.is_empty():
+            return
         start = self.clock()
         order = itertools.count()
         due: list[tuple[float, int, str, Any]] = []
@@ -173,7 +175,7 @@ class Traffic:
         sender = Web3.to_checksum_address(request.from_)
         escrow = Web3.to_checksum_address(request.to)
         for item in built.preview.inputs:
-            self._approve(w3, sender, item.asset_address, escrow)
+            self._approve(w3, request.chain_id, sender, item.asset_address, escrow)
         try:
             w3.eth.send_transaction(
                 {
@@ -190,8 +192,8 @@ class Traffic:
             return
         self.counts["opened"] += 1
 
-    def _approve(self, w3: Web3, owner: str, token: str, spender: str) -> None:
-        key = (w3.eth.chain_id, owner, token)
+    def _approve(self, w3: Web3, chain_id: int, owner: str, token: str, spender: str) -> None:
+        key = (chain_id, owner, token)  # the chain id is known: no eth_chainId round trip
         if key in self._approved:
             return
         data = encode_call("erc20.approve", spender, MAX_APPROVAL)
