@@ -3,34 +3,40 @@ an allocation of the input across paths that equalises their marginal outputs.
 
 A :class:`Venue` is one pool between two tokens (a V2 :class:`~toolkit.amm.v2.Pair` or a V3
 :class:`~toolkit.amm.v3.Pool`), quoted without changing it. :func:`find_paths` lists the
-simple paths of up to ``max_hops`` venues. :func:`best_route` splits ``amount_in`` into
-``parts`` equal slices and gives each slice to the path whose *next* slice pays the most (its
-marginal output, quoted on the path's allocation so far), then refines the allocation by moving
-ever smaller amounts between paths until no move pays: every used path's marginal output ends
-equal, which is the optimum for concave pools (a grid of 5 % slices only comes close). The
-route is then executed on copies of the pools, in order, so paths that share a pool see each
-other's price impact and the reported output is exact to the wei. A single best path is kept
-when no split beats it, and the 5 %-grid allocation (:func:`grid_allocation`, from the same
-quotes) when it executes better: paths sharing a pool can make the equalised split, whose
-marginal outputs are quoted path by path, lose to it. So the route is never worse than the grid.
+simple paths of up to ``max_hops`` venues. :func:`best_route` searches on the pools' float
+curves (:mod:`toolkit.amm.curve`: output, marginal output and its slope in closed form): the
+allocation whose used paths all end at the same marginal output ``λ`` and add up to the
+input, found by Newton's method on ``λ`` (each path's amount at ``λ`` by Newton on the path's
+marginal), which is the exact optimum for concave pools where a grid of 5 % slices only comes
+close, and costs a few hundred float evaluations instead of exact quotes. Paths that share a
+pool are then climbed together (each unit moved to the path whose last unit pays most, with
+the paths run one after the other, first out of any pool they would run dry together), since
+a path-by-path model overstates what they deliver. Only the winners are executed exactly:
+the split and the best single path, in order, so paths that share a pool see each other's
+price impact and the reported output is exact to the wei; the larger wins.
+:func:`grid_allocation` is the 5 %-grid baseline, for comparisons.
 
 >>> from toolkit.amm.v2 import Pair
 >>> deep, shallow = Pair(10**24, 10**24), Pair(10**23, 10**23)
 >>> venues = [Venue.v2("a", "USDC", "USDT", deep), Venue.v2("b", "USDC", "USDT", shallow)]
->>> route = best_route(venues, "USDC", "USDT", 10**22, parts=20)  # the optimum: 10 to 1
+>>> route = best_route(venues, "USDC", "USDT", 10**22)  # the optimum: 10 to 1
 >>> [(split.path_label, split.amount_in) for split in route.splits]
-[('a', 9090911865234375000000), ('b', 909088134765625000000)]
+[('a', 9090909090909099130880), ('b', 909090909090900869120)]
 >>> route.amount_out > max(quote_path(p, 10**22) for p in find_paths(venues, "USDC", "USDT"))
 True
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import math
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from toolkit.amm.curve import Curve
 from toolkit.amm.errors import AmmError, ArgumentError, uint
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.pool import Pool
@@ -45,7 +51,9 @@ __all__ = [
     "execute_allocation",
     "find_paths",
     "grid_allocation",
+    "path_curves",
     "quote_path",
+    "route_candidates",
 ]
 
 
@@ -168,26 +176,26 @@ def quote_path(path: Path, amount_in: int) -> int:
     return amount
 
 
-def _execute(path: Path, amount_in: int, lookup: Callable[[Venue], Venue]) -> int:
-    amount = amount_in
-    for hop in path:
-        amount = lookup(hop.venue).out(hop.token_in, amount, commit=True)
-    return amount
-
-
 def _exact(allocation: dict[Path, int], total: int) -> SplitRoute:
-    """Run the allocation on copies of the pools, largest share first."""
+    """Run the allocation on the pools, largest share first: a pool that one split crosses
+    once is quoted as it is, a pool that several cross is swapped on a copy of it, so each
+    crossing sees the ones before."""
+    crossings = Counter(id(hop.venue) for path in allocation for hop in path)
     copies: dict[int, Venue] = {}
-
-    def lookup(venue: Venue) -> Venue:
-        if id(venue) not in copies:
-            copies[id(venue)] = copy.deepcopy(venue)
-        return copies[id(venue)]
-
     splits = []
-    for path, amount in sorted(allocation.items(), key=lambda item: -item[1]):
-        if amount:
-            splits.append(Split(path, amount, _execute(path, amount, lookup)))
+    for path, amount_in in sorted(allocation.items(), key=lambda item: -item[1]):
+        if not amount_in:
+            continue
+        amount = amount_in
+        for hop in path:
+            venue = hop.venue
+            if crossings[id(venue)] == 1:
+                amount = venue.out(hop.token_in, amount)
+                continue
+            if id(venue) not in copies:
+                copies[id(venue)] = copy.deepcopy(venue)
+            amount = copies[id(venue)].out(hop.token_in, amount, commit=True)
+        splits.append(Split(path, amount_in, amount))
     return SplitRoute(tuple(splits), total, sum(s.amount_out for s in splits))
 
 
@@ -263,115 +271,394 @@ def grid_allocation(
     return allocation
 
 
-def best_route(
+def path_curves(path: Path, memo: dict[tuple[int, str], Curve] | None = None) -> list[Curve]:
+    """The float curves of ``path``'s venues in the direction the path crosses them (``memo``
+    keeps those already built, by venue and input token, for paths that share pools)."""
+    memo = {} if memo is None else memo
+    curves = []
+    for hop in path:
+        key = (id(hop.venue), hop.token_in)
+        curve = memo.get(key)
+        if curve is None:
+            zero_for_one = hop.token_in == hop.venue.token0
+            pool = hop.venue.pool
+            if isinstance(pool, Pair):
+                curve = Curve.of_pair(pool, zero_for_one=zero_for_one)
+            else:
+                curve = Curve.of_pool(pool, zero_for_one=zero_for_one)
+            memo[key] = curve
+        curves.append(curve)
+    return curves
+
+
+def _along(curves: list[Curve], amount_in: float) -> tuple[float, float, float]:
+    """``(output, marginal output, its slope)`` down a path of curves (the chain rule)."""
+    out, marginal, slope = amount_in, 1.0, 0.0
+    for curve in curves:
+        out, hop_marginal, hop_slope = curve.at(out)
+        slope = hop_slope * marginal * marginal + hop_marginal * slope
+        marginal *= hop_marginal
+    return out, marginal, slope
+
+
+def _capacity(curves: list[Curve]) -> float:
+    """The largest input down a path that no pool on it runs dry for (from the last hop back)."""
+    limit = math.inf  # the most the next hop can take, in its input token
+    for curve in reversed(curves):
+        most = curve.capacity
+        if limit < math.inf:
+            most = min(most, curve.needed(limit))
+        limit = most
+    return limit
+
+
+class _Paths:
+    """The float model of a set of paths.
+
+    :meth:`allocate` equalises the paths' marginal outputs as if each had its pools to itself,
+    which is exact when the paths share no pool. :meth:`improve` then climbs the total output
+    of the paths run one after the other (:meth:`total`: a pool two paths cross in the same
+    direction serves the second after the first), moving input from the path whose last unit
+    pays least to the one paying most, a Newton step at a time: this is what the split is
+    worth when paths share a pool, and what a path-by-path model overstates.
+    """
+
+    def __init__(self, paths: list[Path], amount_in: float) -> None:
+        self.amount_in = amount_in
+        memo: dict[tuple[int, str], Curve] = {}
+        self.curves = [path_curves(p, memo) for p in paths]
+        self.keys = [[(id(h.venue), h.token_in) for h in p] for p in paths]
+        # a margin under the float capacity: the exact pools round a few wei per range
+        self.caps = [min(amount_in, _capacity(c) * (1 - 1e-9)) for c in self.curves]
+        self.spot = [_along(c, 0.0)[1] for c in self.curves]
+        self.guess = [0.0] * len(paths)
+
+    def output(self, i: int, amount: float) -> float:
+        """Path ``i``'s float output for ``amount`` on the pools as they are."""
+        return _along(self.curves[i], amount)[0]
+
+    def take(self, i: int, price: float) -> tuple[float, float]:
+        """The input at which path ``i``'s marginal output falls to ``price``, and the inverse
+        of the marginal's slope there (what the input changes per unit of ``price``)."""
+        if self.spot[i] <= price:
+            return 0.0, 0.0
+        curves, high = self.curves[i], self.caps[i]
+        if _along(curves, high)[1] >= price:
+            return high, 0.0
+        low, amount = 0.0, self.guess[i]
+        if not low < amount < high:
+            amount = high / 2
+        slope = 0.0
+        for _ in range(200):  # safeguarded Newton: quadratic inside a range, halving across one
+            _, marginal, slope = _along(curves, amount)
+            if marginal > price:
+                low = amount
+            else:
+                high = amount
+            if abs(marginal - price) <= 1e-11 * price or high - low <= 1e-15 * high:
+                break
+            step = amount + (price - marginal) / slope if slope < 0 else -1.0
+            amount = step if low < step < high else (low + high) / 2
+        self.guess[i] = amount
+        return amount, (1.0 / slope if slope < 0 else 0.0)
+
+    def allocate(self, chosen: list[int], deadline: float | None) -> dict[int, float]:
+        """The amounts of the ``chosen`` paths whose marginal outputs are equal (or 0 where a
+        path's first unit pays less) and add up to the input: Newton on ``λ`` inside a bracket
+        that shrinks every step. :class:`AmmError` when they cannot take it all."""
+        amount_in = self.amount_in
+        if sum(self.caps[i] for i in chosen) < amount_in * (1 - 1e-12):
+            raise AmmError(f"the paths cannot take {amount_in:.0f} between them")
+        high = max(self.spot[i] for i in chosen)
+        # at or below every path's marginal output at its cap, each takes its cap: at least all
+        at_cap = [_along(self.curves[i], self.caps[i])[1] for i in chosen]
+        low = min(at_cap)
+        if low <= 0.0:
+            low = high * 1e-30
+        price = max(low, max(at_cap))  # the best path alone at the whole amount: a first guess
+        amounts = [0.0] * len(chosen)
+        for _ in range(200):
+            taken = [self.take(i, price) for i in chosen]
+            amounts = [a for a, _ in taken]
+            total = sum(amounts)
+            if abs(total - amount_in) <= 1e-10 * amount_in:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            if total > amount_in:
+                low = price
+            else:
+                high = price
+            if high - low <= 1e-15 * high:
+                break
+            rate = sum(d for _, d in taken)
+            step = price - (total - amount_in) / rate if rate < 0 else -1.0
+            price = step if low < step < high else math.sqrt(low * high)
+        total = sum(amounts)
+        if total <= 0:
+            raise AmmError(f"the paths cannot take {amount_in:.0f} between them")
+        if total > amount_in:
+            amounts = [a * amount_in / total for a in amounts]
+        elif total < amount_in:  # stopped early: the rest where there is room, in proportion
+            room = [self.caps[i] - a for i, a in zip(chosen, amounts, strict=True)]
+            spare = sum(room)
+            amounts = [
+                a + r * (amount_in - total) / spare for a, r in zip(amounts, room, strict=True)
+            ]
+        return {i: a for i, a in zip(chosen, amounts, strict=True) if a > 0}
+
+    def shared(self, chosen: list[int]) -> bool:
+        """Whether two of the ``chosen`` paths cross a pool in the same direction."""
+        seen: set[tuple[int, str]] = set()
+        for i in chosen:
+            for key in self.keys[i]:
+                if key in seen:
+                    return True
+                seen.add(key)
+        return False
+
+    def total(self, amounts: dict[int, float]) -> Run:
+        """The paths run one after the other (largest first, as they execute) on the float
+        curves: see :class:`Run`."""
+        flows: dict[tuple[int, str], float] = {}
+        curves: dict[tuple[int, str], Curve] = {}
+        ends: dict[tuple[int, str], tuple[float, float, float]] = {}  # at the flow so far
+        out = 0.0
+        for i in sorted(amounts, key=lambda i: -amounts[i]):
+            carried = amounts[i]
+            for curve, key in zip(self.curves[i], self.keys[i], strict=True):
+                before = flows.get(key, 0.0)
+                flows[key] = before + carried
+                curves[key] = curve
+                end = ends[key] = curve.at(before + carried)
+                carried = end[0] - (curve.at(before)[0] if before else 0.0)
+            out += carried
+        over = {
+            key: (flow - limit) / limit
+            for key, flow in flows.items()
+            if flow > (limit := curves[key].capacity * (1 - 1e-9)) * (1 + 1e-12)
+        }
+        marginals, spill = {}, {}
+        for i in amounts:
+            marginal, spilled = 1.0, 0.0
+            for curve, key in zip(self.curves[i], self.keys[i], strict=True):
+                if key in over:  # a unit more here spills this much more over the capacity
+                    spilled += marginal / (curve.capacity * (1 - 1e-9))
+                marginal *= ends[key][1]
+            marginals[i], spill[i] = marginal, spilled
+        return Run(out, marginals, sum(over.values()), spill)
+
+    def improve(self, amounts: dict[int, float], deadline: float | None) -> dict[int, float]:
+        """Climb :meth:`total` from ``amounts`` over the same paths (see the class): first
+        out of any pool the paths together run dry, then to a larger output."""
+        amounts = dict(amounts)
+        run = self.total(amounts)
+        budget = 32  # runs of the paths: the last steps are worth fractions of a bps
+        while budget > 0:
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            open_ = [i for i in amounts if self.caps[i] - amounts[i] > self.amount_in * 1e-9]
+            givers = [i for i in amounts if amounts[i] > 0]
+            if run.overflow > 0:  # move input to the path that spills least
+                to = min(open_, key=lambda i: run.spill[i], default=None)
+                source = max(givers, key=lambda i: run.spill[i], default=None)
+                if to is None or source is None:
+                    break
+                rate = run.spill[source] - run.spill[to]
+                if rate <= 0:
+                    break
+                step = 1.01 * run.overflow / rate
+            else:
+                to = max(open_, key=lambda i: run.marginals[i], default=None)
+                source = min(
+                    (i for i in givers if i != to), key=lambda i: run.marginals[i], default=None
+                )
+                if to is None or source is None:
+                    break
+                gain = run.marginals[to] - run.marginals[source]
+                if gain <= 1e-6 * run.marginals[to]:
+                    break
+                # the curvature along the move, from the marginals a small step further
+                probe = min(amounts[source], self.amount_in * 1e-6)
+                ahead = self.total(_moved(amounts, source, to, probe)).marginals
+                budget -= 1
+                curvature = ((ahead[to] - ahead[source]) - gain) / probe
+                step = -gain / curvature if curvature < 0 else amounts[source]
+            step = min(step, amounts[source], self.caps[to] - amounts[to])
+            while step > self.amount_in * 1e-12:
+                trial = _moved(amounts, source, to, step)
+                after = self.total(trial)
+                budget -= 1
+                if after.overflow < run.overflow or (after.overflow == 0 and after.out > run.out):
+                    amounts, run = trial, after
+                    break
+                step /= 2
+            else:
+                break
+        return {i: a for i, a in amounts.items() if a > 0}
+
+
+@dataclass(frozen=True)
+class Run:
+    """Paths run one after the other on float curves: the total ``out``, each path's marginal
+    output at the pools' final flows, ``overflow`` (the flows over the pools' capacities,
+    each as a share of its capacity: 0 when no pool runs dry) and each path's ``spill`` (how
+    much a unit more down it adds to the overflow)."""
+
+    out: float
+    marginals: dict[int, float]
+    overflow: float
+    spill: dict[int, float]
+
+
+def _moved(amounts: dict[int, float], source: int, to: int, step: float) -> dict[int, float]:
+    moved = dict(amounts)
+    moved[source] -= step
+    moved[to] += step
+    return moved
+
+
+def _whole(amounts: dict[Path, float], amount_in: int) -> dict[Path, int]:
+    """Float amounts as integers adding up to ``amount_in``: shares under a millionth dropped,
+    the rounding remainder to the largest share."""
+    kept = {p: int(a) for p, a in amounts.items() if a >= amount_in * 1e-6}
+    largest = max(kept, key=lambda p: kept[p])
+    kept[largest] += amount_in - sum(kept.values())
+    return kept
+
+
+def _plans(
     venues: Sequence[Venue],
     token_in: str,
     token_out: str,
     amount_in: int,
     *,
-    parts: int = 20,
-    max_hops: int = 3,
-    max_paths: int = 4,
-    timeout: float | None = None,
-) -> SplitRoute:
-    """The split route for ``amount_in`` (module docstring): at most ``max_paths`` paths of at
-    most ``max_hops`` venues. After the greedy slices, the allocation is refined by moving ever
-    smaller amounts from the path that loses least to the one that gains most, until no move of
-    one unit-millionth of the input pays: the marginal outputs end equal, as the optimum for
-    concave pools has them. ``timeout`` (seconds) bounds the refinement (anytime: the best
-    allocation so far is returned). The best of the split, the single best path and the grid's
-    allocation is returned (module docstring). :class:`AmmError` when no path exists or none
-    can take the amount. The result depends only on the pools' state.
-    """
+    max_hops: int,
+    max_paths: int,
+    timeout: float | None,
+) -> tuple[list[tuple[float, dict[Path, int]]], list[tuple[float, dict[Path, int]]]]:
+    """The allocations worth executing, with their float outputs: the two best single paths
+    that can take the whole amount, and the split (empty when the paths cannot take it)."""
     uint(amount_in, 256, "amount_in")
     if amount_in == 0:
         raise AmmError("amount_in: must be positive")
-    if not 1 <= parts <= 1000:
-        raise ArgumentError("parts", "an integer in [1, 1000]", parts)
     if not 1 <= max_paths <= 16:
         raise ArgumentError("max_paths", "an integer in [1, 16]", max_paths)
     deadline = None if timeout is None else time.monotonic() + timeout
     paths = find_paths(venues, token_in, token_out, max_hops=max_hops)
     if not paths:
         raise AmmError(f"no path from {token_in} to {token_out} within {max_hops} hops")
-    cache: dict[tuple[Path, int], int] = {}
+    total = float(amount_in)
+    model = _Paths(paths, total)
+    alone = sorted(
+        ((model.output(i, total), {paths[i]: amount_in}) for i in range(len(paths))
+         if model.caps[i] >= total),
+        key=lambda plan: -plan[0],
+    )[:2]  # fmt: skip
+    split: list[tuple[float, dict[Path, int]]] = []
+    if max_paths > 1 and len(paths) > 1:
+        with contextlib.suppress(AmmError):  # the paths cannot take it between them
+            everyone = list(range(len(paths)))
+            amounts = model.allocate(everyone, deadline)
+            if len(amounts) > max_paths:
+                chosen = sorted(amounts, key=lambda i: -amounts[i])[:max_paths]
+                amounts = model.allocate(chosen, deadline)
+            if model.shared(list(amounts)):
+                # the paths the pool-by-pool model sees could share, with those the equalised
+                # split left out: the climb may move input onto them
+                pool = sorted(amounts, key=lambda i: -amounts[i])
+                pool += [i for i in everyone if i not in amounts][: max_paths - len(pool)]
+                amounts = model.improve({i: amounts.get(i, 0.0) for i in pool}, deadline)
+            allocation = _whole({paths[i]: a for i, a in amounts.items()}, amount_in)
+            split.append((model.total(amounts).out, allocation))
+    return alone, split
 
-    def quote(path: Path, amount: int) -> int:
-        key = (path, amount)
-        if key not in cache:
-            cache[key] = quote_path(path, amount)
-        return cache[key]
 
-    slice_, rest = divmod(amount_in, parts)
-    allocation = dict.fromkeys(paths, 0)
-    outputs = dict.fromkeys(paths, 0)
-    for k in range(parts):
-        step = slice_ + (rest if k == parts - 1 else 0)
-        if step == 0:
+def _attempt(allocation: dict[Path, int], amount_in: int) -> SplitRoute | None:
+    """The allocation executed exactly, or None when a pool refuses its share."""
+    try:
+        return _exact(allocation, amount_in)
+    except AmmError:
+        return None
+
+
+def route_candidates(
+    venues: Sequence[Venue],
+    token_in: str,
+    token_out: str,
+    amount_in: int,
+    *,
+    max_hops: int = 3,
+    max_paths: int = 4,
+    timeout: float | None = None,
+) -> list[SplitRoute]:
+    """The routes :func:`best_route` chooses from, each executed exactly: the best single
+    path (when one can take the whole amount; the next best when a pool refuses it) and the
+    equalised split over at most ``max_paths`` paths (when it differs). :class:`AmmError` when
+    no path exists or none can take the amount."""
+    alone, split = _plans(
+        venues,
+        token_in,
+        token_out,
+        amount_in,
+        max_hops=max_hops,
+        max_paths=max_paths,
+        timeout=timeout,
+    )
+    found: list[SplitRoute] = []
+    for _, allocation in alone:
+        if route := _attempt(allocation, amount_in):
+            found.append(route)
+            break
+    for _, allocation in split:
+        route = _attempt(allocation, amount_in)
+        if route and all(r.splits != route.splits for r in found):
+            found.append(route)
+    if not found:
+        raise AmmError(f"no path from {token_in} to {token_out} can take {amount_in}")
+    return found
+
+
+def best_route(
+    venues: Sequence[Venue],
+    token_in: str,
+    token_out: str,
+    amount_in: int,
+    *,
+    max_hops: int = 3,
+    max_paths: int = 4,
+    timeout: float | None = None,
+) -> SplitRoute:
+    """The split route for ``amount_in`` (module docstring): at most ``max_paths`` paths of at
+    most ``max_hops`` venues, the largest exact output among :func:`route_candidates`' (fewer
+    splits on a tie). Only candidates whose float output comes within a billionth of the best
+    executed one are executed. ``timeout`` (seconds) bounds the search (anytime: the
+    allocation found so far is executed). :class:`AmmError` when no path exists or none can
+    take the amount. The result depends only on the pools' state.
+    """
+    alone, split = _plans(
+        venues,
+        token_in,
+        token_out,
+        amount_in,
+        max_hops=max_hops,
+        max_paths=max_paths,
+        timeout=timeout,
+    )
+    best: SplitRoute | None = None
+    bar = -math.inf
+    for value, allocation in sorted(alone + split, key=lambda plan: -plan[0]):
+        if value < bar:
+            break
+        route = _attempt(allocation, amount_in)
+        if route is None:
             continue
-        used = [p for p in paths if allocation[p]]
-        open_ = paths if len(used) < max_paths else used
-        gains = {p: quote(p, allocation[p] + step) - outputs[p] for p in open_}
-        chosen = max(open_, key=lambda p: gains[p])
-        if gains[chosen] <= 0:
-            raise AmmError(f"no path from {token_in} to {token_out} can take {amount_in}")
-        allocation[chosen] += step
-        outputs[chosen] += gains[chosen]
-    _refine(allocation, outputs, max(1, slice_ // 2), max(1, amount_in // 10**6), deadline, quote)
-    split = _exact(allocation, amount_in)
-    single = max(paths, key=lambda p: quote(p, amount_in))
-    best = split
-    if quote(single, amount_in) > 0:  # a single path can take it all (else only a split can)
-        alone = _exact({single: amount_in}, amount_in)
-        best = split if split.amount_out >= alone.amount_out else alone
-    if deadline is None or time.monotonic() <= deadline:
-        # the grid's allocation, from quotes the greedy slices mostly made already: the route
-        # is never worse than the 5 %-grid split on the same state
-        try:
-            grid = _exact(
-                grid_allocation(paths, amount_in, parts=parts, max_paths=max_paths, quote=quote),
-                amount_in,
-            )
-        except AmmError:
-            return best
-        if grid.amount_out > best.amount_out:
-            return grid
+        if best is None or (route.amount_out, -len(route.splits)) > (
+            best.amount_out,
+            -len(best.splits),
+        ):
+            best = route
+        bar = max(bar, value * (1 - 1e-9))
+    if best is None:
+        raise AmmError(f"no path from {token_in} to {token_out} can take {amount_in}")
     return best
-
-
-def _refine(
-    allocation: dict[Path, int],
-    outputs: dict[Path, int],
-    delta: int,
-    smallest: int,
-    deadline: float | None,
-    quote: Callable[[Path, int], int] = quote_path,
-) -> None:
-    """Move ``delta`` from the used path that loses least to the path that gains most while it
-    pays, halving ``delta`` down to ``smallest``: marginal outputs equalise."""
-    used = [p for p in allocation if allocation[p]]
-    candidates = used if len(used) >= 1 else list(allocation)
-    while delta >= smallest:
-        if deadline is not None and time.monotonic() > deadline:
-            return
-        # quotes are memoised by ``quote``: after a move only the two paths that moved are
-        # quoted again
-        gain = {p: quote(p, allocation[p] + delta) - outputs[p] for p in candidates}
-        loss = {
-            p: outputs[p] - quote(p, allocation[p] - delta)
-            for p in candidates
-            if allocation[p] >= delta
-        }
-        to = max(candidates, key=lambda p: gain[p])
-        givers = [p for p in loss if p is not to]
-        if not givers:
-            delta //= 2
-            continue
-        source = min(givers, key=lambda p: loss[p])
-        if gain[to] - loss[source] <= 0:
-            delta //= 2
-            continue
-        allocation[to] += delta
-        allocation[source] -= delta
-        outputs[to] += gain[to]
-        outputs[source] -= loss[source]

@@ -75,7 +75,8 @@ def route_comparison(
     ``hop_gain_bps`` over direct pools, ``grid_gain_bps`` over the grid), and the price impact
     of the single path and of the split against the spot rate (the marginal rate of a tiny
     trade: ``single_impact_bps``, ``split_impact_bps``). Outputs are exact integers
-    (``Int128``); ``direct_out`` is null when no pool joins the tokens directly.
+    (``Int128``); ``direct_out`` is null when no pool joins the tokens directly. ``parts`` is
+    the grid's resolution (20: 5 % shares).
 
     >>> from toolkit.amm.routing import Venue
     >>> from toolkit.amm.v2 import Pair
@@ -97,6 +98,15 @@ def route_comparison(
         single_path = max(paths, key=lambda p: quote_path(p, amount))
         single = quote_path(single_path, amount)
         route = best_route(
+            venues, token_in, token_out, amount, max_hops=max_hops, max_paths=max_paths
+        )
+        try:
+            direct: int | None = best_route(
+                venues, token_in, token_out, amount, max_hops=1, max_paths=max_paths
+            ).amount_out
+        except AmmError:
+            direct = None
+        grid = grid_split(
             venues,
             token_in,
             token_out,
@@ -104,15 +114,6 @@ def route_comparison(
             parts=parts,
             max_hops=max_hops,
             max_paths=max_paths,
-        )
-        try:
-            direct: int | None = best_route(
-                venues, token_in, token_out, amount, parts=parts, max_hops=1, max_paths=max_paths
-            ).amount_out
-        except AmmError:
-            direct = None
-        grid = grid_split(
-            venues, token_in, token_out, amount, max_hops=max_hops, max_paths=max_paths
         ).amount_out
         ideal = spot * amount
         rows.append(

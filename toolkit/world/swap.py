@@ -4,9 +4,9 @@ its simulation, as ``GET {swap_url}/{network}/v1/route`` answers them.
 :func:`find_route` reads the pool contracts of a :class:`~toolkit.world.chain.Ledger` as they
 are, and:
 
-1. splits the input with :func:`toolkit.amm.routing.best_route` (paths of up to 3 hops, up to 4
-   of them, allocation by equalising marginal outputs; ``timeout`` bounds the search, anytime).
-   A V3 pool whose ranges run dry before the input is spent takes no part of it;
+1. splits the input with :func:`toolkit.amm.routing.route_candidates` (paths of up to 3
+   hops, up to 4 of them, allocation by equalising marginal outputs; ``timeout`` bounds the
+   search, anytime). A V3 pool whose ranges run dry before the input is spent takes no part of it;
 2. compares that split with the best single path **net of gas**: each one's calldata is priced
    by the chain's gas model at the chain's base fee, converted into the output token at pool mid
    prices, and the larger output net of that cost wins (the single path on a tie);
@@ -37,7 +37,6 @@ True
 
 from __future__ import annotations
 
-import contextlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from decimal import Decimal
@@ -46,7 +45,7 @@ from typing import Final
 from eth_utils import to_checksum_address
 
 from toolkit.amm import AmmError
-from toolkit.amm.routing import Hop, SplitRoute, Venue, best_route, find_paths
+from toolkit.amm.routing import Hop, SplitRoute, Venue, find_paths, route_candidates
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO, get_sqrt_ratio_at_tick
 from toolkit.arguments import ArgumentError
@@ -320,13 +319,9 @@ def search_route(
     if held < value_out * MIN_VALUE_SHARE:
         raise NoSwapRoute(_too_large(amount_in, held, value_out))
     try:
-        split = best_route(venues, t_in, t_out, amount_in, max_paths=4, timeout=timeout)
+        candidates = route_candidates(venues, t_in, t_out, amount_in, max_paths=4, timeout=timeout)
     except AmmError as exc:
         raise NoSwapRoute(str(exc)) from None
-    candidates = [split]
-    if len(split.splits) > 1:
-        with contextlib.suppress(AmmError):  # no single path takes it all: the split it is
-            candidates.insert(0, best_route(venues, t_in, t_out, amount_in, max_paths=1, parts=1))
     best: tuple[Decimal, SplitRoute, str, int] | None = None
     for route in candidates:
         min_out = route.amount_out * (10_000 - slippage_bps) // 10_000
