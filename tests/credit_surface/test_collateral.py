@@ -1,6 +1,8 @@
 """Each account's collateral mix, read on chain: the hub's ``collateralOf`` view over
-JSON-RPC ``eth_call``, and the credit collector storing it in ``credit_collateral`` (exact,
-idempotent on re-runs and resumes, a migration that applies to an existing database)."""
+JSON-RPC ``eth_call``, the credit collector storing it in ``credit_collateral`` (exact,
+idempotent on re-runs and resumes, a migration that applies to an existing database), and the
+collected book as the health kernel's matrix: its health factors are the stored ones, and
+per-asset shocks move only the accounts holding the asset."""
 
 from __future__ import annotations
 
@@ -8,14 +10,24 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
+import polars as pl
 import pytest
 from web3 import Web3
 
 from tests.credit_surface.book import Book, account, credit_book
 from toolkit.codecs.functions import json_abi
 from toolkit.collect import CreditCollector
+from toolkit.models.health import Book as Book_
+from toolkit.models.health import (
+    collected_book,
+    collected_monte_carlo,
+    collected_stress,
+    snapshot_stress,
+)
 from toolkit.store import Store
 from toolkit.store.migrations import MIGRATIONS, apply_migrations, schema_version
+from toolkit.world.chain.credit import book_account
 
 USDC = 10**6
 ETHEREUM = 1
@@ -169,3 +181,114 @@ def test_bad_web3s_are_refused() -> None:
         pytest.raises(ValueError, match=r"web3s: must be an integer >= 1, got 'base'"),
     ):
         CreditCollector(book.svc.client, store, accounts=[account(1)], web3s={"base": book.w3})
+
+
+def _prices(book: Book) -> dict[str, float]:
+    """Each collateral symbol's price in USDC at the service's time (as the hub values it)."""
+    s, now = book.settings, book.now()
+    return {
+        c.key: float(s.unit_price(c, now) * 10**c.decimals / 10**s.asset_decimals)
+        for c in s.collateral
+    }
+
+
+def _collected(book: Book, store: Store, accounts: list[str]) -> Book_:
+    CreditCollector(book.svc.client, store, accounts=accounts, progress=False).run()
+    return collected_book(
+        store.query("SELECT * FROM credit_collateral"),
+        store.query("SELECT * FROM credit_accounts"),
+        _prices(book),
+        store.query("SELECT * FROM credit_protocol"),
+    )
+
+
+def test_the_matrix_gives_the_stored_health_factors() -> None:
+    with credit_book() as book, Store(":memory:") as store:
+        users = _mixed_book(book)
+        seeded = [book_account(book.settings, i) for i in range(60)]
+        collected = _collected(book, store, users + seeded)
+        assert collected.assets == ("gtusdcp", "superusdc", "usdc", "yobtc", "yousd")
+        assert collected.maintenance_ltv.tolist() == [0.8, 0.75, 0.925, 0.7, 0.8]
+        hf = collected.health_factors()
+        stored = collected.stored_health_factor
+        indebted = collected.debt > 0
+        assert indebted.sum() > 30 and np.isinf(hf[~indebted]).all()
+        assert np.isinf(stored[~indebted]).all()
+        # The ledger values each holding in whole smallest units of USDC, rounded down: one
+        # unit per holding is all the matrix's values may exceed the stored totals by.
+        held = (collected.collateral > 0).sum(axis=1)
+        value = collected.collateral @ collected.prices
+        totals = store.query(
+            "SELECT account, total_collateral_value AS v FROM credit_accounts "
+            "WHERE asset = 'USDC' ORDER BY account"
+        )
+        assert totals["account"].to_list() == list(collected.accounts)
+        exact = totals["v"].cast(pl.Float64).to_numpy()
+        assert (value >= exact - 1e-12 * exact).all()
+        assert (value - exact <= held * 1e-6 + 1e-12 * exact).all()
+        # /info publishes the health factor rounded down to 4 decimals: the matrix's is that
+        # figure's own value, up to the same rounding of the holdings' values.
+        owed = collected.debt[indebted]
+        slack = held[indebted] * 1e-6 / owed + 1e-12 * hf[indebted]
+        assert (hf[indebted] >= stored[indebted] - 1e-12).all()
+        assert (hf[indebted] < stored[indebted] + 1e-4 + slack).all()
+        # users[1] holds USDC on Base and on Ethereum: one column, both amounts.
+        row = collected.accounts.index(users[1].lower())
+        assert collected.collateral[row].tolist() == [0.0, 0.0, 950.0, 0.0, 0.0]
+
+
+def test_per_asset_stress_of_the_collected_book() -> None:
+    with credit_book() as book, Store(":memory:") as store:
+        users = _mixed_book(book)
+        seeded = [book_account(book.settings, i) for i in range(60)]
+        collected = _collected(book, store, users + seeded)
+        grid = collected_stress(collected, shocks=[-0.3, -0.6])
+        assert grid.height == 2 * (len(collected.assets) + 1)
+        btc = collected.assets.index("yobtc")
+        base = collected.health_factors()
+        shocked = collected.prices.copy()
+        shocked[btc] *= 0.4
+        after = collected.health_factors(shocked)
+        # Shocking only BTC leaves every account without BTC where it was ...
+        without = collected.collateral[:, btc] == 0
+        assert np.array_equal(after[without], base[without])
+        # ... and lowers the others' health factors.
+        indebted = (collected.debt > 0) & ~without
+        assert indebted.any() and (after[indebted] < base[indebted]).all()
+        row = grid.filter(shocked="yobtc", shock=-0.6).row(0, named=True)
+        assert row["liquidatable"] == int((after < 1).sum())
+        assert row["debt_at_risk"] == pytest.approx(float(collected.debt[after < 1].sum()))
+        everything = grid.filter(shocked="all", shock=-0.6).row(0, named=True)
+        assert everything["liquidatable"] > row["liquidatable"]
+        # All together, the matrix agrees with the totals-only stress of the stored snapshot.
+        uniform = snapshot_stress(
+            store.query("SELECT * FROM credit_accounts WHERE asset = 'USDC'"), shocks=[-0.6]
+        )
+        assert uniform["liquidatable"][0] == everything["liquidatable"]
+
+
+def test_collected_monte_carlo_takes_a_price_table() -> None:
+    with credit_book() as book, Store(":memory:") as store:
+        collected = _collected(book, store, [book_account(book.settings, i) for i in range(40)])
+        rng = np.random.default_rng(3)
+        walk = np.exp(np.cumsum(rng.normal(0, 0.03, (60, len(collected.assets))), axis=0))
+        table = pl.DataFrame(walk * collected.prices, schema=list(collected.assets))
+        result = collected_monte_carlo(
+            collected, table, periods_per_year=365, n_scenarios=2_000, progress=False
+        )
+        assert result["scenarios"] == 2_000.0
+        assert 0 <= result["liquidation_probability"] <= 1
+        with pytest.raises(ValueError, match="price_table: must be a frame with a column"):
+            collected_monte_carlo(collected, table.drop("yobtc"), periods_per_year=365)
+
+
+def test_collected_book_names_bad_input() -> None:
+    accounts = pl.DataFrame({"account": ["a"], "asset": ["USDC"], "round": [0], "debt": [1.0]})
+    held = pl.DataFrame(
+        {"account": ["a"], "asset": ["USDC"], "symbol": ["usdc"], "amount": [10], "decimals": [6]}
+    )
+    with pytest.raises(ValueError, match="accounts: must be a frame with the columns"):
+        collected_book(held, accounts, {"usdc": 1.0})
+    accounts = accounts.with_columns(health_factor=pl.lit(None, pl.Float64))
+    with pytest.raises(ValueError, match="prices: must be a price for every asset"):
+        collected_book(held, accounts, {"yobtc": 1.0})

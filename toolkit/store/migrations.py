@@ -512,7 +512,7 @@ def pending_migrations(
 
     Example:
         >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
-        [1, 2, 3, 4, 5]
+        [1, 2, 3, 4, 5, 6]
     """
     return _check_history(_applied(con), migrations, where)
 
@@ -532,7 +532,7 @@ def apply_migrations(
     Example:
         >>> con = duckdb.connect(":memory:")
         >>> apply_migrations(con), apply_migrations(con)
-        ([1, 2, 3, 4, 5], [])
+        ([1, 2, 3, 4, 5, 6], [])
     """
     versions = [m.version for m in migrations]
     if versions != sorted(set(versions)) or (versions and versions[0] < 1):
