@@ -11,6 +11,9 @@ Keys are ``<family>.<function>``; the family says which contract kind the call i
   the credit protocol's escrow sources are not public, only its call shapes.
 - ``creditHub.addCreditReceiver/removeCreditReceiver`` are documented on the hub in some places
   and on the operator in others; the selector is the same either way.
+- ``creditHub.collateralOf(borrower, token)`` is our own neutral view of what the hub has
+  booked as ``borrower``'s locked ``token`` (smallest units, remote chains' collateral
+  included): the real hub's read functions are not public.
 - ``router.swap`` is the swap router of the embedded service (our own neutral ABI).
 - ``pool.*`` are the read-only views of the embedded service's liquidity pools on its simulated
   chains (our own neutral ABI): ``balance``, ``reserved``, ``outstanding``, ``available`` of a
@@ -140,6 +143,9 @@ _DECLARATIONS = {
     "creditHub.addCreditReceiver": "addCreditReceiver(address receiver)",
     "creditHub.removeCreditReceiver": "removeCreditReceiver(address receiver)",
     "creditHub.liquidate": "liquidate(address borrower,uint256 amount)",
+    "creditHub.collateralOf": (
+        "collateralOf(address borrower,address token) view returns (uint256)"
+    ),
     "collateralEscrow.deposit": "deposit(address token,uint256 amount)",
     "collateralEscrow.withdraw": "withdraw(address token,uint256 amount)",
     "operator.openCreditLine": "openCreditLine(address borrower,address receiver,uint256 amount)",

@@ -1,6 +1,16 @@
 """Periodic snapshots of the credit surface: ``/credit/protocol``, each account's ``/info``,
 operator status and auto top-up configs, into ``credit_protocol``, ``credit_accounts``,
-``credit_operators`` and ``credit_topup_configs``.
+``credit_operators`` and ``credit_topup_configs``; and each account's collateral mix, read on
+chain, into ``credit_collateral``.
+
+``/info`` reports an account's totals only. The mix is read through web3.py from each credit
+hub (the protocol's ``creditHubs``): ``collateralOf(account, token)`` for every collateral token
+the protocol lists on any chain (remote chains' tokens are booked on the hub under their
+addresses there), batched as JSON-RPC arrays of :data:`HOLDINGS_BATCH` accounts, with each
+token's ``decimals()`` read once per run on its own chain. A web3 per chain comes from
+``web3s`` (chain id → ``Web3``), else the embedded service's chains, else
+``$TOOLKIT_RPC_URL_<chainId>``; a hub on a chain with none of these is not read. Only tokens
+held (a non-zero amount) leave a row.
 
 Figures are stored exactly as the service wrote them (human-unit decimal text into
 ``DECIMAL(38,18)``, never a float); an infinite health factor (no debt) is stored as null.
@@ -20,16 +30,18 @@ needs no key: against the real service only its URL is needed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import httpx
 
 from toolkit.arguments import number, whole
-from toolkit.client import NotFound, ServiceClient
+from toolkit.client import NotFound, ServiceClient, chain_web3, rpc_url
 from toolkit.client.credit import CreditClient
 from toolkit.client.operations import Operation, read_model
+from toolkit.codecs.functions import decode_result, encode_call
 from toolkit.collect.rows import utc
 from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter
@@ -42,7 +54,28 @@ from toolkit.resources import (
 )
 from toolkit.store import Store
 
-__all__ = ["CreditCollector", "known_accounts"]
+__all__ = ["HOLDINGS_BATCH", "CreditCollector", "known_accounts"]
+
+#: Accounts whose holdings go in one JSON-RPC batch (each account: hubs × tokens calls).
+HOLDINGS_BATCH: Final = 100
+
+
+@dataclass(frozen=True)
+class _Hub:
+    """A credit hub of the protocol: its credit asset (upper case), chain and address."""
+
+    asset: str
+    chain: int
+    address: str
+
+
+@dataclass(frozen=True)
+class _Token:
+    """A collateral token of the protocol: the chain it is locked on, its address, symbol."""
+
+    chain: int
+    address: str
+    symbol: str
 
 
 def _account(value: str) -> str:
@@ -92,9 +125,28 @@ def _due(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
+def _batch(
+    w3: Any, calls: Sequence[Mapping[str, str]], function: str, what: str
+) -> list[tuple[Any, ...]]:
+    """``eth_call`` each of ``calls`` at the latest block in one JSON-RPC batch; the decoded
+    results in order. A failed call raises naming ``what`` and the node's error."""
+    if not calls:
+        return []
+    answers = w3.provider.make_batch_request([("eth_call", [dict(c), "latest"]) for c in calls])
+    if not isinstance(answers, list):
+        raise RuntimeError(f"{what}: {function} batch refused: {answers.get('error')}")
+    out = []
+    for answer in answers:
+        if "error" in answer:
+            raise RuntimeError(f"{what}: {function} failed: {answer['error']}")
+        out.append(decode_result(function, answer["result"]))
+    return out
+
+
 class CreditCollector(Collector):
     """``rounds`` snapshots, ``interval`` seconds apart, of the credit surface for ``accounts``
-    (``all_known`` adds :func:`known_accounts`)."""
+    (``all_known`` adds :func:`known_accounts`); ``web3s`` (chain id → ``Web3``) reads the
+    collateral mix where the defaults (module docstring) do not reach."""
 
     kind = "credit"
     unit = "account"
@@ -109,10 +161,16 @@ class CreditCollector(Collector):
         rounds: int = 1,
         interval: float = 60.0,
         asset: str = "usdc",
+        web3s: Mapping[int, Any] | None = None,
         progress: bool = True,
         batch_size: int = 500,
     ) -> None:
         super().__init__(client, store, progress=progress, batch_size=batch_size)
+        self.web3s = {whole(chain, "web3s", minimum=1): w3 for chain, w3 in (web3s or {}).items()}
+        self._hubs: list[_Hub] = []
+        self._tokens: list[_Token] = []
+        self._decimals: dict[tuple[int, str], int | None] = {}
+        self._held: dict[str, list[dict[str, Any]]] = {}
         if isinstance(accounts, str):
             raise ValueError("accounts: must be a list of addresses, not one string")
         self.accounts = sorted({_account(a) for a in accounts})
@@ -160,9 +218,12 @@ class CreditCollector(Collector):
             started = self.clock()
             self._protocol(run_id, round_, writer)
             bar.update(1)
-            for account in self.accounts:
-                self._account(run_id, round_, account, writer)
-                bar.update(1)
+            for start in range(0, len(self.accounts), HOLDINGS_BATCH):
+                chunk = self.accounts[start : start + HOLDINGS_BATCH]
+                self._held = self._holdings(chunk)
+                for account in chunk:
+                    self._account(run_id, round_, account, writer)
+                    bar.update(1)
             if round_ + 1 < self.rounds:
                 wait = started + self.interval - self.clock()
                 if wait > 0:
@@ -175,9 +236,16 @@ class CreditCollector(Collector):
         config, body = self.client.call(_PROTOCOL)
         place = self._place(run_id, round_)
         rows = []
+        self._hubs, self._tokens = [], []
         for caip, chain in config.chains.items():
+            chain_id = int(caip.split(":")[1])
+            self._hubs += [
+                _Hub(symbol.upper(), chain_id, hub.credit_hub_address.lower())
+                for symbol, hub in chain.credit_hubs.items()
+            ]
             raw = body["chains"][caip]["collateral"]
             for key, c in chain.collateral.items():
+                self._tokens.append(_Token(chain_id, key.partition(":")[2].lower(), c.symbol))
                 # maintenanceLtv and liquidationBonus: the embedded service's additions.
                 extra = {
                     column: int(text)
@@ -243,6 +311,57 @@ class CreditCollector(Collector):
                 }
             )
         writer.add("credit_topup_configs", configs)
+        writer.add("credit_collateral", [place | row for row in self._held.get(account, ())])
+
+    # -- the collateral mix, on chain ------------------------------------------------------------
+
+    def _web3(self, chain: int) -> Any | None:
+        """web3 on ``chain``: given, else the embedded service's, else ``$TOOLKIT_RPC_URL_<id>``."""
+        if chain not in self.web3s:
+            embedded = self.client.embedded
+            url = None if embedded is not None else rpc_url(chain)
+            if embedded is not None or url is not None:
+                self.web3s[chain] = chain_web3(chain, embedded=embedded, url=url)
+        return self.web3s.get(chain)
+
+    def _holdings(self, accounts: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """Rows of every non-zero holding of ``accounts`` on every hub with a web3 (one batch
+        per hub): ``collateralOf(account, token)`` for each protocol collateral token."""
+        held: dict[str, list[dict[str, Any]]] = {}
+        for hub in self._hubs:
+            w3 = self._web3(hub.chain)
+            if w3 is None or not self._tokens:
+                continue
+            pairs = [(account, token) for account in accounts for token in self._tokens]
+            calls = [
+                {"to": hub.address, "data": encode_call("creditHub.collateralOf", a, t.address)}
+                for a, t in pairs
+            ]
+            answers = _batch(w3, calls, "creditHub.collateralOf", f"{hub.asset} credit hub")
+            for (account, token), (amount,) in zip(pairs, answers, strict=True):
+                if amount:
+                    held.setdefault(account, []).append(
+                        {
+                            "account": account,
+                            "asset": hub.asset,
+                            "chain_id": token.chain,
+                            "token": token.address,
+                            "symbol": token.symbol,
+                            "amount": int(amount),
+                            "decimals": self._decimals_of(token),
+                        }
+                    )
+        return held
+
+    def _decimals_of(self, token: _Token) -> int | None:
+        """The token's ``decimals()`` on its chain, read once per run (None without a web3)."""
+        key = (token.chain, token.address)
+        if key not in self._decimals:
+            w3 = self._web3(token.chain)
+            call = {"to": token.address, "data": encode_call("erc20.decimals")}
+            found = None if w3 is None else _batch(w3, [call], "erc20.decimals", token.symbol)
+            self._decimals[key] = None if found is None else int(found[0][0])
+        return self._decimals[key]
 
     @staticmethod
     def _info_row(

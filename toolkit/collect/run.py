@@ -28,6 +28,7 @@ _BY_RUN = (
     "credit_accounts",
     "credit_operators",
     "credit_topup_configs",
+    "credit_collateral",
     "rfq_observations",
     "transactions",
     "borrow_quotes",

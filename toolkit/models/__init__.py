@@ -26,7 +26,16 @@ from toolkit.models.capacity import (
 )
 from toolkit.models.cards import card_swipes, compare_prefunded, simulate_cards
 from toolkit.models.cascade import PoolMarket, liquidation_cascade
-from toolkit.models.health import concentration, health_factor, liquidations, monte_carlo, stress
+from toolkit.models.health import (
+    collected_book,
+    collected_monte_carlo,
+    collected_stress,
+    concentration,
+    health_factor,
+    liquidations,
+    monte_carlo,
+    stress,
+)
 from toolkit.models.pricing import (
     compare_with_tiers,
     effective_fee_bps,
@@ -55,6 +64,9 @@ __all__ = [
     "capacity_timeline",
     "card_swipes",
     "cheapest_config",
+    "collected_book",
+    "collected_monte_carlo",
+    "collected_stress",
     "compare_prefunded",
     "compare_with_tiers",
     "concentration",

@@ -417,6 +417,23 @@ CREATE TABLE credit_topup_configs (
 );
 """
 
+# Each credit account's collateral mix, read on chain from the credit hubs (the API reports
+# totals only): amounts in the token's smallest units, exact.
+_CREDIT_COLLATERAL_TABLE = """
+CREATE TABLE credit_collateral (
+    run_id      VARCHAR NOT NULL,
+    round       INTEGER NOT NULL,
+    observed_at TIMESTAMPTZ NOT NULL,
+    account     VARCHAR NOT NULL,
+    asset       VARCHAR NOT NULL,   -- the credit hub's asset: USDC, EURE
+    chain_id    BIGINT NOT NULL,    -- the chain the collateral is locked on
+    token       VARCHAR NOT NULL,
+    symbol      VARCHAR,
+    amount      HUGEINT,
+    decimals    INTEGER
+);
+"""
+
 #: Every migration, in order. Append only; never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "collection tables", _COLLECTION_TABLES),
@@ -424,6 +441,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "chain tables", _CHAIN_TABLES),
     Migration(4, "credit tables", _CREDIT_TABLES),
     Migration(5, "swap tables", _SWAP_TABLES),
+    Migration(6, "credit collateral", _CREDIT_COLLATERAL_TABLE),
 )
 
 _LEDGER = """
@@ -494,7 +512,7 @@ def pending_migrations(
 
     Example:
         >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
-        [1, 2, 3, 4, 5]
+        [1, 2, 3, 4, 5, 6]
     """
     return _check_history(_applied(con), migrations, where)
 
@@ -514,7 +532,7 @@ def apply_migrations(
     Example:
         >>> con = duckdb.connect(":memory:")
         >>> apply_migrations(con), apply_migrations(con)
-        ([1, 2, 3, 4, 5], [])
+        ([1, 2, 3, 4, 5, 6], [])
     """
     versions = [m.version for m in migrations]
     if versions != sorted(set(versions)) or (versions and versions[0] < 1):

@@ -558,6 +558,20 @@ _SPECS: tuple[TableSpec, ...] = (
         ),
         ("run_id", "round", "account", "receiver"),
     ),
+    TableSpec(
+        "credit_collateral",
+        (
+            *_CREDIT_PLACE,
+            _c("account", _V, required=True),
+            _c("asset", _V, required=True),  # the credit hub's asset (USDC, EURE)
+            _c("chain_id", _BIG, required=True),  # where the collateral is locked
+            _c("token", _V, required=True),
+            _c("symbol", _V),
+            _amount("amount"),  # smallest units of the token
+            _c("decimals", _I),
+        ),
+        ("run_id", "round", "account", "asset", "chain_id", "token"),
+    ),
 )
 
 #: Every table of the contract, by name.

@@ -19,6 +19,8 @@ the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's ti
   liquidator pays the repayment (a ``Repaid`` event with the liquidator as payer) and receives
   the collateral with the bonus, rounded down to whole token units (so the health factor ends
   at or above 1); debt no collateral covers is written off as bad debt (``BadDebt``).
+  The view ``collateralOf(borrower, token)`` reads the booked amount of one collateral token
+  (remote chains' included, by their addresses there).
 - :class:`CollateralEscrow` (``credit.escrow``): ``deposit(token, amount)`` locks a supported
   collateral for the sender; ``withdraw(token, amount)`` unlocks it unless that would leave the
   position liquidatable (health factor below 1).
@@ -114,6 +116,7 @@ class CreditHub(Contract):
         "creditHub.repay": "repay",
         "creditHub.setOperator": "set_operator",
         "creditHub.liquidate": "liquidate",
+        "creditHub.collateralOf": "collateral_of",
     }
 
     def __init__(self, settings: CreditSettings) -> None:
@@ -144,6 +147,11 @@ class CreditHub(Contract):
         """Collateral the borrower has locked: token address → amount (zero amounts left out)."""
         held = ((t, self.collateral.get((borrower, t), 0)) for t in self.tokens.get(borrower, ()))
         return {t: a for t, a in held if a}
+
+    def collateral_of(self, msg: Message, borrower: str, token: str) -> tuple[Any, ...]:
+        """The view ``collateralOf(borrower, token)``: the amount of ``token`` (smallest units)
+        booked as the borrower's collateral, 0 for a token it never locked."""
+        return (self.collateral.get((borrower, token), 0),)
 
     def lock(self, run: Execution, borrower: str, token: str, amount: int) -> None:
         """Book ``amount`` more of ``token`` as the borrower's collateral."""

@@ -92,6 +92,7 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "creditHub.repay": 80_000,
         "creditHub.setOperator": 30_000,
         "creditHub.liquidate": 180_000,
+        "creditHub.collateralOf": 2_600,
         "creditHub.addCreditReceiver": 28_000,
         "creditHub.removeCreditReceiver": 8_000,
         "collateralEscrow.deposit": 90_000,
