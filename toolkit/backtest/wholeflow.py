@@ -35,7 +35,7 @@ depth, slippage and the users' choice, and :func:`whole_flow_seeds` runs a shock
 its no-shock control (same seed: common random numbers) over several seeds.
 
 >>> result = whole_flow(WholeFlow(hours=0.5, shock_at=0.2, shock_hours=0.1), seed=3)
->>> result.credit.height == result.intents.height == 30, result.summary["users"] > 0
+>>> result.credit.height == result.intents.height == 15, result.summary["users"] > 0
 (True, True)
 """
 
@@ -954,6 +954,7 @@ def whole_flow_seeds(
     :func:`bands` of it by ``run`` gives means with confidence bands, so the interaction is a
     measured difference between the runs.
 
+    >>> from toolkit.backtest import bands
     >>> frame = whole_flow_seeds(WholeFlow(hours=0.3, shock_at=0.2, shock_hours=0.1), seeds=[1, 2])
     >>> bands(frame, ["run"], ["liquidations"])["run"].to_list()
     ['shock', 'control']
