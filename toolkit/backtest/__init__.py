@@ -17,6 +17,9 @@ What would a change of pool size, fee tiers or reservation windows have done to 
   backtest asks its what-if questions of real observations.
 - :func:`sweep_seeds` sweeps a fresh flow per seed and :func:`bands` reports each metric's mean
   with a Student-t confidence interval: seeds, not a seed.
+- :func:`whole_flow` runs every surface on one world and clock (card spenders, solvers
+  borrowing, cross-chain users choosing intents or swaps, liquidators selling into the pools);
+  :func:`whole_flow_seeds` runs it shocked and unshocked over seeds.
 - :func:`griefing` measures a quote-only bot (:func:`attack_flow`): the capacity it holds, the
   404s honest users see, and what per-key rate limits or shorter quote windows buy back.
 
@@ -63,6 +66,14 @@ from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
 from toolkit.backtest.seeds import bands, sweep_seeds
 from toolkit.backtest.sweep import sweep
 from toolkit.backtest.validate import REQUIRED_COLUMNS, check_flow
+from toolkit.backtest.wholeflow import (
+    WHOLE_FLOW_METRICS,
+    WholeFlow,
+    WholeFlowResult,
+    interactions,
+    whole_flow,
+    whole_flow_seeds,
+)
 from toolkit.resources import RetryPolicy
 
 __all__ = [
@@ -71,6 +82,7 @@ __all__ = [
     "OUTCOMES",
     "OVERRIDE_KEYS",
     "REQUIRED_COLUMNS",
+    "WHOLE_FLOW_METRICS",
     "BacktestResult",
     "Book",
     "Calibration",
@@ -84,6 +96,8 @@ __all__ = [
     "RetryPolicy",
     "SizeModel",
     "Uniform",
+    "WholeFlow",
+    "WholeFlowResult",
     "apply_overrides",
     "attack_flow",
     "bands",
@@ -94,9 +108,12 @@ __all__ = [
     "generate_book",
     "generate_flow",
     "griefing",
+    "interactions",
     "poisson_arrivals",
     "replay",
     "replay_credit",
     "sweep",
     "sweep_seeds",
+    "whole_flow",
+    "whole_flow_seeds",
 ]

@@ -1,0 +1,77 @@
+"""The whole-flow backtest: deterministic, conserving, and the shock measurably interacts."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from polars.testing import assert_frame_equal
+
+from toolkit.arguments import ArgumentError
+from toolkit.backtest import WholeFlow, whole_flow
+
+SMALL = WholeFlow(hours=1.0, shock_at=0.25, shock_hours=0.2, users_per_hour=20.0)
+
+
+@pytest.fixture(scope="module")
+def shocked():  # type: ignore[no-untyped-def]
+    return whole_flow(SMALL, seed=5, progress=False)
+
+
+@pytest.fixture(scope="module")
+def control():  # type: ignore[no-untyped-def]
+    return whole_flow(dataclasses.replace(SMALL, shock=0.0), seed=5, progress=False)
+
+
+def test_same_seed_same_frames(shocked) -> None:  # type: ignore[no-untyped-def]
+    again = whole_flow(SMALL, seed=5, progress=False)
+    for name in ("intents", "swaps", "credit", "borrow", "liquidations", "users"):
+        assert_frame_equal(getattr(again, name), getattr(shocked, name))
+    assert again.summary == shocked.summary
+
+
+def test_pool_balances_grow_by_exactly_the_fees_earned(shocked) -> None:  # type: ignore[no-untyped-def]
+    summary = shocked.summary
+    assert summary["outstanding_end"] == 0
+    assert summary["pool_balance_change"] == summary["pool_earned"]
+    assert sum(summary["pool_earned"].values()) > 0
+
+
+def test_debt_is_draws_less_repayments_and_liquidations(shocked) -> None:  # type: ignore[no-untyped-def]
+    s = shocked.summary
+    expected = (
+        s["opening_debt_usd"] + s["drawn_usd"] - s["repaid_usd"] - s["liquidated_usd"]
+        - s["bad_debt_usd"]
+    )  # fmt: skip
+    assert s["end_debt_usd"] == pytest.approx(expected, rel=1e-9, abs=1e-3)
+    assert shocked.credit["debt_usd"][-1] == pytest.approx(s["end_debt_usd"])
+
+
+def test_shock_liquidates_more_and_slips_more_than_control(shocked, control) -> None:  # type: ignore[no-untyped-def]
+    assert shocked.summary["liquidations"] > control.summary["liquidations"]
+    assert shocked.summary["collateral_sold_usd"] > control.summary["collateral_sold_usd"]
+    assert shocked.summary["swap_slippage_bps"] > control.summary["swap_slippage_bps"]
+    assert shocked.summary["depth_during_usd"] < control.summary["depth_during_usd"]
+
+
+def test_interactions_report_phases_and_buckets(shocked) -> None:  # type: ignore[no-untyped-def]
+    frame = shocked.interactions()
+    depth = dict(frame.filter(measure="depth_2pct_usd").select("group", "value").iter_rows())
+    assert depth["during"] < depth["before"]
+    assert frame.filter(measure="correlation").height == 1
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("hours", 0.0), ("shock", -1.0), ("accounts", 0), ("destination", 8453), ("bridge_bps", -1.0)],
+)
+def test_bad_settings_name_the_field(field: str, value: object) -> None:
+    with pytest.raises(ArgumentError, match=field):
+        dataclasses.replace(WholeFlow(source=8453, destination=1), **{field: value})
+
+
+def test_bad_seed_and_settings_type() -> None:
+    with pytest.raises(ArgumentError, match="seed"):
+        whole_flow(SMALL, seed=-1, progress=False)
+    with pytest.raises(ArgumentError, match="settings"):
+        whole_flow({"hours": 1.0}, progress=False)  # type: ignore[arg-type]
