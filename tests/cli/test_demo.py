@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import build_parser
-from toolkit.cli.demo import CREDIT_ACCOUNTS, POOL_SCALES, run
+from toolkit.cli.demo import BORROWERS, CREDIT_ACCOUNTS, POOL_SCALES, run
 from toolkit.store import Store
 
 
@@ -61,7 +61,7 @@ def test_demo_fills_the_database_and_writes_the_report(tmp_path: Path) -> None:
         assert (kinds["kind"] == "backtest").sum() == 1 + len(POOL_SCALES)
         assert store.query("select count(*) as n from swap_routes")["n"][0] > 0
         credit = store.query("select count(distinct account) as n from credit_accounts")
-        assert credit["n"][0] == CREDIT_ACCOUNTS
+        assert credit["n"][0] == CREDIT_ACCOUNTS + BORROWERS  # the traffic's borrowers too
         findings = store.query("select findings from transactions")
         assert findings.height > 0
         # The guard found nothing wrong in the embedded service's calldata.

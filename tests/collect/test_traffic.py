@@ -1,16 +1,26 @@
-"""Background traffic: other users' flow replayed on a live embedded service, on chain."""
+"""Background traffic: other users' order flow, swaps and credit activity replayed on a live
+embedded service, on chain."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from decimal import Decimal
 
 import polars as pl
 import pytest
+from web3 import Web3
 
+from toolkit.backtest import CREDIT_ACTIONS, CREDIT_FLOW_SCHEMA, SWAP_FLOW_SCHEMA
 from toolkit.client import EmbeddedService, ServiceClient, chain_web3
+from toolkit.client.credit import CreditClient
 from toolkit.clock import ScaledClock
+from toolkit.codecs.events import EVENTS
 from toolkit.collect import Traffic
+from toolkit.collect.traffic import CREDIT_ACTIONS as COLLECT_CREDIT_ACTIONS
+from toolkit.collect.traffic import CREDIT_FLOW_COLUMNS, SWAP_FLOW_COLUMNS
 from toolkit.scenario import load_scenario
+from toolkit.world.chain.markets import market_for
 
 FLOW = pl.DataFrame(
     {
@@ -61,3 +71,111 @@ def test_bad_input_is_refused_naming_the_field() -> None:
         assert Traffic(ready_made, FLOW, scenario=load_scenario("default", env={})).counts == {}
     finally:
         service.close()
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[EmbeddedService]:
+    with EmbeddedService("default", env={}) as embedded:
+        yield embedded
+
+
+SWAPS = pl.DataFrame(
+    {
+        "t": [0.0, 5.0, 10.0],
+        "chain": [8453, 8453, 1],
+        "token_in": ["USDC", "WETH", "USDT"],
+        "token_out": ["WETH", "USDC", "WBTC"],
+        "amount_in": [20_000 * 10**6, 10**18, 5_000 * 10**6],
+    }
+)
+CREDIT = pl.DataFrame(
+    {
+        "t": [0.0, 20.0, 30.0, 40.0, 60.0],
+        "borrower": [2, 2, 2, 2, 2],
+        "action": ["lock", "draw", "draw", "draw", "repay"],
+        "amount": [1_000 * 10**6, 100 * 10**6, 50 * 10**6, 5_000 * 10**6, 100 * 10**6],
+    }
+)
+
+
+def _pool_state(w3: Web3, pools: list[str]) -> list[bytes]:
+    """Every pool's slot0 (V3) or reserves (V2), raw."""
+    out = []
+    for pool in pools:
+        selector = "0x3850c7bd" if "v3" in pool else "0x0902f1ac"  # slot0() / getReserves()
+        address = pool.split(" ", 1)[0]
+        out.append(bytes(w3.eth.call({"to": address, "data": selector})))  # type: ignore[typeddict-item]
+    return out
+
+
+def test_swaps_and_credit_actions_move_pools_and_accounts_on_chain() -> None:
+    with ServiceClient(clock=ScaledClock(100.0)) as client:
+        embedded = client.embedded
+        assert embedded is not None and embedded.scenario is not None
+        market = market_for(embedded.scenario, 8453)
+        assert market is not None
+        pools = [f"{p.address} {p.kind}" for p in market.pools if "USDC/WETH" in p.label]
+        base = chain_web3(8453, embedded=embedded)
+        borrower = base.eth.accounts[2]
+        before = _pool_state(base, pools)
+        with Traffic(embedded, swaps=SWAPS, credit=CREDIT) as traffic:
+            traffic.join(timeout=30)
+        counts = {k: n for k, n in traffic.counts.items() if k != "late"}
+        assert counts == {
+            "swap_quoted": 3,
+            "swap_sent": 3,
+            "credit_lock": 1,
+            "credit_draw": 2,
+            "credit_repay": 1,
+            "credit_calls": 6,  # approve + lock, two draws, approve + repay
+            "credit draw 400": 1,  # 5,000 against 1,000 of collateral: refused by the endpoint
+        }
+        assert _pool_state(base, pools) != before
+        swap = EVENTS["v3pool.Swap"].topic0, EVENTS["v2pair.Swap"].topic0
+        logs = base.eth.get_logs({"fromBlock": 0, "topics": [list(swap)]})
+        assert len(logs) >= 2  # each base swap through at least one pool
+        debt = CreditClient(client).info(borrower)["USDC"].debt
+        assert Decimal(debt) == 50  # 100 + 50 drawn, 100 repaid
+
+
+def test_intents_only_traffic_keeps_its_counters() -> None:
+    with ServiceClient(clock=ScaledClock(100.0)) as client:
+        assert client.embedded is not None
+        with Traffic(client.embedded, FLOW.head(1)) as traffic:
+            traffic.join(timeout=30)
+        assert {k: n for k, n in traffic.counts.items() if k != "late"} == {
+            "rfq": 1,
+            "quoted": 1,
+            "opened": 1,
+        }
+
+
+@pytest.mark.parametrize(
+    ("swaps", "credit", "message"),
+    [
+        (SWAPS.drop("amount_in"), None, r"swaps: missing column\(s\) amount_in"),
+        (SWAPS.to_dicts(), None, "swaps: must be a polars DataFrame"),
+        (SWAPS.with_columns(chain=pl.lit(10)), None, "swaps.chain: must be a chain with an AMM"),
+        (SWAPS.with_columns(token_out=pl.lit("DOGE")), None, "swaps.token_out: must be a token"),
+        (SWAPS.with_columns(token_in=pl.lit("USDC"), token_out=pl.lit("USDC")), None,
+         "swaps.token_out: must be another token than token_in"),
+        (SWAPS.with_columns(amount_in=pl.lit(0)), None, "swaps.amount_in: must be an integer >="),
+        (SWAPS.with_columns(amount_in=pl.lit(1.5)), None, "swaps.amount_in: must be an integer"),
+        (SWAPS.with_columns(t=pl.lit(-1.0)), None, "swaps.t: must be finite seconds >= 0"),
+        (None, CREDIT.drop("borrower"), r"credit: missing column\(s\) borrower"),
+        (None, CREDIT.with_columns(action=pl.lit("borrow")), "credit.action: must be one of lock"),
+        (None, CREDIT.with_columns(borrower=pl.lit(10)), "credit.borrower: must be the index"),
+        (None, CREDIT.with_columns(amount=pl.lit(-5)), "credit.amount: must be an integer >= 1"),
+    ],
+)  # fmt: skip
+def test_bad_swap_and_credit_flows_are_refused_naming_the_column(
+    service: EmbeddedService, swaps: object, credit: object, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        Traffic(service, swaps=swaps, credit=credit)  # type: ignore[arg-type]
+
+
+def test_traffic_reads_the_columns_the_generators_write() -> None:
+    assert tuple(SWAP_FLOW_SCHEMA.names()) == SWAP_FLOW_COLUMNS
+    assert tuple(CREDIT_FLOW_SCHEMA.names()) == CREDIT_FLOW_COLUMNS
+    assert set(CREDIT_ACTIONS) == set(COLLECT_CREDIT_ACTIONS)

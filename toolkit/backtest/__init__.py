@@ -4,6 +4,9 @@ What would a change of pool size, fee tiers or reservation windows have done to 
 
 - :func:`generate_flow` builds a seeded flow frame (Poisson arrivals with a daily profile,
   route mix, log-normal sizes clipped to each route's fee tiers, quote types, conversions).
+- :func:`generate_swap_flow` and :func:`generate_credit_flow` build seeded swap and credit
+  activity (swaps on the AMM markets; borrowers that lock, draw, repay and unlock), which
+  :class:`toolkit.collect.Traffic` plays on a live embedded service beside an order flow.
 - :func:`replay` runs a flow through the same engine that backs the embedded service: RFQ →
   transaction → escrow → fill → settlement, with optional client retries after a 404
   (:class:`RetryPolicy`). It returns a :class:`BacktestResult` with a request frame, a pool
@@ -33,6 +36,14 @@ a backtest gives identical frames on every run and machine.
 (True, 0)
 """
 
+from toolkit.backtest.activity import (
+    CREDIT_ACTIONS,
+    CREDIT_FLOW_SCHEMA,
+    DEFAULT_SWAP_PAIRS,
+    SWAP_FLOW_SCHEMA,
+    generate_credit_flow,
+    generate_swap_flow,
+)
 from toolkit.backtest.calibrate import Calibration, calibrate
 from toolkit.backtest.credit import (
     Book,
@@ -77,11 +88,15 @@ from toolkit.backtest.wholeflow import (
 from toolkit.resources import RetryPolicy
 
 __all__ = [
+    "CREDIT_ACTIONS",
+    "CREDIT_FLOW_SCHEMA",
     "DEFAULT_PROFILE",
+    "DEFAULT_SWAP_PAIRS",
     "FLOW_SCHEMA",
     "OUTCOMES",
     "OVERRIDE_KEYS",
     "REQUIRED_COLUMNS",
+    "SWAP_FLOW_SCHEMA",
     "WHOLE_FLOW_METRICS",
     "BacktestResult",
     "Book",
@@ -106,7 +121,9 @@ __all__ = [
     "credit_sweep",
     "default_sizes",
     "generate_book",
+    "generate_credit_flow",
     "generate_flow",
+    "generate_swap_flow",
     "griefing",
     "interactions",
     "poisson_arrivals",

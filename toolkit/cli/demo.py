@@ -3,11 +3,13 @@
 One pass through every layer, offline: the embedded service (in-process, the default target of
 every client) running ``--speed`` times faster than real time, with other users' order flow at
 the default scenario's rates as background traffic (RFQs that convert, open on chain, fill and
-settle: :class:`toolkit.collect.Traffic`), so the collectors observe a market rather than their
-own requests; collection from its surfaces into DuckDB (discovery snapshot, a swap-route sweep
-and a credit snapshot of the seeded book while the traffic warms up, the liquidity event stream,
-a paced RFQ sweep that follows each quote through the transaction endpoint and the calldata
-guard, a borrow-quote sweep); the pricing and capacity models on what was collected; a backtest
+settle; swaps on the AMM pools; borrowers that lock, draw, repay and unlock:
+:class:`toolkit.collect.Traffic`), so the collectors observe a market rather than their own
+requests; collection from its surfaces into DuckDB (discovery snapshot, a swap-route sweep and a
+credit snapshot of the seeded book and the traffic's borrowers while the traffic warms up, the
+liquidity event stream, a paced RFQ sweep that follows each quote through the transaction
+endpoint and the calldata guard, the swap routes and the borrowers again once the market has
+moved, a borrow-quote sweep); the pricing and capacity models on what was collected; a backtest
 of a day of order flow on the same engine and a pool_scale sweep of an hour at the day's mean
 rate (capital against 404 rate); and the report (figures and a summary).
 """
@@ -18,6 +20,8 @@ import argparse
 import multiprocessing
 import sys
 import time
+from collections import Counter
+from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -32,12 +36,15 @@ if TYPE_CHECKING:
     from toolkit.store import Store
 
 __all__ = [
+    "BORROWERS",
     "CREDIT_ACCOUNTS",
     "POOL_SCALES",
+    "SWAP_RATE",
     "SWAP_SIZES_USD",
     "SWEEP_HOURS",
     "add_arguments",
     "run",
+    "traffic_summary",
 ]
 
 #: Trade sizes of the demo's swap-route sweep, in USD.
@@ -48,6 +55,10 @@ POOL_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0)
 CREDIT_ACCOUNTS = 300
 #: Hours of flow the capital sweep replays, at the day's mean rate.
 SWEEP_HOURS = 1.0
+#: Other users' swaps per second on the AMM pools (before the hourly profile).
+SWAP_RATE = 0.1
+#: Borrowers of the background traffic (development accounts 0, 1, ...).
+BORROWERS = 4
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -161,9 +172,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step: Any) -> None:
-    from toolkit.backtest import generate_flow
+    from toolkit.backtest import generate_credit_flow, generate_flow, generate_swap_flow
     from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot, Traffic
     from toolkit.scenario import load_scenario
+    from toolkit.world.chain import dev_accounts
 
     progress = not args.no_progress
     step("snapshot of tokens, pools and fee tiers")
@@ -171,17 +183,23 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
     embedded = client.embedded
     assert embedded is not None  # the demo runs on the embedded default
     seconds = args.minutes * 60
-    flow = generate_flow(load_scenario("default", env={}), hours=seconds / 3600, seed=args.seed)
+    scenario = load_scenario("default", env={})
+    hours = seconds / 3600
+    flow = generate_flow(scenario, hours=hours, seed=args.seed)
+    swaps = generate_swap_flow(scenario, hours=hours, rate=SWAP_RATE, seed=args.seed)
+    credit = generate_credit_flow(scenario, hours=hours, borrowers=BORROWERS, seed=args.seed)
+    borrowers = [a.address for a in dev_accounts(scenario)[:BORROWERS]]
     # The quotes and orders of the first ten simulated minutes build up the pools' state.
     warmup = min(600.0, seconds / 3)
     step(
-        f"background traffic: {flow.height:,} RFQs of other users over {args.minutes:g} "
-        "simulated minutes at the default scenario's rates, converting quotes opened on chain, "
-        f"filled and settled; {warmup / 60:g} minutes to warm up"
+        f"background traffic over {args.minutes:g} simulated minutes at the default scenario's "
+        f"rates: {flow.height:,} RFQs of other users (converting quotes opened on chain, filled "
+        f"and settled), {swaps.height:,} swaps on the AMM pools, {credit.height:,} credit "
+        f"actions of {BORROWERS} borrowers; {warmup / 60:g} minutes to warm up"
     )
-    with Traffic(embedded, flow) as traffic:
+    with Traffic(embedded, flow, swaps=swaps, credit=credit) as traffic:
         began = client.clock()
-        _swaps_and_credit(client, store, progress, step)
+        _swaps_and_credit(client, store, progress, step, borrowers, sample=True)
         client.clock.sleep(max(0.0, warmup - (client.clock() - began)))
         remaining = seconds - warmup
         step(f"liquidity event stream for {remaining / 2 / 60:g} simulated minutes")
@@ -204,20 +222,47 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
             progress=progress,
         )
         _report_run(sweep.run(), step)
+        step("the swap routes and the borrowers again, after the market has moved")
+        _swaps_and_credit(client, store, progress, step, borrowers, sample=False)
         late = traffic.counts["late"]
-    counts = traffic.counts
-    step(
-        f"  background traffic sent {counts['rfq']:,} RFQs, {counts['quoted']:,} quoted, "
-        f"{counts['opened']:,} orders opened on chain"
-        + (f" ({late:,} steps ran more than a second late)" if late else "")
-    )
+    step("  background traffic: " + traffic_summary(traffic.counts))
+    if late:
+        step(f"  ({late:,} traffic steps ran more than a second late)")
     step("borrow-quote sweep, 1 round")
     _report_run(BorrowSweep(client, store, rounds=1, progress=progress).run(), step)
 
 
-def _swaps_and_credit(client: ServiceClient, store: Store, progress: bool, step: Any) -> None:
-    """A small swap-route sweep and a credit snapshot of the seeded book (during the warm-up,
-    which would otherwise only wait)."""
+def traffic_summary(counts: Mapping[str, int]) -> str:
+    """What background traffic did, in one line.
+
+    >>> print(traffic_summary({"rfq": 3, "quoted": 2, "opened": 1, "swap_quoted": 4,
+    ...     "swap_sent": 4, "credit_draw": 2, "credit_repay": 1, "credit_calls": 5}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    3 RFQs, 2 quoted, 1 orders opened on chain; 4 swap routes quoted, 4 swaps sent, 0 reverted;
+    0 locks, 2 draws, 1 repayments, 0 unlocks in 5 credit calls, 0 reverted
+    """
+    c = Counter(counts)
+    return (
+        f"{c['rfq']:,} RFQs, {c['quoted']:,} quoted, {c['opened']:,} orders opened on chain; "
+        f"{c['swap_quoted']:,} swap routes quoted, {c['swap_sent']:,} swaps sent, "
+        f"{c['swap_reverted']:,} reverted; {c['credit_lock']:,} locks, {c['credit_draw']:,} "
+        f"draws, {c['credit_repay']:,} repayments, {c['credit_unlock']:,} unlocks in "
+        f"{c['credit_calls']:,} credit calls, {c['credit_reverted']:,} reverted"
+    )
+
+
+def _swaps_and_credit(
+    client: ServiceClient,
+    store: Store,
+    progress: bool,
+    step: Any,
+    borrowers: list[str],
+    *,
+    sample: bool,
+) -> None:
+    """A small swap-route sweep and a credit snapshot of the traffic's ``borrowers`` (and, with
+    ``sample``, of a sample of the seeded book: during the warm-up, which would otherwise only
+    wait)."""
     from toolkit.client import SwapClient
     from toolkit.collect import CreditCollector
     from toolkit.collect.credit import known_accounts
@@ -230,13 +275,18 @@ def _swaps_and_credit(client: ServiceClient, store: Store, progress: bool, step:
     )
     with SwapClient(embedded=client.embedded, env={}, clock=client.clock) as swaps:
         _report_run(SwapSweep(swaps, store, points=points, progress=progress).run(), step)
-    book = known_accounts(client, store)
-    sample = book[:: max(1, len(book) // CREDIT_ACCOUNTS)][:CREDIT_ACCOUNTS]
-    step(
-        f"credit snapshot: the protocol and {len(sample)} of the seeded book's {len(book):,} "
-        "accounts (every k-th by address)"
-    )
-    credit = CreditCollector(client, store, accounts=sample, progress=progress)
+    accounts = list(borrowers)
+    if sample:
+        book = known_accounts(client, store)
+        accounts += book[:: max(1, len(book) // CREDIT_ACCOUNTS)][:CREDIT_ACCOUNTS]
+        step(
+            f"credit snapshot: the protocol, the traffic's {len(borrowers)} borrowers and "
+            f"{len(accounts) - len(borrowers)} of the seeded book's {len(book):,} accounts "
+            "(every k-th by address)"
+        )
+    else:
+        step(f"credit snapshot: the protocol and the traffic's {len(borrowers)} borrowers")
+    credit = CreditCollector(client, store, accounts=accounts, progress=progress)
     _report_run(credit.run(), step)
 
 

@@ -1,4 +1,5 @@
-"""Other users' order flow on a live embedded service, so that collectors observe a market.
+"""Other users' order flow, swaps and credit activity on a live embedded service, so that
+collectors observe a market.
 
 A :class:`Traffic` thread replays an order-flow frame (the backtests' flow: one row per RFQ with
 ``t``, route, token, amount, type, ``converts`` and ``convert_delay``; see
@@ -9,6 +10,15 @@ once per token and sends the ``open()`` transaction with ``eth_sendTransaction``
 ``Open`` event reaches the engine, the service's filler fills on the destination chain and the
 escrow settles, so reservations are made, converted, filled and released at the scenario's
 rates, and the liquidity stream carries what a real market would.
+
+Optional swap and credit flows (:func:`toolkit.backtest.generate_swap_flow` and
+:func:`toolkit.backtest.generate_credit_flow`) join the same time-ordered schedule. A swap asks
+the swap endpoint for a route, approves the route's ``target`` for ``tokenIn`` (a plain ERC-20
+allowance, once per account, token and spender) and sends the route's ``callData``. A credit
+action (lock, draw, repay, unlock) asks the credit endpoint for its calls and sends them. Both
+send from the development accounts with ``eth_sendTransaction``; their receipts are read a
+couple of blocks later on the same schedule, so a reverted swap or call is counted without
+the thread waiting for a block.
 
 It is never used against a real service, and its requests are not recorded: they are the
 market the collectors observe, not observations. What it did is counted (:attr:`counts`), so
@@ -25,22 +35,29 @@ from types import TracebackType
 from typing import Any
 
 import polars as pl
+from hexbytes import HexBytes
 from web3 import Web3
+from web3.exceptions import TransactionNotFound
 from web3.types import Wei
 
+from toolkit.arguments import ArgumentError
 from toolkit.client import (
     EmbeddedService,
     RetryPolicy,
     ServiceClient,
     ServiceError,
+    SwapClient,
     chain_web3,
 )
+from toolkit.client.credit import CreditClient
 from toolkit.clock import Clock
 from toolkit.codecs.functions import encode_call
 from toolkit.resources import Quote
 from toolkit.scenario import Scenario
+from toolkit.world.chain.accounts import DEV_ACCOUNTS
+from toolkit.world.chain.markets import MARKET_CHAINS, Market, market_for
 
-__all__ = ["FLOW_COLUMNS", "Traffic"]
+__all__ = ["CREDIT_FLOW_COLUMNS", "FLOW_COLUMNS", "SWAP_FLOW_COLUMNS", "Traffic"]
 
 #: The columns of a flow frame that traffic reads.
 FLOW_COLUMNS = (
@@ -53,21 +70,38 @@ FLOW_COLUMNS = (
     "converts",
     "convert_delay",
 )
+#: The columns of a swap flow that traffic reads (see :func:`toolkit.backtest.generate_swap_flow`).
+SWAP_FLOW_COLUMNS = ("t", "chain", "token_in", "token_out", "amount_in")
+#: The columns of a credit flow that traffic reads (see
+#: :func:`toolkit.backtest.generate_credit_flow`).
+CREDIT_FLOW_COLUMNS = ("t", "borrower", "action", "amount")
+#: What a credit flow's borrowers do (the rows' ``action``).
+CREDIT_ACTIONS = ("lock", "draw", "repay", "unlock")
 #: Gas sent with each transaction: above what approve and ``open()`` use on the simulated chains.
 GAS = 500_000
 MAX_APPROVAL = 2**256 - 1
 #: Seconds behind schedule after which a step counts as ``late`` (the thread cannot keep up).
 LATE = 1.0
+#: Blocks after which a sent swap's or credit call's receipt is read, and how often it is read
+#: again while the transaction is not mined yet.
+RECEIPT_BLOCKS = 2
+RECEIPT_TRIES = 10
 
 
 class Traffic:
-    """A daemon thread replaying ``flow`` against ``embedded`` on ``clock`` (default: the
-    service's own clock).
+    """A daemon thread replaying ``flow`` (and the optional ``swaps`` and ``credit`` flows)
+    against ``embedded`` on ``clock`` (default: the service's own clock).
 
-    ``flow`` times are seconds from :meth:`start`; tokens are symbols of ``scenario`` (default:
+    Flow times are seconds from :meth:`start`; tokens are symbols of ``scenario`` (default:
     the scenario the service runs). Users are the chains' development accounts
-    (``eth_accounts``), taken in turn. A step that falls due while the thread is still busy
-    runs at once (counted as ``late`` when more than :data:`LATE` seconds behind).
+    (``eth_accounts``), taken in turn for RFQs and swaps; credit borrower ``i`` is development
+    account ``i``. A step that falls due while the thread is still busy runs at once (counted
+    as ``late`` when more than :data:`LATE` seconds behind).
+
+    :attr:`counts` holds ``rfq``, ``quoted`` and ``opened`` for the order flow; ``swap_quoted``,
+    ``swap_sent`` and ``swap_reverted`` for swaps; ``credit_<action>`` (actions whose calls were
+    sent), ``credit_calls`` and ``credit_reverted`` for credit; refusals by endpoint and status
+    (``rfq 404``, ``swap 400``, ``credit draw 400``, ...).
 
     >>> import polars as pl
     >>> from toolkit.client import ServiceClient
@@ -76,57 +110,79 @@ class Traffic:
     ...     "token": ["USDC", "USDC"], "amount": [10**9, 10**9],
     ...     "type": ["ExactOutput", "ExactInput"], "converts": [True, False],
     ...     "convert_delay": [1.0, 0.0]})
+    >>> swaps = pl.DataFrame({"t": [0.5], "chain": [8453], "token_in": ["USDC"],
+    ...     "token_out": ["WETH"], "amount_in": [2_000 * 10**6]})
+    >>> credit = pl.DataFrame({"t": [0.0, 30.0], "borrower": [0, 0], "action": ["lock", "draw"],
+    ...     "amount": [1_000 * 10**6, 100 * 10**6]})
     >>> with ServiceClient(clock=ScaledClock(50.0)) as fast:
-    ...     with Traffic(fast.embedded, flow) as traffic:
+    ...     with Traffic(fast.embedded, flow, swaps=swaps, credit=credit) as traffic:
     ...         traffic.join(timeout=20)
     >>> traffic.counts["rfq"], traffic.counts["quoted"], traffic.counts["opened"]
     (2, 2, 1)
+    >>> traffic.counts["swap_sent"], traffic.counts["credit_draw"], traffic.counts["credit_calls"]
+    (1, 1, 3)
     """
 
     def __init__(
         self,
         embedded: EmbeddedService,
-        flow: pl.DataFrame,
+        flow: pl.DataFrame | None = None,
         *,
+        swaps: pl.DataFrame | None = None,
+        credit: pl.DataFrame | None = None,
         scenario: Scenario | None = None,
         clock: Clock | None = None,
     ) -> None:
         if not isinstance(embedded, EmbeddedService):
             raise ValueError("embedded: traffic is only driven into the embedded service")
-        if not isinstance(flow, pl.DataFrame):
-            raise ValueError(
-                "flow: must be a polars DataFrame (see toolkit.backtest.generate_flow)"
-            )
-        missing = [c for c in FLOW_COLUMNS if c not in flow.columns]
-        if missing:
-            raise ValueError(f"flow: missing column(s) {', '.join(missing)}")
         scenario = embedded.scenario if scenario is None else scenario
         if not isinstance(scenario, Scenario):
             raise ValueError("scenario: give the Scenario the service runs (its tokens' addresses)")
         self.embedded = embedded
         self.scenario = scenario
         self.clock: Clock = embedded.clock if clock is None else clock
-        self.flow = flow.select(FLOW_COLUMNS).sort("t")
+        self.flow = _frame(flow, "flow", FLOW_COLUMNS, "toolkit.backtest.generate_flow")
+        self.swaps = _frame(
+            swaps, "swaps", SWAP_FLOW_COLUMNS, "toolkit.backtest.generate_swap_flow"
+        )
+        self.credit = _frame(
+            credit, "credit", CREDIT_FLOW_COLUMNS, "toolkit.backtest.generate_credit_flow"
+        )
+        self._markets = _check_swaps(self.swaps, scenario)
+        self._credit = _check_credit(self.credit, scenario)
         self.counts: Counter[str] = Counter()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._approved: set[tuple[int, str, str]] = set()
+        self._approved: set[tuple[int, str, str, str]] = set()
         self._chains: dict[int, Web3] = {}
+        self._block_time = {chain.id: chain.block_time for chain in scenario.chains}
 
     # -- the loop ------------------------------------------------------------------------------
 
-    def _run(self) -> None:
-        if self.flow.is_empty():
-            return
+    def _schedule(self) -> tuple[list[tuple[float, int, str, Any]], itertools.count[int]]:
         start = self.clock()
         order = itertools.count()
         due: list[tuple[float, int, str, Any]] = []
-        for row in self.flow.iter_rows(named=True):
-            heapq.heappush(due, (start + float(row["t"]), next(order), "rfq", row))
-        users = itertools.cycle(self._chain(int(self.flow["src_chain"][0])).eth.accounts)
-        with ServiceClient(
-            embedded=self.embedded, clock=self.clock, retry=RetryPolicy.no_retries()
-        ) as client:
+        for kind, frame in (("rfq", self.flow), ("swap", self.swaps), ("credit", self.credit)):
+            for row in frame.iter_rows(named=True):
+                heapq.heappush(due, (start + float(row["t"]), next(order), kind, row))
+        return due, order
+
+    def _run(self) -> None:
+        if self.flow.is_empty() and self.swaps.is_empty() and self.credit.is_empty():
+            return
+        due, order = self._schedule()
+        accounts = self._chain(self.scenario.chains[0].id).eth.accounts
+        users = itertools.cycle(accounts)
+        with (
+            ServiceClient(
+                embedded=self.embedded, clock=self.clock, retry=RetryPolicy.no_retries()
+            ) as client,
+            SwapClient(
+                embedded=self.embedded, env={}, clock=self.clock, retry=RetryPolicy.no_retries()
+            ) as swaps,
+        ):
+            credit = CreditClient(client)
             while due and not self._stop.is_set():
                 at, _, kind, payload = heapq.heappop(due)
                 wait = at - self.clock()
@@ -136,13 +192,22 @@ class Traffic:
                     self.counts["late"] += 1
                 if self._stop.is_set():
                     break
+                later: list[tuple[float, str, Any]] = []
                 if kind == "rfq":
                     quote = self._rfq(client, payload, next(users))
                     if quote is not None and payload["converts"]:
-                        then = self.clock() + float(payload["convert_delay"])
-                        heapq.heappush(due, (then, next(order), "open", quote))
-                else:
+                        later.append((float(payload["convert_delay"]), "open", quote))
+                elif kind == "open":
                     self._open(client, payload)
+                elif kind == "swap":
+                    later.extend(self._swap(swaps, payload, next(users)))
+                elif kind == "credit":
+                    account = accounts[int(payload["borrower"])]
+                    later.extend(self._credit_action(credit, payload, account))
+                else:
+                    later.extend(self._receipt(*payload))
+                for delay, step, item in later:
+                    heapq.heappush(due, (self.clock() + delay, next(order), step, item))
 
     def _rfq(self, client: ServiceClient, row: dict[str, Any], user: str) -> Quote | None:
         self.counts["rfq"] += 1
@@ -176,24 +241,109 @@ class Traffic:
         escrow = Web3.to_checksum_address(request.to)
         for item in built.preview.inputs:
             self._approve(w3, request.chain_id, sender, item.asset_address, escrow)
-        try:
-            w3.eth.send_transaction(
-                {
-                    "from": sender,
-                    "to": escrow,
-                    "data": request.data,  # type: ignore[typeddict-item]
-                    "value": Wei(int(request.value, 16)),
-                    "gas": GAS,
-                }
-            )
-        except ValueError as exc:  # a JSON-RPC error: the user's transaction was refused
-            self.counts["open refused"] += 1
-            self.counts[f"open refused: {exc}"[:80]] += 1
+        value = int(request.value, 16)
+        if self._send(w3, sender, escrow, request.data, value, GAS, "open") is None:
             return
         self.counts["opened"] += 1
 
+    def _swap(
+        self, swaps: SwapClient, row: dict[str, Any], user: str
+    ) -> list[tuple[float, str, Any]]:
+        chain = int(row["chain"])
+        tokens = self._markets[chain].tokens
+        token_in = tokens[str(row["token_in"])].address
+        try:
+            route = swaps.route(
+                MARKET_CHAINS[chain],
+                amount_in=int(row["amount_in"]),
+                token_in=token_in,
+                token_out=tokens[str(row["token_out"])].address,
+            )
+        except ServiceError as exc:
+            self.counts[f"swap {exc.status}"] += 1
+            return []
+        self.counts["swap_quoted"] += 1
+        w3 = self._chain(chain)
+        target = Web3.to_checksum_address(route.target)
+        self._approve(w3, chain, user, token_in, target)
+        sent = self._send(w3, user, target, route.call_data, 0, route.gas_limit, "swap")
+        if sent is None:
+            return []
+        self.counts["swap_sent"] += 1
+        return [self._receipt_due(chain, sent, "swap_reverted")]
+
+    def _credit_action(
+        self, credit: CreditClient, row: dict[str, Any], account: str
+    ) -> list[tuple[float, str, Any]]:
+        action, amount = str(row["action"]), int(row["amount"])
+        asset = self._credit
+        try:
+            if action == "lock":
+                calls = credit.lock(account, amount, asset)
+            elif action == "draw":
+                calls = credit.draw(account, amount, account)
+            elif action == "repay":
+                calls = credit.repay(account, amount)
+            else:
+                calls = credit.unlock(account, amount, asset)
+        except ServiceError as exc:
+            self.counts[f"credit {action} {exc.status}"] += 1
+            return []
+        later: list[tuple[float, str, Any]] = []
+        for call in calls:
+            w3 = self._chain(call.chain_id)
+            to = Web3.to_checksum_address(call.to)
+            sent = self._send(w3, account, to, call.data, int(call.value), GAS, "credit")
+            if sent is None:
+                return later  # the later calls of the action depend on this one
+            self.counts["credit_calls"] += 1
+            later.append(self._receipt_due(call.chain_id, sent, "credit_reverted"))
+        self.counts[f"credit_{action}"] += 1
+        return later
+
+    def _send(
+        self, w3: Web3, sender: str, to: str, data: str, value: int, gas: int, what: str
+    ) -> HexBytes | None:
+        """Send a transaction as ``sender`` (a development account): its hash, or None (counted
+        as ``<what> refused``) when the node refuses it."""
+        try:
+            return w3.eth.send_transaction(
+                {"from": sender, "to": to, "data": data, "value": Wei(value), "gas": gas}  # type: ignore[typeddict-item]
+            )
+        except ValueError as exc:  # a JSON-RPC error: the user's transaction was refused
+            self.counts[f"{what} refused"] += 1
+            self.counts[f"{what} refused: {exc}"[:80]] += 1
+            return None
+
+    def _receipt_due(
+        self, chain_id: int, tx_hash: HexBytes, counter: str
+    ) -> tuple[float, str, Any]:
+        return (
+            RECEIPT_BLOCKS * self._block_time[chain_id],
+            "receipt",
+            (chain_id, tx_hash, counter, 1),
+        )
+
+    def _receipt(
+        self, chain_id: int, tx_hash: HexBytes, counter: str, tries: int
+    ) -> list[tuple[float, str, Any]]:
+        """Count ``counter`` when the transaction reverted; read again a block later while it is
+        not mined (``unmined`` after :data:`RECEIPT_TRIES` reads)."""
+        try:
+            receipt = self._chain(chain_id).eth.get_transaction_receipt(tx_hash)
+        except TransactionNotFound:
+            if tries >= RECEIPT_TRIES:
+                self.counts["unmined"] += 1
+                return []
+            again = (chain_id, tx_hash, counter, tries + 1)
+            return [(self._block_time[chain_id], "receipt", again)]
+        if receipt["status"] != 1:
+            self.counts[counter] += 1
+        return []
+
     def _approve(self, w3: Web3, chain_id: int, owner: str, token: str, spender: str) -> None:
-        key = (chain_id, owner, token)  # the chain id is known: no eth_chainId round trip
+        # The chain id is known: no eth_chainId round trip.
+        key = (chain_id, owner, token.lower(), spender.lower())
         if key in self._approved:
             return
         data = encode_call("erc20.approve", spender, MAX_APPROVAL)
@@ -234,3 +384,78 @@ class Traffic:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def _frame(
+    frame: pl.DataFrame | None, name: str, columns: tuple[str, ...], generator: str
+) -> pl.DataFrame:
+    """``frame``'s ``columns``, sorted by ``t`` (an empty frame for None)."""
+    if frame is None:
+        return pl.DataFrame(schema=list(columns))
+    if not isinstance(frame, pl.DataFrame):
+        raise ValueError(f"{name}: must be a polars DataFrame (see {generator})")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name}: missing column(s) {', '.join(missing)}")
+    out = frame.select(columns)
+    t = out["t"]
+    if not t.dtype.is_numeric():
+        raise ArgumentError(f"{name}.t", "seconds from the start (numbers)", str(t.dtype))
+    bad = out.filter(pl.col("t").is_null() | ~pl.col("t").cast(pl.Float64).is_finite())
+    bad = bad if not bad.is_empty() else out.filter(pl.col("t") < 0)
+    if not bad.is_empty():
+        raise ArgumentError(f"{name}.t", "finite seconds >= 0", bad["t"][0])
+    return out.sort("t")
+
+
+def _integers(
+    frame: pl.DataFrame, name: str, column: str, minimum: int, maximum: int | None, rule: str
+) -> None:
+    values = frame[column]
+    if not values.dtype.is_integer():
+        raise ArgumentError(f"{name}.{column}", rule, str(values.dtype))
+    low = values.is_null() | (values < minimum)
+    bad = values.filter(low if maximum is None else low | (values > maximum))
+    if len(bad):
+        raise ArgumentError(f"{name}.{column}", rule, bad[0])
+
+
+def _check_swaps(swaps: pl.DataFrame, scenario: Scenario) -> dict[int, Market]:
+    """The market of every chain ``swaps`` trades on, each row's tokens checked against it."""
+    if swaps.is_empty():
+        return {}
+    _integers(swaps, "swaps", "chain", 1, None, "a chain id")
+    _integers(swaps, "swaps", "amount_in", 1, None, "an integer >= 1 (smallest units)")
+    markets: dict[int, Market] = {}
+    for chain in swaps["chain"].unique().sort().to_list():
+        market = market_for(scenario, chain) if chain in MARKET_CHAINS else None
+        if market is None:
+            names = ", ".join(f"{c} ({n})" for c, n in sorted(MARKET_CHAINS.items()))
+            raise ArgumentError("swaps.chain", f"a chain with an AMM market: {names}", chain)
+        markets[chain] = market
+    for column in ("token_in", "token_out"):
+        for chain, symbol in swaps.select("chain", column).unique().sort("chain", column).rows():
+            tokens = markets[chain].tokens
+            if symbol not in tokens:
+                rule = f"a token of the {MARKET_CHAINS[chain]} market ({', '.join(sorted(tokens))})"
+                raise ArgumentError(f"swaps.{column}", rule, symbol)
+    same = swaps.filter(pl.col("token_in") == pl.col("token_out"))
+    if not same.is_empty():
+        raise ArgumentError("swaps.token_out", "another token than token_in", same["token_out"][0])
+    return markets
+
+
+def _check_credit(credit: pl.DataFrame, scenario: Scenario) -> str:
+    """The credit asset's address; every row of ``credit`` checked."""
+    if credit.is_empty():
+        return ""
+    if scenario.credit is None:
+        raise ValueError(f"credit: scenario {scenario.name!r} has no credit product")
+    actions = credit["action"]
+    bad = actions.filter(actions.is_null() | ~actions.cast(pl.String).is_in(CREDIT_ACTIONS))
+    if len(bad):
+        raise ArgumentError("credit.action", f"one of {', '.join(CREDIT_ACTIONS)}", bad[0])
+    rule = f"the index of a development account, 0 to {DEV_ACCOUNTS - 1}"
+    _integers(credit, "credit", "borrower", 0, DEV_ACCOUNTS - 1, rule)
+    _integers(credit, "credit", "amount", 1, None, "an integer >= 1 (smallest units)")
+    return scenario.credit.asset_address

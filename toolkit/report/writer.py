@@ -274,14 +274,34 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
     if swaps.height == 0:
         writer.skipped.append("swap routes: no rows in swap_routes")
         return
-    impact = swap_impact_table(swaps)
+    # Several swap-route runs watch a moving market: impact is the latest run's, and each pair's
+    # rate at its smallest size is set against the first run's.
+    runs = swaps.group_by("run_id").agg(pl.col("observed_at").min()).sort("observed_at")["run_id"]
+    impact = swap_impact_table(swaps.filter(pl.col("run_id") == runs[-1]))
     writer.table("swap_impact.csv", impact)
+    moved: list[tuple[str, object]] = []
+    if runs.len() > 1:
+        keys = ["network", "pair", "size_usd"]
+        first = swap_impact_table(swaps.filter(pl.col("run_id") == runs[0]))
+        change = (
+            impact.filter(pl.col("size_usd") == pl.col("size_usd").min().over("network", "pair"))
+            .join(first.select(*keys, pl.col("rate").alias("rate_first")), on=keys)
+            .filter(pl.col("rate_first") > 0)
+            .sort("network", "pair")
+        )
+        moved = [
+            (f"rate change since the first run: {pair} ({network}) (bps)", round(bps, 2))
+            for network, pair, bps in change.select(
+                "network", "pair", (10_000 * (pl.col("rate") / pl.col("rate_first") - 1))
+            ).rows()
+        ]
     answered = swaps.filter(pl.col("status").is_in([200, 404]))
     largest = impact.filter(pl.col("size_usd") == pl.col("size_usd").max().over("network", "pair"))
     writer.summary += summary_rows(
         "swap",
         [
             ("route requests", swaps.height),
+            ("swap-route runs", runs.len()),
             ("routes (200)", int((swaps["status"] == 200).sum())),
             ("no route (404) share", _share(answered, 404)),
             ("pairs × networks", impact.select("network", "pair").n_unique()),
@@ -291,6 +311,7 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
                     "network", "pair", "size_usd", "impact_bps"
                 ).rows()
             ],
+            *moved,
         ],
     )
     if impact.height:
