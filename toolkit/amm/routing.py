@@ -146,6 +146,10 @@ def find_paths(
     if token_in == token_out:
         raise ArgumentError("token_out", "a token other than token_in", token_out)
     found: list[Path] = []
+    beside: dict[str, list[Venue]] = {}  # the venues of each token, in the given order
+    for venue in venues:
+        beside.setdefault(venue.token0, []).append(venue)
+        beside.setdefault(venue.token1, []).append(venue)
 
     def walk(token: str, path: Path, seen: frozenset[str]) -> None:
         if token == token_out:
@@ -153,11 +157,9 @@ def find_paths(
             return
         if len(path) == max_hops:
             return
-        for venue in venues:
-            if token not in (venue.token0, venue.token1) or any(h.venue is venue for h in path):
-                continue
+        for venue in beside.get(token, ()):
             nxt = venue.other(token)
-            if nxt not in seen:
+            if nxt not in seen:  # no token twice, so no venue twice either
                 walk(nxt, (*path, Hop(venue, token, nxt)), seen | {nxt})
 
     walk(token_in, (), frozenset({token_in}))
