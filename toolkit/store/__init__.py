@@ -8,7 +8,7 @@ Example:
     >>> from toolkit.store import Store
     >>> with Store(":memory:") as store:
     ...     store.schema_version
-    5
+    6
 """
 
 from toolkit.store.connection import DATA_DIR_ENV, data_dir, default_path

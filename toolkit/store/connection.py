@@ -145,7 +145,7 @@ def migrate(con: duckdb.DuckDBPyConnection, where: str, read_only: bool) -> int:
 
     Example:
         >>> migrate(connect(None, read_only=False), MEMORY, read_only=False)
-        5
+        6
     """
     if read_only:
         if pending_migrations(con, MIGRATIONS, where=where):
