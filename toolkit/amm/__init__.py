@@ -9,7 +9,8 @@ Integer for integer, the same results and the same reverts as the contracts:
   swaps tick by tick, one bitmap word at a time, as ``UniswapV3Pool`` does.
 
 On top of them, :mod:`toolkit.amm.routing` finds split routes across pools: every path within
-a few hops, and the allocation that equalises the paths' marginal outputs, executed exactly.
+a few hops, and the allocation that equalises the paths' marginal outputs, searched on float
+curves (:mod:`toolkit.amm.curve`, :mod:`toolkit.amm.allocation`) and executed exactly.
 
 Every ``require`` of the contracts raises :class:`AmmError`, including the 256-bit overflow
 branches: Python integers do not overflow, so the ports mask or compare against ``2**256``

@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from toolkit.amm.allocation import PathModel
 from toolkit.amm.curve import Curve
 from toolkit.amm.errors import AmmError, ArgumentError, uint
 from toolkit.amm.v2 import Pair
@@ -293,233 +294,6 @@ def path_curves(path: Path, memo: dict[tuple[int, str], Curve] | None = None) ->
     return curves
 
 
-def _along(curves: list[Curve], amount_in: float) -> tuple[float, float, float]:
-    """``(output, marginal output, its slope)`` down a path of curves (the chain rule)."""
-    out, marginal, slope = amount_in, 1.0, 0.0
-    for curve in curves:
-        out, hop_marginal, hop_slope = curve.at(out)
-        slope = hop_slope * marginal * marginal + hop_marginal * slope
-        marginal *= hop_marginal
-    return out, marginal, slope
-
-
-def _capacity(curves: list[Curve]) -> float:
-    """The largest input down a path that no pool on it runs dry for (from the last hop back)."""
-    limit = math.inf  # the most the next hop can take, in its input token
-    for curve in reversed(curves):
-        most = curve.capacity
-        if limit < math.inf:
-            most = min(most, curve.needed(limit))
-        limit = most
-    return limit
-
-
-class _Paths:
-    """The float model of a set of paths.
-
-    :meth:`allocate` equalises the paths' marginal outputs as if each had its pools to itself,
-    which is exact when the paths share no pool. :meth:`improve` then climbs the total output
-    of the paths run one after the other (:meth:`total`: a pool two paths cross in the same
-    direction serves the second after the first), moving input from the path whose last unit
-    pays least to the one paying most, a Newton step at a time: this is what the split is
-    worth when paths share a pool, and what a path-by-path model overstates.
-    """
-
-    def __init__(self, paths: list[Path], amount_in: float) -> None:
-        self.amount_in = amount_in
-        memo: dict[tuple[int, str], Curve] = {}
-        self.curves = [path_curves(p, memo) for p in paths]
-        self.keys = [[(id(h.venue), h.token_in) for h in p] for p in paths]
-        # a margin under the float capacity: the exact pools round a few wei per range
-        self.caps = [min(amount_in, _capacity(c) * (1 - 1e-9)) for c in self.curves]
-        self.spot = [_along(c, 0.0)[1] for c in self.curves]
-        self.guess = [0.0] * len(paths)
-
-    def output(self, i: int, amount: float) -> float:
-        """Path ``i``'s float output for ``amount`` on the pools as they are."""
-        return _along(self.curves[i], amount)[0]
-
-    def take(self, i: int, price: float) -> tuple[float, float]:
-        """The input at which path ``i``'s marginal output falls to ``price``, and the inverse
-        of the marginal's slope there (what the input changes per unit of ``price``)."""
-        if self.spot[i] <= price:
-            return 0.0, 0.0
-        curves, high = self.curves[i], self.caps[i]
-        if _along(curves, high)[1] >= price:
-            return high, 0.0
-        low, amount = 0.0, self.guess[i]
-        if not low < amount < high:
-            amount = high / 2
-        slope = 0.0
-        for _ in range(200):  # safeguarded Newton: quadratic inside a range, halving across one
-            _, marginal, slope = _along(curves, amount)
-            if marginal > price:
-                low = amount
-            else:
-                high = amount
-            if abs(marginal - price) <= 1e-11 * price or high - low <= 1e-15 * high:
-                break
-            step = amount + (price - marginal) / slope if slope < 0 else -1.0
-            amount = step if low < step < high else (low + high) / 2
-        self.guess[i] = amount
-        return amount, (1.0 / slope if slope < 0 else 0.0)
-
-    def allocate(self, chosen: list[int], deadline: float | None) -> dict[int, float]:
-        """The amounts of the ``chosen`` paths whose marginal outputs are equal (or 0 where a
-        path's first unit pays less) and add up to the input: Newton on ``λ`` inside a bracket
-        that shrinks every step. :class:`AmmError` when they cannot take it all."""
-        amount_in = self.amount_in
-        if sum(self.caps[i] for i in chosen) < amount_in * (1 - 1e-12):
-            raise AmmError(f"the paths cannot take {amount_in:.0f} between them")
-        high = max(self.spot[i] for i in chosen)
-        # at or below every path's marginal output at its cap, each takes its cap: at least all
-        at_cap = [_along(self.curves[i], self.caps[i])[1] for i in chosen]
-        low = min(at_cap)
-        if low <= 0.0:
-            low = high * 1e-30
-        price = max(low, max(at_cap))  # the best path alone at the whole amount: a first guess
-        amounts = [0.0] * len(chosen)
-        for _ in range(200):
-            taken = [self.take(i, price) for i in chosen]
-            amounts = [a for a, _ in taken]
-            total = sum(amounts)
-            if abs(total - amount_in) <= 1e-10 * amount_in:
-                break
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            if total > amount_in:
-                low = price
-            else:
-                high = price
-            if high - low <= 1e-15 * high:
-                break
-            rate = sum(d for _, d in taken)
-            step = price - (total - amount_in) / rate if rate < 0 else -1.0
-            price = step if low < step < high else math.sqrt(low * high)
-        total = sum(amounts)
-        if total <= 0:
-            raise AmmError(f"the paths cannot take {amount_in:.0f} between them")
-        if total > amount_in:
-            amounts = [a * amount_in / total for a in amounts]
-        elif total < amount_in:  # stopped early: the rest where there is room, in proportion
-            room = [self.caps[i] - a for i, a in zip(chosen, amounts, strict=True)]
-            spare = sum(room)
-            amounts = [
-                a + r * (amount_in - total) / spare for a, r in zip(amounts, room, strict=True)
-            ]
-        return {i: a for i, a in zip(chosen, amounts, strict=True) if a > 0}
-
-    def shared(self, chosen: list[int]) -> bool:
-        """Whether two of the ``chosen`` paths cross a pool in the same direction."""
-        seen: set[tuple[int, str]] = set()
-        for i in chosen:
-            for key in self.keys[i]:
-                if key in seen:
-                    return True
-                seen.add(key)
-        return False
-
-    def total(self, amounts: dict[int, float]) -> Run:
-        """The paths run one after the other (largest first, as they execute) on the float
-        curves: see :class:`Run`."""
-        flows: dict[tuple[int, str], float] = {}
-        curves: dict[tuple[int, str], Curve] = {}
-        ends: dict[tuple[int, str], tuple[float, float, float]] = {}  # at the flow so far
-        out = 0.0
-        for i in sorted(amounts, key=lambda i: -amounts[i]):
-            carried = amounts[i]
-            for curve, key in zip(self.curves[i], self.keys[i], strict=True):
-                before = flows.get(key, 0.0)
-                flows[key] = before + carried
-                curves[key] = curve
-                end = ends[key] = curve.at(before + carried)
-                carried = end[0] - (curve.at(before)[0] if before else 0.0)
-            out += carried
-        over = {
-            key: (flow - limit) / limit
-            for key, flow in flows.items()
-            if flow > (limit := curves[key].capacity * (1 - 1e-9)) * (1 + 1e-12)
-        }
-        marginals, spill = {}, {}
-        for i in amounts:
-            marginal, spilled = 1.0, 0.0
-            for curve, key in zip(self.curves[i], self.keys[i], strict=True):
-                if key in over:  # a unit more here spills this much more over the capacity
-                    spilled += marginal / (curve.capacity * (1 - 1e-9))
-                marginal *= ends[key][1]
-            marginals[i], spill[i] = marginal, spilled
-        return Run(out, marginals, sum(over.values()), spill)
-
-    def improve(self, amounts: dict[int, float], deadline: float | None) -> dict[int, float]:
-        """Climb :meth:`total` from ``amounts`` over the same paths (see the class): first
-        out of any pool the paths together run dry, then to a larger output."""
-        amounts = dict(amounts)
-        run = self.total(amounts)
-        budget = 32  # runs of the paths: the last steps are worth fractions of a bps
-        while budget > 0:
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            open_ = [i for i in amounts if self.caps[i] - amounts[i] > self.amount_in * 1e-9]
-            givers = [i for i in amounts if amounts[i] > 0]
-            if run.overflow > 0:  # move input to the path that spills least
-                to = min(open_, key=lambda i: run.spill[i], default=None)
-                source = max(givers, key=lambda i: run.spill[i], default=None)
-                if to is None or source is None:
-                    break
-                rate = run.spill[source] - run.spill[to]
-                if rate <= 0:
-                    break
-                step = 1.01 * run.overflow / rate
-            else:
-                to = max(open_, key=lambda i: run.marginals[i], default=None)
-                source = min(
-                    (i for i in givers if i != to), key=lambda i: run.marginals[i], default=None
-                )
-                if to is None or source is None:
-                    break
-                gain = run.marginals[to] - run.marginals[source]
-                if gain <= 1e-6 * run.marginals[to]:
-                    break
-                # the curvature along the move, from the marginals a small step further
-                probe = min(amounts[source], self.amount_in * 1e-6)
-                ahead = self.total(_moved(amounts, source, to, probe)).marginals
-                budget -= 1
-                curvature = ((ahead[to] - ahead[source]) - gain) / probe
-                step = -gain / curvature if curvature < 0 else amounts[source]
-            step = min(step, amounts[source], self.caps[to] - amounts[to])
-            while step > self.amount_in * 1e-12:
-                trial = _moved(amounts, source, to, step)
-                after = self.total(trial)
-                budget -= 1
-                if after.overflow < run.overflow or (after.overflow == 0 and after.out > run.out):
-                    amounts, run = trial, after
-                    break
-                step /= 2
-            else:
-                break
-        return {i: a for i, a in amounts.items() if a > 0}
-
-
-@dataclass(frozen=True)
-class Run:
-    """Paths run one after the other on float curves: the total ``out``, each path's marginal
-    output at the pools' final flows, ``overflow`` (the flows over the pools' capacities,
-    each as a share of its capacity: 0 when no pool runs dry) and each path's ``spill`` (how
-    much a unit more down it adds to the overflow)."""
-
-    out: float
-    marginals: dict[int, float]
-    overflow: float
-    spill: dict[int, float]
-
-
-def _moved(amounts: dict[int, float], source: int, to: int, step: float) -> dict[int, float]:
-    moved = dict(amounts)
-    moved[source] -= step
-    moved[to] += step
-    return moved
-
-
 def _whole(amounts: dict[Path, float], amount_in: int) -> dict[Path, int]:
     """Float amounts as integers adding up to ``amount_in``: shares under a millionth dropped,
     the rounding remainder to the largest share."""
@@ -551,7 +325,12 @@ def _plans(
     if not paths:
         raise AmmError(f"no path from {token_in} to {token_out} within {max_hops} hops")
     total = float(amount_in)
-    model = _Paths(paths, total)
+    memo: dict[tuple[int, str], Curve] = {}
+    model = PathModel(
+        [path_curves(p, memo) for p in paths],
+        [[(id(h.venue), h.token_in) for h in p] for p in paths],
+        total,
+    )
     alone = sorted(
         ((model.output(i, total), {paths[i]: amount_in}) for i in range(len(paths))
          if model.caps[i] >= total),
