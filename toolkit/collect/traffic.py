@@ -33,6 +33,7 @@ import itertools
 import os
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
@@ -192,14 +193,17 @@ class Traffic:
 
     # -- the loop ------------------------------------------------------------------------------
 
-    def _schedule(self) -> tuple[list[tuple[float, int, str, Any]], itertools.count[int]]:
+    def _schedule(self) -> Iterator[tuple[float, int, str, Any]]:
+        """The flows' rows as ``(due, 0, kind, row)`` in time order, read as they fall due (a
+        day of flow is millions of rows: none is held before its turn)."""
         start = self.clock()
-        order = itertools.count()
-        due: list[tuple[float, int, str, Any]] = []
-        for kind, frame in (("rfq", self.flow), ("swap", self.swaps), ("credit", self.credit)):
+
+        def rows(kind: str, frame: pl.DataFrame) -> Iterator[tuple[float, int, str, Any]]:
             for row in frame.iter_rows(named=True):
-                heapq.heappush(due, (start + float(row["t"]), next(order), kind, row))
-        return due, order
+                yield start + float(row["t"]), 0, kind, row
+
+        streams = [rows("rfq", self.flow), rows("swap", self.swaps), rows("credit", self.credit)]
+        return heapq.merge(*streams, key=lambda item: item[0])
 
     def _run(self) -> None:
         if self.flow.is_empty() and self.swaps.is_empty() and self.credit.is_empty():
@@ -215,13 +219,21 @@ class Traffic:
             self._chains.clear()
 
     def _play(self) -> None:
-        due, order = self._schedule()
+        flows = self._schedule()
+        upcoming = next(flows, None)
+        # Steps the played ones lead to (an order to open, a receipt to read), in time order.
+        later: list[tuple[float, int, str, Any]] = []
+        order = itertools.count(1)
         accounts = self._chain(self.scenario.chains[0].id).eth.accounts
         users = itertools.cycle(accounts)
         with self.target.service() as client, self.target.swap() as swaps:
             credit = CreditClient(client)
-            while due and not self._stop.is_set():
-                at, _, kind, payload = heapq.heappop(due)
+            while (upcoming is not None or later) and not self._stop.is_set():
+                if upcoming is not None and (not later or upcoming[0] <= later[0][0]):
+                    at, _, kind, payload = upcoming
+                    upcoming = next(flows, None)
+                else:
+                    at, _, kind, payload = heapq.heappop(later)
                 wait = at - self.clock()
                 if wait > 0:
                     self._wait(wait)
@@ -229,22 +241,22 @@ class Traffic:
                     self.counts["late"] += 1
                 if self._stop.is_set():
                     break
-                later: list[tuple[float, str, Any]] = []
+                steps: list[tuple[float, str, Any]] = []
                 if kind == "rfq":
                     quote = self._rfq(client, payload, next(users))
                     if quote is not None and payload["converts"]:
-                        later.append((float(payload["convert_delay"]), "open", quote))
+                        steps.append((float(payload["convert_delay"]), "open", quote))
                 elif kind == "open":
                     self._open(client, payload)
                 elif kind == "swap":
-                    later.extend(self._swap(swaps, payload, next(users)))
+                    steps.extend(self._swap(swaps, payload, next(users)))
                 elif kind == "credit":
                     account = accounts[int(payload["borrower"])]
-                    later.extend(self._credit_action(credit, payload, account))
+                    steps.extend(self._credit_action(credit, payload, account))
                 else:
-                    later.extend(self._receipt(*payload))
-                for delay, step, item in later:
-                    heapq.heappush(due, (self.clock() + delay, next(order), step, item))
+                    steps.extend(self._receipt(*payload))
+                for delay, step, item in steps:
+                    heapq.heappush(later, (self.clock() + delay, next(order), step, item))
 
     def _wait(self, seconds: float) -> None:
         """Sleep ``seconds`` on the clock, in slices of :data:`WAIT_SLICE`, until stopped."""
