@@ -194,8 +194,9 @@ class Traffic:
     # -- the loop ------------------------------------------------------------------------------
 
     def _schedule(self) -> Iterator[tuple[float, int, str, Any]]:
-        """The flows' rows as ``(due, 0, kind, row)`` in time order, read as they fall due (a
-        day of flow is millions of rows: none is held before its turn)."""
+        """The flows' rows as ``(due, 0, kind, row)`` in time order, each read from its frame
+        when its turn comes (a day of flow at scale is millions of rows: heaping them all first
+        would hold the start up for seconds)."""
         start = self.clock()
 
         def rows(kind: str, frame: pl.DataFrame) -> Iterator[tuple[float, int, str, Any]]:
