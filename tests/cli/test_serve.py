@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import httpx
 import pytest
 
 from toolkit.cli import serve as command
+from toolkit.codecs.events import EVENTS
 from toolkit.scenario import load_scenario
 from toolkit.server.loopback import bind_socket
 from toolkit.world.chain import dev_accounts
@@ -97,6 +99,9 @@ def test_serve_prints_the_simulation_key_and_stops_on_ctrl_c(serve: Serve) -> No
     assert answer.json()["result"] == hex(8453)
     first = dev_accounts(load_scenario("default", env={}))[0]
     assert f"(0) {first.address}  key {first.key.reveal()}" in lines
+    # No background traffic unless asked for.
+    assert not any(line.startswith("Background traffic") for line in lines)
+    assert _swap_logs(url) == 0
     events = httpx.Client(timeout=5).send(
         httpx.Request(
             "GET",
@@ -112,6 +117,7 @@ def test_serve_prints_the_simulation_key_and_stops_on_ctrl_c(serve: Serve) -> No
     assert process.returncode == 0
     assert "Stopped." in out
     assert "Traceback" not in out
+    assert "Background traffic" not in out
     # An open event stream did not hold the shutdown up.
     assert time.monotonic() - started < 10
     events.close()
@@ -144,3 +150,74 @@ def test_serve_reports_a_busy_port(capsys: pytest.CaptureFixture[str]) -> None:
     finally:
         busy.close()
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_traffic_is_off_by_default() -> None:
+    args = parse()
+    assert args.traffic is False
+    assert (args.traffic_hours, args.traffic_seed, args.traffic_scale) == (24.0, 0, 1.0)
+    assert parse("--traffic", "--traffic-scale", "0.5").traffic_scale == 0.5
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "rule"),
+    [
+        ("--traffic-hours", "0", "must be a finite number > 0, got '0'"),
+        ("--traffic-hours", "a day", "must be a finite number > 0, got 'a day'"),
+        ("--traffic-seed", "-1", "must be an integer >= 0, got '-1'"),
+        ("--traffic-scale", "nan", "must be a finite number > 0, got 'nan'"),
+    ],
+)
+def test_bad_traffic_options_are_reported(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, rule: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse("--traffic", option, value)
+    assert info.value.code == 2
+    assert f"argument {option}: {rule}" in capsys.readouterr().err
+
+
+def _swap_logs(url: str) -> int:
+    swap = [EVENTS["v3pool.Swap"].topic0, EVENTS["v2pair.Swap"].topic0]
+    found = 0
+    for chain in (1, 8453):
+        answer = httpx.post(
+            f"{url}/rpc/{chain}",
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "eth_getLogs",
+                "params": [{"fromBlock": "0x0", "topics": [swap]}],
+            },
+            timeout=5,
+        )
+        found += len(answer.json()["result"])
+    return found
+
+
+@pytest.mark.loopback
+def test_serve_with_traffic_replays_other_users_until_sigterm(serve: Serve) -> None:
+    secret = "k-env-7c41d2aa"
+    process, url, lines = serve(
+        _env(TOOLKIT_API_KEY=secret), "--traffic", "--traffic-hours", "0.1", "--traffic-scale", "50"
+    )
+    line = next(line for line in lines if line.startswith("Background traffic on:"))
+    assert "0.1 hours of the scenario's rates x50 (seed 0)" in line
+    assert "RFQs of other users" in line and "swaps on the AMM pools" in line
+    assert "credit actions of 4 borrowers" in line
+    assert httpx.get(url + "/health", timeout=5).json() == {"status": "ok"}
+    # The traffic's swaps reach the chains: Swap events in the pools' logs.
+    deadline = time.monotonic() + 15
+    while _swap_logs(url) == 0:
+        assert time.monotonic() < deadline, "no Swap event from the traffic within 15 s"
+        time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    out, _ = process.communicate(timeout=20)
+    assert process.returncode == 0
+    assert "Traceback" not in out and secret not in out
+    summary = next(line for line in out.splitlines() if line.startswith("Background traffic:"))
+    rfqs, quoted = (
+        int(word.replace(",", "")) for word in re.findall(r"([\d,]+) (?:RFQs|quoted)", summary)
+    )
+    assert rfqs > 0 and quoted > 0  # authenticated with the key from the environment
+    assert out.rstrip().endswith("Stopped.")

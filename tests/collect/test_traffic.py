@@ -20,6 +20,8 @@ from toolkit.collect import Traffic
 from toolkit.collect.traffic import CREDIT_ACTIONS as COLLECT_CREDIT_ACTIONS
 from toolkit.collect.traffic import CREDIT_FLOW_COLUMNS, SWAP_FLOW_COLUMNS
 from toolkit.scenario import load_scenario
+from toolkit.server import create_app
+from toolkit.server.loopback import serve_in_thread
 from toolkit.world.chain.markets import market_for
 
 FLOW = pl.DataFrame(
@@ -179,3 +181,65 @@ def test_traffic_reads_the_columns_the_generators_write() -> None:
     assert tuple(SWAP_FLOW_SCHEMA.names()) == SWAP_FLOW_COLUMNS
     assert tuple(CREDIT_FLOW_SCHEMA.names()) == CREDIT_FLOW_COLUMNS
     assert set(CREDIT_ACTIONS) == set(COLLECT_CREDIT_ACTIONS)
+
+
+@pytest.mark.loopback
+def test_traffic_drives_a_service_served_over_http() -> None:
+    # Slower than in-process: each step's requests cross a socket to a server in this process.
+    clock = ScaledClock(20.0)
+    scenario = load_scenario("default", env={})
+    with serve_in_thread(create_app(scenario, clock=clock)) as url:
+        flow = FLOW.head(2)
+        credit = CREDIT.head(2).with_columns(t=pl.Series([0.0, 40.0]))  # lock, then draw
+        traffic = Traffic(
+            base_url=url, flow=flow, swaps=SWAPS.head(1), credit=credit,
+            scenario=scenario, clock=clock,
+        )  # fmt: skip
+        assert traffic.base_url == url and traffic.embedded is None
+        assert "demo-key" not in repr(traffic)
+        with traffic:
+            traffic.join(timeout=30)
+        counts = {k: n for k, n in traffic.counts.items() if k != "late"}
+        assert counts == {
+            "rfq": 2,
+            "quoted": 2,
+            "opened": 2,
+            "swap_quoted": 1,
+            "swap_sent": 1,
+            "credit_lock": 1,
+            "credit_draw": 1,
+            "credit_calls": 3,  # approve + lock, draw
+        }
+        base = chain_web3(8453, url=f"{url}/rpc/8453")
+        swap = EVENTS["v3pool.Swap"].topic0, EVENTS["v2pair.Swap"].topic0
+        try:
+            assert base.eth.get_logs({"fromBlock": 0, "topics": [list(swap)]})
+        finally:
+            base.provider.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.loopback
+def test_traffic_ends_quietly_when_the_served_service_goes_away() -> None:
+    clock = ScaledClock(100.0)
+    scenario = load_scenario("single-pool", env={})
+    with serve_in_thread(create_app(scenario, clock=clock)) as url:
+        pass
+    flow = FLOW.head(1).with_columns(src_chain=pl.lit(8453), dst_chain=pl.lit(8453))
+    with Traffic(base_url=url, flow=flow, scenario=scenario, clock=clock) as traffic:
+        traffic.join(timeout=10)
+    assert traffic.counts == {"unreachable": 1}
+
+
+def test_the_target_is_one_service_given_once() -> None:
+    service = EmbeddedService("single-pool", env={})
+    try:
+        with pytest.raises(ValueError, match="base_url: give an embedded service or the base"):
+            Traffic(service, FLOW, base_url="http://127.0.0.1:8700")
+        with pytest.raises(ValueError, match=r"scenario: give the Scenario \(or its name\)"):
+            Traffic(base_url="http://127.0.0.1:8700", flow=FLOW)
+        with pytest.raises(ValueError, match="base_url: not a valid URL"):
+            Traffic(base_url="http://127.0.0.1:99999", flow=FLOW, scenario="default")
+        with pytest.raises(ValueError, match="embedded: traffic is only driven into the embedded"):
+            Traffic(flow=FLOW)
+    finally:
+        service.close()

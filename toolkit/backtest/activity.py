@@ -53,6 +53,7 @@ from toolkit.world.chain.markets import MARKET_CHAINS, market_for
 __all__ = [
     "CREDIT_ACTIONS",
     "CREDIT_FLOW_SCHEMA",
+    "DEFAULT_DRAW_RATE",
     "DEFAULT_SWAP_PAIRS",
     "SWAP_FLOW_SCHEMA",
     "generate_credit_flow",
@@ -86,6 +87,8 @@ DEFAULT_SWAP_PAIRS: Final = (
     ("USDC", "BTC"),
     ("BTC", "USDC"),
 )
+#: Draws per borrower and hour of :func:`generate_credit_flow` unless told otherwise.
+DEFAULT_DRAW_RATE: Final = 6.0
 #: A borrower's first draw waits this long after its lock (the lock mined and seen by /info).
 _SETTLE = 60.0
 _HOUR = 3600.0
@@ -180,7 +183,7 @@ def generate_credit_flow(
     *,
     hours: float = 24.0,
     borrowers: int = 4,
-    draw_rate: float = 6.0,
+    draw_rate: float = DEFAULT_DRAW_RATE,
     seed: int = 0,
     collateral_usd: float = 20_000.0,
     draw_usd: float = 500.0,

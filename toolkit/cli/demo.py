@@ -20,13 +20,18 @@ import argparse
 import multiprocessing
 import sys
 import time
-from collections import Counter
-from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from toolkit.cli.argtypes import integer, real
+from toolkit.cli.traffic import (
+    BORROWERS,
+    SWAP_RATE,
+    background_flows,
+    describe_flows,
+    traffic_summary,
+)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -55,10 +60,6 @@ POOL_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0)
 CREDIT_ACCOUNTS = 300
 #: Hours of flow the capital sweep replays, at the day's mean rate.
 SWEEP_HOURS = 1.0
-#: Other users' swaps per second on the AMM pools (before the hourly profile).
-SWAP_RATE = 0.1
-#: Borrowers of the background traffic (development accounts 0, 1, ...).
-BORROWERS = 4
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -172,7 +173,6 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step: Any) -> None:
-    from toolkit.backtest import generate_credit_flow, generate_flow, generate_swap_flow
     from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot, Traffic
     from toolkit.scenario import load_scenario
     from toolkit.world.chain import dev_accounts
@@ -184,20 +184,15 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
     assert embedded is not None  # the demo runs on the embedded default
     seconds = args.minutes * 60
     scenario = load_scenario("default", env={})
-    hours = seconds / 3600
-    flow = generate_flow(scenario, hours=hours, seed=args.seed)
-    swaps = generate_swap_flow(scenario, hours=hours, rate=SWAP_RATE, seed=args.seed)
-    credit = generate_credit_flow(scenario, hours=hours, borrowers=BORROWERS, seed=args.seed)
+    flows = background_flows(scenario, hours=seconds / 3600, seed=args.seed)
     borrowers = [a.address for a in dev_accounts(scenario)[:BORROWERS]]
     # The quotes and orders of the first ten simulated minutes build up the pools' state.
     warmup = min(600.0, seconds / 3)
     step(
         f"background traffic over {args.minutes:g} simulated minutes at the default scenario's "
-        f"rates: {flow.height:,} RFQs of other users (converting quotes opened on chain, filled "
-        f"and settled), {swaps.height:,} swaps on the AMM pools, {credit.height:,} credit "
-        f"actions of {BORROWERS} borrowers; {warmup / 60:g} minutes to warm up"
+        f"rates: {describe_flows(flows)}; {warmup / 60:g} minutes to warm up"
     )
-    with Traffic(embedded, flow, swaps=swaps, credit=credit) as traffic:
+    with Traffic(embedded, flows.intents, swaps=flows.swaps, credit=flows.credit) as traffic:
         began = client.clock()
         _swaps_and_credit(client, store, progress, step, borrowers, sample=True)
         client.clock.sleep(max(0.0, warmup - (client.clock() - began)))
@@ -230,25 +225,6 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
         step(f"  ({late:,} traffic steps ran more than a second late)")
     step("borrow-quote sweep, 1 round")
     _report_run(BorrowSweep(client, store, rounds=1, progress=progress).run(), step)
-
-
-def traffic_summary(counts: Mapping[str, int]) -> str:
-    """What background traffic did, in one line.
-
-    >>> print(traffic_summary({"rfq": 3, "quoted": 2, "opened": 1, "swap_quoted": 4,
-    ...     "swap_sent": 4, "credit_draw": 2, "credit_repay": 1, "credit_calls": 5}))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    3 RFQs, 2 quoted, 1 orders opened on chain; 4 swap routes quoted, 4 swaps sent, 0 reverted;
-    0 locks, 2 draws, 1 repayments, 0 unlocks in 5 credit calls, 0 reverted
-    """
-    c = Counter(counts)
-    return (
-        f"{c['rfq']:,} RFQs, {c['quoted']:,} quoted, {c['opened']:,} orders opened on chain; "
-        f"{c['swap_quoted']:,} swap routes quoted, {c['swap_sent']:,} swaps sent, "
-        f"{c['swap_reverted']:,} reverted; {c['credit_lock']:,} locks, {c['credit_draw']:,} "
-        f"draws, {c['credit_repay']:,} repayments, {c['credit_unlock']:,} unlocks in "
-        f"{c['credit_calls']:,} credit calls, {c['credit_reverted']:,} reverted"
-    )
 
 
 def _swaps_and_credit(

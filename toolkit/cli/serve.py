@@ -1,4 +1,5 @@
-"""``toolkit serve``: run the embedded service with uvicorn on a loopback address."""
+"""``toolkit serve``: run the embedded service with uvicorn on a loopback address, optionally with
+other users' activity on it (``--traffic``: :class:`toolkit.collect.Traffic` over HTTP)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import TYPE_CHECKING
 from toolkit.cli.argtypes import integer, real
 
 if TYPE_CHECKING:
+    from toolkit.cli.traffic import Flows
+    from toolkit.collect import Traffic
     from toolkit.scenario import Scenario
 
 __all__ = ["add_arguments", "run"]
@@ -49,6 +52,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("critical", "error", "warning", "info", "debug"),
         help="uvicorn log level (default: info)",
     )
+    parser.add_argument(
+        "--traffic",
+        action="store_true",
+        help="replay other users' RFQs (converting ones opened on chain, filled and settled), "
+        "swaps and credit actions at the scenario's rates against the service, in real time",
+    )
+    parser.add_argument(
+        "--traffic-hours",
+        type=real(above=0),
+        default=24.0,
+        metavar="HOURS",
+        help="hours of activity --traffic replays (default: 24)",
+    )
+    parser.add_argument(
+        "--traffic-seed",
+        type=integer(minimum=0),
+        default=0,
+        metavar="SEED",
+        help="seed of the activity --traffic replays (default: 0)",
+    )
+    parser.add_argument(
+        "--traffic-scale",
+        type=real(above=0),
+        default=1.0,
+        metavar="FACTOR",
+        help="--traffic's rates (RFQs, swaps, credit draws) times this factor (default: 1)",
+    )
 
 
 def print_chains(scenario: Scenario, base_url: str, shown: int = 3) -> None:
@@ -68,12 +98,46 @@ def print_chains(scenario: Scenario, base_url: str, shown: int = 3) -> None:
         print(f"  ({i}) {account.address}  key {account.key.reveal()}")
 
 
+def _start_traffic(
+    scenario: Scenario, flows: Flows, base_url: str, args: argparse.Namespace
+) -> Traffic:
+    """Start replaying ``flows`` against the service at ``base_url``; print one line on what
+    they hold."""
+    from toolkit.cli.traffic import describe_flows
+    from toolkit.collect import Traffic
+
+    traffic = Traffic(
+        base_url=base_url,
+        flow=flows.intents,
+        swaps=flows.swaps,
+        credit=flows.credit,
+        scenario=scenario,
+    )
+    print(
+        f"Background traffic on: {args.traffic_hours:g} hours of the scenario's rates "
+        f"x{args.traffic_scale:g} (seed {args.traffic_seed}) in real time from now: "
+        f"{describe_flows(flows)}"
+    )
+    return traffic.start()
+
+
+def _local_url(host: str, port: int) -> str:
+    """The URL this process reaches the service at (a wildcard address is not one to dial)."""
+    if host in ("0.0.0.0", ""):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C (or SIGTERM); returns the exit status."""
+    from toolkit.cli.traffic import background_flows, traffic_summary
     from toolkit.scenario import API_KEY_ENV, ScenarioError, load_scenario
     from toolkit.server.app import create_app
     from toolkit.server.loopback import bind_socket, serve_socket
@@ -81,6 +145,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         scenario = load_scenario(args.scenario)
         app = create_app(scenario, heartbeat=args.heartbeat)
+        flows = None
+        if args.traffic:
+            flows = background_flows(
+                scenario, hours=args.traffic_hours, seed=args.traffic_seed, scale=args.traffic_scale
+            )
     except (ScenarioError, ValueError) as exc:
         print(f"toolkit serve: {exc}", file=sys.stderr)
         return 2
@@ -105,6 +174,10 @@ def run(args: argparse.Namespace) -> int:
         " base): HTTP Basic, any username, an API key as password"
     )
     print_chains(scenario, f"http://{shown}:{port}")
+    # Requests wait in the socket's backlog until uvicorn accepts them.
+    traffic = None
+    if flows is not None:
+        traffic = _start_traffic(scenario, flows, _local_url(host, port), args)
     print("Press Ctrl-C to stop.", flush=True)
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal it caught;
     # both then end here as a clean stop instead of a traceback or a kill by SIGTERM.
@@ -115,6 +188,12 @@ def run(args: argparse.Namespace) -> int:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if traffic is not None:
+            traffic.stop()
         sock.close()
+    if traffic is not None:
+        print(f"Background traffic: {traffic_summary(traffic.counts)}")
+        if traffic.counts["late"]:
+            print(f"  ({traffic.counts['late']:,} traffic steps ran more than a second late)")
     print("Stopped.", flush=True)
     return 0

@@ -3,7 +3,8 @@ collectors observe a market.
 
 A :class:`Traffic` thread replays an order-flow frame (the backtests' flow: one row per RFQ with
 ``t``, route, token, amount, type, ``converts`` and ``convert_delay``; see
-:func:`toolkit.backtest.generate_flow`) against an embedded service on the client's clock: each
+:func:`toolkit.backtest.generate_flow`) against an embedded service, in-process or served over
+HTTP (``toolkit serve --traffic``), on the client's clock: each
 RFQ at its time, and each converting quote ``convert_delay`` later through the transaction
 endpoint, then on chain as a user would: the development account that asked approves the escrow
 once per token and sends the ``open()`` transaction with ``eth_sendTransaction``. The escrow's
@@ -29,11 +30,14 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
+import httpx
 import polars as pl
 from hexbytes import HexBytes
 from web3 import Web3
@@ -47,13 +51,15 @@ from toolkit.client import (
     ServiceClient,
     ServiceError,
     SwapClient,
+    TransportError,
     chain_web3,
 )
+from toolkit.client.config import resolve_base_url
 from toolkit.client.credit import CreditClient
-from toolkit.clock import Clock
+from toolkit.clock import WALL, Clock
 from toolkit.codecs.functions import encode_call
 from toolkit.resources import Quote
-from toolkit.scenario import Scenario
+from toolkit.scenario import Scenario, Secret, load_scenario
 from toolkit.world.chain.accounts import DEV_ACCOUNTS
 from toolkit.world.chain.markets import MARKET_CHAINS, Market, market_for
 
@@ -86,22 +92,27 @@ LATE = 1.0
 #: again while the transaction is not mined yet.
 RECEIPT_BLOCKS = 2
 RECEIPT_TRIES = 10
+#: The longest single wait, in clock seconds: how soon a waiting thread sees :meth:`Traffic.stop`.
+WAIT_SLICE = 1.0
 
 
 class Traffic:
     """A daemon thread replaying ``flow`` (and the optional ``swaps`` and ``credit`` flows)
-    against ``embedded`` on ``clock`` (default: the service's own clock).
+    against ``embedded``, or the embedded service served at ``base_url`` (exactly one of the
+    two), on ``clock`` (default: the service's own clock in-process, the wall clock over HTTP).
 
-    Flow times are seconds from :meth:`start`; tokens are symbols of ``scenario`` (default:
-    the scenario the service runs). Users are the chains' development accounts
-    (``eth_accounts``), taken in turn for RFQs and swaps; credit borrower ``i`` is development
-    account ``i``. A step that falls due while the thread is still busy runs at once (counted
-    as ``late`` when more than :data:`LATE` seconds behind).
+    Flow times are seconds from :meth:`start`; tokens are symbols of ``scenario`` (a Scenario,
+    or a name or path to load; default in-process: the scenario the service runs; required
+    with ``base_url``, whose requests carry the scenario's first API key). Users are the
+    chains' development accounts (``eth_accounts``), taken in turn for RFQs and swaps; credit
+    borrower ``i`` is development account ``i``. A step that falls due while the thread is
+    still busy runs at once (counted as ``late`` when more than :data:`LATE` seconds behind).
 
     :attr:`counts` holds ``rfq``, ``quoted`` and ``opened`` for the order flow; ``swap_quoted``,
     ``swap_sent`` and ``swap_reverted`` for swaps; ``credit_<action>`` (actions whose calls were
     sent), ``credit_calls`` and ``credit_reverted`` for credit; refusals by endpoint and status
-    (``rfq 404``, ``swap 400``, ``credit draw 400``, ...).
+    (``rfq 404``, ``swap 400``, ``credit draw 400``, ...); ``unreachable`` when a served service
+    stopped answering (the thread then ends).
 
     >>> import polars as pl
     >>> from toolkit.client import ServiceClient
@@ -125,22 +136,42 @@ class Traffic:
 
     def __init__(
         self,
-        embedded: EmbeddedService,
+        embedded: EmbeddedService | None = None,
         flow: pl.DataFrame | None = None,
         *,
+        base_url: str | None = None,
         swaps: pl.DataFrame | None = None,
         credit: pl.DataFrame | None = None,
-        scenario: Scenario | None = None,
+        scenario: Scenario | str | os.PathLike[str] | None = None,
         clock: Clock | None = None,
     ) -> None:
-        if not isinstance(embedded, EmbeddedService):
-            raise ValueError("embedded: traffic is only driven into the embedded service")
-        scenario = embedded.scenario if scenario is None else scenario
-        if not isinstance(scenario, Scenario):
-            raise ValueError("scenario: give the Scenario the service runs (its tokens' addresses)")
+        if embedded is not None and base_url is not None:
+            raise ValueError("base_url: give an embedded service or the base_url of one, not both")
+        if base_url is not None:
+            url = resolve_base_url(base_url, env={})
+            assert url is not None  # a URL was given
+            if scenario is None:
+                raise ValueError(
+                    "scenario: give the Scenario (or its name) the service at base_url runs"
+                )
+            scenario = load_scenario(scenario)
+            self.target = _Target(url, scenario.auth.api_keys[0], WALL if clock is None else clock)
+        else:
+            if not isinstance(embedded, EmbeddedService):
+                raise ValueError(
+                    "embedded: traffic is only driven into the embedded service (in-process, "
+                    "or served: give its base_url)"
+                )
+            scenario = embedded.scenario if scenario is None else load_scenario(scenario)
+            if not isinstance(scenario, Scenario):
+                raise ValueError(
+                    "scenario: give the Scenario the service runs (its tokens' addresses)"
+                )
+            self.target = _Target(embedded, None, embedded.clock if clock is None else clock)
         self.embedded = embedded
+        self.base_url = self.target.base_url
         self.scenario = scenario
-        self.clock: Clock = embedded.clock if clock is None else clock
+        self.clock: Clock = self.target.clock
         self.flow = _frame(flow, "flow", FLOW_COLUMNS, "toolkit.backtest.generate_flow")
         self.swaps = _frame(
             swaps, "swaps", SWAP_FLOW_COLUMNS, "toolkit.backtest.generate_swap_flow"
@@ -157,57 +188,85 @@ class Traffic:
         self._chains: dict[int, Web3] = {}
         self._block_time = {chain.id: chain.block_time for chain in scenario.chains}
 
+    def __repr__(self) -> str:
+        return f"Traffic({self.base_url!r}, {self.scenario.name!r})"
+
     # -- the loop ------------------------------------------------------------------------------
 
-    def _schedule(self) -> tuple[list[tuple[float, int, str, Any]], itertools.count[int]]:
+    def _schedule(self) -> Iterator[tuple[float, int, str, Any]]:
+        """The flows' rows as ``(due, 0, kind, row)`` in time order, each read from its frame
+        when its turn comes (a day of flow at scale is millions of rows: heaping them all first
+        would hold the start up for seconds)."""
         start = self.clock()
-        order = itertools.count()
-        due: list[tuple[float, int, str, Any]] = []
-        for kind, frame in (("rfq", self.flow), ("swap", self.swaps), ("credit", self.credit)):
+
+        def rows(kind: str, frame: pl.DataFrame) -> Iterator[tuple[float, int, str, Any]]:
             for row in frame.iter_rows(named=True):
-                heapq.heappush(due, (start + float(row["t"]), next(order), kind, row))
-        return due, order
+                yield start + float(row["t"]), 0, kind, row
+
+        streams = [rows("rfq", self.flow), rows("swap", self.swaps), rows("credit", self.credit)]
+        return heapq.merge(*streams, key=lambda item: item[0])
 
     def _run(self) -> None:
         if self.flow.is_empty() and self.swaps.is_empty() and self.credit.is_empty():
             return
-        due, order = self._schedule()
+        try:
+            self._play()
+        except (TransportError, httpx.TransportError):
+            # Only a served service goes away (``toolkit serve`` stopping): the market ends.
+            self.counts["unreachable"] += 1
+        finally:
+            for w3 in self._chains.values():
+                w3.provider.close()  # type: ignore[attr-defined]  # a ChainProvider
+            self._chains.clear()
+
+    def _play(self) -> None:
+        flows = self._schedule()
+        upcoming = next(flows, None)
+        # Steps the played ones lead to (an order to open, a receipt to read), in time order.
+        later: list[tuple[float, int, str, Any]] = []
+        order = itertools.count(1)
         accounts = self._chain(self.scenario.chains[0].id).eth.accounts
         users = itertools.cycle(accounts)
-        with (
-            ServiceClient(
-                embedded=self.embedded, clock=self.clock, retry=RetryPolicy.no_retries()
-            ) as client,
-            SwapClient(
-                embedded=self.embedded, env={}, clock=self.clock, retry=RetryPolicy.no_retries()
-            ) as swaps,
-        ):
+        with self.target.service() as client, self.target.swap() as swaps:
             credit = CreditClient(client)
-            while due and not self._stop.is_set():
-                at, _, kind, payload = heapq.heappop(due)
+            while (upcoming is not None or later) and not self._stop.is_set():
+                if upcoming is not None and (not later or upcoming[0] <= later[0][0]):
+                    at, _, kind, payload = upcoming
+                    upcoming = next(flows, None)
+                else:
+                    at, _, kind, payload = heapq.heappop(later)
                 wait = at - self.clock()
                 if wait > 0:
-                    self.clock.sleep(wait)
+                    self._wait(wait)
                 elif wait < -LATE:
                     self.counts["late"] += 1
                 if self._stop.is_set():
                     break
-                later: list[tuple[float, str, Any]] = []
+                steps: list[tuple[float, str, Any]] = []
                 if kind == "rfq":
                     quote = self._rfq(client, payload, next(users))
                     if quote is not None and payload["converts"]:
-                        later.append((float(payload["convert_delay"]), "open", quote))
+                        steps.append((float(payload["convert_delay"]), "open", quote))
                 elif kind == "open":
                     self._open(client, payload)
                 elif kind == "swap":
-                    later.extend(self._swap(swaps, payload, next(users)))
+                    steps.extend(self._swap(swaps, payload, next(users)))
                 elif kind == "credit":
                     account = accounts[int(payload["borrower"])]
-                    later.extend(self._credit_action(credit, payload, account))
+                    steps.extend(self._credit_action(credit, payload, account))
                 else:
-                    later.extend(self._receipt(*payload))
-                for delay, step, item in later:
-                    heapq.heappush(due, (self.clock() + delay, next(order), step, item))
+                    steps.extend(self._receipt(*payload))
+                for delay, step, item in steps:
+                    heapq.heappush(later, (self.clock() + delay, next(order), step, item))
+
+    def _wait(self, seconds: float) -> None:
+        """Sleep ``seconds`` on the clock, in slices of :data:`WAIT_SLICE`, until stopped."""
+        end = self.clock() + seconds
+        while not self._stop.is_set():
+            left = end - self.clock()
+            if left <= 0:
+                return
+            self.clock.sleep(min(left, WAIT_SLICE))
 
     def _rfq(self, client: ServiceClient, row: dict[str, Any], user: str) -> Quote | None:
         self.counts["rfq"] += 1
@@ -352,7 +411,7 @@ class Traffic:
 
     def _chain(self, chain_id: int) -> Web3:
         if chain_id not in self._chains:
-            self._chains[chain_id] = chain_web3(chain_id, embedded=self.embedded)
+            self._chains[chain_id] = self.target.chain(chain_id)
         return self._chains[chain_id]
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -384,6 +443,43 @@ class Traffic:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class _Target:
+    """Where traffic goes, and the one place its clients are built: an embedded service
+    in-process, or one served at a base URL (``{base_url}``, ``{base_url}/swap`` and
+    ``{base_url}/rpc/{chainId}``) with ``key``, which only the clients see."""
+
+    def __init__(self, service: EmbeddedService | str, key: Secret | None, clock: Clock) -> None:
+        self.embedded = service if isinstance(service, EmbeddedService) else None
+        self.base_url = service.base_url if isinstance(service, EmbeddedService) else service
+        self._key = key
+        self.clock = clock
+
+    def service(self) -> ServiceClient:
+        """The main surface's client (no retries: a refusal is part of the market)."""
+        retry = RetryPolicy.no_retries()
+        if self.embedded is not None:
+            return ServiceClient(embedded=self.embedded, clock=self.clock, retry=retry)
+        return ServiceClient(
+            self.base_url, api_key=self._key, env={}, clock=self.clock, retry=retry
+        )
+
+    def swap(self) -> SwapClient:
+        """The swap surface's client."""
+        retry = RetryPolicy.no_retries()
+        if self.embedded is not None:
+            return SwapClient(embedded=self.embedded, env={}, clock=self.clock, retry=retry)
+        url = f"{self.base_url}/swap"
+        return SwapClient(url, api_key=self._key, env={}, clock=self.clock, retry=retry)
+
+    def chain(self, chain_id: int) -> Web3:
+        """``Web3`` on chain ``chain_id`` of the service (no retries either: a node that does
+        not answer is a service that went away)."""
+        retry = RetryPolicy.no_retries()
+        if self.embedded is not None:
+            return chain_web3(chain_id, embedded=self.embedded, retry=retry)
+        return chain_web3(chain_id, url=f"{self.base_url}/rpc/{chain_id}", retry=retry)
 
 
 def _frame(
