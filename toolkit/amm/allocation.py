@@ -70,10 +70,15 @@ class PathModel:
         self.amount_in = amount_in
         self.curves = curves
         self.keys = keys
-        # a margin under the float capacity: the exact pools round a few wei per range
-        self.caps = [min(amount_in, path_capacity(c) * (1 - 1e-9)) for c in self.curves]
-        self.spot = [along(c, 0.0)[1] for c in self.curves]
+        self.caps: list[float] = []
+        self.spot: list[float] = []
+        self._limits()
         self.guess = [0.0] * len(curves)
+
+    def _limits(self) -> None:
+        # a margin under the float capacity: the exact pools round a few wei per range
+        self.caps = [min(self.amount_in, path_capacity(c) * (1 - 1e-9)) for c in self.curves]
+        self.spot = [along(c, 0.0)[1] for c in self.curves]
 
     def output(self, i: int, amount: float) -> float:
         """Path ``i``'s float output for ``amount`` on the pools as they are."""
@@ -158,6 +163,33 @@ class PathModel:
                     return True
                 seen.add(key)
         return False
+
+    def before_trunk(
+        self, chosen: list[int], deadline: float | None
+    ) -> tuple[dict[int, float], bool] | None:
+        """When the ``chosen`` paths all end through the same pools (a trunk, as a token
+        reachable through one pool only is), the allocation that equalises the marginal
+        outputs of what comes before it: the trunk pays more for more input, so the best split
+        is the one that delivers the most to it. Returns the allocation and whether those
+        parts still share a pool (then :meth:`improve` finishes), None when there is no trunk
+        (or the parts cannot take the amount)."""
+        cut = 0
+        while all(len(self.keys[i]) > cut + 1 for i in chosen) and (
+            len({self.keys[i][-1 - cut] for i in chosen}) == 1
+        ):
+            cut += 1
+        if cut == 0:
+            return None
+        whole, caps, spot, keys = self.curves, self.caps, self.spot, self.keys
+        self.curves = [c[:-cut] if i in chosen else c for i, c in enumerate(whole)]
+        self.keys = [k[:-cut] if i in chosen else k for i, k in enumerate(keys)]
+        self._limits()
+        try:
+            return self.allocate(chosen, deadline), self.shared(chosen)
+        except AmmError:
+            return None
+        finally:
+            self.curves, self.caps, self.spot, self.keys = whole, caps, spot, keys
 
     def total(self, amounts: dict[int, float]) -> Run:
         """The paths run one after the other (largest first, as they execute) on the float

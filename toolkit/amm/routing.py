@@ -349,7 +349,11 @@ def _plans(
                 # split left out: the climb may move input onto them
                 pool = sorted(amounts, key=lambda i: -amounts[i])
                 pool += [i for i in everyone if i not in amounts][: max_paths - len(pool)]
-                amounts = model.improve({i: amounts.get(i, 0.0) for i in pool}, deadline)
+                start = model.before_trunk(pool, deadline)
+                if start is not None:
+                    amounts = start[0]
+                if start is None or start[1] or model.total(amounts).overflow > 0:
+                    amounts = model.improve({i: amounts.get(i, 0.0) for i in pool}, deadline)
             allocation = _whole({paths[i]: a for i, a in amounts.items()}, amount_in)
             split.append((model.total(amounts).out, allocation))
     return alone, split
