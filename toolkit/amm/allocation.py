@@ -164,32 +164,52 @@ class PathModel:
                 seen.add(key)
         return False
 
-    def before_trunk(
+    def between_shared_ends(
         self, chosen: list[int], deadline: float | None
     ) -> tuple[dict[int, float], bool] | None:
-        """When the ``chosen`` paths all end through the same pools (a trunk, as a token
-        reachable through one pool only is), the allocation that equalises the marginal
-        outputs of what comes before it: the trunk pays more for more input, so the best split
-        is the one that delivers the most to it. Returns the allocation and whether those
-        parts still share a pool (then :meth:`improve` finishes), None when there is no trunk
-        (or the parts cannot take the amount)."""
-        cut = 0
-        while all(len(self.keys[i]) > cut + 1 for i in chosen) and (
-            len({self.keys[i][-1 - cut] for i in chosen}) == 1
-        ):
-            cut += 1
-        if cut == 0:
+        """When the ``chosen`` paths all start through the same pools (all the input crosses
+        them) or all end through the same pools (a trunk, as a token reachable through one pool
+        only has), the allocation that equalises the marginal outputs of the parts between:
+        the shared start turns the input into a fixed amount, the trunk pays more for more, so
+        the best split is the one that delivers the most from the one to the other. The
+        amounts are inputs, with the paths run through a shared start one after the other
+        (largest first, as they execute). Returns the allocation and whether the parts between
+        still share a pool (then :meth:`improve` finishes); None when the paths share neither
+        end (or the parts cannot take the amount)."""
+        shortest = min(len(self.keys[i]) for i in chosen)
+        head = 0
+        while head < shortest - 1 and len({self.keys[i][head] for i in chosen}) == 1:
+            head += 1
+        tail = 0
+        while head + tail < shortest - 1 and len({self.keys[i][-1 - tail] for i in chosen}) == 1:
+            tail += 1
+        if head == tail == 0:
             return None
-        whole, caps, spot, keys = self.curves, self.caps, self.spot, self.keys
-        self.curves = [c[:-cut] if i in chosen else c for i, c in enumerate(whole)]
-        self.keys = [k[:-cut] if i in chosen else k for i, k in enumerate(keys)]
-        self._limits()
+        start = self.curves[chosen[0]][:head]
+        middle = PathModel(
+            [self.curves[i][head : len(self.curves[i]) - tail] for i in chosen],
+            [self.keys[i][head : len(self.keys[i]) - tail] for i in chosen],
+            along(start, self.amount_in)[0],
+        )
         try:
-            return self.allocate(chosen, deadline), self.shared(chosen)
+            amounts = middle.allocate(list(range(len(chosen))), deadline)
         except AmmError:
             return None
-        finally:
-            self.curves, self.caps, self.spot, self.keys = whole, caps, spot, keys
+        shared = middle.shared(list(amounts))
+        if not head:
+            return {chosen[j]: a for j, a in amounts.items()}, shared
+        # through the shared start one after the other: path k's input is what lifts the
+        # start's output by its share, after the larger shares before it
+        inputs: dict[int, float] = {}
+        delivered = spent = 0.0
+        for j in sorted(amounts, key=lambda j: -amounts[j]):
+            delivered += amounts[j]
+            needed = delivered
+            for curve in reversed(start):
+                needed = curve.needed(needed)
+            inputs[chosen[j]] = max(0.0, needed - spent)
+            spent = needed
+        return inputs, shared
 
     def total(self, amounts: dict[int, float]) -> Run:
         """The paths run one after the other (largest first, as they execute) on the float

@@ -349,7 +349,7 @@ def _plans(
                 # split left out: the climb may move input onto them
                 pool = sorted(amounts, key=lambda i: -amounts[i])
                 pool += [i for i in everyone if i not in amounts][: max_paths - len(pool)]
-                start = model.before_trunk(pool, deadline)
+                start = model.between_shared_ends(pool, deadline)
                 if start is not None:
                     amounts = start[0]
                 if start is None or start[1] or model.total(amounts).overflow > 0:
