@@ -174,7 +174,7 @@ def pathfinder_vs_grid(repeat: int) -> None:
             print(
                 f"  vs 5 %-grid: worse in {worse}/{cases}, gain mean {statistics.mean(gains):+.3f}"
                 f" bps, max {max(gains):+.3f} bps; time {route_total * 1000:.0f} ms vs grid"
-                f" {grid_total * 1000:.0f} ms (ratio {route_total / grid_total:.2f});"
+                f" {grid_total * 1000:.0f} ms (ratio {route_total / grid_total:.3f}; goal <= 0.1);"
                 f" {failed} cases no pool could take"
             )
 

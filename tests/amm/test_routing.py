@@ -179,3 +179,12 @@ def test_a_split_takes_what_no_single_pool_can() -> None:
     assert route.amount_out == sum(s.amount_out for s in route.splits) > 0
     with pytest.raises(AmmError):
         best_route(venues, "A", "B", 7 * 10**19)  # more than both ranges hold
+
+
+def test_paths_are_built_from_the_venues_given_even_when_the_search_is_kept() -> None:
+    first = [Venue.v2("ab", "A", "B", Pair(E18, E18)), Venue.v2("bc", "B", "C", Pair(E18, E18))]
+    again = [Venue.v2("ab", "A", "B", Pair(E18, 2 * E18)), Venue.v2("bc", "B", "C", Pair(E18, E18))]
+    (path,) = find_paths(first, "A", "C")
+    (kept,) = find_paths(again, "A", "C")  # the same graph: the kept search, these venues
+    assert [h.venue for h in path] == first and [h.venue for h in kept] == again
+    assert find_paths(again[:1], "A", "C") == []  # another graph: searched again

@@ -72,6 +72,7 @@ class PathModel:
         self.keys = keys
         self.caps: list[float] = []
         self.spot: list[float] = []
+        self.at_cap: list[float] = []  # each path's marginal output at its cap
         self._limits()
         self.guess = [0.0] * len(curves)
 
@@ -79,6 +80,7 @@ class PathModel:
         # a margin under the float capacity: the exact pools round a few wei per range
         self.caps = [min(self.amount_in, path_capacity(c) * (1 - 1e-9)) for c in self.curves]
         self.spot = [along(c, 0.0)[1] for c in self.curves]
+        self.at_cap = [along(c, cap)[1] for c, cap in zip(self.curves, self.caps, strict=True)]
 
     def output(self, i: int, amount: float) -> float:
         """Path ``i``'s float output for ``amount`` on the pools as they are."""
@@ -90,7 +92,7 @@ class PathModel:
         if self.spot[i] <= price:
             return 0.0, 0.0
         curves, high = self.curves[i], self.caps[i]
-        if along(curves, high)[1] >= price:
+        if self.at_cap[i] >= price:
             return high, 0.0
         low, amount = 0.0, self.guess[i]
         if not low < amount < high:
@@ -118,7 +120,7 @@ class PathModel:
             raise AmmError(f"the paths cannot take {amount_in:.0f} between them")
         high = max(self.spot[i] for i in chosen)
         # at or below every path's marginal output at its cap, each takes its cap: at least all
-        at_cap = [along(self.curves[i], self.caps[i])[1] for i in chosen]
+        at_cap = [self.at_cap[i] for i in chosen]
         low = min(at_cap)
         if low <= 0.0:
             low = high * 1e-30
@@ -286,7 +288,12 @@ class PathModel:
                 if after.overflow < run.overflow or (after.overflow == 0 and after.out > run.out):
                     amounts, run = trial, after
                     break
-                step /= 2
+                spilling = after.spill[to] - after.spill[source]
+                if run.overflow == 0 < after.overflow and spilling > 0:
+                    # the move ran a pool dry: back off to just short of its capacity
+                    step = min(step / 2, step - 1.01 * after.overflow / spilling)
+                else:
+                    step /= 2
             else:
                 break
         return {i: a for i, a in amounts.items() if a > 0}

@@ -32,9 +32,10 @@ import contextlib
 import copy
 import math
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from toolkit.amm.allocation import PathModel
 from toolkit.amm.curve import Curve
@@ -136,7 +137,9 @@ class SplitRoute:
 def find_paths(
     venues: Sequence[Venue], token_in: str, token_out: str, *, max_hops: int = 3
 ) -> list[Path]:
-    """Every simple path (no token or venue visited twice) of at most ``max_hops`` venues.
+    """Every simple path (no token or venue visited twice) of at most ``max_hops`` venues,
+    shortest first. The graph's paths depend only on which venue joins which tokens, so the
+    last :data:`PATHS_KEPT` searches are kept by that (and built again from the venues given).
 
     >>> from toolkit.amm.v2 import Pair
     >>> venues = [Venue.v2("x", "A", "B", Pair(10**6, 10**6)),
@@ -146,22 +149,44 @@ def find_paths(
     """
     if token_in == token_out:
         raise ArgumentError("token_out", "a token other than token_in", token_out)
-    found: list[Path] = []
-    beside: dict[str, list[Venue]] = {}  # the venues of each token, in the given order
-    for venue in venues:
-        beside.setdefault(venue.token0, []).append(venue)
-        beside.setdefault(venue.token1, []).append(venue)
+    graph = tuple((v.token0, v.token1) for v in venues)
+    key = (graph, token_in, token_out, max_hops)
+    found = _PATHS.get(key)
+    if found is None:
+        found = _PATHS[key] = _walk(graph, token_in, token_out, max_hops)
+        if len(_PATHS) > PATHS_KEPT:
+            _PATHS.popitem(last=False)
+    else:
+        _PATHS.move_to_end(key)
+    return [tuple(Hop(venues[j], a, b) for j, a, b in steps) for steps in found]
 
-    def walk(token: str, path: Path, seen: frozenset[str]) -> None:
+
+#: How many path searches :func:`find_paths` keeps.
+PATHS_KEPT: Final = 256
+_PATHS: OrderedDict[tuple[object, ...], list[tuple[tuple[int, str, str], ...]]] = OrderedDict()
+
+
+def _walk(
+    graph: tuple[tuple[str, str], ...], token_in: str, token_out: str, max_hops: int
+) -> list[tuple[tuple[int, str, str], ...]]:
+    """The paths of :func:`find_paths` as (venue index, token in, token out) steps."""
+    found: list[tuple[tuple[int, str, str], ...]] = []
+    beside: dict[str, list[int]] = {}  # the venues of each token, in the given order
+    for j, (token0, token1) in enumerate(graph):
+        beside.setdefault(token0, []).append(j)
+        beside.setdefault(token1, []).append(j)
+
+    def walk(token: str, path: tuple[tuple[int, str, str], ...], seen: frozenset[str]) -> None:
         if token == token_out:
             found.append(path)
             return
         if len(path) == max_hops:
             return
-        for venue in beside.get(token, ()):
-            nxt = venue.other(token)
+        for j in beside.get(token, ()):
+            token0, token1 = graph[j]
+            nxt = token1 if token == token0 else token0
             if nxt not in seen:  # no token twice, so no venue twice either
-                walk(nxt, (*path, Hop(venue, token, nxt)), seen | {nxt})
+                walk(nxt, (*path, (j, token, nxt)), seen | {nxt})
 
     walk(token_in, (), frozenset({token_in}))
     return sorted(found, key=len)
@@ -340,20 +365,24 @@ def _plans(
     if max_paths > 1 and len(paths) > 1:
         with contextlib.suppress(AmmError):  # the paths cannot take it between them
             everyone = list(range(len(paths)))
-            amounts = model.allocate(everyone, deadline)
-            if len(amounts) > max_paths:
-                chosen = sorted(amounts, key=lambda i: -amounts[i])[:max_paths]
-                amounts = model.allocate(chosen, deadline)
-            if model.shared(list(amounts)):
-                # the paths the pool-by-pool model sees could share, with those the equalised
-                # split left out: the climb may move input onto them
-                pool = sorted(amounts, key=lambda i: -amounts[i])
-                pool += [i for i in everyone if i not in amounts][: max_paths - len(pool)]
+            amounts: dict[int, float] = {}
+            pool = everyone
+            if len(paths) > max_paths:  # the paths the equalised split uses most
+                amounts = model.allocate(everyone, deadline)
+                pool = sorted(everyone, key=lambda i: -amounts.get(i, 0.0))[:max_paths]
+                amounts = {}
+            if model.shared(pool):
+                # a path-by-path model overstates paths that share a pool: split them between
+                # shared ends, or climb on the paths run together
                 start = model.between_shared_ends(pool, deadline)
                 if start is not None:
                     amounts = start[0]
                 if start is None or start[1] or model.total(amounts).overflow > 0:
+                    if not amounts:
+                        amounts = model.allocate(pool, deadline)
                     amounts = model.improve({i: amounts.get(i, 0.0) for i in pool}, deadline)
+            else:
+                amounts = model.allocate(pool, deadline)
             allocation = _whole({paths[i]: a for i, a in amounts.items()}, amount_in)
             split.append((model.total(amounts).out, allocation))
     return alone, split
@@ -432,9 +461,13 @@ def best_route(
     )
     best: SplitRoute | None = None
     bar = -math.inf
+    tried: list[dict[Path, int]] = []
     for value, allocation in sorted(alone + split, key=lambda plan: -plan[0]):
         if value < bar:
             break
+        if allocation in tried:  # a split that put everything on one path
+            continue
+        tried.append(allocation)
         route = _attempt(allocation, amount_in)
         if route is None:
             continue
