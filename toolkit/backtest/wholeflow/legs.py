@@ -1,0 +1,53 @@
+"""The legs a user's intents strategies are costed from
+(:func:`~toolkit.models.routes.firm_vs_indicative`), one row each."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import polars as pl
+
+
+def leg(
+    strategy: str,
+    size: float,
+    step: int,
+    leg: str,
+    network: str,
+    delay: float,
+    value_in: float,
+    value_out: float | None,
+    gas: float,
+) -> dict[str, Any]:
+    return {
+        "strategy": strategy,
+        "size_usd": size,
+        "step": step,
+        "leg": leg,
+        "network": network,
+        "delay_s": delay,
+        "value_in_usd": value_in,
+        "value_out_usd": value_out,
+        "gas_usd": gas,
+    }
+
+
+LEG_SCHEMA: Final = {
+    "strategy": pl.String,
+    "size_usd": pl.Float64,
+    "step": pl.Int64,
+    "leg": pl.String,
+    "network": pl.String,
+    "delay_s": pl.Float64,
+    "value_in_usd": pl.Float64,
+    "value_out_usd": pl.Float64,
+    "gas_usd": pl.Float64,
+}
+#: Routes executed at once on the state they were quoted on do not revert.
+NO_REVERTS: Final = pl.DataFrame(
+    {"network": ["source", "destination"], "delay_s": [0.0, 0.0], "revert_rate": [0.0, 0.0]}
+)
+
+
+def bps(cost: float | None, size: float) -> float | None:
+    return None if cost is None else cost / size * 10_000

@@ -1,0 +1,104 @@
+"""The whole flow's settings (:class:`WholeFlow`), the constants every part of the world
+shares, and the metrics :func:`~toolkit.backtest.wholeflow.whole_flow_seeds` reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from toolkit.arguments import ArgumentError, fraction, number, whole
+from toolkit.credit import CollateralRule
+
+#: Where the ledgers' clocks start (engine time is seconds from 0, ledger time this plus that).
+GENESIS: Final = 1_760_000_000.0
+#: The simulated user, liquidator and solver (one address each: balances are not modelled).
+USER: Final = "0x" + "a2" * 20
+LIQUIDATOR: Final = "0x" + "a3" * 20
+#: ETH collateral under the volatile-vault parameters (LTV 55 %, maintenance 70 %, bonus 8 %).
+WETH_RULE: Final = CollateralRule("weth", "volatile", 5500, 7000, 800)
+USDC_UNIT: Final = 10**6
+
+#: The summary metrics :func:`whole_flow_seeds` reports with confidence bands.
+WHOLE_FLOW_METRICS: tuple[str, ...] = (
+    "users",
+    "intents_share",
+    "rfq_404_rate",
+    "fees_usd",
+    "swap_slippage_bps",
+    "liquidations",
+    "collateral_sold_usd",
+    "bad_debt_usd",
+    "min_health_factor",
+    "borrowed_usd",
+)
+
+
+@dataclass(frozen=True)
+class WholeFlow:
+    """The world's settings (package docstring); every field is checked when built.
+
+    ``shock`` is the drawdown (``-0.3``: the price ends 30 % lower; 0: the control),
+    ``shock_at`` where it starts as a share of the horizon. ``depth_scale`` scales every AMM
+    pool of the scenario (a market about the size one credit book's liquidations matter to)."""
+
+    hours: float = 3.0
+    step_seconds: float = 120.0
+    shock: float = -0.3
+    shock_at: float = 0.4
+    shock_hours: float = 0.25
+    volatility: float = 0.6
+    depth_scale: float = 0.1
+    source: int = 8453
+    destination: int = 1
+    users_per_hour: float = 16.0
+    user_median_usd: float = 30_000.0
+    bridge_bps: float = 3.0
+    accounts: int = 300
+    collateral_median_usd: float = 60_000.0
+    swipes_per_hour: float = 0.3
+    swipe_median_usd: float = 80.0
+    min_health_factor: float = 1.3
+    repay_hours: float = 48.0
+    borrows_per_hour: float = 20.0
+    borrow_median_usd: float = 50_000.0
+    borrow_hold_seconds: float = 300.0
+    sigma: float = 0.9
+
+    def __post_init__(self) -> None:
+        number(self.hours, "hours", above=0, maximum=24 * 7)
+        number(self.step_seconds, "step_seconds", minimum=12)
+        number(self.shock, "shock", above=-1, below=1)
+        fraction(self.shock_at, "shock_at")
+        number(self.shock_hours, "shock_hours", above=0)
+        number(self.volatility, "volatility", minimum=0)
+        number(self.depth_scale, "depth_scale", above=0)
+        whole(self.source, "source", minimum=1)
+        whole(self.destination, "destination", minimum=1)
+        if self.source == self.destination:
+            raise ArgumentError("destination", "a chain other than the source", self.destination)
+        for name in ("users_per_hour", "swipes_per_hour", "borrows_per_hour", "bridge_bps"):
+            number(getattr(self, name), name, minimum=0)
+        for name in (
+            "user_median_usd",
+            "collateral_median_usd",
+            "swipe_median_usd",
+            "repay_hours",
+            "borrow_median_usd",
+            "borrow_hold_seconds",
+        ):
+            number(getattr(self, name), name, above=0)
+        whole(self.accounts, "accounts", minimum=1)
+        number(self.min_health_factor, "min_health_factor", minimum=1)
+        number(self.sigma, "sigma", minimum=0)
+
+    @property
+    def steps(self) -> int:
+        """Steps in the horizon."""
+        return max(1, round(self.hours * 3600 / self.step_seconds))
+
+    def phase(self, hour: float) -> str:
+        """``before``, ``during`` (the drawdown and one more ``shock_hours``) or ``after``."""
+        start = self.shock_at * self.hours
+        if hour < start:
+            return "before"
+        return "during" if hour < start + 2 * self.shock_hours else "after"
