@@ -10,7 +10,8 @@ Integer for integer, the same results and the same reverts as the contracts:
 
 On top of them, :mod:`toolkit.amm.routing` finds split routes across pools: every path within
 a few hops, and the allocation that equalises the paths' marginal outputs, searched on float
-curves (:mod:`toolkit.amm.curve`, :mod:`toolkit.amm.allocation`) and executed exactly.
+curves (:mod:`toolkit.amm.curve`, :mod:`toolkit.amm.allocation`) and executed exactly on the
+pools (:mod:`toolkit.amm.paths`).
 
 Every ``require`` of the contracts raises :class:`AmmError`, including the 256-bit overflow
 branches: Python integers do not overflow, so the ports mask or compare against ``2**256``
