@@ -1,0 +1,62 @@
+"""Credit health factors for a whole book at once: the kernel, stress grids, Monte Carlo.
+
+The health factor is the one of :mod:`toolkit.credit` (Σ value × maintenance LTV / debt),
+vectorised with numpy over accounts, and over price scenarios when ``prices`` has a scenario
+axis. Shapes:
+
+- ``collateral``: ``(n_accounts, n_assets)``, asset units (any unit, consistently with prices);
+- ``maintenance_ltv``: ``(n_assets,)``, fractions (``0.925``), or bps via :func:`from_bps`;
+- ``debt``: ``(n_accounts,)``, in the credit asset's units;
+- ``prices``: ``(n_assets,)`` or ``(n_scenarios, n_assets)``, credit-asset units per asset unit.
+
+The result is ``(n_accounts,)`` or ``(n_scenarios, n_accounts)``, ``inf`` where the debt is 0.
+Floats here, exact fractions in :mod:`toolkit.credit`: the two agree to float precision (the
+tests hold them to 1e-12 relative).
+
+>>> import numpy as np
+>>> health_factor(np.array([[1_000.0, 0.0], [0.0, 1.0]]), np.array([0.925, 0.7]),
+...               np.array([500.0, 0.0]), np.array([1.0, 60_000.0]))
+array([1.85,  inf])
+"""
+
+from toolkit.models.health.book import (
+    Book,
+    collected_book,
+    collected_monte_carlo,
+    collected_stress,
+)
+from toolkit.models.health.caps import DEFAULT_CAPS, DEFAULT_GROUPS, concentration
+from toolkit.models.health.kernel import (
+    from_bps,
+    health_factor,
+    liquidations,
+    maintenance_ltvs,
+)
+from toolkit.models.health.montecarlo import (
+    bad_debt,
+    correlated_prices,
+    estimate_volatility,
+    monte_carlo,
+)
+from toolkit.models.health.shocks import DEFAULT_SHOCKS, snapshot_stress, stress
+
+__all__ = [
+    "DEFAULT_CAPS",
+    "DEFAULT_GROUPS",
+    "DEFAULT_SHOCKS",
+    "Book",
+    "bad_debt",
+    "collected_book",
+    "collected_monte_carlo",
+    "collected_stress",
+    "concentration",
+    "correlated_prices",
+    "estimate_volatility",
+    "from_bps",
+    "health_factor",
+    "liquidations",
+    "maintenance_ltvs",
+    "monte_carlo",
+    "snapshot_stress",
+    "stress",
+]
