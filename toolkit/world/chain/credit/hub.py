@@ -1,58 +1,10 @@
-"""The credit product as simulated contracts: the credit hub, the collateral escrow, the
-operator contract, an ERC-4626 earn vault and the collateral tokens.
+"""The credit hub and the contracts bound to it on its chain: the collateral escrow whose
+books it keeps, the operator contract, and the book seeded at genesis (:func:`seed_book`).
 
-Every figure comes from :mod:`toolkit.credit` (the one definition of the product's rules) with
-the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's timestamp.
-
-- :class:`CreditHub` (the scenario's ``credit.hub``, and one per other credit asset: EURe's):
-  the ledger of every borrower's collateral,
-  principal, interest and due date. ``drawCredit(borrower, receiver, amount)`` by the borrower
-  or its operator: refused when the debt after it would exceed the credit capacity (the
-  maintenance health factor would fall below 1); the origination fee stays with the hub, the
-  receiver gets ``amount − fee``, the debt grows by ``amount``; a draw on a zero balance sets
-  the due date (billing cycle + grace). ``repay(borrower, amount)`` by anyone: interest first,
-  then principal, never more than the debt (only what is owed is pulled). Overdue interest is
-  simple, per second, on the principal from the due date on, settled into the ledger at each
-  change. ``setOperator(operator)`` by the borrower (zero clears it). ``liquidate(borrower,
-  amount)`` by anyone while the health factor is below 1: the exact partial liquidation of
-  :func:`toolkit.credit.liquidation` (``amount`` is the most the liquidator will repay), the
-  liquidator pays the repayment (a ``Repaid`` event with the liquidator as payer) and receives
-  the collateral with the bonus, rounded down to whole token units (so the health factor ends
-  at or above 1); debt no collateral covers is written off as bad debt (``BadDebt``).
-  The view ``collateralOf(borrower, token)`` reads the booked amount of one collateral token
-  (remote chains' included, by their addresses there).
-- :class:`CollateralEscrow` (``credit.escrow``): ``deposit(token, amount)`` locks a supported
-  collateral for the sender; ``withdraw(token, amount)`` unlocks it unless that would leave the
-  position liquidatable (health factor below 1).
-- :class:`RemoteEscrow` (``credit.escrow`` on each of ``credit.remote_chains``, Ethereum by
-  default): ``deposit(token, amount)`` takes the chain's collateral and emits ``Deposited``;
-  ``withdraw(token, amount)`` sets locked collateral aside and emits ``WithdrawRequested``. The
-  hub learns of both only through the relay (:mod:`toolkit.world.collateral`), once the source
-  chain's confirmations have passed: a deposit is then booked on the hub; a withdrawal is
-  booked off and paid out when the position stays out of liquidation, else handed back. Remote
-  collateral a liquidation seizes is paid out on its chain the same way.
-- :class:`CreditOperator` (``credit.operator``; constructed with the hub, controller, admin,
-  caller and revoke delay): ``addCreditReceiver``/``removeCreditReceiver`` by the borrower,
-  ``openCreditLine(borrower, receiver, amount)`` by the caller only, only to a receiver the
-  borrower whitelisted, only while this contract is the borrower's operator and up to the end
-  of a scheduled revocation; ``revoke()`` schedules the end ``revoke delay`` from now and
-  ``finalizeRevoke()`` clears the operator strictly after it. There is no ``withdraw``: the
-  operator cannot touch collateral.
-- :class:`EarnVault`: an ERC-4626 vault over the credit asset, synchronous ``deposit`` and
-  ``redeem``, its share price growing along the scenario's yield; :class:`AsyncVault` its
-  ERC-7540 twin, redeeming by request and a claim after the vault's delay.
-- :class:`CreditToken`: the other collateral tokens (ERC-20s priced along the scenario's paths)
-  and the credit assets the scenario's tokens do not list (EURe).
-
-Custom errors revert with ``Error(string)`` naming the rule (``InsufficientCreditCapacity``,
-``ReceiverNotWhitelisted``, ...).
-
->>> from toolkit.scenario import load_scenario
->>> s = load_scenario("default", env={})
->>> [c.settings.asset for c in CreditHub.build(s, 8453)], list(CreditHub.build(s, 1))
-(['USDC', 'EURe'], [])
->>> [type(c).__name__ for c in RemoteEscrow.build(s, 1)]
-['RemoteEscrow']
+They stay in one module because they refer to each other's classes (the hub pays out through
+its :class:`CollateralEscrow`, the escrow and the operator find their :class:`CreditHub`, the
+seeding whitelists receivers on the :class:`CreditOperator`), and modules of a package may not
+import each other in a cycle.
 """
 
 from __future__ import annotations
@@ -64,7 +16,6 @@ from typing import Any, ClassVar, Final
 
 from eth_utils import keccak
 
-from toolkit.codecs.functions import encode_call
 from toolkit.credit import AccountFigures, collateral_value, figures, liquidation
 from toolkit.scenario import Scenario
 from toolkit.scenario.credit import CreditCollateral, CreditSettings
@@ -75,41 +26,15 @@ from toolkit.world.chain.contracts import (
     Execution,
     Message,
     Revert,
-    register,
 )
+from toolkit.world.chain.credit.book import book_account, book_topup
+from toolkit.world.chain.credit.support import hubs_on, token_call
 
-__all__ = [
-    "AsyncVault",
-    "CollateralEscrow",
-    "CreditHub",
-    "CreditOperator",
-    "CreditToken",
-    "EarnVault",
-    "RemoteEscrow",
-    "book_account",
-    "book_topup",
-    "seed_book",
-]
-
-
-def _token_call(run: Execution, sender: str, token: str, function: str, *args: Any) -> None:
-    run.call(sender, token, bytes.fromhex(encode_call(function, *args)[2:]))
-
-
-def _settings(scenario: Scenario, chain_id: int) -> CreditSettings | None:
-    """The first hub's settings (its collateral tokens and vaults) when it is on ``chain_id``."""
-    credit = scenario.credit
-    return credit if credit is not None and credit.chain == chain_id else None
-
-
-def _hubs(scenario: Scenario, chain_id: int) -> tuple[CreditSettings, ...]:
-    """Every credit hub's settings on ``chain_id`` (USDC's, then EURe's)."""
-    credit = _settings(scenario, chain_id)
-    return () if credit is None else credit.hubs
+__all__ = ["CollateralEscrow", "CreditHub", "CreditOperator", "seed_book"]
 
 
 class CreditHub(Contract):
-    """The credit ledger of one credit asset (see the module docstring)."""
+    """The credit ledger of one credit asset (see :mod:`toolkit.world.chain.credit`)."""
 
     functions: ClassVar[Mapping[str, str]] = {
         "creditHub.drawCredit": "draw_credit",
@@ -135,7 +60,7 @@ class CreditHub(Contract):
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        return [cls(settings) for settings in _hubs(scenario, chain_id)]
+        return [cls(settings) for settings in hubs_on(scenario, chain_id)]
 
     def genesis(self, run: Execution) -> None:
         """Seed the scenario's book (``credit.book_accounts``; see :func:`book_account`)."""
@@ -251,7 +176,7 @@ class CreditHub(Contract):
         fee = self.settings.rules.draw_fee(amount)
         run.write(self.totals, "fees", self.totals["fees"] + fee)
         self._fund(run)
-        _token_call(run, self.address, self.asset, "erc20.transfer", receiver, amount - fee)
+        token_call(run, self.address, self.asset, "erc20.transfer", receiver, amount - fee)
         run.emit(self.address, "creditHub.CreditDrawn", borrower, receiver, amount, fee)
 
     def draw_credit(
@@ -284,7 +209,7 @@ class CreditHub(Contract):
             raise Revert.error("NothingToRepay")
         paid = min(amount, debt)
         self._fund(run)
-        _token_call(
+        token_call(
             run, self.address, self.asset, "erc20.transferFrom", msg.sender, self.address, paid
         )
         principal, interest = self._reduce(run, borrower, paid)
@@ -321,7 +246,7 @@ class CreditHub(Contract):
             raise Revert.error("EscrowMissing")
         self._fund(run)
         if plan.repaid:
-            _token_call(
+            token_call(
                 run,
                 self.address,
                 self.asset,
@@ -358,16 +283,6 @@ class CreditHub(Contract):
 
 #: How often each collateral appears in a seeded account's mix (by rule key).
 _MIX_WEIGHTS: Final = {"usdc": 40, "gtusdcp": 25, "superusdc": 10, "yousd": 10, "yobtc": 15}
-
-
-def book_account(settings: CreditSettings, index: int) -> str:
-    """The address of seeded account ``index`` (lowercase; stable per hub).
-
-    >>> from toolkit.scenario import load_scenario
-    >>> book_account(load_scenario("default", env={}).credit, 0)[:2]
-    '0x'
-    """
-    return "0x" + keccak(text=f"toolkit credit book:{settings.hub.lower()}:{index}")[-20:].hex()
 
 
 def seed_book(hub: CreditHub, run: Execution) -> None:
@@ -422,20 +337,6 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
                 asset.mint(run, receiver, book_topup(s, borrower)[1])
 
 
-def book_topup(settings: CreditSettings, account: str) -> tuple[int, int]:
-    """The auto top-up (threshold, target balance) of seeded account ``account``'s card:
-    a threshold of 50 to 500 credit-asset units, a target twice that.
-
-    >>> from toolkit.scenario import load_scenario
-    >>> s = load_scenario("default", env={}).credit
-    >>> threshold, target = book_topup(s, book_account(s, 0))
-    >>> 50 * 10**6 <= threshold <= 500 * 10**6 and target == 2 * threshold
-    True
-    """
-    threshold = (50 + int(account[-4:], 16) % 451) * 10**settings.asset_decimals
-    return threshold, 2 * threshold
-
-
 def _hub(run: Execution, settings: CreditSettings) -> CreditHub:
     hub = run.state.contracts.get(settings.hub.lower())
     if not isinstance(hub, CreditHub):
@@ -444,7 +345,7 @@ def _hub(run: Execution, settings: CreditSettings) -> CreditHub:
 
 
 class CollateralEscrow(Contract):
-    """Holds locked collateral; the hub keeps the books (see the module docstring)."""
+    """Holds locked collateral; the hub keeps the books (see :mod:`toolkit.world.chain.credit`)."""
 
     functions: ClassVar[Mapping[str, str]] = {
         "collateralEscrow.deposit": "deposit",
@@ -457,7 +358,7 @@ class CollateralEscrow(Contract):
 
     @classmethod
     def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        return [cls(settings) for settings in _hubs(scenario, chain_id)]
+        return [cls(settings) for settings in hubs_on(scenario, chain_id)]
 
     def deposit(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
         run = msg.run
@@ -466,9 +367,7 @@ class CollateralEscrow(Contract):
         if amount <= 0:
             raise Revert.error("ZeroAmount")
         hub = _hub(run, self.settings)
-        _token_call(
-            run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount
-        )
+        token_call(run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount)
         hub.lock(run, msg.sender, token, amount)
         run.emit(self.address, "collateralEscrow.Deposited", msg.sender, token, amount)
         return ()
@@ -490,7 +389,7 @@ class CollateralEscrow(Contract):
         if hub.figures(msg.sender, run.timestamp, after).liquidatable:
             raise Revert.error("HealthFactorBelowOne")
         run.write(hub.collateral, key, held - amount)
-        _token_call(run, self.address, token, "erc20.transfer", msg.sender, amount)
+        token_call(run, self.address, token, "erc20.transfer", msg.sender, amount)
         run.emit(self.address, "collateralEscrow.Withdrawn", msg.sender, token, amount)
         return ()
 
@@ -498,90 +397,12 @@ class CollateralEscrow(Contract):
         """Pay out seized collateral (the hub's liquidation; the books are already moved).
         Remote collateral is paid out on its chain by the relay, which reads ``Seized``."""
         if amount and self.settings.collateral_at(token, self.settings.chain) is not None:
-            _token_call(run, self.address, token, "erc20.transfer", to, amount)
-        run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)
-
-
-class RemoteEscrow(Contract):
-    """A collateral escrow on a chain other than the hub's (see the module docstring).
-
-    ``locked`` is what each user has here and has not asked back (confirmed on the hub or not),
-    ``pending`` what a withdrawal request set aside until the relay settles it.
-    """
-
-    functions: ClassVar[Mapping[str, str]] = {
-        "collateralEscrow.deposit": "deposit",
-        "collateralEscrow.withdraw": "withdraw",
-    }
-
-    def __init__(self, settings: CreditSettings, chain_id: int) -> None:
-        super().__init__(settings.escrow)
-        self.settings = settings
-        self.chain_id = chain_id
-        self.locked: dict[tuple[str, str], int] = {}
-        self.pending: dict[tuple[str, str], int] = {}
-
-    @classmethod
-    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        s = scenario.credit
-        if s is None or chain_id not in s.remote_chains:
-            return []
-        return [cls(s, chain_id)]
-
-    def deposit(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
-        run = msg.run
-        if self.settings.collateral_at(token, self.chain_id) is None:
-            raise Revert.error("UnsupportedCollateral")
-        if amount <= 0:
-            raise Revert.error("ZeroAmount")
-        _token_call(
-            run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount
-        )
-        key = (msg.sender, token)
-        run.write(self.locked, key, self.locked.get(key, 0) + amount)
-        run.emit(self.address, "collateralEscrow.Deposited", msg.sender, token, amount)
-        return ()
-
-    def withdraw(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
-        run = msg.run
-        if amount <= 0:
-            raise Revert.error("ZeroAmount")
-        key = (msg.sender, token)
-        held = self.locked.get(key, 0)
-        if held < amount:
-            raise Revert.error("InsufficientCollateral")
-        run.write(self.locked, key, held - amount)
-        run.write(self.pending, key, self.pending.get(key, 0) + amount)
-        run.emit(self.address, "collateralEscrow.WithdrawRequested", msg.sender, token, amount)
-        return ()
-
-    def settle_withdrawal(
-        self, run: Execution, user: str, token: str, amount: int, *, paid: bool
-    ) -> None:
-        """The relay's answer to a withdrawal request: pay it out, or hand it back to locked."""
-        key = (user, token)
-        amount = min(amount, self.pending.get(key, 0))  # a liquidation may have taken some
-        run.write(self.pending, key, self.pending.get(key, 0) - amount)
-        if paid:
-            _token_call(run, self.address, token, "erc20.transfer", user, amount)
-            run.emit(self.address, "collateralEscrow.Withdrawn", user, token, amount)
-        else:
-            run.write(self.locked, key, self.locked.get(key, 0) + amount)
-
-    def pay_seized(self, run: Execution, user: str, token: str, to: str, amount: int) -> None:
-        """Pay out collateral a liquidation on the hub seized (the relay, from ``Seized``):
-        from what is locked, then from what a withdrawal request set aside."""
-        key = (user, token)
-        locked = self.locked.get(key, 0)
-        from_locked = min(locked, amount)
-        run.write(self.locked, key, locked - from_locked)
-        run.write(self.pending, key, self.pending.get(key, 0) - (amount - from_locked))
-        _token_call(run, self.address, token, "erc20.transfer", to, amount)
+            token_call(run, self.address, token, "erc20.transfer", to, amount)
         run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)
 
 
 class CreditOperator(Contract):
-    """The operator contract of the spec (see the module docstring)."""
+    """The operator contract of the spec (see :mod:`toolkit.world.chain.credit`)."""
 
     functions: ClassVar[Mapping[str, str]] = {
         "creditHub.addCreditReceiver": "add_receiver",
@@ -622,7 +443,7 @@ class CreditOperator(Contract):
                 caller=s.operator_caller,
                 revoke_delay=s.revoke_delay_seconds,
             )
-            for s in _hubs(scenario, chain_id)
+            for s in hubs_on(scenario, chain_id)
         ]
 
     def receivers(self, borrower: str) -> list[str]:
@@ -687,209 +508,3 @@ class CreditOperator(Contract):
             hub.assign_operator(run, msg.sender, ZERO)
         run.emit(self.address, "operator.RevokeFinalized", msg.sender)
         return ()
-
-
-class CreditToken(ERC20):
-    """A collateral token priced along a scenario path (``superUSDC``, ``yoBTC``, ...), or a
-    credit asset the scenario's tokens do not list (EURe)."""
-
-    @classmethod
-    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        s = _settings(scenario, chain_id)
-        if s is None:
-            return []
-        listed = {t.address.lower() for t in scenario.tokens if t.chain == chain_id}
-        listed |= {t.address.lower() for t in scenario.amm.tokens if t.chain == chain_id}
-        assets = [
-            cls(h.asset_address, h.asset, h.asset_decimals)
-            for h in s.others
-            if h.asset_address.lower() not in listed
-        ]
-        underlyings = {
-            c.vault.underlying[1].lower(): c.vault.underlying
-            for c in s.collateral
-            if c.vault is not None and c.vault.underlying is not None
-        }
-        assets += [cls(a, sym, d) for sym, a, d in underlyings.values() if a.lower() not in listed]
-        return assets + [
-            cls(c.address, c.symbol, c.decimals)
-            for c in s.collateral
-            if c.vault is None and c.address.lower() != s.asset_address.lower()
-        ]
-
-
-class EarnVault(ERC20):
-    """An ERC-4626 vault over the credit asset (or its own underlying: cbBTC for yoBTC):
-    synchronous ``deposit(assets, receiver)`` and ``redeem(shares, receiver, owner)`` at the
-    share price of the scenario's yield path, rounded down (against the caller) both ways; the
-    yield it pays comes from liquidity placed once."""
-
-    functions: ClassVar[Mapping[str, str]] = {
-        **ERC20.functions,
-        "vault.deposit": "vault_deposit",
-        "vault.redeem": "vault_redeem",
-    }
-
-    def __init__(self, settings: CreditSettings, collateral: CreditCollateral) -> None:
-        super().__init__(collateral.address, collateral.symbol, collateral.decimals)
-        self.settings = settings
-        self.collateral_settings = collateral
-        address, self.asset_decimals = settings.underlying_of(collateral)
-        self.asset = address.lower()
-        own = collateral.vault is not None and collateral.vault.underlying is not None
-        #: What the strategy's yield is paid from, placed once at the first redemption.
-        self.funding = 10 ** (self.asset_decimals + 6) if own else settings.liquidity
-        self.supply["funded"] = 0
-
-    @classmethod
-    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        s = _settings(scenario, chain_id)
-        if s is None:
-            return []
-        return [cls(s, c) for c in s.collateral if c.vault is not None and not c.vault.asynchronous]
-
-    def share_price(self, now: int) -> Any:
-        """Assets per share (smallest units, a Fraction) at ``now``."""
-        return self.collateral_settings.share_price(now, self.asset_decimals)
-
-    def preview_deposit(self, assets: int, now: int) -> int:
-        """Shares a deposit of ``assets`` mints at ``now``."""
-        return int(assets / self.share_price(now))
-
-    def preview_redeem(self, shares: int, now: int) -> int:
-        """Assets a redemption of ``shares`` pays at ``now``."""
-        return int(shares * self.share_price(now))
-
-    def vault_deposit(self, msg: Message, assets: int, receiver: str) -> tuple[Any, ...]:
-        run = msg.run
-        shares = self.preview_deposit(assets, run.timestamp)
-        if shares == 0:
-            raise Revert.error("ZeroShares")
-        _token_call(
-            run, self.address, self.asset, "erc20.transferFrom", msg.sender, self.address, assets
-        )
-        self.mint(run, receiver, shares)
-        run.emit(self.address, "erc20.Transfer", ZERO, receiver, shares)
-        run.emit(self.address, "vault.Deposit", msg.sender, receiver, assets, shares)
-        return ()
-
-    def vault_redeem(self, msg: Message, shares: int, receiver: str, owner: str) -> tuple[Any, ...]:
-        run = msg.run
-        if owner != msg.sender:
-            allowed = self.allowances.get((owner, msg.sender), 0)
-            if allowed < shares:
-                raise Revert.error("ERC4626: redeem more than allowed")
-            if allowed != 2**256 - 1:
-                run.write(self.allowances, (owner, msg.sender), allowed - shares)
-        have = self.balances.get(owner, 0)
-        if have < shares:
-            raise Revert.error("ERC4626: redeem more than max")
-        assets = self.preview_redeem(shares, run.timestamp)
-        run.write(self.balances, owner, have - shares)
-        run.write(self.supply, "total", self.supply["total"] - shares)
-        run.emit(self.address, "erc20.Transfer", owner, ZERO, shares)
-        token = run.state.contracts.get(self.asset)
-        if isinstance(token, ERC20) and not self.supply["funded"]:
-            token.mint(run, self.address, self.funding)  # the strategy's yield
-            run.write(self.supply, "funded", 1)
-        _token_call(run, self.address, self.asset, "erc20.transfer", receiver, assets)
-        run.emit(self.address, "vault.Withdraw", msg.sender, receiver, owner, assets, shares)
-        return ()
-
-
-class AsyncVault(EarnVault):
-    """An ERC-7540 vault over the credit asset: deposits are synchronous; a redemption is a
-    ``requestRedeem(shares, controller, owner)`` (the shares are burnt and their assets fixed at
-    the request's share price, ``RedeemRequest`` carries the ``requestId``), claimable
-    ``redeem_delay_seconds`` later by ``redeem(shares, receiver, controller)`` called by the
-    controller, which claims its oldest claimable request of exactly ``shares``."""
-
-    functions: ClassVar[Mapping[str, str]] = {
-        **EarnVault.functions,
-        "vault.requestRedeem": "request_redeem",
-    }
-
-    def __init__(self, settings: CreditSettings, collateral: CreditCollateral) -> None:
-        super().__init__(settings, collateral)
-        assert collateral.vault is not None and collateral.vault.redeem_delay_seconds is not None
-        self.delay = collateral.vault.redeem_delay_seconds
-        #: requestId → (controller, shares, assets, claimable from)
-        self.requests: dict[int, tuple[str, int, int, int]] = {}
-        self.claimed: dict[int, bool] = {}
-        self.supply["next_request"] = 1
-
-    @classmethod
-    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        s = _settings(scenario, chain_id)
-        if s is None:
-            return []
-        return [cls(s, c) for c in s.collateral if c.vault is not None and c.vault.asynchronous]
-
-    def request_redeem(
-        self, msg: Message, shares: int, controller: str, owner: str
-    ) -> tuple[Any, ...]:
-        run = msg.run
-        if shares <= 0:
-            raise Revert.error("ZeroShares")
-        if owner != msg.sender:
-            allowed = self.allowances.get((owner, msg.sender), 0)
-            if allowed < shares:
-                raise Revert.error("ERC7540: request more than allowed")
-            if allowed != 2**256 - 1:
-                run.write(self.allowances, (owner, msg.sender), allowed - shares)
-        have = self.balances.get(owner, 0)
-        if have < shares:
-            raise Revert.error("ERC7540: request more than balance")
-        run.write(self.balances, owner, have - shares)
-        run.write(self.supply, "total", self.supply["total"] - shares)
-        run.emit(self.address, "erc20.Transfer", owner, ZERO, shares)
-        request = self.supply["next_request"]
-        run.write(self.supply, "next_request", request + 1)
-        assets = self.preview_redeem(shares, run.timestamp)
-        run.write(self.requests, request, (controller, shares, assets, run.timestamp + self.delay))
-        run.emit(
-            self.address, "vault.RedeemRequest", controller, owner, request, msg.sender, shares
-        )
-        return ()
-
-    def claimable(self, request: int, now: int) -> bool:
-        """Whether request ``request`` exists, is unclaimed and its delay has passed."""
-        entry = self.requests.get(request)
-        return entry is not None and not self.claimed.get(request) and now >= entry[3]
-
-    def vault_redeem(self, msg: Message, shares: int, receiver: str, owner: str) -> tuple[Any, ...]:
-        run = msg.run
-        controller = owner
-        if msg.sender != controller:
-            raise Revert.error("ERC7540: caller is not the controller")
-        for request in sorted(self.requests):
-            entry = self.requests[request]
-            if (
-                entry[0] == controller
-                and entry[1] == shares
-                and self.claimable(request, run.timestamp)
-            ):
-                break
-        else:
-            raise Revert.error("ERC7540: no claimable request of these shares")
-        assets = entry[2]
-        run.write(self.claimed, request, True)
-        token = run.state.contracts.get(self.asset)
-        if isinstance(token, ERC20) and not self.supply["funded"]:
-            token.mint(run, self.address, self.funding)  # the strategy's yield
-            run.write(self.supply, "funded", 1)
-        _token_call(run, self.address, self.asset, "erc20.transfer", receiver, assets)
-        run.emit(self.address, "vault.Withdraw", msg.sender, receiver, controller, assets, shares)
-        return ()
-
-
-for _cls in (
-    CreditHub,
-    CollateralEscrow,
-    RemoteEscrow,
-    CreditOperator,
-    CreditToken,
-    EarnVault,
-    AsyncVault,
-):
-    register(_cls)
