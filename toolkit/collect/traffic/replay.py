@@ -1,0 +1,231 @@
+"""The thread: :class:`Traffic` checks its flows, then plays them on its clock as they fall due,
+each step followed by the steps it leads to; it counts what it did and ends with the flows, on
+:meth:`Traffic.stop`, or when a served service goes away."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import os
+import threading
+from collections import Counter
+from types import TracebackType
+from typing import Any
+
+import httpx
+import polars as pl
+from web3 import Web3
+
+from toolkit.client import EmbeddedService, TransportError
+from toolkit.client.config import resolve_base_url
+from toolkit.client.credit import CreditClient
+from toolkit.clock import WALL, Clock
+from toolkit.collect.traffic.actions import Actions
+from toolkit.collect.traffic.schedule import (
+    CREDIT_FLOW_COLUMNS,
+    FLOW_COLUMNS,
+    SWAP_FLOW_COLUMNS,
+    check_credit,
+    check_swaps,
+    checked_frame,
+    merge_flows,
+)
+from toolkit.collect.traffic.target import Target
+from toolkit.scenario import Scenario, load_scenario
+
+__all__ = ["LATE", "WAIT_SLICE", "Traffic"]
+
+#: Seconds behind schedule after which a step counts as ``late`` (the thread cannot keep up).
+LATE = 1.0
+#: The longest single wait, in clock seconds: how soon a waiting thread sees :meth:`Traffic.stop`.
+WAIT_SLICE = 1.0
+
+
+class Traffic(Actions):
+    """A daemon thread replaying ``flow`` (and the optional ``swaps`` and ``credit`` flows)
+    against ``embedded``, or the embedded service served at ``base_url`` (exactly one of the
+    two), on ``clock`` (default: the service's own clock in-process, the wall clock over HTTP).
+
+    Flow times are seconds from :meth:`start`; tokens are symbols of ``scenario`` (a Scenario,
+    or a name or path to load; default in-process: the scenario the service runs; required
+    with ``base_url``, whose requests carry the scenario's first API key). Users are the
+    chains' development accounts (``eth_accounts``), taken in turn for RFQs and swaps; credit
+    borrower ``i`` is development account ``i``. A step that falls due while the thread is
+    still busy runs at once (counted as ``late`` when more than :data:`LATE` seconds behind).
+
+    :attr:`counts` holds ``rfq``, ``quoted`` and ``opened`` for the order flow; ``swap_quoted``,
+    ``swap_sent`` and ``swap_reverted`` for swaps; ``credit_<action>`` (actions whose calls were
+    sent), ``credit_calls`` and ``credit_reverted`` for credit; refusals by endpoint and status
+    (``rfq 404``, ``swap 400``, ``credit draw 400``, ...); ``unreachable`` when a served service
+    stopped answering (the thread then ends).
+
+    >>> import polars as pl
+    >>> from toolkit.client import ServiceClient
+    >>> from toolkit.clock import ScaledClock
+    >>> flow = pl.DataFrame({"t": [0.0, 1.0], "src_chain": [8453, 1], "dst_chain": [1, 8453],
+    ...     "token": ["USDC", "USDC"], "amount": [10**9, 10**9],
+    ...     "type": ["ExactOutput", "ExactInput"], "converts": [True, False],
+    ...     "convert_delay": [1.0, 0.0]})
+    >>> swaps = pl.DataFrame({"t": [0.5], "chain": [8453], "token_in": ["USDC"],
+    ...     "token_out": ["WETH"], "amount_in": [2_000 * 10**6]})
+    >>> credit = pl.DataFrame({"t": [0.0, 30.0], "borrower": [0, 0], "action": ["lock", "draw"],
+    ...     "amount": [1_000 * 10**6, 100 * 10**6]})
+    >>> with ServiceClient(clock=ScaledClock(50.0)) as fast:
+    ...     with Traffic(fast.embedded, flow, swaps=swaps, credit=credit) as traffic:
+    ...         traffic.join(timeout=20)
+    >>> traffic.counts["rfq"], traffic.counts["quoted"], traffic.counts["opened"]
+    (2, 2, 1)
+    >>> traffic.counts["swap_sent"], traffic.counts["credit_draw"], traffic.counts["credit_calls"]
+    (1, 1, 3)
+    """
+
+    def __init__(
+        self,
+        embedded: EmbeddedService | None = None,
+        flow: pl.DataFrame | None = None,
+        *,
+        base_url: str | None = None,
+        swaps: pl.DataFrame | None = None,
+        credit: pl.DataFrame | None = None,
+        scenario: Scenario | str | os.PathLike[str] | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        if embedded is not None and base_url is not None:
+            raise ValueError("base_url: give an embedded service or the base_url of one, not both")
+        if base_url is not None:
+            url = resolve_base_url(base_url, env={})
+            assert url is not None  # a URL was given
+            if scenario is None:
+                raise ValueError(
+                    "scenario: give the Scenario (or its name) the service at base_url runs"
+                )
+            scenario = load_scenario(scenario)
+            self.target = Target(url, scenario.auth.api_keys[0], WALL if clock is None else clock)
+        else:
+            if not isinstance(embedded, EmbeddedService):
+                raise ValueError(
+                    "embedded: traffic is only driven into the embedded service (in-process, "
+                    "or served: give its base_url)"
+                )
+            scenario = embedded.scenario if scenario is None else load_scenario(scenario)
+            if not isinstance(scenario, Scenario):
+                raise ValueError(
+                    "scenario: give the Scenario the service runs (its tokens' addresses)"
+                )
+            self.target = Target(embedded, None, embedded.clock if clock is None else clock)
+        self.embedded = embedded
+        self.base_url = self.target.base_url
+        self.scenario = scenario
+        self.clock: Clock = self.target.clock
+        self.flow = checked_frame(flow, "flow", FLOW_COLUMNS, "toolkit.backtest.generate_flow")
+        self.swaps = checked_frame(
+            swaps, "swaps", SWAP_FLOW_COLUMNS, "toolkit.backtest.generate_swap_flow"
+        )
+        self.credit = checked_frame(
+            credit, "credit", CREDIT_FLOW_COLUMNS, "toolkit.backtest.generate_credit_flow"
+        )
+        self._markets = check_swaps(self.swaps, scenario)
+        self._credit = check_credit(self.credit, scenario)
+        self.counts: Counter[str] = Counter()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._approved: set[tuple[int, str, str, str]] = set()
+        self._chains: dict[int, Web3] = {}
+        self._block_time = {chain.id: chain.block_time for chain in scenario.chains}
+
+    def __repr__(self) -> str:
+        return f"Traffic({self.base_url!r}, {self.scenario.name!r})"
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        if self.flow.is_empty() and self.swaps.is_empty() and self.credit.is_empty():
+            return
+        try:
+            self._play()
+        except (TransportError, httpx.TransportError):
+            # Only a served service goes away (``toolkit serve`` stopping): the market ends.
+            self.counts["unreachable"] += 1
+        finally:
+            for w3 in self._chains.values():
+                w3.provider.close()  # type: ignore[attr-defined]  # a ChainProvider
+            self._chains.clear()
+
+    def _play(self) -> None:
+        flows = merge_flows(self.clock(), self.flow, self.swaps, self.credit)
+        upcoming = next(flows, None)
+        # Steps the played ones lead to (an order to open, a receipt to read), in time order.
+        later: list[tuple[float, int, str, Any]] = []
+        order = itertools.count(1)
+        accounts = self._chain(self.scenario.chains[0].id).eth.accounts
+        users = itertools.cycle(accounts)
+        with self.target.service() as client, self.target.swap() as swaps:
+            credit = CreditClient(client)
+            while (upcoming is not None or later) and not self._stop.is_set():
+                if upcoming is not None and (not later or upcoming[0] <= later[0][0]):
+                    at, _, kind, payload = upcoming
+                    upcoming = next(flows, None)
+                else:
+                    at, _, kind, payload = heapq.heappop(later)
+                wait = at - self.clock()
+                if wait > 0:
+                    self._wait(wait)
+                elif wait < -LATE:
+                    self.counts["late"] += 1
+                if self._stop.is_set():
+                    break
+                steps: list[tuple[float, str, Any]] = []
+                if kind == "rfq":
+                    quote = self._rfq(client, payload, next(users))
+                    if quote is not None and payload["converts"]:
+                        steps.append((float(payload["convert_delay"]), "open", quote))
+                elif kind == "open":
+                    self._open(client, payload)
+                elif kind == "swap":
+                    steps.extend(self._swap(swaps, payload, next(users)))
+                elif kind == "credit":
+                    account = accounts[int(payload["borrower"])]
+                    steps.extend(self._credit_action(credit, payload, account))
+                else:
+                    steps.extend(self._receipt(*payload))
+                for delay, step, item in steps:
+                    heapq.heappush(later, (self.clock() + delay, next(order), step, item))
+
+    def _wait(self, seconds: float) -> None:
+        """Sleep ``seconds`` on the clock, in slices of :data:`WAIT_SLICE`, until stopped."""
+        end = self.clock() + seconds
+        while not self._stop.is_set():
+            left = end - self.clock()
+            if left <= 0:
+                return
+            self.clock.sleep(min(left, WAIT_SLICE))
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> Traffic:
+        """Start the thread (once); flow times count from now."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="toolkit-traffic", daemon=True)
+            self._thread.start()
+        return self
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the flow to be played out (or ``timeout`` real seconds)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def stop(self) -> None:
+        """Stop the thread and wait for it."""
+        self._stop.set()
+        self.join(timeout=10)
+
+    def __enter__(self) -> Traffic:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
