@@ -7,7 +7,6 @@ coroutine with ``run`` (an event loop's ``run_until_complete``), as plain doctes
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping
-from types import TracebackType
 from typing import Any, TypeVar
 
 import httpx
@@ -16,6 +15,7 @@ from toolkit.client import intents, liquidity
 from toolkit.client import operations as ops
 from toolkit.client.core import (
     DEFAULT_STREAM_TIMEOUT,
+    AsyncLifecycle,
     AttemptHook,
     ClientCore,
     ClientSettings,
@@ -47,7 +47,7 @@ __all__ = ["AsyncServiceClient"]
 T = TypeVar("T")
 
 
-class AsyncServiceClient(ClientSettings):
+class AsyncServiceClient(ClientSettings, AsyncLifecycle):
     """Async client for the partner-intents and liquidity surfaces.
 
     With no ``base_url`` (and no ``TOOLKIT_BASE_URL``) it talks to the embedded service
@@ -112,26 +112,6 @@ class AsyncServiceClient(ClientSettings):
             target.close()
             raise
         self.clock: Clock = target.clock
-
-    # -- lifecycle -----------------------------------------------------------------------
-
-    async def aclose(self) -> None:
-        """Close connections (and the embedded service when this client started it)."""
-        try:
-            await self._http.aclose()
-        finally:
-            self._core.target.close()
-
-    async def __aenter__(self) -> AsyncServiceClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     # -- the engine ----------------------------------------------------------------------
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import httpx
 
@@ -219,3 +220,55 @@ class ClientSettings:
 
     def __repr__(self) -> str:
         return self._core.describe(type(self).__name__)
+
+
+class SyncLifecycle:
+    """``close()`` and ``with`` for a client over ``_http`` (an ``httpx.Client``) and its
+    target: closing ends the connections, then the embedded service if this client started it."""
+
+    _core: ClientCore
+    _http: httpx.Client
+
+    def close(self) -> None:
+        """Close connections (and the embedded service when this client started it)."""
+        try:
+            self._http.close()
+        finally:
+            self._core.target.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncLifecycle:
+    """:class:`SyncLifecycle` for a client over an ``httpx.AsyncClient``: ``aclose()`` and
+    ``async with``."""
+
+    _core: ClientCore
+    _http: httpx.AsyncClient
+
+    async def aclose(self) -> None:
+        """Close connections (and the embedded service when this client started it)."""
+        try:
+            await self._http.aclose()
+        finally:
+            self._core.target.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

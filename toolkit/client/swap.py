@@ -31,13 +31,12 @@ from __future__ import annotations
 import base64
 import os
 from collections.abc import Mapping
-from types import TracebackType
 from typing import Any, Final
 
 import httpx
 
 from toolkit.client import operations as ops
-from toolkit.client.core import AttemptHook, ClientCore, Target
+from toolkit.client.core import AsyncLifecycle, AttemptHook, ClientCore, SyncLifecycle, Target
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import (
     BadRequest,
@@ -194,7 +193,7 @@ class _Base:
             target.close()
             raise
         core.username = user
-        self._core = core
+        self._core: ClientCore = core
         self.base = target.base_url.rstrip("/") + ("/swap" if target.embedded else "")
         self.clock: Clock = target.clock
 
@@ -212,7 +211,7 @@ class _Base:
         return f"{type(self).__name__}({self.base!r})"
 
 
-class SwapClient(_Base):
+class SwapClient(_Base, SyncLifecycle):
     """A synchronous swap API client (module docstring)."""
 
     def __init__(
@@ -246,24 +245,6 @@ class SwapClient(_Base):
         self._http = httpx.Client(
             base_url=self.base, transport=transport, timeout=self._core.timeout
         )
-
-    def close(self) -> None:
-        """Close connections (and the embedded service when this client started it)."""
-        try:
-            self._http.close()
-        finally:
-            self._core.target.close()
-
-    def __enter__(self) -> SwapClient:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def call(
         self, op: ops.Operation[RouteResult], *, on_attempt: AttemptHook | None = None
@@ -312,7 +293,7 @@ class SwapClient(_Base):
         return self.call(op, on_attempt=on_attempt)
 
 
-class AsyncSwapClient(_Base):
+class AsyncSwapClient(_Base, AsyncLifecycle):
     """The asynchronous swap API client (same arguments as :class:`SwapClient`)."""
 
     def __init__(
@@ -346,24 +327,6 @@ class AsyncSwapClient(_Base):
         self._http = httpx.AsyncClient(
             base_url=self.base, transport=transport, timeout=self._core.timeout
         )
-
-    async def aclose(self) -> None:
-        """Close connections (and the embedded service when this client started it)."""
-        try:
-            await self._http.aclose()
-        finally:
-            self._core.target.close()
-
-    async def __aenter__(self) -> AsyncSwapClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def call(
         self, op: ops.Operation[RouteResult], *, on_attempt: AttemptHook | None = None

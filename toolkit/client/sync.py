@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Generator, Mapping
-from types import TracebackType
 from typing import Any, TypeVar
 
 import httpx
@@ -15,6 +14,7 @@ from toolkit.client.core import (
     AttemptHook,
     ClientCore,
     ClientSettings,
+    SyncLifecycle,
     Target,
 )
 from toolkit.client.embedded import EmbeddedService
@@ -42,7 +42,7 @@ __all__ = ["ServiceClient"]
 T = TypeVar("T")
 
 
-class ServiceClient(ClientSettings):
+class ServiceClient(ClientSettings, SyncLifecycle):
     """Sync client for the partner-intents and liquidity surfaces.
 
     With no ``base_url`` (and no ``TOOLKIT_BASE_URL``) it talks to the embedded service
@@ -100,26 +100,6 @@ class ServiceClient(ClientSettings):
             target.close()
             raise
         self.clock: Clock = target.clock
-
-    # -- lifecycle -----------------------------------------------------------------------
-
-    def close(self) -> None:
-        """Close connections (and the embedded service when this client started it)."""
-        try:
-            self._http.close()
-        finally:
-            self._core.target.close()
-
-    def __enter__(self) -> ServiceClient:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- the engine ----------------------------------------------------------------------
 
