@@ -70,17 +70,12 @@ class PathModel:
         self.amount_in = amount_in
         self.curves = curves
         self.keys = keys
-        self.caps: list[float] = []
-        self.spot: list[float] = []
-        self.at_cap: list[float] = []  # each path's marginal output at its cap
-        self._limits()
-        self.guess = [0.0] * len(curves)
-
-    def _limits(self) -> None:
         # a margin under the float capacity: the exact pools round a few wei per range
-        self.caps = [min(self.amount_in, path_capacity(c) * (1 - 1e-9)) for c in self.curves]
-        self.spot = [along(c, 0.0)[1] for c in self.curves]
-        self.at_cap = [along(c, cap)[1] for c, cap in zip(self.curves, self.caps, strict=True)]
+        self.caps = [min(amount_in, path_capacity(c) * (1 - 1e-9)) for c in curves]
+        self.spot = [along(c, 0.0)[1] for c in curves]
+        # each path's marginal output at its cap
+        self.at_cap = [along(c, cap)[1] for c, cap in zip(curves, self.caps, strict=True)]
+        self.guess = [0.0] * len(curves)
 
     def output(self, i: int, amount: float) -> float:
         """Path ``i``'s float output for ``amount`` on the pools as they are."""
