@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint typecheck unit notebooks wheel-check lab bench clean
+.PHONY: demo test lint typecheck unit notebooks wheel-check lab bench clean node
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
+
+# Third-party EVM clients and a real node for the suite (tests/node: anvil, ethers v6, viem and
+# Uniswap's published bytecode), from the npm registry at the versions its lock file pins.
+NODE_STAMP := tests/node/node_modules/.installed-stamp
+$(NODE_STAMP): tests/node/package.json tests/node/package-lock.json
+	npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+node: $(NODE_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/toolkit demo
@@ -28,7 +37,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(STAMP) $(NODE_STAMP)
 	$(BIN)/pytest -n 2 tests
 	$(BIN)/pytest -n 2 -p tests.doctest_namespace --doctest-modules toolkit
 
@@ -47,8 +56,8 @@ wheel-check: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
 
-bench: $(STAMP)
+bench: $(STAMP) $(NODE_STAMP)
 	@for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache tests/node/node_modules
