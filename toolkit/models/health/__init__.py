@@ -38,6 +38,7 @@ from toolkit.models.health.montecarlo import (
     estimate_volatility,
     monte_carlo,
 )
+from toolkit.models.health.tail import tail_risk
 from toolkit.models.health.shocks import DEFAULT_SHOCKS, snapshot_stress, stress
 
 __all__ = [
@@ -59,4 +60,5 @@ __all__ = [
     "monte_carlo",
     "snapshot_stress",
     "stress",
+    "tail_risk",
 ]
