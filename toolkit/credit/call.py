@@ -94,8 +94,12 @@ def liquidation_call(
     if collateral is None:
         collateral = max(held, key=lambda a: (rules.rule(a).liquidation_bonus_bps, held[a], a))
     elif collateral not in held:
-        raise ArgumentError("collateral", f"an asset the account holds ({sorted(held)})", collateral)
-    close = MAX_CLOSE_FACTOR_BPS if before <= CLOSE_FACTOR_HF_THRESHOLD else DEFAULT_CLOSE_FACTOR_BPS
+        raise ArgumentError(
+            "collateral", f"an asset the account holds ({sorted(held)})", collateral
+        )
+    close = (
+        MAX_CLOSE_FACTOR_BPS if before <= CLOSE_FACTOR_HF_THRESHOLD else DEFAULT_CLOSE_FACTOR_BPS
+    )
     most = percent_mul(debt, close)
     cover = most if debt_to_cover is None else min(whole(debt_to_cover, "debt_to_cover"), most)
     premium = BPS + rules.rule(collateral).liquidation_bonus_bps

@@ -38,8 +38,8 @@ from toolkit.models.health.montecarlo import (
     estimate_volatility,
     monte_carlo,
 )
-from toolkit.models.health.tail import tail_risk
 from toolkit.models.health.shocks import DEFAULT_SHOCKS, snapshot_stress, stress
+from toolkit.models.health.tail import tail_risk
 
 __all__ = [
     "DEFAULT_CAPS",
