@@ -10,6 +10,7 @@ import textwrap
 
 import polars as pl
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from toolkit.report.economics import capital_assumptions, economics_assumptions
 from toolkit.report.style import colors, dress, legend, new_figure, series_styles, usd_ticks
@@ -173,7 +174,7 @@ def _footnote(figure: Figure, text: str) -> None:
     lines = textwrap.wrap(text, 160)
     figure.text(0.01, 0.005, "\n".join(lines), fontsize=7, va="bottom")
     engine = figure.get_layout_engine()
-    if engine is not None:  # keep the axes clear of the note
+    if isinstance(engine, ConstrainedLayoutEngine):  # keep the axes clear of the note
         engine.set(rect=(0.0, 0.035 * len(lines), 1.0, 1.0 - 0.035 * len(lines)))
 
 
