@@ -105,6 +105,7 @@ def test_a_sweep_shows_a_progress_bar_unless_told_not_to(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    monkeypatch.setenv("TOOLKIT_PROGRESS", "1")  # asked for: pytest's stderr is no terminal
     flow = generate_flow("single-pool", hours=0.05, rate=1.0, seed=1)
     with ThreadPoolExecutor(1) as pool:
         sweep(flow, "single-pool", {"pool_scale": [1.0, 2.0]}, executor=pool)

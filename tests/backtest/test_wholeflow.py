@@ -75,3 +75,68 @@ def test_bad_seed_and_settings_type() -> None:
         whole_flow(SMALL, seed=-1, progress=False)
     with pytest.raises(ArgumentError, match="settings"):
         whole_flow({"hours": 1.0}, progress=False)  # type: ignore[arg-type]
+
+
+OTHER_BOOKS = [
+    (5, SMALL),
+    (2, dataclasses.replace(SMALL, accounts=120, collateral_median_usd=20_000.0)),
+    (11, dataclasses.replace(SMALL, shock=-0.45, max_sale_impact_bps=300.0)),
+]
+
+
+@pytest.mark.parametrize(("seed", "settings"), OTHER_BOOKS)
+def test_every_counted_liquidation_moved_debt_and_collateral(
+    seed: int, settings: WholeFlow
+) -> None:
+    """A step counts calls only when debt was repaid and collateral seized; no account is
+    counted twice in a step for calls that moved nothing, and the accounts liquidated over the
+    run are at most the book."""
+    run = whole_flow(settings, seed=seed, progress=False)
+    frame = run.liquidations
+    counted = frame.filter(frame["liquidations"] > 0)
+    assert counted.height > 0
+    assert (counted["debt_repaid_usd"] > 0).all()
+    assert (counted["collateral_seized_usd"] > 0).all()
+    idle = frame.filter(frame["liquidations"] == 0)
+    assert (idle["debt_repaid_usd"] == 0).all() and (idle["collateral_seized_usd"] == 0).all()
+    assert (frame["accounts_liquidated"] <= frame["liquidations"]).all()
+    assert run.summary["accounts_liquidated"] <= settings.accounts
+    assert run.summary["liquidations"] <= 5 * run.summary["accounts_liquidated"] * settings.steps
+
+
+@pytest.mark.parametrize(("seed", "settings"), OTHER_BOOKS)
+def test_sales_follow_the_policy_and_conserve_the_collateral(
+    seed: int, settings: WholeFlow
+) -> None:
+    """Each step sells at most the policy's cap; what was seized is sold or still held."""
+    run = whole_flow(settings, seed=seed, progress=False)
+    frame = run.liquidations
+    assert (frame["collateral_sold_weth"] <= frame["max_sale_weth"] + 1e-12).all()
+    seized, sold = frame["collateral_seized_weth"].sum(), frame["collateral_sold_weth"].sum()
+    assert seized == pytest.approx(sold + run.summary["inventory_end_weth"], rel=1e-9)
+    assert frame["sales_impact_bps"].max() <= settings.max_sale_impact_bps * 1.05
+
+
+@pytest.mark.parametrize(("seed", "settings"), OTHER_BOOKS)
+def test_the_shock_is_the_path_its_name_says(seed: int, settings: WholeFlow) -> None:
+    """Once the drawdown is done the reference path is exactly (1 + shock) times the control's."""
+    run = whole_flow(settings, seed=seed, progress=False)
+    swaps = run.swaps
+    assert swaps["shock_pct"][-1] == pytest.approx(settings.shock * 100, abs=1e-9)
+    assert swaps["shock_pct"].min() == pytest.approx(settings.shock * 100, abs=1e-9)
+    assert (swaps["control_usd"] > 0).all()
+
+
+def test_liquidations_off_is_the_control_for_the_sales() -> None:
+    off = whole_flow(dataclasses.replace(SMALL, liquidations=False), seed=5, progress=False)
+    assert off.summary["liquidations"] == off.summary["accounts_liquidated"] == 0
+    assert off.summary["collateral_sold_usd"] == 0
+    assert off.summary["min_health_factor"] < 1  # the shock left accounts under water
+    assert off.summary["shock_pct_end"] == pytest.approx(SMALL.shock * 100)
+
+
+def test_bad_sale_policy_names_the_field() -> None:
+    with pytest.raises(ArgumentError, match="max_sale_impact_bps"):
+        WholeFlow(max_sale_impact_bps=0.0)
+    with pytest.raises(ArgumentError, match="liquidations: must be True or False"):
+        WholeFlow(liquidations=1)  # type: ignore[arg-type]

@@ -28,7 +28,7 @@ def _args(tmp_path: Path, *extra: str) -> argparse.Namespace:
             "--speed",
             "60",
             "--rate",
-            "0.5",
+            "0.03",
             "--no-progress",
             *extra,
         ]
@@ -44,7 +44,9 @@ def test_demo_fills_the_database_and_writes_the_report(tmp_path: Path) -> None:
     assert (tmp_path / "reports" / "summary.md").is_file()
     for name in ("backtest.png", "swap_impact.png", "credit_health.png", "capital_404.png"):
         assert (tmp_path / "reports" / name).is_file(), name
-    assert "fitted fee curves" in text and "backtest of scenario default" in text
+    assert "fee curves, fee_bps = a + b * log10(amount)" in text
+    assert "no size dependence detected (r² = " in text or "bps per tenfold size (95 % CI" in text
+    assert "backtest of scenario default" in text
     with Store(tmp_path / "demo.duckdb", read_only=True) as store:
         kinds = store.query("select kind, status from collection_runs order by kind")
         assert sorted(set(kinds["kind"].to_list())) == [

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolkit.models.fees import t95
 from toolkit.models.pricing import effective_fee_bps, fee_by_amount_bucket, fee_curve
 
 E18 = 10**18
@@ -72,6 +73,7 @@ def test_fee_curve_recovers_a_log_linear_fee(rfq) -> None:
     assert result.columns == [
         "src_chain", "dst_chain", "token", "quote_type", "n", "intercept",
         "log10_amount_coef", "utilization_coef", "r2", "rmse", "amount_min", "amount_max",
+        "log10_amount_coef_se", "log10_amount_coef_lo", "log10_amount_coef_hi", "size_dependence",
     ]  # fmt: skip
     first = result.row(0, named=True)
     assert first["token"] == "USDC"
@@ -220,3 +222,57 @@ def test_fee_curve_recovers_noiseless_coefficients(
     assert fit["n"] == len(amounts)
     tolerance = 10.0 / min(amounts) * 10_000 + 1e-9
     assert fit["log10_amount_coef"] == pytest.approx(slope, abs=tolerance)
+
+
+def _obs(amounts: list[int], fees_bps: list[float]) -> pl.DataFrame:
+    outputs = [a - round(a * f / 10_000) for a, f in zip(amounts, fees_bps, strict=True)]
+    return pl.DataFrame(
+        {
+            "status": [200] * len(amounts),
+            "amount": amounts,
+            "input_amount": amounts,
+            "output_amount": outputs,
+            "token": ["USDC"] * len(amounts),
+        },
+        schema_overrides={
+            "amount": pl.Int128,
+            "input_amount": pl.Int128,
+            "output_amount": pl.Int128,
+        },
+    )
+
+
+@pytest.mark.parametrize(("df", "table"), [(1, 12.706), (3, 3.182), (5, 2.571), (20, 2.086)])
+def test_t95_matches_the_published_t_table(df: int, table: float) -> None:
+    """Reference: the two-sided 95 % column of Student's t table (e.g. NIST/SEMATECH
+    e-Handbook of Statistical Methods, table 1.3.6.7.2)."""
+    assert abs(t95(df) - table) <= 0.002
+
+
+def test_the_slope_interval_is_the_textbook_one() -> None:
+    """Reference: simple regression's slope standard error sqrt(SSE / (n − 2) / Sxx) and the
+    interval b ± t(0.975, n − 2)·se (Montgomery and Runger, *Applied Statistics*, §11-5)."""
+    rng = np.random.default_rng(4)
+    amounts = [int(10 ** rng.uniform(7, 11)) for _ in range(40)]
+    x = np.log10(np.array(amounts, dtype=float))
+    fees = list(8.0 - 1.0 * (x - 7) + rng.normal(0, 0.8, 40))
+    fit = fee_curve(_obs(amounts, fees), by="token").row(0, named=True)
+    y = np.array(
+        [(a - (a - round(a * f / 10_000))) / a * 1e4 for a, f in zip(amounts, fees, strict=True)]
+    )
+    b, a = np.polyfit(x, y, 1)
+    sse = float(((y - (a + b * x)) ** 2).sum())
+    se = np.sqrt(sse / 38 / ((x - x.mean()) ** 2).sum())
+    assert fit["log10_amount_coef_se"] == pytest.approx(se, rel=1e-9)
+    assert fit["log10_amount_coef_lo"] == pytest.approx(b - t95(38) * se, rel=1e-9)
+    assert fit["size_dependence"] is True
+
+
+def test_a_flat_fee_is_no_size_dependence() -> None:
+    rng = np.random.default_rng(9)
+    amounts = [int(10 ** rng.uniform(7, 11)) for _ in range(60)]
+    fees = list(5.0 + rng.normal(0, 0.5, 60))
+    fit = fee_curve(_obs(amounts, fees), by="token").row(0, named=True)
+    assert fit["log10_amount_coef_lo"] < 0 < fit["log10_amount_coef_hi"]
+    assert fit["size_dependence"] is False
+    assert fit["r2"] < 0.1

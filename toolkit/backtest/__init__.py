@@ -22,7 +22,8 @@ What would a change of pool size, fee tiers or reservation windows have done to 
   with a Student-t confidence interval: seeds, not a seed.
 - :func:`whole_flow` runs every surface on one world and clock (card spenders, solvers
   borrowing, cross-chain users choosing intents or swaps, liquidators selling into the pools);
-  :func:`whole_flow_seeds` runs it shocked and unshocked over seeds.
+  :func:`whole_flow_seeds` runs it shocked, shocked with the liquidators off, and unshocked,
+  over seeds.
 - :func:`griefing` measures a quote-only bot (:func:`attack_flow`): the capacity it holds, the
   404s honest users see, and what per-key rate limits or shorter quote windows buy back.
 

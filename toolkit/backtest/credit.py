@@ -224,11 +224,15 @@ def replay_credit(
         debt = principal + interest
         weak = np.flatnonzero((debt > 0) & (values @ m < debt))
         bonus = bad = 0.0
+        moved = 0  # a liquidation repays debt and seizes collateral; a call moving nothing is none
         for i in weak:
             exact = {
                 a: int(values[i, j] * _UNIT) for j, a in enumerate(book.assets) if held[i, j] > 0
             }
             liq = liquidation(exact, int(debt[i] * _UNIT), rules=rules)
+            if liq.repaid == 0 or not any(liq.seized.values()):
+                continue
+            moved += 1
             for j, asset in enumerate(book.assets):
                 taken = liq.seized.get(asset, 0) / _UNIT
                 held[i, j] = max(0.0, held[i, j] - taken / prices[j]) if taken else held[i, j]
@@ -245,7 +249,7 @@ def replay_credit(
         hf = np.where(owed > 0, (held * prices) @ m / np.where(owed > 0, owed, 1.0), np.inf)
         totals["fees"] += fees
         totals["interest"] += float(accrued.sum())
-        totals["liquidations"] += len(weak)
+        totals["liquidations"] += moved
         totals["bonus"] += bonus
         totals["bad_debt"] += bad
         rows.append(
@@ -259,7 +263,7 @@ def replay_credit(
                 "interest": float(accrued.sum()),
                 "repaid": repaid,
                 "overdue_accounts": int(((due >= 0) & (day > due)).sum()),
-                "liquidations": len(weak),
+                "liquidations": moved,
                 "liquidation_bonus": bonus,
                 "bad_debt": bad,
                 "collateral_value": float((held * prices).sum()),

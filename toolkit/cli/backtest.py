@@ -9,6 +9,14 @@ from typing import Any, TextIO
 
 from toolkit.cli.argtypes import integer, real
 
+#: Mean RFQs per second of ``toolkit backtest``'s and the demo's day of flow, calibrated to
+#: public figures of comparable cross-chain services (../shared/research/economics.md): on the
+#: default scenario's $28.2M of pool capital it fills about $8M a day (daily volume a fraction
+#: of committed capital, as Across's LP pools: ~$3.4M a day on ~$50M) at ~5 bps of fees, about
+#: 5 % a year on capital (Across LPs: ~3.3 %). About 30 % of RFQs convert: ~2,600 RFQs and
+#: ~770 fills a day.
+DEFAULT_RATE = 0.03
+
 __all__ = ["add_arguments", "format_summary", "run"]
 
 
@@ -26,8 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rate",
         type=real(minimum=0),
-        default=1.0,
-        help="mean RFQs per second before the daily profile (default: 1)",
+        default=DEFAULT_RATE,
+        help=f"mean RFQs per second before the daily profile (default: {DEFAULT_RATE:g}, the "
+        "demo's flow calibrated to comparable services' volume against capital)",
     )
     parser.add_argument(
         "--seed", type=integer(minimum=0), default=0, help="random seed (default: 0)"

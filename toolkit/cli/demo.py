@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from toolkit.cli.argtypes import integer, real
+from toolkit.cli.backtest import DEFAULT_RATE
 from toolkit.cli.traffic import (
     BORROWERS,
     SWAP_RATE,
@@ -54,12 +55,15 @@ __all__ = [
 
 #: Trade sizes of the demo's swap-route sweep, in USD.
 SWAP_SIZES_USD: tuple[int, ...] = (100, 10_000, 1_000_000, 10_000_000)
-#: Pool balances of the demo's capital sweep, as factors on the default scenario's.
-POOL_SCALES: tuple[float, ...] = (0.5, 1.0, 2.0)
+#: Pool balances of the demo's capital sweep, as factors on the default scenario's: down to a
+#: few thousandths, where the calibrated flow (:data:`toolkit.cli.backtest.DEFAULT_RATE`)
+#: starts to meet 404s.
+POOL_SCALES: tuple[float, ...] = (0.003, 0.01, 0.03, 0.1, 1.0)
 #: Accounts of the seeded credit book the demo snapshots (a sample: the whole book takes long).
 CREDIT_ACCOUNTS = 300
-#: Hours of flow the capital sweep replays, at the day's mean rate.
-SWEEP_HOURS = 1.0
+#: Hours of flow the capital sweep replays, at the day's mean rate (a day: enough requests at
+#: the plausible rate for a 404 share to mean something).
+SWEEP_HOURS = 24.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,8 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rate",
         type=real(above=0),
-        default=12.0,
-        help="backtest: mean RFQs per second over the day (default: 12, enough to meet 404s)",
+        default=DEFAULT_RATE,
+        help=f"backtest: mean RFQs per second over the day (default: {DEFAULT_RATE:g}, the flow "
+        "calibrated to comparable services' volume against capital)",
     )
     parser.add_argument(
         "--seed",
@@ -286,17 +291,10 @@ def _model(store: Store, stream: TextIO, step: Any) -> None:
         _named(
             curve.sort(*keys, "quote_type")
             .head(6)
-            .select(
-                *keys,
-                "quote_type",
-                "intercept",
-                pl.col("log10_amount_coef").alias("bps_per_decade"),
-                "r2",
-                "n",
-            )
+            .select(*keys, "quote_type", "n", "r2", _fee_finding().alias("fee by size"))
         ),
-        "fitted fee curves, fee_bps = intercept + bps_per_decade * log10(amount in smallest "
-        "units) (first 6 routes)",
+        "fee curves, fee_bps = a + b * log10(amount), with the slope's 95 % interval "
+        "(first 6 routes; a slope whose interval holds 0 is no finding)",
         stream,
     )
     _print_frame(
@@ -354,6 +352,27 @@ def _named(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.drop("src_chain", "dst_chain").insert_column(0, pl.Series("route", routes))
 
 
+def _fee_finding() -> Any:
+    """What a fitted fee curve says, in words: the slope with its 95 % interval where the
+    interval excludes 0, else that no size dependence was detected (with r² and n)."""
+    import polars as pl
+
+    slope = pl.col("log10_amount_coef")
+    lo, hi = pl.col("log10_amount_coef_lo"), pl.col("log10_amount_coef_hi")
+    r2 = pl.col("r2").fill_null(0.0).round(4).cast(pl.String)
+    found = pl.format(
+        "{} bps per tenfold size (95 % CI {} to {})", slope.round(3), lo.round(3), hi.round(3)
+    )
+    none = pl.format("no size dependence detected (r² = {}, n = {})", r2, pl.col("n"))
+    return (
+        pl.when(pl.col("size_dependence"))
+        .then(found)
+        .when(pl.col("size_dependence").is_null())
+        .then(pl.format("too few quotes to fit (n = {})", pl.col("n")))
+        .otherwise(none)
+    )
+
+
 def _replay_day(rate: float, seed: int) -> BacktestResult:
     """A day of order flow on the default scenario, replayed (in the worker process)."""
     from toolkit.backtest import generate_flow, replay
@@ -405,6 +424,13 @@ def _print_frame(frame: pl.DataFrame, title: str, stream: TextIO) -> None:
     import polars as pl
 
     print(f"\n{title}", file=stream)
-    with pl.Config(tbl_rows=20, tbl_cols=12, tbl_hide_dataframe_shape=True, float_precision=4):
+    with pl.Config(
+        tbl_rows=20,
+        tbl_cols=12,
+        tbl_hide_dataframe_shape=True,
+        float_precision=4,
+        fmt_str_lengths=80,
+        tbl_width_chars=160,
+    ):
         print(frame, file=stream)
     print("", file=stream)

@@ -15,6 +15,12 @@ from toolkit.credit.account import (
     figures,
     liquidation,
 )
+from toolkit.credit.call import (
+    CLOSE_FACTOR_HF_THRESHOLD,
+    DEFAULT_CLOSE_FACTOR_BPS,
+    MAX_CLOSE_FACTOR_BPS,
+    liquidation_call,
+)
 from toolkit.credit.rules import (
     BPS,
     DAY,
@@ -27,9 +33,12 @@ from toolkit.credit.rules import (
 
 __all__ = [
     "BPS",
+    "CLOSE_FACTOR_HF_THRESHOLD",
     "DAY",
+    "DEFAULT_CLOSE_FACTOR_BPS",
     "DEFAULT_COLLATERAL",
     "DEFAULT_RULES",
+    "MAX_CLOSE_FACTOR_BPS",
     "YEAR",
     "AccountFigures",
     "CollateralRule",
@@ -38,4 +47,5 @@ __all__ = [
     "collateral_value",
     "figures",
     "liquidation",
+    "liquidation_call",
 ]

@@ -35,6 +35,7 @@ from toolkit.models.health import (
     liquidations,
     monte_carlo,
     stress,
+    tail_risk,
 )
 from toolkit.models.pricing import (
     compare_with_tiers,
@@ -104,6 +105,7 @@ __all__ = [
     "slippage_for_revert_rate",
     "spending",
     "stress",
+    "tail_risk",
     "tier_premium_summary",
     "to_units",
 ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 from collections.abc import Sequence
 from numbers import Integral
 
@@ -77,9 +79,14 @@ def fee_curve(obs: pl.DataFrame, *, by: str | Sequence[str] = ROUTE) -> pl.DataF
     amount). When the frame has a ``utilization`` column (0..1), it enters as a third term
     and rows where it is null are left out. Columns: the ``by`` keys, ``n``, ``intercept``,
     ``log10_amount_coef``, ``utilization_coef`` (null without the column), ``r2``, ``rmse``,
-    ``amount_min``, ``amount_max``. The coefficients are null when the group has fewer rows
-    than terms or its amounts do not vary (the fit is not determined); ``r2`` is null when
-    the fees do not vary. An empty input gives an empty frame with these columns.
+    ``amount_min``, ``amount_max``, then the slope's goodness: its standard error
+    ``log10_amount_coef_se``, its 95 % interval ``log10_amount_coef_lo`` / ``_hi`` (Student t
+    on ``n`` − terms degrees of freedom) and ``size_dependence``, true only when that interval
+    excludes 0 (false: no size dependence detected, whatever the point estimate). The
+    coefficients are null when the group has fewer rows than terms or its amounts do not vary
+    (the fit is not determined); ``r2`` is null when the fees do not vary, and the interval
+    when no degree of freedom is left. An empty input gives an empty frame with these
+    columns.
 
     >>> obs = pl.DataFrame(
     ...     {"status": [200] * 3, "amount": [10**6, 10**7, 10**8],
@@ -123,11 +130,43 @@ def fee_curve(obs: pl.DataFrame, *, by: str | Sequence[str] = ROUTE) -> pl.DataF
     ]
     columns = ["n", "intercept", "log10_amount_coef", "utilization_coef", "r2", "rmse"]
     schema = {"n": pl.Int64, **{name: pl.Float64 for name in columns[1:]}}
-    fitted = pl.DataFrame(fits, schema=schema, orient="row")
+    slope = {f"log10_amount_coef_{k}": pl.Float64 for k in ("se", "lo", "hi")}
+    fitted = pl.DataFrame(
+        fits, schema={**schema, **slope, "size_dependence": pl.Boolean}, orient="row"
+    )
     return pl.concat(
-        [groups.select(keys), fitted, groups.select("amount_min", "amount_max")],
+        [
+            groups.select(keys),
+            fitted.select(columns),
+            groups.select("amount_min", "amount_max"),
+            fitted.select(*slope, "size_dependence"),
+        ],
         how="horizontal",
     )
+
+
+@functools.lru_cache(maxsize=256)
+def t95(df: int) -> float:
+    """The two-sided 95 % quantile of Student's t with ``df`` degrees of freedom, to 3 decimals:
+    the 0.975 point of the t distribution, found by bisection on its CDF (Simpson's rule on
+    the density, ``Γ((ν+1)/2) / (√(νπ) Γ(ν/2)) · (1 + x²/ν)^(−(ν+1)/2)``).
+
+    >>> t95(1), t95(2), t95(4), t95(10), t95(10**6)
+    (12.706, 4.303, 2.776, 2.228, 1.96)
+    """
+    nu = float(df)
+    log_c = math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2) - 0.5 * math.log(nu * math.pi)
+
+    def tail(t: float) -> float:  # P(0 < T < t), Simpson's rule on 4,000 panels
+        x = np.linspace(0.0, t, 4_001)
+        f = np.exp(log_c - (nu + 1) / 2 * np.log1p(x * x / nu))
+        return float((f[0] + f[-1] + 4 * f[1:-1:2].sum() + 2 * f[2:-1:2].sum()) * t / 12_000)
+
+    low, high = 1.9, 13.0
+    for _ in range(50):
+        mid = 0.5 * (low + high)
+        low, high = (mid, high) if tail(mid) < 0.475 else (low, mid)
+    return round(0.5 * (low + high), 3)
 
 
 def fee_by_amount_bucket(
@@ -200,14 +239,18 @@ def _check_edges(buckets: Sequence[int] | None) -> list[int]:
     return [int(edge) for edge in buckets]
 
 
-def _fit(
-    x: np.ndarray, utilization: np.ndarray | None, fee: np.ndarray
-) -> tuple[int, float | None, float | None, float | None, float | None, float | None]:
+_Fit = tuple[
+    int, float | None, float | None, float | None, float | None, float | None,
+    float | None, float | None, float | None, bool | None,
+]  # fmt: skip
+
+
+def _fit(x: np.ndarray, utilization: np.ndarray | None, fee: np.ndarray) -> _Fit:
     n = len(fee)
     columns = [np.ones(n), x] if utilization is None else [np.ones(n), x, utilization]
     design = np.column_stack(columns) if n else np.empty((0, len(columns)))
     if n < design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
-        return n, None, None, None, None, None
+        return n, None, None, None, None, None, None, None, None, None
     coef, *_ = np.linalg.lstsq(design, fee, rcond=None)
     residual = fee - design @ coef
     ss_res = float(residual @ residual)
@@ -216,4 +259,12 @@ def _fit(
     r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else None
     rmse = float(np.sqrt(ss_res / n))
     c = float(coef[2]) if utilization is not None else None
-    return n, float(coef[0]), float(coef[1]), c, r2, rmse
+    df = n - design.shape[1]
+    if df < 1:
+        return n, float(coef[0]), float(coef[1]), c, r2, rmse, None, None, None, None
+    # the slope's standard error from the residual variance and (XᵀX)⁻¹
+    covariance = ss_res / df * np.linalg.inv(design.T @ design)
+    se = float(np.sqrt(max(covariance[1, 1], 0.0)))
+    half = t95(df) * se
+    lo, hi = float(coef[1]) - half, float(coef[1]) + half
+    return n, float(coef[0]), float(coef[1]), c, r2, rmse, se, lo, hi, bool(lo > 0 or hi < 0)

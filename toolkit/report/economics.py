@@ -21,7 +21,14 @@ import polars as pl
 
 from toolkit.report.units import chain_name, usd, whole_tokens
 
-__all__ = ["YEAR_S", "annualised_pct", "capital_sweep", "pool_economics"]
+__all__ = [
+    "YEAR_S",
+    "annualised_pct",
+    "capital_assumptions",
+    "capital_sweep",
+    "economics_assumptions",
+    "pool_economics",
+]
 
 YEAR_S = 365 * 86_400.0
 
@@ -158,4 +165,39 @@ def capital_sweep(runs: pl.DataFrame, totals: pl.DataFrame) -> pl.DataFrame:
             "annualised_return_pct": pl.Float64,
         },
         orient="row",
+    )
+
+
+def economics_assumptions(pools: pl.DataFrame) -> str:
+    """What the return figures assume, in one line to print on or beside them.
+
+    >>> frame = pl.DataFrame({"pool": ["total"], "capital_usd": [2e7], "span_hours": [24.0]})
+    >>> economics_assumptions(frame).split(";")[0]
+    'Assumptions: fee revenue of one simulated 24 h backtest on $20.0M of pool capital'
+    """
+    total = pools.filter(pl.col("pool") == "total")
+    if total.height == 0:
+        return "Assumptions: no backtest stored"
+    span = float(total["span_hours"][0])
+    capital = float(total["capital_usd"][0])
+    return (
+        f"Assumptions: fee revenue of one simulated {span:g} h backtest on "
+        f"${capital / 1e6:.1f}M of pool capital; capital = each pool's starting balance; "
+        "annualised simply (× 365 days / span, no compounding); USD at the scenario's prices; "
+        "no gas, rebalancing or hedging costs deducted"
+    )
+
+
+def capital_assumptions(sweep: pl.DataFrame) -> str:
+    """What the capital-against-404 figure assumes, in one line.
+
+    >>> frame = pl.DataFrame({"requests": [2_600, 2_600]})
+    >>> capital_assumptions(frame).split(";")[0]
+    'Assumptions: the same flow of 2,600 requests replayed at every pool_scale'
+    """
+    requests = int(sweep["requests"].max()) if sweep.height else 0  # type: ignore[arg-type]
+    return (
+        f"Assumptions: the same flow of {requests:,} requests replayed at every pool_scale; "
+        "404 share = requests refused for capacity; return annualised simply from the "
+        "backtest's span, capital = starting balances, no costs deducted"
     )

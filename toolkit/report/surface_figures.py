@@ -6,9 +6,13 @@ axis labels with units from :mod:`toolkit.report.style`, amounts in USD.
 
 from __future__ import annotations
 
+import textwrap
+
 import polars as pl
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
+from toolkit.report.economics import capital_assumptions, economics_assumptions
 from toolkit.report.style import colors, dress, legend, new_figure, series_styles, usd_ticks
 from toolkit.report.surfaces import HF_WATCH
 
@@ -161,7 +165,17 @@ def economics_figure(pools: pl.DataFrame, run: str) -> Figure:
     right.set_title("Return on pool capital, annualised (simple)")
     right.set_xlabel("fee revenue / starting balance, per year (%)")
     right.grid(True, axis="x", alpha=0.3)
+    _footnote(figure, economics_assumptions(pools))
     return figure
+
+
+def _footnote(figure: Figure, text: str) -> None:
+    """The figure's assumptions under it, wrapped to the figure's width."""
+    lines = textwrap.wrap(text, 160)
+    figure.text(0.01, 0.005, "\n".join(lines), fontsize=7, va="bottom")
+    engine = figure.get_layout_engine()
+    if isinstance(engine, ConstrainedLayoutEngine):  # keep the axes clear of the note
+        engine.set(rect=(0.0, 0.035 * len(lines), 1.0, 1.0 - 0.035 * len(lines)))
 
 
 def capital_figure(sweep: pl.DataFrame) -> Figure:
@@ -203,4 +217,5 @@ def capital_figure(sweep: pl.DataFrame) -> Figure:
     handles = ax.get_legend_handles_labels()
     more = twin.get_legend_handles_labels()
     ax.legend(handles[0] + more[0], handles[1] + more[1], fontsize=8)
+    _footnote(figure, capital_assumptions(sweep))
     return figure

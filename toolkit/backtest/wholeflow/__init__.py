@@ -4,8 +4,10 @@ one world and one virtual clock, so the surfaces meet.
 Every step (``step_seconds`` of virtual time) of :func:`whole_flow`:
 
 1. **Prices.** The WETH reference price (:func:`~toolkit.world.chain.flow.reference_path`, times
-   a drawdown of ``shock`` spread over ``shock_hours`` from ``shock_at``) is brought to the pools
-   of both chains by arbitrage (:class:`~toolkit.world.chain.flow.BackgroundTraders`).
+   a drawdown of ``shock`` spread over ``shock_hours`` from ``shock_at``: once it is done the
+   path is exactly ``1 + shock`` times the same seed's path without it, the ``swaps`` frame's
+   ``shock_pct``) is brought to the pools of both chains by arbitrage
+   (:class:`~toolkit.world.chain.flow.BackgroundTraders`).
 2. **Engine events** due since the last step run at their own instants: intents fills (the
    service's filler, once the quote's ``eta`` has passed), settlements (the fee joins the pool),
    solvers' repayments, and the swap on arrival of users whose intents order just filled.
@@ -13,11 +15,15 @@ Every step (``step_seconds`` of virtual time) of :func:`whole_flow`:
    and USDC collateral swipe cards (Poisson, log-normal USD amounts): the draw that delivers the
    swipe after its fee (:func:`~toolkit.models.cards.draw_for`) is approved when the health
    factor after it stays at least ``min_health_factor`` and the LTV capacity covers it; indebted
-   accounts repay at rate ``1 / repay_hours``. Accounts under a health factor of 1 are liquidated
-   exactly as :func:`toolkit.credit.liquidation` says, and the liquidators sell the seized WETH
-   through the chain's pools (a real route, :func:`~toolkit.world.swap.find_route`, executed on
-   the ledger); the oracle takes the pools' new price and the next round sees it, as in
-   :func:`~toolkit.models.cascade.liquidation_cascade`.
+   accounts repay at rate ``1 / repay_hours``. Accounts under a health factor of 1 are
+   liquidated by calls sized as Aave v3 sizes them (:func:`toolkit.credit.liquidation_call`);
+   a call counts only if it repays debt and seizes collateral. The liquidators sell the seized
+   WETH through the chain's routes (:func:`~toolkit.world.swap.find_route`, executed on the
+   ledger) at most ``max_sale_impact_bps`` of price impact per step, carrying the rest as
+   inventory (:mod:`~toolkit.backtest.wholeflow.liquidators`); the oracle takes the pools' new
+   price, as in :func:`~toolkit.models.cascade.liquidation_cascade`. The ``liquidations`` frame
+   says per step how many calls and accounts, the debt repaid (USD), the collateral seized and
+   sold (whole WETH and USD), the inventory and the price impact of the sales.
 4. **Solvers** borrow pool liquidity (:meth:`~toolkit.engine.Engine.borrow_quote`, then
    :meth:`~toolkit.engine.Engine.authorize`) and repay ``borrow_hold_seconds`` later: the same
    pools the intents orders reserve from.
@@ -31,8 +37,9 @@ Every step (``step_seconds`` of virtual time) of :func:`whole_flow`:
 
 The liquidators sell where the users swap, so a liquidation wave moves the credit chain's pools
 into their thin ranges just as users arrive; :func:`interactions` measures what that does to
-depth, slippage and the users' choice, and :func:`whole_flow_seeds` runs a shocked world against
-its no-shock control (same seed: common random numbers) over several seeds.
+depth, slippage and the users' choice, and :func:`whole_flow_seeds` runs a shocked world beside
+the same shock with the liquidators off and the no-shock control (same seed: common random
+numbers) over several seeds.
 
 >>> result = whole_flow(WholeFlow(hours=0.5, shock_at=0.2, shock_hours=0.1), seed=3)
 >>> result.credit.height == result.intents.height == 15, result.summary["users"] > 0

@@ -65,6 +65,8 @@ def _step(run: Run, i: int, now: float) -> None:
             "step": i,
             "hour": hour,
             "reference_usd": run.path_price,
+            "control_usd": run.control_path[i],
+            "shock_pct": (run.path_price / run.control_path[i] - 1) * 100,
             "source_mid_usd": run.src.weth_usd(),
             "depth_2pct_usd": depth,
             "swaps": len(swaps),
@@ -122,6 +124,7 @@ def _result(run: Run, seed: int, tail: dict[str, Any]) -> WholeFlowResult:
         },
     )  # fmt: skip
     intents, swaps, credit = frames["intents"], frames["swaps"], frames["credit"]
+    liq = frames["liquidations"]
     closing = {p.id: p.balance for p in run.engine.pools(run.engine.clock)}
     outstanding = sum(p.outstanding for p in run.engine.pools(run.engine.clock))
     rfqs = int(intents["rfqs"].sum())
@@ -156,7 +159,14 @@ def _result(run: Run, seed: int, tail: dict[str, Any]) -> WholeFlowResult:
         "bad_debt_usd": run.totals["bad_debt"],
         "end_debt_usd": float(run.debt.sum()),
         "liquidations": int(credit["liquidations"].sum()),
-        "collateral_sold_usd": float(frames["liquidations"]["collateral_sold_usd"].sum()),
+        "accounts_liquidated": len(run.liquidated),
+        "debt_repaid_usd": run.totals["liquidated"],
+        "collateral_seized_usd": float(liq["collateral_seized_usd"].sum()),
+        "collateral_sold_usd": float(liq["collateral_sold_usd"].sum()),
+        "collateral_sold_weth": float(liq["collateral_sold_weth"].sum()),
+        "inventory_end_weth": run.inventory,
+        "shock_pct_end": float(swaps["shock_pct"][-1]),
+        "sales_impact_bps_max": float(liq["sales_impact_bps"].max()),  # type: ignore[arg-type]
         "min_health_factor": float(credit["min_health_factor"].min()),  # type: ignore[arg-type]
         "borrowed_usd": float(frames["borrow"]["borrowed_usd"].sum()),
         "pool_earned": dict(run.earned),
@@ -170,7 +180,7 @@ def _result(run: Run, seed: int, tail: dict[str, Any]) -> WholeFlowResult:
         swaps,
         credit,
         frames["borrow"],
-        frames["liquidations"],
+        liq,
         users,
         summary,
     )

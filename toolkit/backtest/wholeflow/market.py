@@ -44,16 +44,20 @@ def scaled(scenario: Scenario, scale: float) -> Scenario:
 
 
 class Market:
-    """One chain's pools: prices, depth, and swaps executed on the ledger."""
+    """One chain's pools: prices, depth, and swaps executed on the ledger. ``noise_usd`` is
+    the median of the one background noise trade per step (scaled with the pools, so a noise
+    trade moves a scaled pool as much as it would the full one)."""
 
-    def __init__(self, scenario: Scenario, ledger: Ledger, seed: int) -> None:
+    def __init__(
+        self, scenario: Scenario, ledger: Ledger, seed: int, noise_usd: float = 20_000.0
+    ) -> None:
         market = market_for(scenario, ledger.chain_id)
         if market is None:
             raise ArgumentError("scenario", f"AMM pools on chain {ledger.chain_id}", scenario.name)
         self.ledger = ledger
         self.weth = market.tokens["WETH"]
         self.usdc = market.tokens["USDC"]
-        self.traders = BackgroundTraders(ledger, seed=seed, noise_trades=1, noise_usd=20_000.0)
+        self.traders = BackgroundTraders(ledger, seed=seed, noise_trades=1, noise_usd=noise_usd)
         self.main = max(
             (c for c in self.traders.pools.values() if isinstance(c, V3PoolContract)),
             key=lambda c: c.spec.depth_usd if {"WETH", "USDC"} == _symbols(c) else -1,

@@ -93,9 +93,10 @@ def interactions(result: WholeFlowResult) -> pl.DataFrame:
             rows.append(
                 {"measure": "source_slippage_bps", "group": f"slippage q{q + 1}", "value": slip}
             )
-        corr = np.corrcoef(
-            quoted["source_slippage_bps"].to_numpy(), quoted["intents"].cast(pl.Float64).to_numpy()
-        )[0, 1]
+        x = quoted["source_slippage_bps"].to_numpy()
+        y = quoted["intents"].cast(pl.Float64).to_numpy()
+        # every user chose alike (or saw one slippage): no correlation to measure
+        corr = np.corrcoef(x, y)[0, 1] if x.std() > 0 and y.std() > 0 else np.nan
         rows.append(
             {"measure": "correlation", "group": "slippage vs intents", "value": float(corr)}
         )

@@ -6,30 +6,28 @@ from __future__ import annotations
 import dataclasses
 import math
 from heapq import heappop, heappush
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from toolkit.backtest.wholeflow.legs import LEG_SCHEMA, NO_REVERTS, bps, leg
+from toolkit.backtest.wholeflow.liquidators import liquidate
 from toolkit.backtest.wholeflow.market import Market, scaled, shock_path
 from toolkit.backtest.wholeflow.settings import (
     GENESIS,
-    LIQUIDATOR,
     USDC_UNIT,
     USER,
     WETH_RULE,
     WholeFlow,
 )
-from toolkit.credit import DEFAULT_RULES, liquidation
+from toolkit.credit import DEFAULT_RULES
 from toolkit.engine import CapacityExhausted, Engine, FillRejected, NoRoute, OrderTerms
 from toolkit.models.cards import draw_for
 from toolkit.models.routes import firm_vs_indicative
 from toolkit.scenario import Scenario
 from toolkit.world import EscrowOrder, World, WorldError
 from toolkit.world.chain import Chains
-
-_MAX_ROUNDS: Final = 5
 
 _FILL, _SETTLE, _REPAY = 0, 1, 2
 
@@ -43,13 +41,17 @@ class Run:
         s = scaled(scenario, settings.depth_scale)
         self.scenario = s
         chains = Chains(s, genesis=GENESIS)
-        self.src = Market(s, chains.ledger(settings.source), seed)
-        self.dst = Market(s, chains.ledger(settings.destination), seed + 1)
+        noise = 20_000.0 * settings.depth_scale
+        self.src = Market(s, chains.ledger(settings.source), seed, noise)
+        self.dst = Market(s, chains.ledger(settings.destination), seed + 1, noise)
         self.engine = Engine(s, seed=seed, max_events=0)
         self.world = World(s, self.engine, driven=True, keep_finished=False)
         self.rng = np.random.default_rng(seed)
         self.price = self.path_price = self.src.weth_usd()
         self.path = shock_path(settings, seed, self.price)
+        self.control_path = shock_path(dataclasses.replace(settings, shock=0.0), seed, self.price)
+        self.inventory = 0.0  # seized WETH the liquidators have not sold yet
+        self.liquidated: set[int] = set()  # accounts some call has liquidated
         self.rules = dataclasses.replace(
             DEFAULT_RULES, collateral={**DEFAULT_RULES.collateral, "weth": WETH_RULE}
         )
@@ -162,67 +164,8 @@ class Run:
         row.update(draws=approved, declines=declined, drawn_usd=drawn, repaid_usd=repaid)
 
     def liquidate(self, now: float, row: dict[str, Any], sold_row: dict[str, Any]) -> None:
-        """Rounds of exact liquidations, the seized WETH sold through the source's pools."""
-        price = before = self.src.weth_usd()
-        liquidated = 0
-        sold_weth = proceeds = bad = 0.0
-        for _ in range(_MAX_ROUNDS):
-            weak = np.flatnonzero((self.debt >= 1.0) & (self.health(price) < 1.0))
-            if weak.size == 0:
-                break
-            sold = 0.0
-            for i in weak:
-                values = {
-                    "weth": int(self.weth[i] * price * USDC_UNIT),
-                    "usdc": int(self.usdc[i] * USDC_UNIT),
-                }
-                liq = liquidation(
-                    {a: v for a, v in values.items() if v},
-                    int(self.debt[i] * USDC_UNIT),
-                    rules=self.rules,
-                )
-                units = min(self.weth[i], liq.seized.get("weth", 0) / USDC_UNIT / price)
-                self.weth[i] -= units
-                self.usdc[i] = max(0.0, self.usdc[i] - liq.seized.get("usdc", 0) / USDC_UNIT)
-                sold += units
-                self.debt[i] -= liq.repaid / USDC_UNIT
-                self.totals["liquidated"] += liq.repaid / USDC_UNIT
-                if liq.bad_debt:
-                    bad += self.debt[i]
-                    self.debt[i] = 0.0
-                liquidated += 1
-            if sold > 0:
-                weth = self.src.weth.address.lower()
-                out, _ = self.src.swap(
-                    weth, self.src.usdc.address.lower(), int(sold * 1e18), now, LIQUIDATOR
-                )
-                sold_weth += sold
-                proceeds += out / USDC_UNIT
-            price = self.src.weth_usd()
-        self.totals["bad_debt"] += bad
-        self.price = price
-        hf = self.health(price)
-        owed = self.debt > 0
-        row.update(
-            debt_usd=float(self.debt.sum()),
-            min_health_factor=float(hf.min()) if owed.any() else math.nan,
-            mean_health_factor=float(np.mean(np.minimum(hf[owed], 10.0)))
-            if owed.any()
-            else math.nan,
-            accounts_below_1_1=int((hf < 1.1).sum()),
-            liquidations=liquidated,
-            bad_debt_usd=bad,
-            oracle_usd=price,
-        )
-        sold_row.update(
-            liquidations=liquidated,
-            collateral_sold_weth=sold_weth,
-            collateral_sold_usd=sold_weth * before,
-            proceeds_usd=proceeds,
-            price_before=before,
-            price_after=price,
-            impact_bps=(1 - price / before) * 10_000,
-        )
+        """The liquidators' step (:func:`~.liquidators.liquidate`)."""
+        liquidate(self, now, row, sold_row)
 
     # -- solvers ----------------------------------------------------------------------------
 

@@ -20,8 +20,12 @@ from toolkit.scenario import Scenario
 
 def _seed_rows(settings: WholeFlow, scenario: Scenario | str, seed: int) -> list[dict[str, Any]]:
     rows = []
-    control = dataclasses.replace(settings, shock=0.0)
-    for name, variant in (("shock", settings), ("control", control)):
+    variants = (
+        ("shock", settings),
+        ("shock, no liquidations", dataclasses.replace(settings, liquidations=False)),
+        ("control", dataclasses.replace(settings, shock=0.0)),
+    )
+    for name, variant in variants:
         result = whole_flow(variant, scenario, seed=seed, progress=False)
         row: dict[str, Any] = {"run": name, "seed": seed}
         row.update({k: result.summary[k] for k in WHOLE_FLOW_METRICS})
@@ -40,16 +44,18 @@ def whole_flow_seeds(
     executor: Executor | None = None,
     progress: bool = True,
 ) -> pl.DataFrame:
-    """The shocked world and its no-shock control (same seed, same arrivals and base path) for
-    every seed, through ``executor`` (anything with ``submit``; None runs here): one row per run
-    and seed with the :data:`WHOLE_FLOW_METRICS` and the depth and slippage during the wave.
-    :func:`bands` of it by ``run`` gives means with confidence bands, so the interaction is a
-    measured difference between the runs.
+    """Three runs per seed (same seed: the same arrivals and base path): the shocked world
+    (``shock``), the same shock with the liquidators off (``shock, no liquidations``: what their
+    sales add is the difference) and the no-shock ``control``, through ``executor`` (anything
+    with ``submit``; None runs here): one row per run and seed with the
+    :data:`WHOLE_FLOW_METRICS` and the depth and slippage during the wave. :func:`bands` of it
+    by ``run`` gives means with confidence bands, so the interaction is a measured difference
+    between the runs.
 
     >>> from toolkit.backtest import bands
     >>> frame = whole_flow_seeds(WholeFlow(hours=0.3, shock_at=0.2, shock_hours=0.1), seeds=[1, 2])
     >>> bands(frame, ["run"], ["liquidations"])["run"].to_list()
-    ['shock', 'control']
+    ['shock', 'shock, no liquidations', 'control']
     """
     settings = WholeFlow() if settings is None else settings
     if not isinstance(settings, WholeFlow):
@@ -63,5 +69,5 @@ def whole_flow_seeds(
     else:
         futures = [executor.submit(_seed_rows, settings, scenario, seed) for seed in checked]
         rows = [row for future in futures for row in future.result()]
-    order = {"shock": 0, "control": 1}
+    order = {name: k for k, name in enumerate(("shock", "shock, no liquidations", "control"))}
     return pl.DataFrame(rows).sort(pl.col("run").replace_strict(order), "seed")

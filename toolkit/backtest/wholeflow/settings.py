@@ -26,7 +26,11 @@ WHOLE_FLOW_METRICS: tuple[str, ...] = (
     "fees_usd",
     "swap_slippage_bps",
     "liquidations",
+    "accounts_liquidated",
+    "debt_repaid_usd",
+    "collateral_seized_usd",
     "collateral_sold_usd",
+    "inventory_end_weth",
     "bad_debt_usd",
     "min_health_factor",
     "borrowed_usd",
@@ -37,9 +41,13 @@ WHOLE_FLOW_METRICS: tuple[str, ...] = (
 class WholeFlow:
     """The world's settings (package docstring); every field is checked when built.
 
-    ``shock`` is the drawdown (``-0.3``: the price ends 30 % lower; 0: the control),
+    ``shock`` is the drawdown of the exogenous reference path against the same seed's path
+    without it (``-0.3``: 30 % lower once the drawdown is done, exactly; 0: the control),
     ``shock_at`` where it starts as a share of the horizon. ``depth_scale`` scales every AMM
-    pool of the scenario (a market about the size one credit book's liquidations matter to)."""
+    pool of the scenario (a market about the size one credit book's liquidations matter to).
+    ``liquidations=False`` turns the liquidators off (the control for what their sales add).
+    ``max_sale_impact_bps`` is the liquidators' sale policy: each step they sell at most the
+    WETH that moves the deepest source pool's price down by that much, and carry the rest."""
 
     hours: float = 3.0
     step_seconds: float = 120.0
@@ -63,6 +71,8 @@ class WholeFlow:
     borrow_median_usd: float = 50_000.0
     borrow_hold_seconds: float = 300.0
     sigma: float = 0.9
+    liquidations: bool = True
+    max_sale_impact_bps: float = 100.0
 
     def __post_init__(self) -> None:
         number(self.hours, "hours", above=0, maximum=24 * 7)
@@ -90,6 +100,9 @@ class WholeFlow:
         whole(self.accounts, "accounts", minimum=1)
         number(self.min_health_factor, "min_health_factor", minimum=1)
         number(self.sigma, "sigma", minimum=0)
+        number(self.max_sale_impact_bps, "max_sale_impact_bps", above=0, below=10_000)
+        if not isinstance(self.liquidations, bool):
+            raise ArgumentError("liquidations", "True or False", self.liquidations)
 
     @property
     def steps(self) -> int:

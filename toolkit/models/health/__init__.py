@@ -39,6 +39,7 @@ from toolkit.models.health.montecarlo import (
     monte_carlo,
 )
 from toolkit.models.health.shocks import DEFAULT_SHOCKS, snapshot_stress, stress
+from toolkit.models.health.tail import tail_risk
 
 __all__ = [
     "DEFAULT_CAPS",
@@ -59,4 +60,5 @@ __all__ = [
     "monte_carlo",
     "snapshot_stress",
     "stress",
+    "tail_risk",
 ]

@@ -11,6 +11,7 @@ import polars as pl
 from toolkit.arguments import ArgumentError, whole
 from toolkit.credit import DEFAULT_RULES, ProductRules
 from toolkit.models.health.kernel import checked_array, from_bps, maintenance_ltvs
+from toolkit.models.health.tail import tail_risk
 from toolkit.progress import progress_bar
 
 __all__ = ["bad_debt", "correlated_prices", "estimate_volatility", "monte_carlo"]
@@ -113,8 +114,9 @@ def monte_carlo(
     default a chunk holds about four million account-scenarios (32 MB per array). A progress
     bar counts the chunks (``progress=False`` or ``TQDM_DISABLE=1`` hides it). At
     ``confidence`` it reports the quantile of the number of liquidatable accounts and of the
-    debt they owe, the quantile of bad debt (value at risk) and its expected shortfall (the mean
-    beyond the quantile), and the mean of each.
+    debt they owe, bad debt's value at risk and expected shortfall (Acerbi–Tasche: the mean of
+    the worst ``1 − confidence`` share of scenarios, :func:`~toolkit.models.health.tail.tail_risk`),
+    and the mean of each.
 
     >>> import numpy as np
     >>> result = monte_carlo(np.array([[0.0, 0.02]]), np.array([800.0]),
@@ -158,8 +160,7 @@ def monte_carlo(
         recoverable = (paths / (1.0 + bonus)) @ columns[:, some]
         losses.append(np.maximum(owed[some] - recoverable, 0.0).sum(axis=1))
     count, debt_risk, loss = (np.concatenate(x) for x in (counts, at_risk, losses))
-    var = float(np.quantile(loss, confidence))
-    tail = loss[loss >= var]
+    var, shortfall = tail_risk(loss, confidence)
     return {
         "scenarios": float(n_scenarios),
         "confidence": confidence,
@@ -168,6 +169,6 @@ def monte_carlo(
         "liquidation_probability": float((count > 0).mean()),
         "debt_at_risk": float(np.quantile(debt_risk, confidence)),
         "bad_debt_at_risk": var,
-        "bad_debt_expected_shortfall": float(tail.mean()) if tail.size else var,
+        "bad_debt_expected_shortfall": shortfall,
         "bad_debt_mean": float(loss.mean()),
     }
