@@ -6,23 +6,33 @@ and read receipts and logs. The body is a JSON-RPC request or a batch; the answe
 HTTP 200 with the JSON-RPC response (errors inside it), or 204 when the body held only
 notifications. The dispatcher is :class:`toolkit.world.chain.Rpc`; it reads the service's
 clock, and its development namespace (``evm_increaseTime``, ``evm_snapshot``, ...) moves the
-service's clock offset. A chain id the scenario does not have is a 404.
+service's clock offset. A chain id the scenario does not have is a 404; a body past
+``MAX_RPC_BODY_BYTES`` is a 413 (with a JSON-RPC error), refused as it streams in.
+
+The dispatcher runs in a worker thread (the state's lock taken per method, see
+:mod:`toolkit.server.locking`); the bounds on one request's work are
+:mod:`toolkit.world.chain.rpc.limits`.
 """
 
 from __future__ import annotations
 
+import json
+
+import anyio.to_thread
 from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.server.errors import ApiError
-from toolkit.server.params import service_of
+from toolkit.server.params import read_limited, service_of
+from toolkit.world.chain.rpc import INVALID_REQUEST
 
 __all__ = ["MAX_RPC_BODY_BYTES", "router"]
 
 router = APIRouter(tags=["simulation"])
 
-#: Bodies larger than this are refused (a batch of a thousand calls fits).
+#: Bodies larger than this are refused while they stream in (a batch of a thousand calls
+#: fits); geth's own cap on a request body is 5 MB.
 MAX_RPC_BODY_BYTES = 4 * 1024 * 1024
 
 
@@ -37,10 +47,15 @@ async def rpc(request: Request) -> Response:
     chain_id = int(text) if text.isascii() and text.isdigit() and len(text) < 20 else None
     if chain_id is None or chain_id not in service.chains.ledgers:
         raise ApiError(404, f"chainId: the scenario has no chain {text}")
-    body = await request.body()
-    if len(body) > MAX_RPC_BODY_BYTES:
-        raise ApiError.bad("body", f"must be at most {MAX_RPC_BODY_BYTES} bytes")
-    answer = service.rpc.handle_bytes(chain_id, body)
+    try:
+        body = await read_limited(request, MAX_RPC_BODY_BYTES, status=413)
+    except ApiError as exc:
+        # geth's answer to an oversized body: HTTP 413, here with a JSON-RPC error inside.
+        error = {"code": INVALID_REQUEST, "message": f"request too large: {exc.error}"}
+        payload = {"jsonrpc": "2.0", "id": None, "error": error}
+        return Response(json.dumps(payload), status_code=413, media_type="application/json")
+    # Off the event loop: a heavy batch keeps a worker thread busy, never /health or a quote.
+    answer = await anyio.to_thread.run_sync(service.rpc.handle_bytes, chain_id, body)
     if answer is None:
         return Response(status_code=204)
     service.notify()
