@@ -17,6 +17,7 @@ from starlette.routing import Route
 
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.server import credit, events, intents, liquidity, rpc, signature, sim, swap
+from toolkit.server.connections import BodyDeadline
 from toolkit.server.docs import SECURITY_SCHEMES
 from toolkit.server.errors import install_error_handlers
 from toolkit.server.params import MAX_BODY_BYTES, read_limited
@@ -122,6 +123,7 @@ def create_app(
     )
     app.state.service = service
     install_error_handlers(app)
+    app.add_middleware(BodyDeadline)
     modules = (intents, liquidity, signature, events, credit, sim, rpc, swap)
     for module in modules:
         app.include_router(module.router)

@@ -20,6 +20,8 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
+from toolkit.server.connections import MAX_CONNECTIONS, uvicorn_options
+
 __all__ = ["bind_socket", "serve_in_thread", "serve_socket"]
 
 
@@ -38,7 +40,7 @@ def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(MAX_CONNECTIONS)
     except OSError:
         sock.close()
         raise
@@ -79,6 +81,8 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def _config(app: FastAPI, **options: Any) -> uvicorn.Config:
+    for name, value in uvicorn_options().items():  # idle/slow clients, connection cap
+        options.setdefault(name, value)
     options.setdefault("log_level", "warning")
     options.setdefault("lifespan", "on")
     # A few seconds is plenty: streams are ended first, everything else is a short request.

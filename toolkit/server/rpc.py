@@ -50,10 +50,18 @@ async def rpc(request: Request) -> Response:
     try:
         body = await read_limited(request, MAX_RPC_BODY_BYTES, status=413)
     except ApiError as exc:
+        if exc.status != 413:
+            raise
         # geth's answer to an oversized body: HTTP 413, here with a JSON-RPC error inside.
         error = {"code": INVALID_REQUEST, "message": f"request too large: {exc.error}"}
         payload = {"jsonrpc": "2.0", "id": None, "error": error}
-        return Response(json.dumps(payload), status_code=413, media_type="application/json")
+        # Connection: close, so that the rest of the body is never read.
+        return Response(
+            json.dumps(payload),
+            status_code=413,
+            media_type="application/json",
+            headers={"Connection": "close"},
+        )
     # Off the event loop: a heavy batch keeps a worker thread busy, never /health or a quote.
     answer = await anyio.to_thread.run_sync(service.rpc.handle_bytes, chain_id, body)
     if answer is None:
