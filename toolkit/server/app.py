@@ -18,7 +18,7 @@ from starlette.routing import Route
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.server import credit, events, intents, liquidity, rpc, signature, sim, swap
 from toolkit.server.connections import BodyDeadline
-from toolkit.server.docs import SECURITY_SCHEMES
+from toolkit.server.docs import SECURITY_SCHEMES, complete
 from toolkit.server.errors import install_error_handlers
 from toolkit.server.params import MAX_BODY_BYTES, read_limited
 from toolkit.server.service import Service
@@ -128,7 +128,7 @@ def create_app(
     for module in modules:
         app.include_router(module.router)
     _dispatch_directly(app, [m.router for m in modules], service)
-    _add_security_schemes(app)
+    _add_security_schemes(app, sorted(service.chains.ledgers))
     return app
 
 
@@ -169,14 +169,17 @@ def _locked(endpoint: Endpoint, service: Service) -> Endpoint:
     return locked
 
 
-def _add_security_schemes(app: FastAPI) -> None:
+def _add_security_schemes(app: FastAPI, chains: list[int]) -> None:
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
-        schema = generate()
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = complete(generate(), chains)
         schema.setdefault("components", {}).setdefault("securitySchemes", {}).update(
             SECURITY_SCHEMES
         )
+        app.openapi_schema = schema
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -36,10 +36,61 @@ router = APIRouter(tags=["simulation"])
 MAX_RPC_BODY_BYTES = 4 * 1024 * 1024
 
 
+_REQUEST = {
+    "type": "object",
+    "required": ["jsonrpc", "method"],
+    "properties": {
+        "jsonrpc": {"type": "string", "enum": ["2.0"]},
+        "id": {"type": ["string", "integer", "null"]},
+        "method": {"type": "string"},
+        "params": {"type": ["array", "null"]},
+    },
+}
+_RESPONSE = {
+    "type": "object",
+    "required": ["jsonrpc", "id"],
+    "properties": {
+        "jsonrpc": {"type": "string", "enum": ["2.0"]},
+        "id": {"type": ["string", "integer", "null"]},
+        "result": {},
+        "error": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}},
+        },
+    },
+}
+
+
 @router.post(
     "/rpc/{chainId}",
     summary="Ethereum JSON-RPC 2.0 of a simulated chain (simulation)",
-    response_description="A JSON-RPC response or batch of responses",
+    responses={
+        200: {
+            "description": "A JSON-RPC response or batch of responses (errors inside)",
+            "content": {
+                "application/json": {
+                    "schema": {"oneOf": [_RESPONSE, {"type": "array", "items": _RESPONSE}]}
+                }
+            },
+        },
+        204: {"description": "The body held only notifications"},
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "oneOf": [
+                            _REQUEST,
+                            {"type": "array", "items": _REQUEST, "minItems": 1, "maxItems": 1000},
+                        ]
+                    }
+                }
+            },
+        }
+    },
 )
 async def rpc(request: Request) -> Response:
     service = service_of(request)

@@ -32,6 +32,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.arguments import ArgumentError
+from toolkit.resources.error_bodies import SwapErrorBody
+from toolkit.resources.swap import RouteQuery, RouteResult
+from toolkit.server.docs import operation
 from toolkit.server.params import json_response, service_of
 from toolkit.world.swap import NoSwapRoute, find_route
 
@@ -107,13 +110,25 @@ def _integer(request: Request, name: str, low: int, high: int, default: int | No
         "404 when no path connects the tokens or the pools cannot absorb the amount, 500."
     ),
     responses={
-        code: {"description": text}
-        for code, text in (
-            (400, "Bad parameters"),
-            (401, "Missing or unknown credentials"),
-            (404, "No viable route"),
-            (500, "Internal error"),
-        )
+        200: {
+            "description": "The route",
+            "content": {"application/json": {"schema": RouteResult.model_json_schema()}},
+        },
+        **{
+            code: {
+                "description": text,
+                "content": {"application/json": {"schema": SwapErrorBody.model_json_schema()}},
+            }
+            for code, text in (
+                (400, "Bad parameters"),
+                (401, "Missing or unknown credentials"),
+                (404, "No viable route"),
+            )
+        },
+    },
+    openapi_extra={
+        **operation(path=["network"], query=RouteQuery),
+        "security": [{"SwapBasic": []}],
     },
 )
 async def route(request: Request) -> Response:

@@ -125,10 +125,7 @@ class Rpc:
             or not isinstance(request.get("method"), str)
             or not (ident is None or (isinstance(ident, str | int) and not isinstance(ident, bool)))
         ):
-            return _error_response(
-                None if not isinstance(ident, str | int) else ident,
-                RpcError(INVALID_REQUEST, "invalid request"),
-            )
+            return _error_response(_valid_id(ident), RpcError(INVALID_REQUEST, "invalid request"))
         try:
             with self.lock:
                 result = self.call(chain_id, request["method"], request_params(request))
