@@ -17,6 +17,8 @@ The dispatcher runs in a worker thread (the state's lock taken per method, see
 from __future__ import annotations
 
 import json
+import re
+from typing import Final
 
 import anyio.to_thread
 from fastapi import APIRouter
@@ -30,6 +32,39 @@ from toolkit.world.chain.rpc import INVALID_REQUEST
 __all__ = ["MAX_RPC_BODY_BYTES", "router"]
 
 router = APIRouter(tags=["simulation"])
+
+#: Methods whose single call costs well under a millisecond (reads of one value, a contract
+#: call, a transaction's submission or receipt): answered on the event loop when nothing holds
+#: the state. Everything else (batches, logs, filters, fee history, blocks, the development
+#: namespace) runs in a worker thread.
+CHEAP_METHODS: Final = frozenset(
+    {
+        "eth_blockNumber",
+        "eth_chainId",
+        "net_version",
+        "eth_getBalance",
+        "eth_getTransactionCount",
+        "eth_getCode",
+        "eth_call",
+        "eth_estimateGas",
+        "eth_gasPrice",
+        "eth_maxPriorityFeePerGas",
+        "eth_getTransactionReceipt",
+        "eth_getTransactionByHash",
+        "eth_sendRawTransaction",
+    }
+)
+_INLINE_BYTES: Final = 4096
+_METHOD: Final = re.compile(rb'"method"\s*:\s*"([A-Za-z0-9_]{1,64})"')
+
+
+def _cheap(body: bytes) -> bool:
+    """A single request (not a batch) naming one cheap method, in a small body."""
+    if len(body) > _INLINE_BYTES or body.lstrip()[:1] != b"{":
+        return False
+    names = _METHOD.findall(body)
+    return len(names) == 1 and names[0].decode() in CHEAP_METHODS and body.count(b'"method"') == 1
+
 
 #: Bodies larger than this are refused while they stream in (a batch of a thousand calls
 #: fits); geth's own cap on a request body is 5 MB.
@@ -113,8 +148,16 @@ async def rpc(request: Request) -> Response:
             media_type="application/json",
             headers={"Connection": "close"},
         )
-    # Off the event loop: a heavy batch keeps a worker thread busy, never /health or a quote.
-    answer = await anyio.to_thread.run_sync(service.rpc.handle_bytes, chain_id, body)
+    if _cheap(body) and service.lock.try_acquire():
+        # A single cheap call with the state free: answered on the loop (a thread hop would
+        # cost more than the call).
+        try:
+            answer = service.rpc.handle_bytes(chain_id, body, held=True)
+        finally:
+            service.lock.release()
+    else:
+        # Off the event loop: a heavy batch keeps a worker thread busy, never /health or a quote.
+        answer = await anyio.to_thread.run_sync(service.rpc.handle_bytes, chain_id, body)
     if answer is None:
         return Response(status_code=204)
     service.notify()

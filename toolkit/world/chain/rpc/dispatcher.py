@@ -70,12 +70,14 @@ class Rpc:
 
     # -- entry points ---------------------------------------------------------------------------
 
-    def handle_bytes(self, chain_id: int, body: bytes) -> bytes | None:
+    def handle_bytes(self, chain_id: int, body: bytes, *, held: bool = False) -> bytes | None:
         """Answer a raw request body (None: nothing to answer, only notifications).
 
         The body's nesting is checked before it is decoded (-32600 past the limit); the answer
         is encoded one response at a time and capped (-32003 past ``MAX_RESPONSE_BYTES``).
+        ``held``: the caller holds ``lock`` already (it is not taken again).
         """
+        lock = contextlib.nullcontext() if held else self.lock
         try:
             payload = loads(body)
         except TooDeep as exc:
@@ -83,7 +85,7 @@ class Rpc:
         except (ValueError, UnicodeDecodeError):
             return _encode(_error_response(None, RpcError(PARSE_ERROR, "parse error")))
         if not isinstance(payload, list):
-            answer = self._one(chain_id, payload)
+            answer = self._one(chain_id, payload, lock)
             return None if answer is None else _capped(answer)
         if not payload or len(payload) > MAX_BATCH:
             return _encode(_error_response(None, _batch_error(len(payload))))
@@ -94,7 +96,7 @@ class Rpc:
                 ident = item.get("id") if isinstance(item, dict) else None
                 parts.append(_encode(_error_response(_valid_id(ident), _too_large())))
                 continue
-            answer = self._one(chain_id, item)
+            answer = self._one(chain_id, item, lock)
             if answer is None:
                 continue
             part = _encode(answer)
@@ -110,12 +112,14 @@ class Rpc:
         if isinstance(payload, list):
             if not payload or len(payload) > MAX_BATCH:
                 return _error_response(None, _batch_error(len(payload)))
-            answers = [self._one(chain_id, item) for item in payload]
+            answers = [self._one(chain_id, item, self.lock) for item in payload]
             kept = [a for a in answers if a is not None]
             return kept or None
-        return self._one(chain_id, payload)
+        return self._one(chain_id, payload, self.lock)
 
-    def _one(self, chain_id: int, request: Any) -> dict[str, Any] | None:
+    def _one(
+        self, chain_id: int, request: Any, lock: contextlib.AbstractContextManager[object]
+    ) -> dict[str, Any] | None:
         if not isinstance(request, dict):
             return _error_response(None, RpcError(INVALID_REQUEST, "invalid request"))
         ident = request.get("id")
@@ -127,7 +131,7 @@ class Rpc:
         ):
             return _error_response(_valid_id(ident), RpcError(INVALID_REQUEST, "invalid request"))
         try:
-            with self.lock:
+            with lock:
                 result = self.call(chain_id, request["method"], request_params(request))
         except RpcError as exc:
             return None if notification else _error_response(ident, exc)
