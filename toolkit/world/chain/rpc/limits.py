@@ -15,10 +15,10 @@ changes):
 - ``MAX_LOG_RANGE`` (100,000) blocks per ``eth_getLogs`` / ``eth_getFilterLogs`` range and
   ``MAX_LOG_RESULTS`` (10,000) logs per answer (-32005, the code and wording of the hosted
   nodes whose 10,000-result cap clients already split ranges on).
-- ``MAX_FILTER_CHANGES`` (10,000) items per ``eth_getFilterChanges`` poll: a poll answers the
-  oldest 10,000 blocks' changes it has not reported and leaves the rest for the next poll (a
+- ``MAX_FILTER_CHANGES`` (1,000) items per ``eth_getFilterChanges`` poll: a poll answers the
+  oldest 1,000 blocks' changes it has not reported and leaves the rest for the next poll (a
   block filter after ``evm_increaseTime`` of a month on a 0.25 s chain would otherwise answer
-  ten million hashes).
+  ten million hashes; a thousand take about 60 ms, the cost of a block hash).
 - ``MAX_MINE_BLOCKS`` (1,000,000) blocks per ``anvil_mine``/``hardhat_mine``/``evm_mine``
   (-32602): empty blocks cost nothing to mine here (they are slots of the chain's grid), but
   the clock moves with them, and a million of Ethereum's is over four months.
@@ -48,7 +48,7 @@ MAX_RESPONSE_BYTES: Final = 25 * 1024 * 1024
 MAX_FEE_HISTORY_BLOCKS: Final = 1024
 MAX_LOG_RANGE: Final = 100_000
 MAX_LOG_RESULTS: Final = 10_000
-MAX_FILTER_CHANGES: Final = 10_000
+MAX_FILTER_CHANGES: Final = 1_000
 MAX_MINE_BLOCKS: Final = 1_000_000
 
 #: geth's code for an answer past ``--rpc.batch-response-max-size``.
@@ -78,6 +78,16 @@ def depth_exceeds(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     """
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
+    # A prefix nests no deeper than the whole: a nesting bomb is found in its first kilobytes.
+    if len(raw) > _PREFIX and _depth(raw[:_PREFIX]) > limit:
+        return True
+    return _depth(raw) > limit
+
+
+_PREFIX: Final = 64 * 1024
+
+
+def _depth(raw: bytes) -> int:
     data = np.frombuffer(raw, dtype=np.uint8)
     index = np.arange(data.size, dtype=np.int64)
     # A quote is escaped when an odd run of backslashes precedes it.
@@ -91,7 +101,7 @@ def depth_exceeds(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     opens = ((data == _OPENERS[0]) | (data == _OPENERS[1])) & outside
     closes = ((data == _CLOSERS[0]) | (data == _CLOSERS[1])) & outside
     steps = opens.astype(np.int32) - closes.astype(np.int32)
-    return bool(np.cumsum(steps).max(initial=0) > limit)
+    return int(np.cumsum(steps).max(initial=0))
 
 
 def loads(raw: bytes, *, limit: int = MAX_JSON_DEPTH, name: str = "body") -> Any:
