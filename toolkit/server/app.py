@@ -141,10 +141,11 @@ def _dispatch_directly(app: FastAPI, routers: list[APIRouter], service: Service)
     things parses every query string a second time) would be pure overhead: it is half the
     app's time on an RFQ. Starlette matches routes in order, so the plain routes answer.
 
-    Each handler but ``/health`` and ``/rpc`` (which locks per method in its worker thread)
-    runs holding the service's lock, its body read first (a slow client never holds it).
+    Each handler but ``/health``, ``/rpc`` (which locks per method in its worker thread) and
+    the swap route (which searches in a worker thread holding the lock) runs holding the
+    service's lock, its body read first (a slow client never holds it).
     """
-    free = {rpc.rpc, liquidity.health}
+    free = {rpc.rpc, liquidity.health, swap.route}
     direct = [
         Route(
             route.path,

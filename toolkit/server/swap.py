@@ -25,8 +25,9 @@ import binascii
 import logging
 import re
 import secrets
-from typing import Final
+from typing import Any, Final
 
+import anyio.to_thread
 from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
@@ -150,16 +151,22 @@ async def route(request: Request) -> Response:
         slippage = _integer(request, "slippageBps", 0, 10_000, 50)
         timeout_ms = _integer(request, "timeout", 1, _INT32_MAX, None)
         assert slippage is not None
+
+        def search() -> Any:
+            # tens of milliseconds of path search: in a worker thread, holding the state's lock
+            with service.lock:
+                return find_route(
+                    service.chains.ledger(chain_id),
+                    token_in,
+                    token_out,
+                    amount_in,
+                    slippage_bps=slippage,
+                    timeout=None if timeout_ms is None else timeout_ms / 1000,
+                    now=service.now(),
+                )
+
         try:
-            found = find_route(
-                service.chains.ledger(chain_id),
-                token_in,
-                token_out,
-                amount_in,
-                slippage_bps=slippage,
-                timeout=None if timeout_ms is None else timeout_ms / 1000,
-                now=service.now(),
-            )
+            found = await anyio.to_thread.run_sync(search)
         except ArgumentError as exc:
             raise _bad(exc.name, exc.rule, str(exc.value)) from None
         except NoSwapRoute as exc:
