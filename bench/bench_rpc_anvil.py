@@ -143,9 +143,9 @@ def main() -> None:
         theirs = {}
     print(f"{'':<44} {'requests':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
     for name, row in ours.items():
-        print("ours  " + row[6:])
+        print("ours  " + row)
         if name in theirs:
-            print("anvil " + theirs[name][6:])
+            print("anvil " + theirs[name])
             ratio = float(row.split()[-3].replace(",", "")) / float(
                 theirs[name].split()[-3].replace(",", "")
             )
