@@ -7,6 +7,9 @@ synchronous tests by one private event loop per test.
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -194,3 +197,62 @@ def open_on_chain(client: Client, tx: dict[str, Any], scenario: Scenario) -> dic
     answer = rpc(client, chain, "eth_sendTransaction", send)
     rpc(client, chain, "evm_mine")
     return answer
+
+
+class Served:
+    """``toolkit serve`` in a subprocess on a free loopback port: a crash fails the test that
+    caused it (the process is gone) instead of killing pytest."""
+
+    def __init__(self, process: subprocess.Popen[str], url: str) -> None:
+        self.process = process
+        self.url = url
+
+    def alive(self) -> bool:
+        """True when the process runs and answers ``/health``."""
+        if self.process.poll() is not None:
+            return False
+        return httpx.get(self.url + "/health", timeout=5).json() == {"status": "ok"}
+
+    def rss(self) -> tuple[int, int]:
+        """The server's resident set and its peak so far, in bytes."""
+        fields = {}
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                key, _, value = line.partition(":")
+                fields[key] = value
+        return int(fields["VmRSS"].split()[0]) * 1024, int(fields["VmHWM"].split()[0]) * 1024
+
+    def rpc(self, chain: int, method: str, *params: Any, timeout: float = 30) -> dict[str, Any]:
+        request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+        response = httpx.post(f"{self.url}/rpc/{chain}", json=request, timeout=timeout)
+        assert response.status_code == 200, response.text
+        answer: dict[str, Any] = response.json()
+        return answer
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Served]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "serve", "--port", "0", "--log-level", "warning"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        lines: list[str] = []
+        while not lines or not lines[-1].startswith("Press Ctrl-C"):
+            line = process.stdout.readline()
+            assert line, f"serve exited early: {lines}"
+            lines.append(line.strip())
+        yield Served(process, lines[0].rsplit(" at ", 1)[1])
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate(timeout=10)
+        else:
+            process.communicate(timeout=10)

@@ -205,12 +205,15 @@ def _flag(value: object) -> bool:
 
 
 def between(low: int | float, high: int | float) -> AfterValidator:
-    """A validator for ``low <= value <= high`` with the rule ``must be between low and high``.
+    """A validator for ``low <= value <= high`` with the rule ``must be between low and high``
+    (and ``minimum``/``maximum`` in the JSON schema).
 
     >>> from typing import Annotated
     >>> from pydantic import TypeAdapter
     >>> TypeAdapter(Annotated[Int, between(0, 10)]).validate_python("7")
     7
+    >>> TypeAdapter(Annotated[Int, between(0, 10)]).json_schema()
+    {'maximum': 10, 'minimum': 0, 'type': 'integer'}
     """
 
     def check(value: Any) -> Any:
@@ -218,7 +221,20 @@ def between(low: int | float, high: int | float) -> AfterValidator:
             raise ValueError(f"must be between {low} and {high}")
         return value
 
-    return AfterValidator(check)
+    return _Bounded(check, bounds={"minimum": low, "maximum": high})
+
+
+class _Bounded(AfterValidator):
+    """An ``AfterValidator`` that also states its bounds in the JSON schema."""
+
+    def __init__(self, func: Any, bounds: dict[str, int | float]) -> None:
+        super().__init__(func)
+        object.__setattr__(self, "_bounds", bounds)
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> Any:
+        schema = handler(core_schema)
+        schema.update(self._bounds)  # type: ignore[attr-defined]
+        return schema
 
 
 def at_least(low: int | float) -> AfterValidator:
@@ -235,7 +251,7 @@ def at_least(low: int | float) -> AfterValidator:
             raise ValueError(f"must be at least {low}")
         return value
 
-    return AfterValidator(check)
+    return _Bounded(check, bounds={"minimum": low})
 
 
 def _string_schema(pattern: str | None = None, **extra: Any) -> WithJsonSchema:
@@ -248,10 +264,13 @@ def _string_schema(pattern: str | None = None, **extra: Any) -> WithJsonSchema:
 DigitString = Annotated[str, BeforeValidator(_digit_string), _string_schema("^[0-9]+$")]
 """A string of decimal digits (basis points, nonces, scores)."""
 
-Amount = Annotated[str, BeforeValidator(_amount), _string_schema("^[0-9]+$")]
+# At most 77 digits in the document: every such number is below 2**256 (~1.16e77).
+Amount = Annotated[str, BeforeValidator(_amount), _string_schema("^0*[0-9]{1,77}$")]
 """An amount in the smallest denomination: a string of digits below 2**256."""
 
-PositiveAmount = Annotated[str, BeforeValidator(_positive_amount), _string_schema("^[0-9]+$")]
+PositiveAmount = Annotated[
+    str, BeforeValidator(_positive_amount), _string_schema("^0*[1-9][0-9]{0,76}$")
+]
 """An :data:`Amount` greater than zero (requested amounts)."""
 
 HexAddress = Annotated[str, BeforeValidator(_hex_address), _string_schema("^0x[a-fA-F0-9]{40}$")]
@@ -291,7 +310,7 @@ HealthFactorText = Annotated[str, BeforeValidator(_health_factor_text), _string_
 DateTimeText = Annotated[str, BeforeValidator(_date_time_text), _string_schema(format="date-time")]
 """An ISO 8601 date-time with a time zone, e.g. ``2025-07-15T23:59:59Z``."""
 
-NonEmptyStr = Annotated[str, BeforeValidator(_non_empty)]
+NonEmptyStr = Annotated[str, BeforeValidator(_non_empty), _string_schema(r"\S")]
 """A string that is not blank."""
 
 Int = Annotated[int, BeforeValidator(_int)]

@@ -3,22 +3,36 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
 from fastapi import APIRouter, FastAPI
 from fastapi.routing import APIRoute
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.server import credit, events, intents, liquidity, rpc, signature, sim, swap
-from toolkit.server.docs import SECURITY_SCHEMES
+from toolkit.server.connections import BodyDeadline
+from toolkit.server.docs import SECURITY_SCHEMES, complete
 from toolkit.server.errors import install_error_handlers
+from toolkit.server.params import MAX_BODY_BYTES, read_limited
 from toolkit.server.service import Service
 
 __all__ = ["create_app"]
+
+#: py_ecc (imported by eth-account for its BLS keys) raises the interpreter's recursion limit to
+#: this at import, so that a deep enough JSON document overflows the C stack (SIGSEGV) instead
+#: of raising RecursionError. The service signs with secp256k1 only (eth-keys), never py_ecc's
+#: recursive pairing code, so :func:`create_app` puts the interpreter's default back.
+_PY_ECC_RECURSION_LIMIT: Final = 100_000
+_DEFAULT_RECURSION_LIMIT: Final = 1000
+
+Endpoint = Callable[[Request], Awaitable[Response]]
 
 _DESCRIPTION: Final = """\
 The embedded intent liquidity service: the partner-intents and liquidity surfaces of the
@@ -82,6 +96,8 @@ def create_app(
     >>> asyncio.run(health())
     {'status': 'ok'}
     """
+    if sys.getrecursionlimit() == _PY_ECC_RECURSION_LIMIT:
+        sys.setrecursionlimit(_DEFAULT_RECURSION_LIMIT)
     service = Service(
         load_scenario(scenario),
         clock=clock,
@@ -107,15 +123,16 @@ def create_app(
     )
     app.state.service = service
     install_error_handlers(app)
+    app.add_middleware(BodyDeadline)
     modules = (intents, liquidity, signature, events, credit, sim, rpc, swap)
     for module in modules:
         app.include_router(module.router)
-    _dispatch_directly(app, [m.router for m in modules])
-    _add_security_schemes(app)
+    _dispatch_directly(app, [m.router for m in modules], service)
+    _add_security_schemes(app, sorted(service.chains.ledgers))
     return app
 
 
-def _dispatch_directly(app: FastAPI, routers: list[APIRouter]) -> None:
+def _dispatch_directly(app: FastAPI, routers: list[APIRouter], service: Service) -> None:
     """Serve every operation through a plain Starlette route placed ahead of its FastAPI route.
 
     The FastAPI routes declare the operations (paths, parameters, response models) for the
@@ -123,9 +140,19 @@ def _dispatch_directly(app: FastAPI, routers: list[APIRouter]) -> None:
     :mod:`toolkit.resources`, so FastAPI's per-request dependency solving (which among other
     things parses every query string a second time) would be pure overhead: it is half the
     app's time on an RFQ. Starlette matches routes in order, so the plain routes answer.
+
+    Each handler but ``/health``, ``/rpc`` (which locks per method in its worker thread) and
+    the swap route (which searches in a worker thread holding the lock) runs holding the
+    service's lock, its body read first (a slow client never holds it).
     """
+    free = {rpc.rpc, liquidity.health, swap.route}
     direct = [
-        Route(route.path, route.endpoint, methods=sorted(route.methods or ()), name=route.name)
+        Route(
+            route.path,
+            route.endpoint if route.endpoint in free else _locked(route.endpoint, service),
+            methods=sorted(route.methods or ()),
+            name=route.name,
+        )
         for router in routers
         for route in router.routes
         if isinstance(route, APIRoute)
@@ -133,14 +160,27 @@ def _dispatch_directly(app: FastAPI, routers: list[APIRouter]) -> None:
     app.router.routes[:0] = direct
 
 
-def _add_security_schemes(app: FastAPI) -> None:
+def _locked(endpoint: Endpoint, service: Service) -> Endpoint:
+    async def locked(request: Request) -> Response:
+        if request.method in ("POST", "PUT", "PATCH"):
+            await read_limited(request, MAX_BODY_BYTES)
+        async with service.lock.hold():
+            return await endpoint(request)
+
+    return locked
+
+
+def _add_security_schemes(app: FastAPI, chains: list[int]) -> None:
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
-        schema = generate()
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = complete(generate(), chains)
         schema.setdefault("components", {}).setdefault("securitySchemes", {}).update(
             SECURITY_SCHEMES
         )
+        app.openapi_schema = schema
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -30,6 +30,7 @@ _STATUS_TEXT: Final = {
     403: "forbidden",
     404: "not found",
     405: "method not allowed",
+    408: "request timeout",
     413: "request entity too large",
     415: "unsupported media type",
     500: "internal server error",

@@ -43,7 +43,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolkit.engine import LIQUIDITY_KINDS, Event, EventsTruncated
+from toolkit.engine import LIQUIDITY_KINDS, Engine, Event, EventsTruncated
 from toolkit.engine.events import FEE as FEE_KIND
 from toolkit.server.docs import ERROR_RESPONSES, operation
 from toolkit.server.errors import ApiError
@@ -178,30 +178,51 @@ async def stream(service: Service, last_id: int | None) -> AsyncIterator[ServerS
 
 
 async def _events(service: Service, last_id: int | None) -> AsyncIterator[ServerSentEvent | bytes]:
+    # Every read of the engine holds the service's lock; nothing is sent while holding it.
     engine = service.engine
-    engine.advance(service.now())
-    cursor = _resumable(service, last_id)
-    if cursor is None:
-        cursor, events = snapshot(service)
-        yield _one_write(events)
-    while not service.closed:
-        try:
-            pending = engine.events_since(cursor)
-        except EventsTruncated:
-            # This client fell further behind than the log keeps: start it over from the state.
-            cursor, events = snapshot(service)
-            yield _one_write(events)
-            continue
-        for event in pending:
-            cursor = event.id
-            wire = _wire(service, event)
-            if wire is not None:
-                yield wire
-        await service.wait_for_change(service.tick)
-        before = engine.last_event_id
+    first = None
+    async with service.lock.hold():
         engine.advance(service.now())
-        if engine.last_event_id != before:
+        cursor = _resumable(service, last_id)
+        if cursor is None:
+            cursor, events = snapshot(service)
+            first = _one_write(events)
+    if first is not None:
+        yield first
+    while not service.closed:
+        async with service.lock.hold():
+            items, cursor, restarted = _pending(service, engine, cursor)
+        for item in items:
+            yield item
+        if restarted:
+            continue
+        await service.wait_for_change(service.tick)
+        async with service.lock.hold():
+            before = engine.last_event_id
+            engine.advance(service.now())
+            changed = engine.last_event_id != before
+        if changed:
             service.notify()
+
+
+def _pending(
+    service: Service, engine: Engine, cursor: int
+) -> tuple[list[ServerSentEvent | bytes], int, bool]:
+    """What the stream sends next from ``cursor`` (of the engine it started on), the new
+    cursor, and whether it started over (a client further behind than the log keeps gets the
+    state again)."""
+    try:
+        pending = list(engine.events_since(cursor))
+    except EventsTruncated:
+        cursor, events = snapshot(service)
+        return [_one_write(events)], cursor, True
+    items: list[ServerSentEvent | bytes] = []
+    for event in pending:
+        cursor = event.id
+        wire = _wire(service, event)
+        if wire is not None:
+            items.append(wire)
+    return items, cursor, False
 
 
 def _last_event_id(request: Request) -> int | None:

@@ -146,6 +146,7 @@ async def rfq(request: Request) -> Response:
     ),
     response_model=Quote,
     responses=ERROR_RESPONSES,
+    openapi_extra=operation(body=Quote),
 )
 async def transaction(request: Request) -> Response:
     service = service_of(request)

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import gc
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
@@ -19,6 +20,8 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+
+from toolkit.server.connections import MAX_CONNECTIONS, uvicorn_options
 
 __all__ = ["bind_socket", "serve_in_thread", "serve_socket"]
 
@@ -38,7 +41,7 @@ def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(MAX_CONNECTIONS)
     except OSError:
         sock.close()
         raise
@@ -79,6 +82,8 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def _config(app: FastAPI, **options: Any) -> uvicorn.Config:
+    for name, value in uvicorn_options().items():  # idle/slow clients, connection cap
+        options.setdefault(name, value)
     options.setdefault("log_level", "warning")
     options.setdefault("lifespan", "on")
     # A few seconds is plenty: streams are ended first, everything else is a short request.
@@ -94,6 +99,10 @@ def serve_socket(app: FastAPI, sock: socket.socket, **options: Any) -> None:
     scenario) is kept out of the garbage collector's reach meanwhile.
     """
     server = _Server(_config(app, **options), app)
+    # JSON-RPC runs in worker threads beside the event loop: with the interpreter's default
+    # 5 ms switch interval a busy worker keeps the loop (and every quick answer) waiting up to
+    # 5 ms per hand-over; 1 ms keeps quick answers quick beside a heavy batch.
+    sys.setswitchinterval(0.001)
     # A full collection walks every tracked object: unfrozen, the ~80,000 of the start-up heap
     # add tens of milliseconds to every such pause of a loaded server, i.e. to its worst
     # latencies (bench/bench_server.py reports the pauses).

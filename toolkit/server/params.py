@@ -19,6 +19,7 @@ from toolkit.codecs import caip2
 from toolkit.resources import parse, parse_query
 from toolkit.server.errors import ApiError
 from toolkit.server.service import PROTOCOL, Service
+from toolkit.world.chain.rpc.limits import MAX_JSON_DEPTH, depth_exceeds
 
 __all__ = [
     "AUTH_HEADER",
@@ -27,6 +28,7 @@ __all__ = [
     "json_response",
     "path_chain",
     "read_body",
+    "read_limited",
     "read_query",
     "require_key",
     "service_of",
@@ -92,23 +94,37 @@ def _parsed_query(model: type[BaseModel], query: bytes) -> BaseModel:
     return parse_query(model, params)
 
 
+async def read_limited(request: Request, limit: int, status: int = 400) -> bytes:
+    """The whole body, refused (``status``, naming the limit) as soon as it is known to pass
+    ``limit`` bytes: from its declared length, or while it streams in (never read whole first).
+    The body is kept on the request, so the handler's own read gets it again."""
+    too_large = ApiError(status, f"body: must be at most {limit} bytes")
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise too_large
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise too_large
+    body = bytes(raw)
+    request._body = body  # Starlette's cache: request.stream()/body() replay it
+    return body
+
+
 async def read_body(request: Request, model: type[ModelT]) -> ModelT:
-    """Read and validate a JSON body into ``model`` (400 naming the field on failure)."""
+    """Read and validate a JSON body into ``model`` (400 naming the field on failure; bodies
+    past ``MAX_BODY_BYTES`` or nested deeper than ``MAX_JSON_DEPTH`` are refused unread)."""
     content_type = request.headers.get("content-type", "")
     media = content_type.split(";", 1)[0].strip().lower()
     if media and media != "application/json" and not media.endswith("+json"):
         raise ApiError.bad("Content-Type", f"must be application/json, not {media}")
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise ApiError.bad("body", f"must be at most {MAX_BODY_BYTES} bytes")
-    raw = bytearray()
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise ApiError.bad("body", f"must be at most {MAX_BODY_BYTES} bytes")
+    raw = await read_limited(request, MAX_BODY_BYTES)
     if not raw.strip():
         raise ApiError.bad("body", "is required (a JSON object)")
-    return parse(model, bytes(raw))
+    if depth_exceeds(raw):
+        raise ApiError.bad("body", f"JSON nesting deeper than {MAX_JSON_DEPTH} levels (the limit)")
+    return parse(model, raw)
 
 
 def json_response(payload: Any, status: int = 200) -> Response:

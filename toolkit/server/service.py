@@ -1,9 +1,9 @@
 """The state behind one app: scenario, engine, world, clock, nonces, and event-stream wake-ups.
 
-Concurrency model: handlers are ``async def`` and call the engine synchronously, with no
-``await`` between reading the clock and the last engine call of a request. The event loop runs
-one handler step at a time, so every engine step is atomic under concurrent requests without a
-lock. Streams wait on :meth:`Service.wait_for_change` between engine reads.
+Concurrency model: :attr:`Service.lock` (a :class:`~toolkit.server.locking.FairLock`) guards
+the state. JSON-RPC runs in worker threads and takes it per method; the other handlers run on
+the event loop and hold it for their whole (short, ``await``-free once the body is read) step;
+streams hold it for each read between their waits on :meth:`Service.wait_for_change`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from toolkit.chain.registry import (
 )
 from toolkit.engine import Engine, PoolState
 from toolkit.scenario import Pool, Scenario
+from toolkit.server.locking import FairLock
 from toolkit.world import World
 from toolkit.world.chain import Chains, Rpc
 from toolkit.world.relay import Relay
@@ -131,7 +132,9 @@ class Service:
         self.chains.connect_pools(self.pool_figures)
         self.relay = Relay(self.world, self.chains)
         self.relay.fund(self.now())
-        self.rpc = Rpc(self.chains, self, before=self.sync)
+        #: Held by whatever reads or writes the state (see the module docstring).
+        self.lock = FairLock()
+        self.rpc = Rpc(self.chains, self, before=self.sync, lock=self.lock)
 
     # -- time and nonces ----------------------------------------------------------------------
 

@@ -71,7 +71,7 @@ async def _one_event(payload: str) -> AsyncIterator[ServerSentEvent]:
         401: ERROR_RESPONSES[401],
     },
     response_class=EventSourceResponse,
-    openapi_extra=operation(path=["dstChain", "protocol"], key=True),
+    openapi_extra=operation(path=["dstChain", "protocol"], key=True, body=SignatureBody),
 )
 async def signature(request: Request) -> Response:
     service = service_of(request)

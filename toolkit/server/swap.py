@@ -25,13 +25,17 @@ import binascii
 import logging
 import re
 import secrets
-from typing import Final
+from typing import Any, Final
 
+import anyio.to_thread
 from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.arguments import ArgumentError
+from toolkit.resources.error_bodies import SwapErrorBody
+from toolkit.resources.swap import RouteQuery, RouteResult
+from toolkit.server.docs import operation
 from toolkit.server.params import json_response, service_of
 from toolkit.world.swap import NoSwapRoute, find_route
 
@@ -107,13 +111,25 @@ def _integer(request: Request, name: str, low: int, high: int, default: int | No
         "404 when no path connects the tokens or the pools cannot absorb the amount, 500."
     ),
     responses={
-        code: {"description": text}
-        for code, text in (
-            (400, "Bad parameters"),
-            (401, "Missing or unknown credentials"),
-            (404, "No viable route"),
-            (500, "Internal error"),
-        )
+        200: {
+            "description": "The route",
+            "content": {"application/json": {"schema": RouteResult.model_json_schema()}},
+        },
+        **{
+            code: {
+                "description": text,
+                "content": {"application/json": {"schema": SwapErrorBody.model_json_schema()}},
+            }
+            for code, text in (
+                (400, "Bad parameters"),
+                (401, "Missing or unknown credentials"),
+                (404, "No viable route"),
+            )
+        },
+    },
+    openapi_extra={
+        **operation(path=["network"], query=RouteQuery),
+        "security": [{"SwapBasic": []}],
     },
 )
 async def route(request: Request) -> Response:
@@ -135,16 +151,22 @@ async def route(request: Request) -> Response:
         slippage = _integer(request, "slippageBps", 0, 10_000, 50)
         timeout_ms = _integer(request, "timeout", 1, _INT32_MAX, None)
         assert slippage is not None
+
+        def search() -> Any:
+            # tens of milliseconds of path search: in a worker thread, holding the state's lock
+            with service.lock:
+                return find_route(
+                    service.chains.ledger(chain_id),
+                    token_in,
+                    token_out,
+                    amount_in,
+                    slippage_bps=slippage,
+                    timeout=None if timeout_ms is None else timeout_ms / 1000,
+                    now=service.now(),
+                )
+
         try:
-            found = find_route(
-                service.chains.ledger(chain_id),
-                token_in,
-                token_out,
-                amount_in,
-                slippage_bps=slippage,
-                timeout=None if timeout_ms is None else timeout_ms / 1000,
-                now=service.now(),
-            )
+            found = await anyio.to_thread.run_sync(search)
         except ArgumentError as exc:
             raise _bad(exc.name, exc.rule, str(exc.value)) from None
         except NoSwapRoute as exc:

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.codecs.functions import FUNCTIONS
+from toolkit.resources import Calls
 from toolkit.resources.credit_queries import DrawQuery, RepayQuery
 from toolkit.server.credit.book import ERRORS, Book, account_of, book_of
 from toolkit.server.credit.wire import human
@@ -64,6 +65,7 @@ def _draw(book: Book, account: str, q: DrawQuery) -> list[dict[str, str]]:
 @router.get(
     "/credit/accounts/{account}/draw",
     summary="Draw credit (v1)",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account"], query=DrawQuery),
 )
@@ -76,6 +78,7 @@ async def draw_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/draw",
     summary="Draw credit",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account", "asset"], query=DrawQuery),
 )
@@ -99,6 +102,7 @@ def _repay(book: Book, account: str, q: RepayQuery) -> list[dict[str, str]]:
 @router.get(
     "/credit/accounts/{account}/repay",
     summary="Repay credit (v1)",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account"], query=RepayQuery),
 )
@@ -111,6 +115,7 @@ async def repay_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/repay",
     summary="Repay credit",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account", "asset"], query=RepayQuery),
 )

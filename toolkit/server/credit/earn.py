@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.chain import calls as build
-from toolkit.resources import ClaimQuery, UnwrapQuery, WrapQuery
+from toolkit.resources import Calls, ClaimQuery, UnwrapQuery, UnwrapResult, WrapQuery, WrapResult
 from toolkit.server.credit.book import ERRORS, Book, book_of, vault_of
 from toolkit.server.credit.strategies import STRATEGIES, redeem_call
 from toolkit.server.credit.wire import calls_response, checksum, iso
@@ -39,6 +39,7 @@ def _earn_chain(book: Book, text: str) -> None:
 @router.get(
     "/credit/earn/wrap",
     summary="Wrap into an earn vault",
+    response_model=WrapResult,
     responses=ERRORS,
     openapi_extra=operation(query=WrapQuery),
 )
@@ -77,6 +78,7 @@ async def wrap(request: Request) -> Response:
 @router.get(
     "/credit/earn/unwrap",
     summary="Unwrap from an earn vault",
+    response_model=UnwrapResult,
     responses=ERRORS,
     openapi_extra=operation(query=UnwrapQuery),
 )
@@ -106,6 +108,7 @@ async def unwrap(request: Request) -> Response:
 @router.get(
     "/credit/earn/claim",
     summary="Claim an asynchronous withdrawal",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(query=ClaimQuery),
 )

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.chain import calls as build
-from toolkit.resources import ContractCall, HexAddress, parse_value
+from toolkit.resources import Calls, ContractCall, HexAddress, parse_value
 from toolkit.resources.credit_queries import LockQuery, LockQueryV1, UnlockQuery, UnlockQueryV1
 from toolkit.scenario.credit import CreditCollateral
 from toolkit.server.credit.book import ERRORS, Book, account_of, book_of, find_collateral, vault_of
@@ -94,6 +94,7 @@ def _lock(
 @router.get(
     "/credit/accounts/{account}/lock",
     summary="Lock collateral (v1)",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account"], query=LockQueryV1),
 )
@@ -109,6 +110,7 @@ async def lock_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/lock",
     summary="Lock collateral",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account", "asset"], query=LockQuery),
 )
@@ -146,6 +148,7 @@ def _unlock(
 @router.get(
     "/credit/accounts/{account}/unlock",
     summary="Unlock collateral (v1)",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account"], query=UnlockQueryV1),
 )
@@ -160,6 +163,7 @@ async def unlock_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/unlock",
     summary="Unlock collateral",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account", "asset"], query=UnlockQuery),
 )

@@ -9,6 +9,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.codecs import caip2
+from toolkit.resources import (
+    CollateralDetailsResponse,
+    CreditInfoResponse,
+    OperatorStatus,
+    ProtocolConfig,
+)
 from toolkit.scenario.credit import CreditCollateral, CreditSettings
 from toolkit.server.credit.book import ERRORS, Book, account_of, book_of, find_collateral
 from toolkit.server.credit.strategies import STRATEGIES
@@ -27,6 +33,7 @@ ZERO: Final = "0x" + "00" * 20
 @router.get(
     "/credit/protocol",
     summary="Credit protocol configuration",
+    response_model=ProtocolConfig,
     responses=ERRORS,
     openapi_extra=operation(),
 )
@@ -103,6 +110,7 @@ def _collateral_entry(s: CreditSettings, c: CreditCollateral, strategy: str) -> 
 @router.get(
     "/credit/accounts/{account}/info",
     summary="Credit account info (v1)",
+    response_model=CreditInfoResponse,
     responses=ERRORS,
     openapi_extra=operation(path=["account"]),
 )
@@ -148,6 +156,7 @@ def _collateral_details(request: Request, book: Book) -> Response:
 @router.get(
     "/credit/collateral/{chain}/{collateral}",
     summary="Collateral details (v1)",
+    response_model=CollateralDetailsResponse,
     responses=ERRORS,
     openapi_extra=operation(path=["chain", "collateral"]),
 )
@@ -158,6 +167,7 @@ async def collateral_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/assets/{asset}/collateral/{chain}/{collateral}",
     summary="Collateral details",
+    response_model=CollateralDetailsResponse,
     responses=ERRORS,
     openapi_extra=operation(path=["asset", "chain", "collateral"]),
 )
@@ -178,6 +188,7 @@ def _operator_status(request: Request, book: Book) -> Response:
 @router.get(
     "/credit/accounts/{account}/operator",
     summary="Operator status (v1)",
+    response_model=OperatorStatus,
     responses=ERRORS,
     openapi_extra=operation(path=["account"]),
 )
@@ -188,6 +199,7 @@ async def operator_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/operator",
     summary="Operator status",
+    response_model=OperatorStatus,
     responses=ERRORS,
     openapi_extra=operation(path=["account", "asset"]),
 )

@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from toolkit.chain import calls as build
 from toolkit.credit import BPS
-from toolkit.resources import ContractCall
+from toolkit.resources import AutoTopUpConfig, Calls, ContractCall
 from toolkit.resources.credit_queries import AutoTopUpQuery, EnableQuery, ReceiverQuery
 from toolkit.server.credit.book import ERRORS, ERRORS_409, Book, account_of, book_of
 from toolkit.server.credit.wire import calls_response
@@ -60,6 +60,7 @@ def _record(service: Service, book: Book, account: str, receiver: str, q: Any) -
 @router.get(
     "/credit/accounts/{account}/operator/auto-topup/enable",
     summary="Enable auto top-up (v1)",
+    response_model=Calls,
     responses=ERRORS_409,
     openapi_extra=operation(path=["account"], query=EnableQuery),
 )
@@ -76,6 +77,7 @@ async def enable_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/operator/auto-topup/enable",
     summary="Enable auto top-up",
+    response_model=Calls,
     responses=ERRORS_409,
     openapi_extra=operation(path=["account", "asset"], query=AutoTopUpQuery),
 )
@@ -92,6 +94,7 @@ async def enable_v2(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/operator/auto-topup/update",
     summary="Update auto top-up",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account", "asset"], query=AutoTopUpQuery),
 )
@@ -118,6 +121,7 @@ def _disable(service: Service, book: Book, account: str, receiver: str) -> Respo
 @router.get(
     "/credit/accounts/{account}/operator/auto-topup/disable",
     summary="Disable auto top-up (v1)",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account"], query=ReceiverQuery),
 )
@@ -131,6 +135,7 @@ async def disable_v1(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/operator/auto-topup/disable",
     summary="Disable auto top-up",
+    response_model=Calls,
     responses=ERRORS,
     openapi_extra=operation(path=["account", "asset"], query=ReceiverQuery),
 )
@@ -145,6 +150,7 @@ async def disable_v2(request: Request) -> Response:
 @router.get(
     "/credit/v2/accounts/{account}/assets/{asset}/operator/auto-topup/config",
     summary="Auto top-up config",
+    response_model=AutoTopUpConfig,
     responses=ERRORS,
     openapi_extra=operation(path=["account", "asset"], query=ReceiverQuery),
 )

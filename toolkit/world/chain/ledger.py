@@ -41,7 +41,7 @@ from toolkit.world.chain.contracts import (
     Revert,
     State,
 )
-from toolkit.world.chain.filters import BlockFilter, Filter, Filters, LogFilter
+from toolkit.world.chain.filters import BlockFilter, Filter, Filters
 
 __all__ = [
     "Block",
@@ -192,6 +192,10 @@ class Ledger:
     def _slot(self, now: float) -> int:
         return max(0, math.floor((now - self.genesis) / self.block_time))
 
+    def slot(self, now: float) -> int:
+        """The number of the grid's last slot at or before ``now`` (mined or not)."""
+        return self._slot(now)
+
     def block_timestamp(self, number: int) -> int:
         """The timestamp of block ``number`` (on the slot grid)."""
         return math.floor(self.genesis + number * self.block_time)
@@ -214,7 +218,9 @@ class Ledger:
         if block is not None:
             return block.hash
         digest = _hash(
-            b"toolkit block", self.chain_id.to_bytes(8, "big"), number.to_bytes(8, "big")
+            b"toolkit block",
+            self.chain_id.to_bytes(8, "big"),
+            number.to_bytes(8 if number < 2**64 else 32, "big"),
         )
         self._known_hashes[digest] = number
         return digest
@@ -477,36 +483,37 @@ class Ledger:
         flt.seen = self.block_number(now)
         return self.filters.install(flt)
 
-    def filter_changes(self, fid: str, now: float) -> list[Log] | list[str] | None:
+    def filter_changes(
+        self, fid: str, now: float, limit: int | None = None
+    ) -> list[Log] | list[str] | None:
         """What filter ``fid`` has not reported yet at ``now``: the logs (a log filter) or the
-        block hashes (a block filter) of the blocks since its last poll; None: no such filter."""
+        block hashes (a block filter) of the blocks since its last poll; None: no such filter.
+        With ``limit``, the oldest blocks' changes up to about that many items (whole blocks,
+        at least one): the rest are the next poll's."""
         flt = self.filters.get(fid)
         if flt is None:
             return None
         latest = self.block_number(now)
         start = flt.seen + 1
-        flt.seen = max(flt.seen, latest)
         if isinstance(flt, BlockFilter):
-            return [self.block_hash(n) for n in range(start, latest + 1)]
+            last = latest if limit is None else min(latest, start + limit - 1)
+            flt.seen = max(flt.seen, last)
+            return [self.block_hash(n) for n in range(start, last + 1)]
         if flt.block is not None:
+            flt.seen = max(flt.seen, latest)
             return []
         first = start if flt.first is None else max(start, flt.first)
         last = latest if flt.last is None else min(latest, flt.last)
-        return [log for log in self.logs(first, last) if flt.criteria.matches(log)]
-
-    def filter_logs(self, fid: str, now: float) -> list[Log] | None:
-        """Every log that log filter ``fid`` matches in its range (``latest`` read at ``now``), as
-        ``eth_getLogs`` would answer; None: no such log filter."""
-        flt = self.filters.get(fid)
-        if not isinstance(flt, LogFilter):
-            return None
-        latest = self.block_number(now)
-        if flt.block is not None:
-            first = last = flt.block
-        else:
-            first = latest if flt.first is None else flt.first
-            last = latest if flt.last is None else min(latest, flt.last)
-        return [log for log in self.logs(first, last) if flt.criteria.matches(log)]
+        found: list[Log] = []
+        reached = latest
+        for block in self.blocks_between(first, last):
+            matched = [log for r in block.receipts for log in r.logs if flt.criteria.matches(log)]
+            if limit is not None and found and len(found) + len(matched) > limit:
+                reached = block.number - 1
+                break
+            found.extend(matched)
+        flt.seen = max(flt.seen, reached)
+        return found
 
     # -- snapshots ------------------------------------------------------------------------------
 

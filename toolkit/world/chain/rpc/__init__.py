@@ -14,12 +14,24 @@ Methods: ``web3_clientVersion``, ``net_version``, ``net_listening``, ``eth_chain
 ``eth_getTransactionReceipt``, ``eth_getLogs``; the filters ``eth_newFilter``,
 ``eth_newBlockFilter``, ``eth_getFilterChanges``, ``eth_getFilterLogs``,
 ``eth_uninstallFilter``; the development namespace ``evm_increaseTime``,
-``evm_setNextBlockTimestamp``, ``evm_mine``, ``evm_snapshot``, ``evm_revert``,
-``anvil_setBalance``, ``anvil_dealERC20``, ``anvil_impersonateAccount``,
-``anvil_stopImpersonatingAccount`` (``hardhat_*`` aliases for the last four).
+``evm_setNextBlockTimestamp`` (``anvil_*`` aliases for both), ``evm_mine`` (anvil's and
+ganache's forms: ``[]``, ``[timestamp]``, ``[{timestamp?, blocks?}]``), ``anvil_mine`` /
+``hardhat_mine`` (``[blocks?, interval?]``: that many blocks; the interval moves the clock at
+least ``blocks * interval`` seconds, blocks keeping to the chain's slot grid),
+``evm_snapshot``, ``evm_revert``, ``anvil_setBalance``, ``anvil_dealERC20``,
+``anvil_impersonateAccount``, ``anvil_stopImpersonatingAccount`` (``hardhat_*`` aliases for
+the last four). ``eth_accounts`` lists the development accounts, then the chain's impersonated
+ones (as anvil and ganache do).
+
+Limits: each request's work is bounded the way production nodes bound it (batch size, answer
+size, fee-history blocks, log range and results, filter-poll size, nesting depth, quantities to
+their types' ranges); :mod:`.limits` lists them, each refusal names its limit. Every failure is
+a JSON-RPC error (a bug is -32603 ``internal error``), never an exception out of
+:meth:`Rpc.handle_bytes`.
 
 Errors: -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid
-params (the message names the parameter), -32000 for what geth refuses (transaction
+params (the message names the parameter), -32003 response too large, -32005 a log query past
+its limits, -32603 internal error, -32000 for what geth refuses (transaction
 rejections with geth's messages, unknown blocks), 3 ``execution reverted`` with the revert data
 for ``eth_call``/``eth_estimateGas``/``eth_sendTransaction``. An error changes nothing.
 

@@ -3,31 +3,50 @@ balances and impersonation."""
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Final
 
 from toolkit.world.chain.contracts import ERC20
 from toolkit.world.chain.rpc.errors import SERVER_ERROR, RpcError, invalid
-from toolkit.world.chain.rpc.params import address, arg, quantity, to_hex
+from toolkit.world.chain.rpc.limits import MAX_MINE_BLOCKS, UINT64_MAX
+from toolkit.world.chain.rpc.params import address, arg, integer, quantity, to_hex
 from toolkit.world.chain.rpc.registry import Call, Host, Method, registrar
 
 METHODS: dict[str, Method] = {}
 _method = registrar(METHODS)
 
 
-@_method("evm_increaseTime")
+#: The clock never moves past this: every chain's timestamps stay uint64 (anvil's type).
+MAX_TIME: Final = UINT64_MAX
+
+
+def _move_clock(rpc: Host, c: Call, seconds: int, name: str) -> None:
+    """Move the clock ``seconds`` ahead, refusing (-32602 naming ``name``) a move that would take
+    a timestamp past 2**64 - 1; nothing moves on refusal."""
+    if c.now + seconds > MAX_TIME:
+        raise invalid(name, "would move the clock past 2**64 - 1 (the largest block timestamp)")
+    rpc.clock.offset += seconds
+
+
+@_method("evm_increaseTime", "anvil_increaseTime")
 def _increase_time(rpc: Host, c: Call, params: list[Any]) -> Any:
-    raw = arg(params, 0, "seconds")
-    seconds = raw if type(raw) is int else quantity(raw, "seconds")
+    seconds = _signed(arg(params, 0, "seconds"), "seconds")
     if seconds < 0:
         raise invalid("seconds", "must be >= 0 (time never goes back)")
-    rpc.clock.offset += seconds
+    _move_clock(rpc, c, seconds, "seconds")
     return to_hex(int(rpc.clock.offset))
 
 
-@_method("evm_setNextBlockTimestamp")
+def _signed(value: Any, name: str) -> int:
+    # anvil reads a signed number here; a negative one is refused by the caller, by name.
+    if type(value) is int and value < 0:
+        return value if value >= -UINT64_MAX else -UINT64_MAX
+    return integer(value, name)
+
+
+@_method("evm_setNextBlockTimestamp", "anvil_setNextBlockTimestamp")
 def _set_next_timestamp(rpc: Host, c: Call, params: list[Any]) -> Any:
-    raw = arg(params, 0, "timestamp")
-    target = raw if type(raw) is int else quantity(raw, "timestamp")
+    target = integer(arg(params, 0, "timestamp"), "timestamp")
     latest = c.ledger.block_number(c.now)
     if target <= c.ledger.block_timestamp(latest) or target < c.now:
         raise RpcError(
@@ -35,27 +54,64 @@ def _set_next_timestamp(rpc: Host, c: Call, params: list[Any]) -> Any:
             f"timestamp error: {target} is lower than or equal to the latest block's "
             f"timestamp or the current time",
         )
-    rpc.clock.offset += target - c.now
+    _move_clock(rpc, c, math.ceil(target - c.now), "timestamp")
     return None
 
 
-@_method("evm_mine", "anvil_mine")
-def _mine(rpc: Host, c: Call, params: list[Any]) -> Any:
-    if params and params[0] is not None and not isinstance(params[0], dict):
-        raw = params[0]
-        target = raw if type(raw) is int else quantity(raw, "timestamp")
-        if target > c.now:
-            rpc.clock.offset += target - c.now
-            c = Call(c.chain_id, c.ledger, rpc.clock.now())
+@_method("evm_mine")
+def _evm_mine(rpc: Host, c: Call, params: list[Any]) -> Any:
+    """anvil's and ganache's forms: ``[]``, ``[timestamp]`` or ``[{timestamp?, blocks?}]``."""
+    first = params[0] if params else None
+    blocks, timestamp = 1, None
+    if isinstance(first, dict):
+        if first.get("timestamp") is not None:
+            timestamp = integer(first["timestamp"], "options.timestamp")
+        if first.get("blocks") is not None:
+            blocks = integer(first["blocks"], "options.blocks", MAX_MINE_BLOCKS)
+    elif first is not None:
+        timestamp = integer(first, "timestamp")
+    _mine_blocks(rpc, c, blocks, timestamp, None)
+    return "0x0"
+
+
+@_method("anvil_mine", "hardhat_mine")
+def _anvil_mine(rpc: Host, c: Call, params: list[Any]) -> Any:
+    """``[blocks?, interval?]`` (quantities): ``blocks`` blocks (default 1)."""
+    raw_blocks = arg(params, 0, "blocks", 1)
+    blocks = integer(raw_blocks, "blocks", MAX_MINE_BLOCKS)
+    raw_interval = arg(params, 1, "interval", None)
+    interval = None if raw_interval is None else integer(raw_interval, "interval")
+    _mine_blocks(rpc, c, blocks, None, interval)
+    return None
+
+
+def _mine_blocks(
+    rpc: Host, c: Call, blocks: int, timestamp: int | None, interval: int | None
+) -> None:
+    """Mine ``blocks`` blocks (at least one: 0 mines one, as anvil): the pool goes into the
+    first; the clock stops at the last one's slot. With ``timestamp``, the first block is the
+    first slot at or after it; with ``interval`` (seconds), the clock moves at least
+    ``blocks * interval`` (blocks keep to the chain's slot grid, so the latest block number
+    moves by ``max(blocks, whole slots in that time)``). Checked whole before anything moves."""
     ledger = c.ledger
-    _, pool_block = ledger.pending()
-    due = ledger.next_slot_time(c.now)
-    if ledger.pending()[0]:
-        due = max(due, ledger.block_timestamp(pool_block))
+    blocks = max(1, blocks)
+    latest = ledger.block_number(c.now)
+    start = c.now if timestamp is None else max(c.now, timestamp)
+    if start > MAX_TIME:
+        raise invalid("timestamp", "must be at most 2**64 - 1")
+    pool_txs, pool_block = ledger.pending()
+    first = max(latest, ledger.slot(start)) + 1
+    if pool_txs:
+        first = max(first, pool_block)
+    last = first + blocks - 1
+    due = ledger.block_timestamp(last)
+    if interval:
+        due = max(due, ledger.block_timestamp(latest) + blocks * interval)
+    if due > MAX_TIME:
+        raise invalid("blocks", "would move the clock past 2**64 - 1 (the largest timestamp)")
     if due > c.now:
         rpc.clock.offset += due - c.now
     ledger.mine_due(rpc.clock.now())
-    return "0x0"
 
 
 @_method("evm_snapshot", "anvil_snapshot")
@@ -65,7 +121,7 @@ def _snapshot(rpc: Host, c: Call, params: list[Any]) -> Any:
 
 @_method("evm_revert", "anvil_revert")
 def _revert(rpc: Host, c: Call, params: list[Any]) -> Any:
-    key = quantity(arg(params, 0, "snapshotId"), "snapshotId")
+    key = integer(arg(params, 0, "snapshotId"), "snapshotId")
     done, state = rpc.chains.revert(key)
     if done:
         rpc.clock.restore(state)

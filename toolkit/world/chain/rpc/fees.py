@@ -7,7 +7,8 @@ from typing import Any
 from toolkit.world.chain import gas
 from toolkit.world.chain.ledger import Ledger
 from toolkit.world.chain.rpc.errors import invalid
-from toolkit.world.chain.rpc.params import PENDING, arg, block_number, quantity, to_hex
+from toolkit.world.chain.rpc.limits import MAX_FEE_HISTORY_BLOCKS
+from toolkit.world.chain.rpc.params import PENDING, arg, block_number, integer, to_hex
 from toolkit.world.chain.rpc.registry import Call, Host, Method, registrar
 
 METHODS: dict[str, Method] = {}
@@ -31,10 +32,11 @@ def _priority_fee(rpc: Host, c: Call, params: list[Any]) -> Any:
 
 @_method("eth_feeHistory")
 def _fee_history(rpc: Host, c: Call, params: list[Any]) -> Any:
-    raw_count = arg(params, 0, "blockCount")
-    count = raw_count if type(raw_count) is int else quantity(raw_count, "blockCount")
-    if not 1 <= count <= 1024:
-        raise invalid("blockCount", "must be between 1 and 1024")
+    count = integer(arg(params, 0, "blockCount"), "blockCount")
+    if not 1 <= count <= MAX_FEE_HISTORY_BLOCKS:
+        raise invalid(
+            "blockCount", f"must be between 1 and {MAX_FEE_HISTORY_BLOCKS} (the limit, as in geth)"
+        )
     newest = block_number(c, arg(params, 1, "newestBlock"), "newestBlock")
     latest = c.ledger.block_number(c.now)
     newest = latest if newest in (PENDING,) or newest > latest else newest

@@ -3,10 +3,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from toolkit.world.chain.filters import BlockFilter, Criteria, LogFilter
+from toolkit.world.chain.ledger import Log
 from toolkit.world.chain.rpc.errors import SERVER_ERROR, RpcError, invalid
+from toolkit.world.chain.rpc.limits import (
+    LIMIT_EXCEEDED,
+    MAX_FILTER_CHANGES,
+    MAX_LOG_RANGE,
+    MAX_LOG_RESULTS,
+)
 from toolkit.world.chain.rpc.params import PENDING, QUANTITY, address, arg, block_number, hash32
 from toolkit.world.chain.rpc.registry import Call, Host, Method, registrar
 from toolkit.world.chain.rpc.wire import log_wire
@@ -32,7 +40,28 @@ def _logs(rpc: Host, c: Call, params: list[Any]) -> Any:
         last = latest if last == PENDING else min(last, latest)
         if first > last and first <= latest:
             raise RpcError(SERVER_ERROR, "invalid block range params")
-    return [log_wire(log) for log in ledger.logs(first, last) if criteria.matches(log)]
+    return _bounded_logs(ledger.logs(first, last), criteria, first, last)
+
+
+def _bounded_logs(found: Iterable[Log], criteria: Criteria, first: int, last: int) -> list[Any]:
+    """The wire form of the logs ``criteria`` match, within the range and result limits."""
+    if last - first + 1 > MAX_LOG_RANGE:
+        raise RpcError(
+            LIMIT_EXCEEDED,
+            f"block range too large: {last - first + 1} blocks, the limit is {MAX_LOG_RANGE} "
+            "(split fromBlock..toBlock)",
+        )
+    answer: list[dict[str, Any]] = []
+    for log in found:
+        if criteria.matches(log):
+            if len(answer) == MAX_LOG_RESULTS:
+                raise RpcError(
+                    LIMIT_EXCEEDED,
+                    f"query returned more than {MAX_LOG_RESULTS} results (the limit): "
+                    "narrow the block range or the filter",
+                )
+            answer.append(log_wire(log))
+    return answer
 
 
 def _filter_block_hash(c: Call, query: dict[str, Any]) -> int:
@@ -82,7 +111,7 @@ def _new_block_filter(rpc: Host, c: Call, params: list[Any]) -> Any:
 
 @_method("eth_getFilterChanges")
 def _filter_changes(rpc: Host, c: Call, params: list[Any]) -> Any:
-    changes = c.ledger.filter_changes(_filter_id(params), c.now)
+    changes = c.ledger.filter_changes(_filter_id(params), c.now, MAX_FILTER_CHANGES)
     if changes is None:
         raise RpcError(SERVER_ERROR, "filter not found")
     return [item if isinstance(item, str) else log_wire(item) for item in changes]
@@ -90,10 +119,17 @@ def _filter_changes(rpc: Host, c: Call, params: list[Any]) -> Any:
 
 @_method("eth_getFilterLogs")
 def _filter_logs(rpc: Host, c: Call, params: list[Any]) -> Any:
-    logs = c.ledger.filter_logs(_filter_id(params), c.now)
-    if logs is None:
+    # What eth_getLogs would answer for the filter's criteria, ``latest`` read now.
+    flt = c.ledger.filters.get(_filter_id(params))
+    if not isinstance(flt, LogFilter):
         raise RpcError(SERVER_ERROR, "filter not found")
-    return [log_wire(log) for log in logs]
+    latest = c.ledger.block_number(c.now)
+    if flt.block is not None:
+        first = last = flt.block
+    else:
+        first = latest if flt.first is None else flt.first
+        last = latest if flt.last is None else min(latest, flt.last)
+    return _bounded_logs(c.ledger.logs(first, last), flt.criteria, first, last)
 
 
 @_method("eth_uninstallFilter")

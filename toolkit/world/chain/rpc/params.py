@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from toolkit.world.chain.contracts import ZERO
 from toolkit.world.chain.rpc.errors import INVALID_PARAMS, SERVER_ERROR, RpcError, invalid
+from toolkit.world.chain.rpc.limits import UINT64_MAX, UINT256_MAX
 from toolkit.world.chain.rpc.registry import Call
 
 QUANTITY = re.compile(r"^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$")
@@ -17,10 +18,33 @@ HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 PENDING: Final = -1
 
 
-def quantity(value: Any, name: str) -> int:
-    if isinstance(value, str) and QUANTITY.match(value):
-        return int(value, 16)
-    raise invalid(name, "must be a hex quantity (0x-prefixed, no leading zeros)")
+def quantity(value: Any, name: str, maximum: int = UINT256_MAX) -> int:
+    """A hex quantity up to ``maximum`` (its type's range: 2**256 - 1 for values and balances,
+    2**64 - 1 for nonces, gas, block numbers and timestamps)."""
+    if isinstance(value, str) and len(value) <= 66 and QUANTITY.match(value):
+        number = int(value, 16)
+        if number <= maximum:
+            return number
+    elif not isinstance(value, str) or not QUANTITY.match(value):
+        raise invalid(name, "must be a hex quantity (0x-prefixed, no leading zeros)")
+    raise invalid(name, f"must be at most {_bound(maximum)}")
+
+
+def integer(value: Any, name: str, maximum: int = UINT64_MAX) -> int:
+    """A JSON number or a hex quantity (the development namespace takes both), 0..maximum."""
+    if type(value) is int:
+        if 0 <= value <= maximum:
+            return value
+        raise invalid(name, f"must be between 0 and {_bound(maximum)}")
+    return quantity(value, name, maximum)
+
+
+def _bound(maximum: int) -> str:
+    if maximum == UINT64_MAX:
+        return "2**64 - 1"
+    if maximum == UINT256_MAX:
+        return "2**256 - 1"
+    return str(maximum)
 
 
 def address(value: Any, name: str) -> str:
@@ -80,7 +104,7 @@ def block_number(c: Call, value: Any, name: str, *, state: bool = False) -> int:
         number = 0
     elif isinstance(value, dict):
         if "blockNumber" in value:
-            number = quantity(value["blockNumber"], f"{name}.blockNumber")
+            number = quantity(value["blockNumber"], f"{name}.blockNumber", UINT64_MAX)
         elif "blockHash" in value:
             found = c.ledger.number_of(hash32(value["blockHash"], f"{name}.blockHash"), c.now)
             if found is None:
@@ -89,7 +113,7 @@ def block_number(c: Call, value: Any, name: str, *, state: bool = False) -> int:
         else:
             raise invalid(name, "must hold blockNumber or blockHash")
     elif isinstance(value, str) and QUANTITY.match(value):
-        number = int(value, 16)
+        number = quantity(value, name, UINT64_MAX)
     else:
         raise invalid(name, "must be a block number or latest, earliest, pending, safe, finalized")
     if state:
@@ -112,5 +136,5 @@ def call_object(value: Any, name: str) -> tuple[str, str | None, bytes, int, int
     raw = value.get("input", value.get("data"))
     payload = b"" if raw is None else data(raw, f"{name}.input")
     amount = 0 if value.get("value") is None else quantity(value["value"], f"{name}.value")
-    limit = None if value.get("gas") is None else quantity(value["gas"], f"{name}.gas")
+    limit = None if value.get("gas") is None else quantity(value["gas"], f"{name}.gas", UINT64_MAX)
     return sender, to, payload, amount, limit

@@ -48,7 +48,11 @@ def _syncing(rpc: Host, c: Call, params: list[Any]) -> Any:
 
 @_method("eth_accounts")
 def _accounts(rpc: Host, c: Call, params: list[Any]) -> Any:
-    return [a.address.lower() for a in rpc.chains.accounts]
+    # As anvil and ganache: the development accounts, then the impersonated ones (ethers'
+    # ``provider.getSigner(address)`` looks the address up here).
+    listed = [a.address.lower() for a in rpc.chains.accounts]
+    known = set(listed)
+    return listed + sorted(a for a in rpc.chains.impersonated[c.chain_id] if a not in known)
 
 
 @_method("eth_blockNumber")

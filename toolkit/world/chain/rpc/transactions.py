@@ -15,6 +15,7 @@ from toolkit.world.chain.contracts import Revert
 from toolkit.world.chain.ledger import Rejected, Tx
 from toolkit.world.chain.rpc.errors import SERVER_ERROR, RpcError, invalid, revert_error
 from toolkit.world.chain.rpc.fees import suggested_tip
+from toolkit.world.chain.rpc.limits import UINT64_MAX, UINT256_MAX
 from toolkit.world.chain.rpc.params import arg, call_object, data, hash32, quantity
 from toolkit.world.chain.rpc.registry import Call, Host, Method, registrar
 from toolkit.world.chain.rpc.wire import receipt_wire, tx_wire
@@ -50,7 +51,7 @@ def _send(rpc: Host, c: Call, params: list[Any]) -> Any:
     nonce = (
         ledger.nonce(sender, c.now, pending=True)
         if request.get("nonce") is None
-        else quantity(request["nonce"], "transaction.nonce")
+        else quantity(request["nonce"], "transaction.nonce", UINT64_MAX)
     )
     if limit is None:
         try:
@@ -153,6 +154,10 @@ def _decode_raw(raw: bytes) -> Tx:
         sender = Account.recover_transaction(raw).lower()
     except Exception:
         raise RpcError(SERVER_ERROR, "invalid sender") from None
+    if fields["nonce"] > UINT64_MAX:
+        raise RpcError(SERVER_ERROR, "nonce has max value")
+    if max(fields["value"], max_fee, tip) > UINT256_MAX or fields["gas"] > UINT64_MAX:
+        raise RpcError(SERVER_ERROR, "rlp: a quantity exceeds its type's range")
     to = bytes(fields["to"])
     return Tx(
         tx_hash,
