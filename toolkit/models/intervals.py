@@ -128,7 +128,7 @@ def clustered_share(
     >>> round(share, 3), round(low, 3), round(high, 3)
     (0.333, 0.0, 1.0)
     >>> [round(x, 3) for x in clustered_share([4, 4, 4, 4], [12, 12, 12, 12])]
-    [0.333, 0.333, 0.333]
+    [0.333, 0.217, 0.475]
     """
     if len(hits) != len(trials):
         raise ArgumentError("hits", f"one count per cluster ({len(trials)})", len(hits))
@@ -142,7 +142,8 @@ def clustered_share(
         return share, 0.0, 1.0
     spread = sum((h - share * n) ** 2 for h, n in pairs) * k / (k - 1)
     half = student_t(k - 1) * math.sqrt(spread) / total
-    return share, max(0.0, share - half), min(1.0, share + half)
+    low, high = wilson(sum(h for h, _ in pairs), total)
+    return share, max(0.0, min(low, share - half)), min(1.0, max(high, share + half))
 
 
 def median_ranks(n: int) -> tuple[int, int] | None:
