@@ -18,7 +18,6 @@ from toolkit.models import (
     capacity_timeline,
     compare_with_tiers,
     effective_fee_bps,
-    empirical_blocking,
     eta_validity_stats,
     fee_curve,
 )
@@ -32,7 +31,6 @@ __all__ = [
     "Estimate",
     "Timeline",
     "backtest_timeline",
-    "blocking_windows",
     "capacity_steps",
     "chain_name",
     "route_label",
@@ -48,17 +46,6 @@ SUMMARY_COLUMNS = ("section", "metric", "value", "n", "ci95_low", "ci95_high")
 #: A route in the report: source chain, destination chain, token (quote types pooled).
 ROUTE_KEYS: tuple[str, ...] = ("src_chain", "dst_chain", "token")
 
-# Candidate window lengths for the 404-rate series, shortest first, in seconds.
-_WINDOWS: tuple[tuple[str, int], ...] = (
-    ("10s", 10),
-    ("30s", 30),
-    ("1m", 60),
-    ("5m", 300),
-    ("15m", 900),
-    ("1h", 3600),
-    ("6h", 21_600),
-    ("1d", 86_400),
-)
 _BINS: tuple[int, ...] = (60, 300, 900, 1800, 3600, 7200, 21_600, 86_400)
 _MAX_WINDOWS = 40
 
@@ -174,27 +161,6 @@ def route_table(data: ReportData) -> pl.DataFrame:
         "share_404_ci95_high",
     ]
     return table.select(columns + [c for c in table.columns if c not in columns])
-
-
-def _window(seconds: float) -> tuple[str, int]:
-    for name, length in _WINDOWS:
-        if seconds / length <= _MAX_WINDOWS:
-            return name, length
-    return _WINDOWS[-1]
-
-
-def blocking_windows(data: ReportData) -> tuple[pl.DataFrame, str]:
-    """404 share per route and time window (:func:`empirical_blocking`), and the window used.
-
-    The window is the shortest of 10 s, 30 s, 1 m, 5 m, 15 m, 1 h, 6 h, 1 d that splits the
-    collection's span into at most 40 windows.
-    """
-    obs = data.observations
-    micros = obs["observed_at"].dt.epoch("us")
-    span = (int(micros.max()) - int(micros.min())) / 1e6 if obs.height else 0.0  # type: ignore[arg-type]
-    name, _ = _window(span)
-    frame = empirical_blocking(obs, by=list(ROUTE_KEYS), window=name)
-    return _with_labels(frame), name
 
 
 def capacity_steps(data: ReportData) -> pl.DataFrame:
