@@ -127,6 +127,19 @@ def test_blocking_csv_has_the_sweeps_share_with_a_clustered_interval(
     assert "not independent" in row["interval"]
 
 
+def test_backtest_timeline_has_a_wilson_interval_per_bin(full_report: ReportResult) -> None:
+    from toolkit.models.intervals import wilson
+
+    timeline = pl.read_csv(full_report.out_dir / "backtest_timeline.csv")
+    assert timeline.height > 1
+    for requests, refused, low, high in timeline.select(
+        "requests", "refused", "ci95_low", "ci95_high"
+    ).iter_rows():
+        assert (low, high) == pytest.approx(wilson(refused, requests), abs=1e-5)
+    fees = pl.read_csv(full_report.out_dir / "fee_curve.csv")
+    assert "Ethereum→Base USDC" in fees["route"].to_list()
+
+
 def test_markdown_links_figures_and_holds_no_absolute_path(full_report: ReportResult) -> None:
     text = full_report.markdown.read_text(encoding="utf-8")
     assert text.startswith("# Toolkit report\n")

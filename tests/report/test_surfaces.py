@@ -93,7 +93,7 @@ def test_swap_impact_is_in_bps_of_the_smallest_size_by_usd_size(
     assert table["impact_bps"].to_list() == pytest.approx(expected, abs=0.01)
     # At $3,000 per WETH the smallest swap's output is worth what went in (to rounding).
     assert table["cost_bps"][0] == pytest.approx(0.0, abs=0.5)
-    assert float(rows[("swap", "impact at $1M: USDC→WETH (mainnet) (bps)")]) == pytest.approx(
+    assert float(rows[("swap", "impact at $1M: USDC→WETH (Ethereum) (bps)")]) == pytest.approx(
         expected[-1], abs=0.01
     )
     assert float(rows[("swap", "no route (404) share (Wilson 95 %)")]) == pytest.approx(1 / 4)
@@ -205,8 +205,8 @@ def test_markdown_has_a_section_per_surface(report: ReportResult) -> None:
         assert f"]({name})" in text
     # Each figure sits under its section; the swap table has one column per USD size.
     assert text.index("## Capital against 404 rate") < text.index("](capital_404.png)")
-    assert "| network | pair | $100 | $10k | $1M |" in text
-    assert "| mainnet | USDC→WETH | 0 | 10 | 100 |" in text
+    assert "| chain | pair | $100 | $10k | $1M |" in text
+    assert "| Ethereum | USDC→WETH | 0 | 10 | 100 |" in text
 
 
 def test_without_a_sweep_the_capital_section_says_so(full_db: Path, tmp_path: Path) -> None:

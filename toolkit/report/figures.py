@@ -9,7 +9,6 @@ log axes come from :mod:`toolkit.report.style`, amounts are in whole tokens or U
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import polars as pl
@@ -272,27 +271,30 @@ def backtest_figure(pools: pl.DataFrame, timeline: pl.DataFrame, run: str) -> Fi
     bottom.errorbar(
         middles,
         (100 * timeline["rate"]).to_list(),
-        yerr=(100 * timeline["std_error"].fill_nan(0.0)).to_list(),
+        yerr=[
+            [100 * max(0.0, r - lo) for r, lo, _ in _bands(timeline)],
+            [100 * max(0.0, hi - r) for r, _, hi in _bands(timeline)],
+        ],
         marker="o",
         ms=3,
         lw=1,
         capsize=2,
-        color="tab:red",
+        color="black",
     )
     dress(
         bottom,
-        title=f"Requests refused for capacity per {_duration(width)} (± one standard error)",
+        title=f"Requests refused for capacity per {_duration(width)} (Wilson 95 % intervals)",
         xlabel="virtual time (hours)",
         ylabel="404 share of requests (%)",
     )
-    bottom.set_ylim(bottom=-2, top=100 * max(0.05, *(r + e for r, e in _pairs(timeline))) * 1.1)
+    bottom.set_ylim(bottom=-2, top=100 * max(0.05, *(hi for _, _, hi in _bands(timeline))) * 1.1)
     return figure
 
 
-def _pairs(timeline: pl.DataFrame) -> list[tuple[float, float]]:
+def _bands(timeline: pl.DataFrame) -> list[tuple[float, float, float]]:
     return [
-        (float(r), 0.0 if e is None or math.isnan(e) else float(e))
-        for r, e in timeline.select("rate", "std_error").iter_rows()
+        (float(r), float(lo if lo is not None else r), float(hi if hi is not None else r))
+        for r, lo, hi in timeline.select("rate", "ci95_low", "ci95_high").iter_rows()
     ]
 
 

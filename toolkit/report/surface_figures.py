@@ -60,20 +60,21 @@ def borrow_figure(points: pl.DataFrame) -> Figure:
 
 def swap_figure(impact: pl.DataFrame) -> Figure:
     """Swap price impact (bps, against the pair's smallest size) by trade size (USD, log x);
-    colour by pair, line style by network; symlog y (linear below 1 bps)."""
+    colour by chain (:func:`toolkit.report.style.chain_color`), line style and marker by pair;
+    symlog y (linear below 1 bps)."""
     figure = new_figure()
     ax = figure.subplots()
-    keys = impact.select("pair", "network").unique(maintain_order=True).rows()
+    keys = impact.select("chain", "pair").unique(maintain_order=True).rows()
     styles = series_styles(keys)
-    for pair, network in keys:
-        line = impact.filter((pl.col("pair") == pair) & (pl.col("network") == network))
+    for network, pair in keys:
+        line = impact.filter((pl.col("pair") == pair) & (pl.col("chain") == network))
         ax.plot(
             line["size_usd"].to_list(),
             line["impact_bps"].to_list(),
             ms=4,
             lw=1.2,
             label=f"{pair} ({network})",
-            **styles[(pair, network)],
+            **styles[(network, pair)],
         )
     dress(
         ax,
@@ -85,7 +86,7 @@ def swap_figure(impact: pl.DataFrame) -> Figure:
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=0.0)
     usd_ticks(ax.xaxis)
-    legend(ax, len(keys), title="colour: pair, style: network")
+    legend(ax, len(keys), title="colour: chain, style: pair")
     return figure
 
 

@@ -151,8 +151,8 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     ``rate`` is output per input in whole tokens; ``impact_bps`` is how much worse it is than
     the best rate of the same pair and network (its smallest size, in practice): the cost of
     size. ``cost_bps`` is the all-in loss against the scenario's USD prices (pool fee
-    included). Columns: ``network, pair, token_in, token_out, amount_in_tokens, size_usd,
-    amount_out_tokens, rate, impact_bps, cost_bps``.
+    included). Columns: ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in,
+    token_out, amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``.
     """
     rows = []
     for network, token_in, token_out, amount_in, amount_out in (
@@ -169,6 +169,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
         cost = (1 - usd_out / usd_in) * 10_000 if usd_in and usd_out is not None else None
         rows.append(
             (
+                chain_name(chain) if chain else str(network),
                 network,
                 f"{sym_in}→{sym_out}",
                 sym_in,
@@ -183,6 +184,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     frame = pl.DataFrame(
         rows,
         schema={
+            "chain": pl.String,
             "network": pl.String,
             "pair": pl.String,
             "token_in": pl.String,
@@ -199,6 +201,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     return (
         frame.with_columns(((1 - pl.col("rate") / best) * 10_000).alias("impact_bps"))
         .select(
+            "chain",
             "network",
             "pair",
             "token_in",
@@ -210,7 +213,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
             "impact_bps",
             "cost_bps",
         )
-        .sort("network", "pair", "amount_in_tokens")
+        .sort("chain", "pair", "amount_in_tokens")
     )
 
 

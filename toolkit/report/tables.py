@@ -21,7 +21,13 @@ from toolkit.models import (
     eta_validity_stats,
     fee_curve,
 )
-from toolkit.models.intervals import clustered_share, mean_interval, median_interval, wilson
+from toolkit.models.intervals import (
+    clustered_share,
+    mean_interval,
+    median_interval,
+    wilson,
+    wilson_exprs,
+)
 from toolkit.report.load import ReportData
 from toolkit.report.units import chain_name, token_decimals
 
@@ -189,7 +195,9 @@ def backtest_timeline(data: ReportData) -> pl.DataFrame:
     """The backtest's requests per time bin: how many, how many got a 404, and that share.
 
     Columns: ``t_start`` (virtual seconds), ``bin_s``, ``requests``, ``refused``, ``rate``,
-    ``std_error`` (binomial). A request counts as refused when its last RFQ attempt was a 404.
+    ``ci95_low``/``ci95_high`` (Wilson, the bin's requests taken as independent: within a
+    bin they are not quite, a full pool refusing arrivals in a row). A request counts as refused
+    when its last RFQ attempt was a 404.
     """
     requests = data.backtest_requests
     end = float(requests.select(pl.col("t").max().fill_null(0.0)).item())
@@ -206,10 +214,8 @@ def backtest_timeline(data: ReportData) -> pl.DataFrame:
             pl.lit(width, pl.Int64).alias("bin_s"),
             (pl.col("refused") / pl.col("requests")).alias("rate"),
         )
-        .with_columns(
-            (pl.col("rate") * (1.0 - pl.col("rate")) / pl.col("requests")).sqrt().alias("std_error")
-        )
-        .select("t_start", "bin_s", "requests", "refused", "rate", "std_error")
+        .with_columns(wilson_exprs("refused", "requests"))
+        .select("t_start", "bin_s", "requests", "refused", "rate", "ci95_low", "ci95_high")
     )
 
 

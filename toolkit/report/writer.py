@@ -162,7 +162,9 @@ def _rfq_sections(data: ReportData, writer: _Writer) -> pl.DataFrame | None:
         ]
         labelled = answered.with_columns(pl.Series("route", labels, dtype=pl.String))
         writer.figure("fee_curve.png", figs.fee_curve_figure(labelled))
-        writer.table("fee_curve.csv", fee_curve(obs, by=ROUTE))
+        curves = fee_curve(obs, by=ROUTE)
+        names = [route_label(s, d, t) for s, d, t in curves.select(ROUTE_KEYS).iter_rows()]
+        writer.table("fee_curve.csv", curves.insert_column(0, pl.Series("route", names)))
     else:
         writer.skipped.append("fee curve: rfq_observations holds no priced 200 answer")
     _blocking_section(data, writer)
@@ -323,22 +325,22 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
     writer.table("swap_impact.csv", impact)
     moved: list[tuple[str, object]] = []
     if runs.len() > 1:
-        keys = ["network", "pair", "size_usd"]
+        keys = ["chain", "pair", "size_usd"]
         first = swap_impact_table(swaps.filter(pl.col("run_id") == runs[0]))
         change = (
-            impact.filter(pl.col("size_usd") == pl.col("size_usd").min().over("network", "pair"))
+            impact.filter(pl.col("size_usd") == pl.col("size_usd").min().over("chain", "pair"))
             .join(first.select(*keys, pl.col("rate").alias("rate_first")), on=keys)
             .filter(pl.col("rate_first") > 0)
-            .sort("network", "pair")
+            .sort("chain", "pair")
         )
         moved = [
             (f"rate change since the first run: {pair} ({network}) (bps)", round(bps, 2))
             for network, pair, bps in change.select(
-                "network", "pair", (10_000 * (pl.col("rate") / pl.col("rate_first") - 1))
+                "chain", "pair", (10_000 * (pl.col("rate") / pl.col("rate_first") - 1))
             ).rows()
         ]
     answered = swaps.filter(pl.col("status").is_in([200, 404]))
-    largest = impact.filter(pl.col("size_usd") == pl.col("size_usd").max().over("network", "pair"))
+    largest = impact.filter(pl.col("size_usd") == pl.col("size_usd").max().over("chain", "pair"))
     writer.summary += summary_rows(
         "swap",
         [
@@ -346,11 +348,11 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
             ("swap-route runs", runs.len()),
             ("routes (200)", int((swaps["status"] == 200).sum())),
             ("no route (404) share (Wilson 95 %)", _share(answered, 404)),
-            ("pairs × networks", impact.select("network", "pair").n_unique()),
+            ("pairs × chains", impact.select("chain", "pair").n_unique()),
             *[
                 (f"impact at {format_usd(size)}: {pair} ({network}) (bps)", bps)
                 for network, pair, size, bps in largest.select(
-                    "network", "pair", "size_usd", "impact_bps"
+                    "chain", "pair", "size_usd", "impact_bps"
                 ).rows()
             ],
             *moved,
@@ -361,8 +363,8 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
             impact.with_columns(
                 pl.col("size_usd").map_elements(format_usd, return_dtype=pl.String).alias("size")
             )
-            .pivot(on="size", index=["network", "pair"], values="impact_bps", sort_columns=False)
-            .sort("network", "pair")
+            .pivot(on="size", index=["chain", "pair"], values="impact_bps", sort_columns=False)
+            .sort("chain", "pair")
         )
         writer.sections.append(
             ("Swap price impact (bps) by trade size", by_size, ("swap_impact.png",))
