@@ -92,7 +92,8 @@ def swap_figure(impact: pl.DataFrame) -> Figure:
 
 def credit_figure(accounts: pl.DataFrame) -> Figure:
     """The credit book: health-factor histogram of accounts with debt (log bins, lines at 1
-    and the watch level) and debt against collateral value per account, by band."""
+    and the watch level) and debt against collateral value per account, by band, in USD at the
+    credit asset's price (``credit_accounts_table``'s ``*_usd`` columns)."""
     import numpy as np
 
     figure = new_figure()
@@ -117,23 +118,28 @@ def credit_figure(accounts: pl.DataFrame) -> Figure:
     )
     legend(left, 2)
     bands = ["< 1", f"1 to {HF_WATCH:g}", f"≥ {HF_WATCH:g}"]
+    # In USD at each credit asset's price: debts in different currencies are never put on one
+    # axis without a rate, and an asset without a price is left out (and counted in the title).
+    priced = indebted.filter(pl.col("debt_usd").is_not_null())
     for band, color in zip(bands, ("tab:red", "tab:orange", "tab:green"), strict=True):
-        subset = indebted.filter(pl.col("band") == band)
+        subset = priced.filter(pl.col("band") == band)
         right.scatter(
-            subset["collateral_value"].to_list(),
-            subset["debt"].to_list(),
+            subset["collateral_value_usd"].to_list(),
+            subset["debt_usd"].to_list(),
             s=8,
             alpha=0.6,
             color=color,
             label=f"HF {band} ({subset.height})",
         )
+    unpriced = indebted.height - priced.height
     dress(
         right,
-        title="Debt against collateral value",
-        xlabel="collateral value (credit asset, ≈ USD)",
-        ylabel="debt (credit asset, ≈ USD)",
-        x=indebted["collateral_value"].to_list(),
-        y=indebted["debt"].to_list(),
+        title="Debt against collateral value"
+        + (f" ({unpriced} accounts in an unpriced asset left out)" if unpriced else ""),
+        xlabel="collateral value (USD at the credit asset's price)",
+        ylabel="debt (USD at the credit asset's price)",
+        x=priced["collateral_value_usd"].to_list(),
+        y=priced["debt_usd"].to_list(),
     )
     legend(right, 3)
     return figure
