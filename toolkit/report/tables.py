@@ -222,7 +222,7 @@ def backtest_timeline(data: ReportData) -> pl.DataFrame:
 @dataclass(frozen=True)
 class Estimate:
     """An estimated figure for the summary: its value, the sample it rests on (``n``) and its
-    95 % interval; ``how`` says how the interval was computed when that matters."""
+    95 % interval (the metric's name says how the interval was computed when that matters)."""
 
     value: float | None
     n: int
