@@ -167,7 +167,8 @@ def blocking_figure(refusals: pl.DataFrame) -> Figure:
         grid="x",
     )
     ax.set_xlim(0, 100)
-    legend(ax, len(sources))
+    # A fixed place: "best" searches every bar and error bar (slow, and it warns).
+    ax.legend(loc="lower right", fontsize=8)
     return figure
 
 
