@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
-from toolkit.backtest import replay
+from toolkit.backtest import generate_flow, replay
 from toolkit.backtest.calibrate import calibrate
 from toolkit.client import ServiceClient
-from toolkit.clock import VirtualClock
-from toolkit.collect import RfqSweep, Snapshot
+from toolkit.clock import ScaledClock, VirtualClock
+from toolkit.collect import RfqSweep, Snapshot, Traffic
+from toolkit.collect.traffic import record_traffic
 from toolkit.scenario import load_scenario
 from toolkit.store import Store, StoreError
+
+#: Other users' flow: a minute and a half of the default scenario at 2 RFQs/s.
+USERS = generate_flow("default", hours=0.025, rate=2.0, seed=5)
 
 
 @pytest.fixture(scope="module")
 def collected() -> Store:
+    """A snapshot, the market's RFQs (background traffic) and a collector's sweep meanwhile."""
     store = Store(":memory:")
-    with ServiceClient(clock=VirtualClock()) as client:
+    with ServiceClient(clock=ScaledClock(100.0)) as client:
         Snapshot(client, store, progress=False).run()
-        RfqSweep(client, store, rounds=3, interval=20, progress=False).run()
+        with Traffic(client.embedded, USERS) as traffic:
+            RfqSweep(client, store, rounds=2, interval=20, progress=False).run()
+            traffic.join(timeout=60)
+        record_traffic(store, traffic)
     return store
 
 
@@ -34,12 +43,22 @@ def test_pools_and_tiers_come_back_as_the_service_has_them(collected: Store) -> 
     }
 
 
-def test_the_flow_model_matches_what_was_asked(collected: Store) -> None:
+def test_the_flow_model_is_the_markets_not_the_collectors(collected: Store) -> None:
     fitted = calibrate(collected, "default")
-    first = collected.table("rfq_observations").filter(retry=0)
-    # the first attempts over the span they cover (rounds, and back-offs on the virtual clock)
+    market = collected.runs("traffic")["run_id"].to_list()
+    first = collected.table("rfq_observations").filter(
+        pl.col("run_id").is_in(market) & (pl.col("retry") == 0)
+    )
+    assert first.height == USERS.height
+    # The route mix is the users' (the sweep visits every route equally, the users do not).
+    users = USERS.group_by("src_chain", "dst_chain", "token").len()
+    assert {(s, d, t): float(n) for s, d, t, n in users.iter_rows()} == dict(fitted.routes)
+    # And the sizes are the users', not the sweep's grid of tier amounts.
+    median = fitted.sizes["USDC"].median  # type: ignore[attr-defined]
+    assert median == pytest.approx(
+        float(USERS.filter(token="USDC")["amount"].cast(pl.Float64).median()), rel=0.01
+    )
     span = (first["observed_at"].max() - first["observed_at"].min()).total_seconds()  # type: ignore[operator,union-attr]
-    assert span >= 40.0
     assert fitted.rate == pytest.approx(first.height / span)
     assert sum(fitted.routes.values()) == first.height
     flow = fitted.flow(hours=0.2, seed=1)
@@ -50,5 +69,13 @@ def test_the_flow_model_matches_what_was_asked(collected: Store) -> None:
 
 
 def test_an_empty_store_cannot_be_calibrated() -> None:
-    with pytest.raises(StoreError, match="need at least two first attempts"):
+    with pytest.raises(StoreError, match="need at least two of other users' RFQs"):
         calibrate(Store(":memory:"), "default")
+
+
+def test_a_collectors_own_sweep_is_not_demand() -> None:
+    with Store(":memory:") as store, ServiceClient(clock=VirtualClock()) as client:
+        RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
+        assert store.table("rfq_observations").height > 2
+        with pytest.raises(StoreError, match="a collector's own sweeps are its design"):
+            calibrate(store, "default")

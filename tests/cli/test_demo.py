@@ -57,8 +57,19 @@ def test_demo_fills_the_database_and_writes_the_report(tmp_path: Path) -> None:
             "rfq",
             "snapshot",
             "swap",
+            "traffic",
         ]
         assert set(kinds["status"].to_list()) == {"completed"}
+        # The sweep the 404 shares read opened no order; only the calldata-guard run did, one
+        # quote per route; the other users' RFQs are stored as the market's observations.
+        rfq = [store.run_record(r)["parameters"] for r in store.runs("rfq")["run_id"]]
+        assert [p["follow_transactions"] for p in rfq] == [False, True]
+        assert len(rfq[1]["grid"]) == 24 and rfq[1]["rounds"] == 1
+        market = store.query(
+            "select count(*) as n from rfq_observations o join collection_runs r "
+            "using (run_id) where r.kind = 'traffic'"
+        )
+        assert market["n"][0] > 0
         # The day's backtest and the pool_scale sweep of its first hours, one run per scale.
         assert (kinds["kind"] == "backtest").sum() == 1 + len(POOL_SCALES)
         assert store.query("select count(*) as n from swap_routes")["n"][0] > 0

@@ -152,6 +152,20 @@ def test_borrow_sweep_rows(embedded: Embedded, store: Store, small_grid: list[Gr
     assert rows["token"].to_list() == [p.dst_token for p in small_grid[:4]]
 
 
+def test_an_rfq_sweep_opens_no_order_unless_asked(
+    embedded: Embedded, store: Store, small_grid: list[GridPoint]
+) -> None:
+    # An opened order holds its pool 60 s: a sweep that opened them would measure itself.
+    client, _ = embedded.client()
+    plain = RfqSweep(client, store, grid=small_grid[:4], rounds=1, progress=False).run()
+    assert store.run_record(plain.run_id)["parameters"]["follow_transactions"] is False
+    assert store.table("transactions").height == 0
+    asked = RfqSweep(
+        client, store, grid=small_grid[:2], rounds=1, follow_transactions=True, progress=False
+    ).run()
+    assert store.table("transactions").filter(run_id=asked.run_id).height == 2
+
+
 def test_snapshot_of_tokens_pools_and_fee_tiers(embedded: Embedded, store: Store) -> None:
     client, _ = embedded.client()
     scenario = load_scenario("default", env={})

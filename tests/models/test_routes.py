@@ -278,3 +278,27 @@ def test_a_missing_column_is_named(
 ) -> None:
     with pytest.raises(ValueError, match=rf"missing columns: {column}"):
         func(frame().drop(column))
+
+
+def test_revert_rates_carry_wilson_or_clustered_intervals() -> None:
+    from toolkit.models.intervals import clustered_share, wilson
+
+    quoted = [10_000] * 8
+    executed = [9_000, 10_000, 9_000, 10_000, 10_000, 10_000, 10_000, 10_000]
+    trials = pl.DataFrame(
+        {
+            "network": ["base"] * 8,
+            "delay_s": [2.0] * 8,
+            "quoted_out": quoted,
+            "executed_out": executed,
+        }
+    )
+    row = delay_outcomes(trials, [0]).row(0, named=True)
+    assert (row["reverts"], row["trials"]) == (2, 8)
+    assert (row["revert_ci95_low"], row["revert_ci95_high"]) == pytest.approx(wilson(2, 8))
+    # The two reverts sit in one cluster of overlapping trials: the interval says so.
+    clustered = trials.with_columns(cluster=pl.Series([0, 0, 0, 0, 1, 1, 1, 1]))
+    row = delay_outcomes(clustered, [0]).row(0, named=True)
+    _, low, high = clustered_share([2, 0], [4, 4])
+    assert (row["revert_ci95_low"], row["revert_ci95_high"]) == pytest.approx((low, high))
+    assert high - low > wilson(2, 8)[1] - wilson(2, 8)[0]

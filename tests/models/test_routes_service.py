@@ -74,3 +74,20 @@ def test_stale_routes_and_the_two_strategies(lab: RouteLab) -> None:
     gas = dict(zip(small["strategy"], small["gas_bps"], strict=True))
     assert gas["swap then intents"] > 100 * gas["intents then swap"]
     assert table["failure_rate"].is_between(0.0, 1.0).all()
+
+
+def test_overlapping_trials_give_more_trials_clustered_by_their_overlap() -> None:
+    # A trial every block on Base (2 s), executed 2 s and 6 s later: trials quoted within one
+    # longest delay (3 blocks) of each other share a cluster.
+    lab = RouteLab(seed=5)
+    trials = lab.delay_trials(
+        "base", ("USDC", "WETH"), 1e4, [2, 6], trials=9, stride_blocks=1, noise_usd=5e4
+    )
+    assert trials.height == 18
+    assert trials.group_by("trial").len()["len"].to_list() == [2] * 9
+    assert sorted(set(trials["cluster"])) == [0, 1, 2]
+    outcomes = delay_outcomes(trials, [0, 10_000])
+    assert (outcomes["trials"] == 9).all()
+    assert (outcomes["revert_ci95_low"] <= outcomes["revert_rate"]).all()
+    assert (outcomes["revert_rate"] <= outcomes["revert_ci95_high"]).all()
+    lab.close()

@@ -70,8 +70,8 @@ def test_every_rfq_section_is_written_when_its_tables_have_rows(full_report: Rep
 def test_figures_are_pngs_of_fixed_size(full_report: ReportResult) -> None:
     width, height = round(FIGSIZE[0] * DPI), round(FIGSIZE[1] * DPI)
     for path in full_report.figures:
-        expected = (width, round(height * 1.4)) if path.name == "backtest.png" else (width, height)
-        assert png_size(path) == expected, path.name
+        scale = {"backtest.png": 1.4, "blocking.png": 1.2}.get(path.name, 1.0)
+        assert png_size(path) == (width, round(height * scale)), path.name
 
 
 def test_summary_counts_runs_attempts_and_the_404_share(full_report: ReportResult) -> None:
@@ -79,17 +79,20 @@ def test_summary_counts_runs_attempts_and_the_404_share(full_report: ReportResul
     assert rows[("runs", "runs")] == "2"
     assert rows[("runs", "rfq runs completed")] == "1"
     assert rows[("runs", "backtest runs completed")] == "1"
-    assert rows[("rfq", "attempts")] == "90"
-    assert rows[("rfq", "attempts with status 200")] == "81"
-    assert rows[("rfq", "attempts with status 404")] == "9"
-    assert rows[("rfq", "404 share of 200/404 answers")] == "0.1"
-    assert rows[("rfq", "routes")] == "3"
-    assert rows[("rfq", "median fee (bps)")] == "3.8"
+    rfq = "rfq (the collector's sweeps)"
+    assert rows[(rfq, "attempts")] == "90"
+    assert rows[(rfq, "attempts with status 200")] == "81"
+    assert rows[(rfq, "attempts with status 404")] == "9"
+    share = next(k for k in rows if k[0] == rfq and k[1].startswith("404 share"))
+    assert rows[share] == "0.1"
+    assert "clustered by round" in share[1]
+    assert rows[(rfq, "routes")] == "3"
+    assert rows[(rfq, "median fee (bps)")] == "3.8"
     assert rows[("median fee by route (bps)", "Ethereum→Base USDC")] == "3.8"
     assert rows[("liquidity events", "pools")] == "1"
     assert rows[("fee tiers", "tiers")] == "1"
     assert rows[("backtest", "latest run")] == "bt-1"
-    assert rows[("rfq", "first attempt (UTC)")] == "2025-03-01T12:00:00+00:00"
+    assert rows[(rfq, "first attempt (UTC)")] == "2025-03-01T12:00:00+00:00"
 
 
 def test_routes_table_has_counts_fees_fit_and_timing(full_report: ReportResult) -> None:
@@ -111,11 +114,30 @@ def test_routes_table_has_counts_fees_fit_and_timing(full_report: ReportResult) 
     assert routes["tier_premium_median_bps"].null_count() == 2
 
 
-def test_blocking_csv_has_a_standard_error_per_window(full_report: ReportResult) -> None:
-    windows = pl.read_csv(full_report.out_dir / "blocking.csv")
-    assert {"route", "window_start", "blocking", "std_error", "answered"} <= set(windows.columns)
-    assert windows["answered"].sum() == 90
-    assert windows["blocked"].sum() == 9
+def test_blocking_csv_has_the_sweeps_share_with_a_clustered_interval(
+    full_report: ReportResult,
+) -> None:
+    table = pl.read_csv(full_report.out_dir / "blocking.csv")
+    assert set(table["source"]) == {"collector sweep"}
+    assert table["answered"].sum() == 90
+    assert table["refused"].sum() == 9
+    row = table.filter(pl.col("route") == "Ethereum→Base USDC").row(0, named=True)
+    assert (row["answered"], row["refused"], row["share_404"]) == (30, 3, pytest.approx(0.1))
+    assert row["ci95_low"] <= 0.1 <= row["ci95_high"]
+    assert "not independent" in row["interval"]
+
+
+def test_backtest_timeline_has_a_wilson_interval_per_bin(full_report: ReportResult) -> None:
+    from toolkit.models.intervals import wilson
+
+    timeline = pl.read_csv(full_report.out_dir / "backtest_timeline.csv")
+    assert timeline.height > 1
+    for requests, refused, low, high in timeline.select(
+        "requests", "refused", "ci95_low", "ci95_high"
+    ).iter_rows():
+        assert (low, high) == pytest.approx(wilson(refused, requests), abs=1e-5)
+    fees = pl.read_csv(full_report.out_dir / "fee_curve.csv")
+    assert "Ethereum→Base USDC" in fees["route"].to_list()
 
 
 def test_markdown_links_figures_and_holds_no_absolute_path(full_report: ReportResult) -> None:
@@ -123,7 +145,7 @@ def test_markdown_links_figures_and_holds_no_absolute_path(full_report: ReportRe
     assert text.startswith("# Toolkit report\n")
     for name in ALL_FIGURES:
         assert f"]({name})" in text
-    assert "| Ethereum→Base USDC | 30 | 27 | 3 | 0.1 |" in text
+    assert "| Ethereum→Base USDC | 30 | 27 | 3 | 0.1 | 0" in text
     # Links are relative to the page: the directory can be moved or committed as it is.
     assert str(full_report.out_dir) not in text
 

@@ -60,3 +60,18 @@ def test_human_amounts_sit_beside_the_exact_integers() -> None:
     assert human["amount"].to_list() == [big]
     assert human["amount_tokens"][0] == pytest.approx(big / 10**18)
     assert human["amount_usd"][0] == pytest.approx(big / 10**18 * 3000)
+
+
+def test_a_chain_has_one_colour_whatever_else_is_drawn() -> None:
+    from matplotlib.colors import to_rgba
+
+    from toolkit.report.style import CHAIN_COLORS, chain_color
+
+    alone = series_styles([("Base", "USDC")])
+    among = series_styles([("Ethereum", "WETH"), ("Arbitrum", "USDC"), ("Base", "USDC")])
+    assert alone[("Base", "USDC")]["color"] == among[("Base", "USDC")]["color"] == "tab:purple"
+    assert chain_color(8453) == chain_color("Base") == CHAIN_COLORS["Base"]
+    # Every named chain's colour is distinct.
+    assert len({to_rgba(c) for c in CHAIN_COLORS.values()}) == len(CHAIN_COLORS)
+    # Keys that are not chains keep the categorical palette.
+    assert series_styles([("USDC→WETH", "x")])[("USDC→WETH", "x")]["color"] != "tab:purple"

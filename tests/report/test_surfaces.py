@@ -20,6 +20,14 @@ from toolkit.scenario import load_scenario
 Surfaces = tuple[Path, dict[str, BacktestResult]]
 
 
+def intervals(report: ReportResult) -> dict[tuple[str, str], tuple[str, str, str]]:
+    with (report.out_dir / "summary.csv").open(newline="", encoding="utf-8") as f:
+        return {
+            (row["section"], row["metric"]): (row["n"], row["ci95_low"], row["ci95_high"])
+            for row in csv.DictReader(f)
+        }
+
+
 def summary(path: Path) -> dict[tuple[str, str], str]:
     with path.open(newline="", encoding="utf-8") as f:
         return {(row["section"], row["metric"]): row["value"] for row in csv.DictReader(f)}
@@ -46,7 +54,11 @@ def test_borrow_section_counts_quotes_fees_and_authorizations(
     fees = [fee for *_, status, fee in BORROWS if status == 200]
     assert rows[("borrow", "attempts")] == str(len(BORROWS))
     assert rows[("borrow", "quotes (200)")] == str(len(fees))
-    assert float(rows[("borrow", "404 share of 200/404 answers")]) == pytest.approx(1 / 4)
+    share = next(k for k in rows if k[0] == "borrow" and k[1].startswith("404 share"))
+    assert float(rows[share]) == pytest.approx(1 / 4)
+    # Sample size and Wilson interval beside the share (1 of 4).
+    n, low, high = intervals(report)[share]
+    assert (int(n), float(low), float(high)) == pytest.approx((4, 0.0456, 0.6994), abs=1e-4)
     assert float(rows[("borrow", "median fee (bps)")]) == pytest.approx(sorted(fees)[1])
     assert rows[("borrow", "loans authorized (liquidity events)")] == "1"
     table = pl.read_csv(report.out_dir / "borrow.csv")
@@ -81,28 +93,32 @@ def test_swap_impact_is_in_bps_of_the_smallest_size_by_usd_size(
     assert table["impact_bps"].to_list() == pytest.approx(expected, abs=0.01)
     # At $3,000 per WETH the smallest swap's output is worth what went in (to rounding).
     assert table["cost_bps"][0] == pytest.approx(0.0, abs=0.5)
-    assert float(rows[("swap", "impact at $1M: USDC→WETH (mainnet) (bps)")]) == pytest.approx(
+    assert float(rows[("swap", "impact at $1M: USDC→WETH (Ethereum) (bps)")]) == pytest.approx(
         expected[-1], abs=0.01
     )
-    assert float(rows[("swap", "no route (404) share")]) == pytest.approx(1 / 4)
+    assert float(rows[("swap", "no route (404) share (Wilson 95 %)")]) == pytest.approx(1 / 4)
 
 
-def test_credit_health_reads_the_latest_snapshot(
+CREDIT = "credit (as of each account's latest observation)"
+
+
+def test_credit_health_reads_the_latest_observation_of_each_account(
     report: ReportResult, rows: dict[tuple[str, str], str]
 ) -> None:
     finite = [float(h) for h in HEALTH if h is not None]
-    assert rows[("credit", "accounts")] == str(len(HEALTH))
-    assert rows[("credit", "accounts with debt")] == str(len(finite))
-    assert rows[("credit", "health factor below 1")] == str(sum(h < 1 for h in finite))
-    assert rows[("credit", "health factor below 1.3")] == str(sum(h < 1.3 for h in finite))
-    assert float(rows[("credit", "median health factor")]) == pytest.approx(sorted(finite)[1])
+    assert rows[(CREDIT, "accounts")] == str(len(HEALTH))
+    assert rows[(CREDIT, "USDC: accounts with debt")] == str(len(finite))
+    assert rows[(CREDIT, "USDC: health factor below 1")] == str(sum(h < 1 for h in finite))
+    assert rows[(CREDIT, "USDC: health factor below 1.3")] == str(sum(h < 1.3 for h in finite))
+    assert float(rows[(CREDIT, "USDC: median health factor")]) == pytest.approx(sorted(finite)[1])
     # credit_rows: account i owes 1,000 x (i + 1) USDC unless it has no debt; 5,000 of collateral.
     debt = sum(1_000 * (i + 1) for i, hf in enumerate(HEALTH) if hf is not None)
-    assert float(rows[("credit", "total debt (USDC)")]) == debt
-    assert float(rows[("credit", "total collateral value (USDC)")]) == 5_000 * len(HEALTH)
+    assert float(rows[(CREDIT, "USDC: total debt (USDC)")]) == debt
     accounts = pl.read_csv(report.out_dir / "credit_accounts.csv")
     assert accounts["band"].to_list() == ["< 1", "1 to 1.3", "≥ 1.3", "no debt"]
     assert accounts["health_factor"].to_list()[:3] == pytest.approx(finite)
+    assert set(accounts["run_id"]) == {"credit-new"}
+    assert accounts["debt_usd"].to_list() == pytest.approx(accounts["debt"].to_list())
     collateral = pl.read_csv(report.out_dir / "credit_collateral.csv")
     assert collateral.row(0) == ("Base", "yoUSD", 70.0, 80.0, 6.0, None)
 
@@ -178,7 +194,8 @@ def test_markdown_has_a_section_per_surface(report: ReportResult) -> None:
     for title in (
         "## Borrow quotes",
         "## Calldata-guard findings by rule",
-        "## Credit health and collateral accepted",
+        "## Credit book by credit asset (each account as last observed)",
+        "## Collateral accepted",
         "## Swap price impact (bps) by trade size",
         "## Economics of the latest backtest",
         "## Capital against 404 rate",
@@ -188,8 +205,8 @@ def test_markdown_has_a_section_per_surface(report: ReportResult) -> None:
         assert f"]({name})" in text
     # Each figure sits under its section; the swap table has one column per USD size.
     assert text.index("## Capital against 404 rate") < text.index("](capital_404.png)")
-    assert "| network | pair | $100 | $10k | $1M |" in text
-    assert "| mainnet | USDC→WETH | 0 | 10 | 100 |" in text
+    assert "| chain | pair | $100 | $10k | $1M |" in text
+    assert "| Ethereum | USDC→WETH | 0 | 10 | 100 |" in text
 
 
 def test_without_a_sweep_the_capital_section_says_so(full_db: Path, tmp_path: Path) -> None:

@@ -3,9 +3,13 @@ can ask what-if questions of real observations.
 
 From a store: pool balances from ``pool_snapshots`` (the largest available amount seen per
 pool: a snapshot shows what is free, and an idle pool is all free), fee tiers from the latest
-``fee_tiers`` snapshot of each route, and the flow from ``rfq_observations`` (first attempts
-only): the arrival rate, the mix of routes, and a log-normal size model per token fitted to the
-amounts (median and log-space spread). Everything else (chains, windows, pricing, keys) comes
+``fee_tiers`` snapshot of each route, and the flow from the market's RFQs in
+``rfq_observations`` (first attempts of runs of kind ``traffic``: other users' requests, see
+:func:`toolkit.collect.traffic.record_traffic`): the arrival rate, the mix of routes, and a
+log-normal size model per token fitted to the amounts (median and log-space spread). A
+collector's own sweeps are left out: their rate, routes and amounts are the sweep's design (a
+grid paced by its interval), not users' demand, and fitting them would replay the collector.
+Everything else (chains, windows, pricing, keys) comes
 from the ``base`` scenario, whose pools and routes the observations replace where they have
 them.
 
@@ -13,15 +17,20 @@ them.
 free of DuckDB, and a calibration exists to feed a backtest.)
 
 >>> from toolkit.client import ServiceClient
->>> from toolkit.clock import VirtualClock
->>> from toolkit.collect import RfqSweep, Snapshot
+>>> from toolkit.clock import ScaledClock
+>>> from toolkit.collect import RfqSweep, Snapshot, Traffic
+>>> from toolkit.collect.traffic import record_traffic
 >>> from toolkit.store import Store
->>> with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
+>>> users = generate_flow("default", hours=0.02, rate=1.0, seed=3)
+>>> with ServiceClient(clock=ScaledClock(100.0)) as client, Store(":memory:") as store:
 ...     _ = Snapshot(client, store, progress=False).run()
-...     _ = RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
+...     with Traffic(client.embedded, users) as traffic:
+...         _ = RfqSweep(client, store, rounds=1, interval=15, progress=False).run()
+...         traffic.join(timeout=30)
+...     _ = record_traffic(store, traffic)
 ...     fitted = calibrate(store, "default")
->>> fitted.scenario.name, fitted.rate > 0, sorted(fitted.sizes)
-('default-calibrated', True, ['USDC', 'WETH'])
+>>> fitted.scenario.name, sum(fitted.routes.values()) == users.height
+('default-calibrated', True)
 """
 
 from __future__ import annotations
@@ -68,9 +77,12 @@ class Calibration:
 def calibrate(store: Store, base: Scenario | str = "default") -> Calibration:
     """Calibrate ``base`` on the observations in ``store`` (module docstring)."""
     scenario = load_scenario(base, env={})
-    observed = store.table("rfq_observations").filter(pl.col("retry") == 0)
+    observed = store.query(_MARKET)
     if observed.height < 2:
-        raise StoreError("rfq_observations: need at least two first attempts to calibrate on")
+        raise StoreError(
+            "rfq_observations: need at least two of other users' RFQs (runs of kind traffic) "
+            "to calibrate demand on; a collector's own sweeps are its design, not users' demand"
+        )
     pools = _pools(store.table("pool_snapshots"), scenario)
     routes = _routes(store.table("fee_tiers"), scenario)
     calibrated = dataclasses.replace(
@@ -94,6 +106,14 @@ def calibrate(store: Store, base: Scenario | str = "default") -> Calibration:
         median = int(math.exp(float(logs.select(pl.col("x").median()).item())))
         sizes[str(token)] = LogNormal(median=max(1, median), sigma=sigma)
     return Calibration(calibrated, observed.height / seconds, weights, sizes)
+
+
+# First attempts of the market's RFQs: runs of kind traffic, never a collector's own sweep.
+_MARKET = """
+SELECT o.* FROM rfq_observations o JOIN collection_runs r ON r.run_id = o.run_id
+WHERE r.kind = 'traffic' AND o.retry = 0
+ORDER BY o.observed_at, o.run_id, o.attempt_id
+"""
 
 
 def _pools(snapshots: pl.DataFrame, scenario: Scenario) -> tuple[Pool, ...]:

@@ -43,6 +43,7 @@ from toolkit.client import (
     SwapClient,
 )
 from toolkit.clock import VirtualClock
+from toolkit.resources import RouteResult
 from toolkit.scenario import load_scenario
 from toolkit.server.service import Service
 from toolkit.world.chain.amm import V2PairContract, V3PoolContract
@@ -220,14 +221,20 @@ class RouteLab:
         noise_usd: float = 50_000.0,
         noise_trades: int = 2,
         volatility: float = 0.6,
+        stride_blocks: int | None = None,
     ) -> pl.DataFrame:
         """``trials`` routes for ``size_usd`` of ``pair`` on ``network``, each quoted by the
         endpoint and executed (its calldata, with no minimum) after each of ``delays_s``
         seconds while :class:`~toolkit.world.chain.flow.BackgroundTraders` trade every block:
         arbitrage to a reference WETH price path (annual ``volatility``) and ``noise_trades``
         noise trades of about ``noise_usd`` a block. The pools keep moving from one trial to the
-        next. Columns: ``network``, ``pair``, ``size_usd``, ``trial``, ``delay_s``,
-        ``quoted_out`` and ``executed_out`` (null when the route reverted anyway)."""
+        next. A new trial is quoted every ``stride_blocks`` blocks (default: the longest delay,
+        so trials do not overlap); a shorter stride lets trials overlap, many more for the same
+        simulated time, and ``cluster`` numbers the trials quoted within one longest delay of
+        each other (their executions see the same moves: :func:`toolkit.models.delay_outcomes`
+        clusters its intervals by it). Columns: ``network``, ``pair``, ``size_usd``, ``trial``,
+        ``cluster``, ``delay_s``, ``quoted_out`` and ``executed_out`` (null when the route
+        reverted anyway)."""
         whole(trials, "trials", minimum=1)
         if not delays_s:
             raise ArgumentError("delays_s", "at least one delay", delays_s)
@@ -237,57 +244,70 @@ class RouteLab:
             max(1, math.ceil(number(d, "delays_s[]", above=0) / block)): float(d) for d in delays_s
         }
         longest = max(steps)
+        stride = (
+            longest if stride_blocks is None else whole(stride_blocks, "stride_blocks", minimum=1)
+        )
         token_in, token_out = self.token(network, pair[0]), self.token(network, pair[1])
         amount = self.units(network, pair[0], number(size_usd, "size_usd", above=0))
         traders = BackgroundTraders(
             ledger, seed=self.seed, noise_usd=noise_usd, noise_trades=noise_trades
         )
-        path = reference_path(
-            trials * longest,
-            start=self.weth_usd(network),
-            volatility=volatility,
-            step_seconds=block,
-            seed=self.seed,
-        )
-        prices = iter(path)
-        rows = []
-        for trial in range(trials):
-            route = self.swap.route(
-                network,
-                amount_in=amount,
-                token_in=token_in.address,
-                token_out=token_out.address,
-                slippage_bps=10_000,
+        blocks = (trials - 1) * stride + longest
+        prices = iter(
+            reference_path(
+                blocks,
+                start=self.weth_usd(network),
+                volatility=volatility,
+                step_seconds=block,
+                seed=self.seed,
             )
-            for step in range(1, longest + 1):
+        )
+        rows = []
+        pending: list[tuple[int, int, RouteResult]] = []  # (trial, block quoted, route)
+        for now_block in range(blocks + 1):
+            if now_block:
                 now = self.clock.advance(block)
                 traders.step(now, next(prices))
-                if step in steps:
-                    executed = _execute(
-                        ledger,
-                        route.target.lower(),
-                        route.call_data,
-                        token_in.address.lower(),
-                        token_out.address.lower(),
-                        amount,
-                        now,
-                    )
-                    rows.append(
-                        {
-                            "network": network,
-                            "pair": "/".join(pair),
-                            "size_usd": float(size_usd),
-                            "trial": trial,
-                            "delay_s": steps[step],
-                            "quoted_out": route.amount_out_int,
-                            "executed_out": executed,
-                        }
-                    )
+                for trial, quoted_at, route in pending:
+                    age = now_block - quoted_at
+                    if age in steps:
+                        executed = _execute(
+                            ledger,
+                            route.target.lower(),
+                            route.call_data,
+                            token_in.address.lower(),
+                            token_out.address.lower(),
+                            amount,
+                            now,
+                        )
+                        rows.append(
+                            {
+                                "network": network,
+                                "pair": "/".join(pair),
+                                "size_usd": float(size_usd),
+                                "trial": trial,
+                                "cluster": quoted_at // longest,
+                                "delay_s": steps[age],
+                                "quoted_out": route.amount_out_int,
+                                "executed_out": executed,
+                            }
+                        )
+                pending = [p for p in pending if now_block - p[1] < longest]
+            if now_block % stride == 0 and now_block // stride < trials:
+                route = self.swap.route(
+                    network,
+                    amount_in=amount,
+                    token_in=token_in.address,
+                    token_out=token_out.address,
+                    slippage_bps=10_000,
+                )
+                pending.append((now_block // stride, now_block, route))
         schema = {
             "network": pl.String,
             "pair": pl.String,
             "size_usd": pl.Float64,
             "trial": pl.Int64,
+            "cluster": pl.Int64,
             "delay_s": pl.Float64,
             "quoted_out": pl.Int128,
             "executed_out": pl.Int128,

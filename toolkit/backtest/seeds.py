@@ -25,26 +25,10 @@ import polars as pl
 from toolkit.arguments import ArgumentError, number, whole
 from toolkit.backtest.flow import generate_flow
 from toolkit.backtest.sweep import sweep
+from toolkit.models.intervals import student_t
 from toolkit.scenario import Scenario, load_scenario
 
 __all__ = ["bands", "student_t", "sweep_seeds"]
-
-# Two-sided 95 % Student-t quantiles by degrees of freedom (the normal's 1.96 beyond 30).
-_T95 = {
-    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-    10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
-    18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060,
-    26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042,
-}  # fmt: skip
-
-
-def student_t(df: int) -> float:
-    """The two-sided 95 % quantile of Student's t with ``df`` degrees of freedom.
-
-    >>> student_t(4), student_t(1_000)
-    (2.776, 1.96)
-    """
-    return _T95.get(whole(df, "df", minimum=1), 1.96)
 
 
 def sweep_seeds(

@@ -7,9 +7,11 @@ settle; swaps on the AMM pools; borrowers that lock, draw, repay and unlock:
 :class:`toolkit.collect.Traffic`), so the collectors observe a market rather than their own
 requests; collection from its surfaces into DuckDB (discovery snapshot, a swap-route sweep and a
 credit snapshot of the seeded book and the traffic's borrowers while the traffic warms up, the
-liquidity event stream, a paced RFQ sweep that follows each quote through the transaction
-endpoint and the calldata guard, the swap routes and the borrowers again once the market has
-moved, a borrow-quote sweep); the pricing and capacity models on what was collected; a backtest
+liquidity event stream, a paced RFQ sweep that only asks for quotes (opening orders would hold
+the pools it measures 60 s each), one quote per route followed through the transaction endpoint
+and the calldata guard, the swap routes and the borrowers again once the market has moved, the
+other users' RFQs and the service's answers stored as the market's observations, a borrow-quote
+sweep); the pricing and capacity models on what was collected; a backtest
 of a day of order flow on the same engine and a pool_scale sweep of an hour at the day's mean
 rate (capital against 404 rate); and the report (figures and a summary).
 """
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 
     from toolkit.backtest import BacktestResult
     from toolkit.client import ServiceClient
+    from toolkit.collect import GridPoint
     from toolkit.store import Store
 
 __all__ = [
@@ -179,6 +182,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step: Any) -> None:
     from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot, Traffic
+    from toolkit.collect.traffic import record_traffic
     from toolkit.scenario import load_scenario
     from toolkit.world.chain import dev_accounts
 
@@ -209,8 +213,7 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
         _report_run(stream.run(), step)
         step(
             f"RFQ sweep, {args.rounds} rounds paced over {remaining / 2 / args.rounds / 60:g} "
-            "simulated minutes each, every quote followed through the transaction endpoint "
-            "and the calldata guard"
+            "simulated minutes each, quotes only (no order opened: each would hold its pool 60 s)"
         )
         sweep = RfqSweep(
             client,
@@ -218,18 +221,44 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
             rounds=args.rounds,
             interval=remaining / 2 / args.rounds,
             spread=True,
-            follow_transactions=True,
             progress=progress,
         )
         _report_run(sweep.run(), step)
+        guard = _guard_grid(sweep.grid or [])
+        step(
+            f"calldata guard: {len(guard)} quotes (one per route, its smallest amount) followed "
+            "through the transaction endpoint"
+        )
+        checked = RfqSweep(
+            client, store, grid=guard, rounds=1, follow_transactions=True, progress=progress
+        )
+        _report_run(checked.run(), step)
         step("the swap routes and the borrowers again, after the market has moved")
         _swaps_and_credit(client, store, progress, step, borrowers, sample=False)
         late = traffic.counts["late"]
     step("  background traffic: " + traffic_summary(traffic.counts))
+    market = record_traffic(store, traffic)
+    if market is not None:
+        step(
+            f"  stored the other users' {len(traffic.outcomes):,} RFQs as the market (run {market})"
+        )
     if late:
         step(f"  ({late:,} traffic steps ran more than a second late)")
     step("borrow-quote sweep, 1 round")
     _report_run(BorrowSweep(client, store, rounds=1, progress=progress).run(), step)
+
+
+def _guard_grid(grid: list[GridPoint]) -> list[GridPoint]:
+    """One point per route, its smallest amount (ExactInput): enough to check the calldata the
+    transaction endpoint builds, without holding the pools the sweep measured."""
+    smallest: dict[tuple[int, int, str], GridPoint] = {}
+    for point in grid:
+        key = (point.src_chain, point.dst_chain, point.token)
+        if point.quote_type == "ExactInput" and (
+            key not in smallest or point.amount < smallest[key].amount
+        ):
+            smallest[key] = point
+    return list(smallest.values())
 
 
 def _swaps_and_credit(
@@ -285,7 +314,6 @@ def _model(store: Store, stream: TextIO, step: Any) -> None:
     step("models: fee curves and 404 rates of what was collected")
     observations = store.query("select * from rfq_observations")
     curve = pricing.fee_curve(observations)
-    blocking = capacity.empirical_blocking(observations, window=None)
     keys = ["src_chain", "dst_chain", "token"]
     _print_frame(
         _named(
@@ -297,20 +325,7 @@ def _model(store: Store, stream: TextIO, step: Any) -> None:
         "(first 6 routes; a slope whose interval holds 0 is no finding)",
         stream,
     )
-    _print_frame(
-        _named(
-            blocking.sort("blocking", *keys, descending=[True, False, False, False])
-            .head(4)
-            .select(
-                *keys,
-                "attempts",
-                (100 * pl.col("blocking")).alias("share_404_pct"),
-                (100 * pl.col("std_error")).alias("std_error_pct"),
-            )
-        ),
-        "404 share of RFQ attempts by route (highest 4)",
-        stream,
-    )
+    _print_frame(_refusals(store), _REFUSALS_TITLE, stream)
     # The observer effect: how much of each destination pool the sweep's own quotes (and the
     # orders it converted them to) held while it measured, against the pools' balances.
     rfq_runs = store.query("select run_id from collection_runs where kind = 'rfq'")["run_id"]
@@ -337,6 +352,41 @@ def _model(store: Store, stream: TextIO, step: Any) -> None:
         "observer effect: share of each pool the RFQ sweep's own quotes held while it measured "
         "(highest 6)",
         stream,
+    )
+
+
+_REFUSALS_TITLE = (
+    "404 share by route, the market's (other users' requests; Wilson 95 %) against the "
+    "collector's own sweep (95 % clustered by round: its consecutive RFQs are not independent), "
+    "highest 6 by the sweep's share"
+)
+
+
+def _refusals(store: Store) -> pl.DataFrame:
+    """The report's 404 table (:func:`toolkit.report.refusals.refusal_table`), one row per
+    route with the market's and the sweep's share side by side, in %."""
+    import polars as pl
+
+    from toolkit.report.load import load_data
+    from toolkit.report.refusals import refusal_table
+
+    table = refusal_table(load_data(store))
+    pct = [
+        pl.col("answered").alias("n"),
+        (100 * pl.col("share_404")).round(1).alias("pct"),
+        pl.format(
+            "{}–{}", (100 * pl.col("ci95_low")).round(1), (100 * pl.col("ci95_high")).round(1)
+        ).alias("ci95"),
+    ]
+    market = table.filter(pl.col("source") == "market").select("route", *pct)
+    sweep = table.filter(pl.col("source") == "collector sweep").select(
+        "route", *pct, pl.col("own_hold_peak_pct").round(0).alias("own_hold_peak_pct")
+    )
+    return (
+        sweep.join(market, on="route", how="full", suffix="_market", coalesce=True)
+        .rename({"n": "n_sweep", "pct": "pct_sweep", "ci95": "ci95_sweep"})
+        .sort("pct_sweep", "route", descending=[True, False], nulls_last=True)
+        .head(6)
     )
 
 

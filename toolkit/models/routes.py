@@ -35,6 +35,7 @@ from toolkit.amm.routing import (
 )
 from toolkit.arguments import ArgumentError, fraction, number, whole
 from toolkit.models.frames import Kind, prepare
+from toolkit.models.intervals import clustered_share, wilson_exprs
 
 __all__ = [
     "delay_outcomes",
@@ -361,6 +362,12 @@ def delay_outcomes(trials: pl.DataFrame, slippage_bps: Sequence[int]) -> pl.Data
     among the routes that went through, ``mean_slip_bps`` and ``p95_slip_bps`` (what they
     delivered below the quote). ``trials`` as :func:`needed_slippage` takes them.
 
+    ``revert_ci95_low`` / ``revert_ci95_high`` bound the revert rate: the Wilson interval of
+    independent trials, or, when ``trials`` has a ``cluster`` column (trials whose executions
+    overlap in time, e.g. :meth:`toolkit.backtest.routes.RouteLab.delay_trials` with a stride
+    shorter than the delay), the interval clustered by it
+    (:func:`toolkit.models.intervals.clustered_share`).
+
     >>> trials = pl.DataFrame({"network": ["base"] * 4, "delay_s": [2.0] * 4,
     ...     "quoted_out": [10_000] * 4, "executed_out": [10_050, 9_990, 9_900, None]})
     >>> delay_outcomes(trials, [0, 50]).select("slippage_bps", "revert_rate").rows()
@@ -384,8 +391,26 @@ def delay_outcomes(trials: pl.DataFrame, slippage_bps: Sequence[int]) -> pl.Data
         )
     schema = {"slippage_bps": pl.Int64, "trials": pl.UInt32, "reverts": pl.UInt32}
     out = pl.concat(parts) if parts else pl.DataFrame(schema=schema)
-    return out.with_columns(revert_rate=pl.col("reverts") / pl.col("trials")).sort(
-        "network", "delay_s", "slippage_bps"
+    out = out.with_columns(revert_rate=pl.col("reverts") / pl.col("trials"))
+    return _revert_intervals(out, needed).sort("network", "delay_s", "slippage_bps")
+
+
+def _revert_intervals(out: pl.DataFrame, needed: pl.DataFrame) -> pl.DataFrame:
+    """``out`` with the 95 % interval of each revert rate (Wilson, or clustered by ``cluster``)."""
+    if "cluster" not in needed.columns or out.height == 0:
+        return out.with_columns(wilson_exprs("reverts", "trials", "revert_"))
+    bounds = []
+    for network, delay, level in out.select("network", "delay_s", "slippage_bps").iter_rows():
+        counts = (
+            needed.filter((pl.col("network") == network) & (pl.col("delay_s") == delay))
+            .group_by("cluster")
+            .agg(pl.len().alias("n"), (pl.col("needed_bps") > level).sum().alias("k"))
+        )
+        _, low, high = clustered_share(counts["k"].to_list(), counts["n"].to_list())
+        bounds.append((low, high))
+    return out.with_columns(
+        pl.Series("revert_ci95_low", [b[0] for b in bounds], dtype=pl.Float64),
+        pl.Series("revert_ci95_high", [b[1] for b in bounds], dtype=pl.Float64),
     )
 
 

@@ -9,13 +9,21 @@ log axes come from :mod:`toolkit.report.style`, amounts are in whole tokens or U
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import polars as pl
 from matplotlib.figure import Figure
 
-from toolkit.report.style import DPI, FIGSIZE, dress, legend, new_figure, save, series_styles
+from toolkit.report.style import (
+    DPI,
+    FIGSIZE,
+    chain_color,
+    dress,
+    legend,
+    new_figure,
+    save,
+    series_styles,
+)
 from toolkit.report.tables import ROUTE_KEYS, Timeline
 from toolkit.report.units import chain_name, token_decimals
 
@@ -92,43 +100,75 @@ def fee_curve_figure(routes_obs: pl.DataFrame) -> Figure:
     return figure
 
 
-def blocking_figure(windows: pl.DataFrame, window: str) -> Figure:
-    """The 404 share of each route over the whole sweep, with its binomial standard error, as
-    horizontal bars (most refused at the top).
-
-    A sweep visits each route a few times per round, so per-window shares are too noisy to
-    draw as lines; ``windows`` (per ``window``, in the CSV beside the figure) are summed here.
-    """
-    ranked = (
-        windows.group_by("route")
-        .agg(pl.col("blocked").sum(), pl.col("answered").sum())
-        .filter(pl.col("answered") > 0)
-        .with_columns(share=pl.col("blocked") / pl.col("answered"))
-        .with_columns(error=(pl.col("share") * (1 - pl.col("share")) / pl.col("answered")).sqrt())
-        .sort(["share", "answered", "route"], descending=[False, False, True])
+def blocking_figure(refusals: pl.DataFrame) -> Figure:
+    """The 404 share of each route with its 95 % interval (:mod:`toolkit.report.refusals`), as
+    horizontal bars: the market's (other users' requests, Wilson interval) in the colour of the
+    destination chain, the collector's own sweep's (interval clustered by sweep round) in grey
+    beside it, labelled with the peak share of the pool its own quotes held."""
+    routes = (
+        refusals.group_by("route")
+        .agg(pl.col("share_404").max().alias("top"), pl.col("dst_chain").first())
+        .sort(["top", "route"], descending=[False, True])
     )
-    figure = new_figure()
+    sources = [s for s in ("collector sweep", "market") if s in set(refusals["source"])]
+    figure = new_figure(1.2)
     ax = figure.subplots()
-    positions = list(range(ranked.height))
-    ax.barh(
-        positions,
-        (100 * ranked["share"]).to_list(),
-        xerr=(100 * ranked["error"]).to_list(),
-        color="tab:red",
-        alpha=0.8,
-        capsize=2,
-    )
-    labels = [f"{r} (n={n})" for r, n in ranked.select("route", "answered").iter_rows()]
-    ax.set_yticks(positions, labels, fontsize=6 if ranked.height > 12 else 8)
+    height = 0.8 / max(len(sources), 1)
+    for k, source in enumerate(sources):
+        part = routes.join(refusals.filter(pl.col("source") == source), on="route", how="left")
+        positions = [i + (k - (len(sources) - 1) / 2) * height for i in range(part.height)]
+        share = (100 * part["share_404"].fill_null(0.0)).to_list()
+        low = (100 * part["ci95_low"].fill_null(0.0)).to_list()
+        high = (100 * part["ci95_high"].fill_null(0.0)).to_list()
+        market = source == "market"
+        ax.barh(
+            positions,
+            share,
+            height=height,
+            xerr=[
+                [max(0.0, s - lo) for s, lo in zip(share, low, strict=True)],
+                [max(0.0, hi - s) for s, hi in zip(share, high, strict=True)],
+            ],
+            color=[chain_color(c) for c in part["dst_chain"].to_list()] if market else "0.7",
+            hatch=None if market else "//",
+            alpha=0.85,
+            capsize=2,
+            error_kw={"lw": 0.8},
+            label="market: other users' requests (Wilson 95 %)"
+            if market
+            else "collector's own sweep (95 % clustered by round; not independent)",
+        )
+        if market:
+            # A share of 0 draws no bar: a marker shows where the estimate is.
+            ax.scatter(
+                share,
+                positions,
+                s=10,
+                zorder=3,
+                color=[chain_color(c) for c in part["dst_chain"].to_list()],
+            )
+        for y, n, held in zip(
+            positions, part["answered"].to_list(), part["own_hold_peak_pct"].to_list(), strict=True
+        ):
+            if n is None:
+                continue
+            note = (
+                f"market n={n}"
+                if held is None
+                else f"sweep n={n}; its own quotes held up to {held:.0f} % of the pool"
+            )
+            ax.text(101, y, note, va="center", fontsize=5.5, clip_on=False)
+    ax.set_yticks(range(routes.height), routes["route"].to_list(), fontsize=7)
     dress(
         ax,
-        title=f"RFQ 404 share by route over the sweep (± one standard error; {window} windows "
-        "in the CSV)",
+        title="RFQ 404 share by route: the market's, and the collector's own (95 % intervals)",
         xlabel="404 share of 200/404 answers (%)",
-        ylabel="route (attempts answered)",
+        ylabel="route (source→destination, token; colour: destination chain)",
         grid="x",
     )
     ax.set_xlim(0, 100)
+    # A fixed place: "best" searches every bar and error bar (slow, and it warns).
+    ax.legend(loc="lower right", fontsize=8)
     return figure
 
 
@@ -232,27 +272,30 @@ def backtest_figure(pools: pl.DataFrame, timeline: pl.DataFrame, run: str) -> Fi
     bottom.errorbar(
         middles,
         (100 * timeline["rate"]).to_list(),
-        yerr=(100 * timeline["std_error"].fill_nan(0.0)).to_list(),
+        yerr=[
+            [100 * max(0.0, r - lo) for r, lo, _ in _bands(timeline)],
+            [100 * max(0.0, hi - r) for r, _, hi in _bands(timeline)],
+        ],
         marker="o",
         ms=3,
         lw=1,
         capsize=2,
-        color="tab:red",
+        color="black",
     )
     dress(
         bottom,
-        title=f"Requests refused for capacity per {_duration(width)} (± one standard error)",
+        title=f"Requests refused for capacity per {_duration(width)} (Wilson 95 % intervals)",
         xlabel="virtual time (hours)",
         ylabel="404 share of requests (%)",
     )
-    bottom.set_ylim(bottom=-2, top=100 * max(0.05, *(r + e for r, e in _pairs(timeline))) * 1.1)
+    bottom.set_ylim(bottom=-2, top=100 * max(0.05, *(hi for _, _, hi in _bands(timeline))) * 1.1)
     return figure
 
 
-def _pairs(timeline: pl.DataFrame) -> list[tuple[float, float]]:
+def _bands(timeline: pl.DataFrame) -> list[tuple[float, float, float]]:
     return [
-        (float(r), 0.0 if e is None or math.isnan(e) else float(e))
-        for r, e in timeline.select("rate", "std_error").iter_rows()
+        (float(r), float(lo if lo is not None else r), float(hi if hi is not None else r))
+        for r, lo, hi in timeline.select("rate", "ci95_low", "ci95_high").iter_rows()
     ]
 
 

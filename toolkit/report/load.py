@@ -11,7 +11,7 @@ import polars as pl
 from toolkit.report.result import ReportError
 from toolkit.store import Store, StoreError
 
-__all__ = ["ReportData", "display_path", "load_data"]
+__all__ = ["ReportData", "credit_book", "display_path", "load_data"]
 
 _HINT = "run toolkit collect or toolkit demo first"
 
@@ -50,6 +50,10 @@ class ReportData:
     credit_protocol: pl.DataFrame = field(default_factory=pl.DataFrame)
     backtest_runs: pl.DataFrame = field(default_factory=pl.DataFrame)
     backtest_pool_totals: pl.DataFrame = field(default_factory=pl.DataFrame)
+    #: Other users' RFQs and the service's answers (runs of kind ``traffic``): the market.
+    market: pl.DataFrame = field(default_factory=pl.DataFrame)
+    #: The first pool snapshot's balances (``chain``, ``token``, ``balance``).
+    pools: pl.DataFrame = field(default_factory=pl.DataFrame)
 
 
 def _open(path: Path, where: str) -> Store:
@@ -93,9 +97,10 @@ def _read(store: Store, where: str) -> ReportData:
     runs = store.runs()
     if runs.height == 0:
         raise ReportError(f"no collection runs in {where}: {_HINT}")
-    observations = store.query(
-        "SELECT * FROM rfq_observations ORDER BY observed_at, run_id, attempt_id"
-    )
+    # The collector's own RFQs (its sweeps), flagged when the sweep opened orders (each then
+    # holds liquidity 60 s), apart from the market's (other users' RFQs, runs of kind traffic).
+    observations = store.query(_RFQ.format(market="<>"))
+    market = store.query(_RFQ.format(market="="))
     events = store.query("SELECT * FROM liquidity_events ORDER BY source, event_id")
     tiers = store.query(
         "SELECT * FROM fee_tiers "
@@ -133,10 +138,31 @@ def _read(store: Store, where: str) -> ReportData:
             "status, latency_ms, amount_out, min_amount_out, gas_used, error "
             "FROM swap_routes ORDER BY observed_at, run_id, attempt_id"
         ),
-        credit_accounts=_latest_credit(store, "credit_accounts", "account, asset"),
+        credit_accounts=credit_book(store),
         credit_protocol=_latest_credit(store, "credit_protocol", "chain, collateral"),
         backtest_runs=store.query(_BACKTEST_RUNS),
         backtest_pool_totals=store.query(_POOL_TOTALS),
+        market=market,
+        pools=store.query(
+            "SELECT chain, token, balance FROM pool_snapshots WHERE snapshot_id = (SELECT "
+            "snapshot_id FROM pool_snapshots ORDER BY observed_at, snapshot_id LIMIT 1)"
+        ),
+    )
+
+
+def credit_book(store: Store) -> pl.DataFrame:
+    """The credit book as of the latest observation of each account: per ``(account, asset)``
+    the newest row of ``credit_accounts`` across every credit run (a run that looked at four
+    borrowers does not hide the 300 accounts an earlier run saw), with the ``run_id`` and
+    ``observed_at`` it came from.
+
+    >>> from toolkit.store import Store
+    >>> credit_book(Store(":memory:")).columns[:5]
+    ['run_id', 'round', 'observed_at', 'account', 'asset']
+    """
+    return store.query(
+        "SELECT * FROM credit_accounts QUALIFY row_number() OVER (PARTITION BY account, asset "
+        "ORDER BY observed_at DESC, run_id DESC, round DESC) = 1 ORDER BY account, asset"
     )
 
 
@@ -148,6 +174,16 @@ def _latest_credit(store: Store, table: str, order: str) -> pl.DataFrame:
         f"round DESC LIMIT 1) ORDER BY {order}"
     )
 
+
+# RFQ observations with their run's kind: ``{market}`` ``'traffic'`` selects the market's
+# (``=``) or the collectors' (``<>``); ``holds_orders`` marks a sweep that opened orders.
+_RFQ = """
+SELECT o.*, coalesce(TRY_CAST(json_extract_string(r.parameters, '$.follow_transactions')
+                              AS BOOLEAN), false) AS holds_orders
+FROM rfq_observations o LEFT JOIN collection_runs r ON r.run_id = o.run_id
+WHERE coalesce(r.kind, 'rfq') {market} 'traffic'
+ORDER BY o.observed_at, o.run_id, o.attempt_id
+"""
 
 # Every backtest run with its parameters, request count and 404 count.
 _BACKTEST_RUNS = """

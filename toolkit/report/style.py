@@ -4,12 +4,15 @@ Every report figure is a ``matplotlib.figure.Figure`` (no pyplot state) of :data
 inches at :data:`DPI`. :func:`dress` gives an axes its title, axis labels with units and a
 grid, and switches an axis to log scale when its values span decades (:func:`spans_decades`).
 :func:`series_styles` keeps many series apart with two channels instead of a dozen look-alike
-colours: colour by one key (a chain) and line style and marker by another (a token).
+colours: colour by one key (a chain) and line style and marker by another (a token). A chain has
+one colour in every figure and notebook (:func:`chain_color`, :data:`CHAIN_COLORS`).
 
 >>> styles = series_styles([("Base", "USDC"), ("Base", "WETH"), ("Ethereum", "USDC")])
 >>> styles[("Base", "USDC")]["color"] == styles[("Base", "WETH")]["color"]
 True
 >>> styles[("Base", "USDC")]["linestyle"] == styles[("Ethereum", "USDC")]["linestyle"]
+True
+>>> chain_color("Base") == chain_color(8453) == styles[("Base", "USDC")]["color"]
 True
 >>> spans_decades([1.0, 5.0, 5_000.0]), spans_decades([10.0, 90.0]), spans_decades([])
 (True, False, False)
@@ -28,13 +31,15 @@ from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from toolkit.report.units import format_usd
+from toolkit.report.units import chain_name, format_usd
 
 __all__ = [
+    "CHAIN_COLORS",
     "DPI",
     "FIGSIZE",
     "LINESTYLES",
     "MARKERS",
+    "chain_color",
     "colors",
     "dress",
     "legend",
@@ -49,6 +54,16 @@ FIGSIZE: tuple[float, float] = (10.0, 5.5)
 DPI = 100
 LINESTYLES: tuple[str, ...] = ("-", "--", ":", "-.")
 MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P")
+#: One colour per chain, in every figure and notebook (chains not listed take the spare
+#: colours in order of chain id).
+CHAIN_COLORS: dict[str, str] = {
+    "Ethereum": "tab:blue",
+    "Optimism": "tab:red",
+    "Base": "tab:purple",
+    "Arbitrum": "tab:orange",
+    "Unichain": "tab:pink",
+}
+_SPARE_COLORS = ("tab:brown", "tab:olive", "tab:cyan", "tab:gray", "tab:green")
 #: Values spanning this ratio (max / min of the positive ones) or more get a log axis.
 DECADES_RATIO = 100.0
 
@@ -70,12 +85,31 @@ def colors(n: int) -> list[tuple[float, float, float, float]]:
     return [palette(k % palette.N) for k in range(n)]
 
 
+def chain_color(chain: int | str | None) -> str:
+    """The colour of a chain (its id or registry name) in every figure: :data:`CHAIN_COLORS`,
+    else a spare colour picked by the chain id (grey when unknown).
+
+    >>> chain_color(1), chain_color("Optimism"), chain_color(None)
+    ('tab:blue', 'tab:red', 'tab:gray')
+    """
+    name = chain_name(chain) if isinstance(chain, int) else chain
+    if name in CHAIN_COLORS:
+        return CHAIN_COLORS[str(name)]
+    if isinstance(chain, int):
+        return _SPARE_COLORS[chain % len(_SPARE_COLORS)]
+    return "tab:gray"
+
+
 def series_styles(keys: Sequence[tuple[Hashable, Hashable]]) -> dict[Any, dict[str, Any]]:
     """Plot keywords per ``(colour key, style key)``: colour by the first, line style and
-    marker by the second, each in order of first appearance."""
+    marker by the second, each in order of first appearance. When every colour key is a chain
+    name, each chain gets its own colour (:func:`chain_color`)."""
     firsts = list(dict.fromkeys(k[0] for k in keys))
     seconds = list(dict.fromkeys(k[1] for k in keys))
-    palette = colors(len(firsts))
+    by_chain = all(isinstance(k, str) and k in CHAIN_COLORS for k in firsts)
+    palette: list[Any] = (
+        [chain_color(str(k)) for k in firsts] if by_chain else list(colors(len(firsts)))
+    )
     return {
         key: {
             "color": palette[firsts.index(key[0])],

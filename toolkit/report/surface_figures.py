@@ -64,20 +64,21 @@ def borrow_figure(points: pl.DataFrame) -> Figure:
 
 def swap_figure(impact: pl.DataFrame) -> Figure:
     """Swap price impact (bps, against the pair's smallest size) by trade size (USD, log x);
-    colour by pair, line style by network; symlog y (linear below 1 bps)."""
+    colour by chain (:func:`toolkit.report.style.chain_color`), line style and marker by pair;
+    symlog y (linear below 1 bps)."""
     figure = new_figure()
     ax = figure.subplots()
-    keys = impact.select("pair", "network").unique(maintain_order=True).rows()
+    keys = impact.select("chain", "pair").unique(maintain_order=True).rows()
     styles = series_styles(keys)
-    for pair, network in keys:
-        line = impact.filter((pl.col("pair") == pair) & (pl.col("network") == network))
+    for network, pair in keys:
+        line = impact.filter((pl.col("pair") == pair) & (pl.col("chain") == network))
         ax.plot(
             line["size_usd"].to_list(),
             line["impact_bps"].to_list(),
             ms=4,
             lw=1.2,
             label=f"{pair} ({network})",
-            **styles[(pair, network)],
+            **styles[(network, pair)],
         )
     dress(
         ax,
@@ -89,13 +90,14 @@ def swap_figure(impact: pl.DataFrame) -> Figure:
     ax.set_yscale("symlog", linthresh=1.0)
     ax.set_ylim(bottom=0.0)
     usd_ticks(ax.xaxis)
-    legend(ax, len(keys), title="colour: pair, style: network")
+    legend(ax, len(keys), title="colour: chain, style: pair")
     return figure
 
 
 def credit_figure(accounts: pl.DataFrame) -> Figure:
     """The credit book: health-factor histogram of accounts with debt (log bins, lines at 1
-    and the watch level) and debt against collateral value per account, by band."""
+    and the watch level) and debt against collateral value per account, by band, in USD at the
+    credit asset's price (``credit_accounts_table``'s ``*_usd`` columns)."""
     import numpy as np
 
     figure = new_figure()
@@ -120,23 +122,28 @@ def credit_figure(accounts: pl.DataFrame) -> Figure:
     )
     legend(left, 2)
     bands = ["< 1", f"1 to {HF_WATCH:g}", f"≥ {HF_WATCH:g}"]
+    # In USD at each credit asset's price: debts in different currencies are never put on one
+    # axis without a rate, and an asset without a price is left out (and counted in the title).
+    priced = indebted.filter(pl.col("debt_usd").is_not_null())
     for band, color in zip(bands, ("tab:red", "tab:orange", "tab:green"), strict=True):
-        subset = indebted.filter(pl.col("band") == band)
+        subset = priced.filter(pl.col("band") == band)
         right.scatter(
-            subset["collateral_value"].to_list(),
-            subset["debt"].to_list(),
+            subset["collateral_value_usd"].to_list(),
+            subset["debt_usd"].to_list(),
             s=8,
             alpha=0.6,
             color=color,
             label=f"HF {band} ({subset.height})",
         )
+    unpriced = indebted.height - priced.height
     dress(
         right,
-        title="Debt against collateral value",
-        xlabel="collateral value (credit asset, ≈ USD)",
-        ylabel="debt (credit asset, ≈ USD)",
-        x=indebted["collateral_value"].to_list(),
-        y=indebted["debt"].to_list(),
+        title="Debt against collateral value"
+        + (f" ({unpriced} accounts in an unpriced asset left out)" if unpriced else ""),
+        xlabel="collateral value (USD at the credit asset's price)",
+        ylabel="debt (USD at the credit asset's price)",
+        x=priced["collateral_value_usd"].to_list(),
+        y=priced["debt_usd"].to_list(),
     )
     legend(right, 3)
     return figure

@@ -18,7 +18,8 @@ from decimal import Decimal
 
 import polars as pl
 
-from toolkit.report.units import chain_name, symbol_of, usd, whole_tokens
+from toolkit.models.intervals import wilson_exprs
+from toolkit.report.units import chain_name, price_usd, symbol_of, usd, whole_tokens
 
 __all__ = [
     "HF_WATCH",
@@ -62,7 +63,9 @@ def borrow_table(borrow: pl.DataFrame) -> pl.DataFrame:
             pl.when(pl.col("ok") + pl.col("blocked") > 0)
             .then(pl.col("blocked") / (pl.col("ok") + pl.col("blocked")))
             .alias("share_404"),
+            (pl.col("ok") + pl.col("blocked")).alias("answered"),
         )
+        .with_columns(wilson_exprs("blocked", "answered", "share_404_"))
         .sort("src_chain", "dst_chain", "token")
     )
     routes = [
@@ -80,6 +83,8 @@ def borrow_table(borrow: pl.DataFrame) -> pl.DataFrame:
         "blocked",
         "other",
         "share_404",
+        "share_404_ci95_low",
+        "share_404_ci95_high",
         "fee_median_bps",
         "amount_median_tokens",
         "amount_median_usd",
@@ -146,8 +151,8 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     ``rate`` is output per input in whole tokens; ``impact_bps`` is how much worse it is than
     the best rate of the same pair and network (its smallest size, in practice): the cost of
     size. ``cost_bps`` is the all-in loss against the scenario's USD prices (pool fee
-    included). Columns: ``network, pair, token_in, token_out, amount_in_tokens, size_usd,
-    amount_out_tokens, rate, impact_bps, cost_bps``.
+    included). Columns: ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in,
+    token_out, amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``.
     """
     rows = []
     for network, token_in, token_out, amount_in, amount_out in (
@@ -164,6 +169,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
         cost = (1 - usd_out / usd_in) * 10_000 if usd_in and usd_out is not None else None
         rows.append(
             (
+                chain_name(chain) if chain else str(network),
                 network,
                 f"{sym_in}→{sym_out}",
                 sym_in,
@@ -178,6 +184,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     frame = pl.DataFrame(
         rows,
         schema={
+            "chain": pl.String,
             "network": pl.String,
             "pair": pl.String,
             "token_in": pl.String,
@@ -194,6 +201,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     return (
         frame.with_columns(((1 - pl.col("rate") / best) * 10_000).alias("impact_bps"))
         .select(
+            "chain",
             "network",
             "pair",
             "token_in",
@@ -205,7 +213,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
             "impact_bps",
             "cost_bps",
         )
-        .sort("network", "pair", "amount_in_tokens")
+        .sort("chain", "pair", "amount_in_tokens")
     )
 
 
@@ -214,9 +222,11 @@ def _float(value: Decimal | None) -> float | None:
 
 
 def credit_accounts_table(accounts: pl.DataFrame) -> pl.DataFrame:
-    """One snapshot of the credit book in floats for people: account, asset, debt and
-    collateral value (credit-asset units, USD for USDC), health factor (null: no debt) and
-    its band (``< 1``, ``1 to 1.3``, ``≥ 1.3``, ``no debt``)."""
+    """The credit book in floats for people, one row per account and credit asset as last
+    observed (``run_id`` and ``observed_at`` say where from): debt and collateral value in
+    that credit asset's units (``debt_usd`` / ``collateral_value_usd`` at the asset's price
+    when one is known, else empty), health factor (null: no debt) and its band (``< 1``,
+    ``1 to 1.3``, ``≥ 1.3``, ``no debt``)."""
     hf = [_float(v) for v in accounts["health_factor"].to_list()]
     bands = [
         "no debt"
@@ -228,23 +238,68 @@ def credit_accounts_table(accounts: pl.DataFrame) -> pl.DataFrame:
         else f"≥ {HF_WATCH:g}"
         for v in hf
     ]
+    debt = [_float(v) for v in accounts["debt"].to_list()]
+    collateral = [_float(v) for v in accounts["total_collateral_value"].to_list()]
+    prices = [price_usd(a) for a in accounts["asset"].to_list()]
     return pl.DataFrame(
         {
             "account": accounts["account"],
             "asset": accounts["asset"],
-            "debt": [_float(v) for v in accounts["debt"].to_list()],
-            "collateral_value": [_float(v) for v in accounts["total_collateral_value"].to_list()],
+            "debt": debt,
+            "collateral_value": collateral,
+            "debt_usd": [_times(d, p) for d, p in zip(debt, prices, strict=True)],
+            "collateral_value_usd": [_times(c, p) for c, p in zip(collateral, prices, strict=True)],
             "health_factor": hf,
             "band": bands,
+            "run_id": accounts["run_id"],
+            "observed_at": accounts["observed_at"],
         },
         schema={
             "account": pl.String,
             "asset": pl.String,
             "debt": pl.Float64,
             "collateral_value": pl.Float64,
+            "debt_usd": pl.Float64,
+            "collateral_value_usd": pl.Float64,
             "health_factor": pl.Float64,
             "band": pl.String,
+            "run_id": pl.String,
+            "observed_at": accounts.schema["observed_at"],
         },
+    )
+
+
+def _times(value: float | None, price: float | None) -> float | None:
+    return None if value is None or price is None else value * price
+
+
+def credit_book_table(accounts: pl.DataFrame) -> pl.DataFrame:
+    """Per credit asset (never summed across currencies): accounts, accounts with debt, in each
+    health band, total debt and collateral value in the asset's units, and the debt in USD at
+    the asset's price (empty when the asset has no price: no rate is assumed)."""
+    hf = pl.col("health_factor")
+    indebted = hf.is_not_null() & (pl.col("debt") > 0)
+    return (
+        accounts.group_by("asset")
+        .agg(
+            pl.col("account").n_unique().alias("accounts"),
+            indebted.sum().alias("with_debt"),
+            (indebted & (hf < 1)).sum().alias("hf_below_1"),
+            (indebted & (hf < HF_WATCH)).sum().alias(f"hf_below_{HF_WATCH:g}"),
+            pl.col("debt").sum().alias("total_debt"),
+            pl.col("debt_usd").sum().alias("total_debt_usd"),
+            pl.col("collateral_value").sum().alias("total_collateral_value"),
+            pl.col("run_id").n_unique().alias("runs"),
+            pl.col("observed_at").max().alias("latest_observation"),
+        )
+        .with_columns(
+            pl.when(pl.col("total_debt_usd") > 0)
+            .then(pl.col("total_debt_usd"))
+            .when(pl.col("total_debt") == 0)
+            .then(0.0)
+            .alias("total_debt_usd")
+        )
+        .sort("asset")
     )
 
 

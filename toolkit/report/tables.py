@@ -7,6 +7,7 @@ Everything here is a polars frame computed from :class:`ReportData` with the mod
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -17,41 +18,40 @@ from toolkit.models import (
     capacity_timeline,
     compare_with_tiers,
     effective_fee_bps,
-    empirical_blocking,
     eta_validity_stats,
     fee_curve,
+)
+from toolkit.models.intervals import (
+    clustered_share,
+    mean_interval,
+    median_interval,
+    wilson,
+    wilson_exprs,
 )
 from toolkit.report.load import ReportData
 from toolkit.report.units import chain_name, token_decimals
 
 __all__ = [
     "ROUTE_KEYS",
+    "SUMMARY_COLUMNS",
+    "Estimate",
     "Timeline",
     "backtest_timeline",
-    "blocking_windows",
     "capacity_steps",
     "chain_name",
     "route_label",
     "route_table",
     "summary_rows",
     "summary_table",
+    "sweep_estimate",
     "token_decimals",
 ]
 
+#: The columns of ``summary.csv``.
+SUMMARY_COLUMNS = ("section", "metric", "value", "n", "ci95_low", "ci95_high")
 #: A route in the report: source chain, destination chain, token (quote types pooled).
 ROUTE_KEYS: tuple[str, ...] = ("src_chain", "dst_chain", "token")
 
-# Candidate window lengths for the 404-rate series, shortest first, in seconds.
-_WINDOWS: tuple[tuple[str, int], ...] = (
-    ("10s", 10),
-    ("30s", 30),
-    ("1m", 60),
-    ("5m", 300),
-    ("15m", 900),
-    ("1h", 3600),
-    ("6h", 21_600),
-    ("1d", 86_400),
-)
 _BINS: tuple[int, ...] = (60, 300, 900, 1800, 3600, 7200, 21_600, 86_400)
 _MAX_WINDOWS = 40
 
@@ -135,30 +135,38 @@ def route_table(data: ReportData) -> pl.DataFrame:
             pl.col("premium_bps").median().alias("tier_premium_median_bps")
         )
         table = table.join(premium, on=keys, how="left", nulls_equal=True)
+    # The sweep's consecutive RFQs are not independent: the interval is clustered by round.
+    intervals = pl.DataFrame(
+        [
+            (*key, estimate.low, estimate.high)
+            for key, part in data.observations.group_by(keys)
+            for estimate in [sweep_estimate(part)]
+        ],
+        schema={
+            "src_chain": pl.Int64,
+            "dst_chain": pl.Int64,
+            "token": pl.String,
+            "share_404_ci95_low": pl.Float64,
+            "share_404_ci95_high": pl.Float64,
+        },
+        orient="row",
+    )
+    table = table.with_columns(pl.col("src_chain", "dst_chain").cast(pl.Int64)).join(
+        intervals, on=keys, how="left", nulls_equal=True
+    )
     table = _with_labels(table.sort(keys, nulls_last=True))
-    columns = ["route", *keys, "attempts", "ok", "blocked", "other", "share_404"]
+    columns = [
+        "route",
+        *keys,
+        "attempts",
+        "ok",
+        "blocked",
+        "other",
+        "share_404",
+        "share_404_ci95_low",
+        "share_404_ci95_high",
+    ]
     return table.select(columns + [c for c in table.columns if c not in columns])
-
-
-def _window(seconds: float) -> tuple[str, int]:
-    for name, length in _WINDOWS:
-        if seconds / length <= _MAX_WINDOWS:
-            return name, length
-    return _WINDOWS[-1]
-
-
-def blocking_windows(data: ReportData) -> tuple[pl.DataFrame, str]:
-    """404 share per route and time window (:func:`empirical_blocking`), and the window used.
-
-    The window is the shortest of 10 s, 30 s, 1 m, 5 m, 15 m, 1 h, 6 h, 1 d that splits the
-    collection's span into at most 40 windows.
-    """
-    obs = data.observations
-    micros = obs["observed_at"].dt.epoch("us")
-    span = (int(micros.max()) - int(micros.min())) / 1e6 if obs.height else 0.0  # type: ignore[arg-type]
-    name, _ = _window(span)
-    frame = empirical_blocking(obs, by=list(ROUTE_KEYS), window=name)
-    return _with_labels(frame), name
 
 
 def capacity_steps(data: ReportData) -> pl.DataFrame:
@@ -187,7 +195,9 @@ def backtest_timeline(data: ReportData) -> pl.DataFrame:
     """The backtest's requests per time bin: how many, how many got a 404, and that share.
 
     Columns: ``t_start`` (virtual seconds), ``bin_s``, ``requests``, ``refused``, ``rate``,
-    ``std_error`` (binomial). A request counts as refused when its last RFQ attempt was a 404.
+    ``ci95_low``/``ci95_high`` (Wilson, the bin's requests taken as independent: within a
+    bin they are not quite, a full pool refusing arrivals in a row). A request counts as refused
+    when its last RFQ attempt was a 404.
     """
     requests = data.backtest_requests
     end = float(requests.select(pl.col("t").max().fill_null(0.0)).item())
@@ -204,11 +214,34 @@ def backtest_timeline(data: ReportData) -> pl.DataFrame:
             pl.lit(width, pl.Int64).alias("bin_s"),
             (pl.col("refused") / pl.col("requests")).alias("rate"),
         )
-        .with_columns(
-            (pl.col("rate") * (1.0 - pl.col("rate")) / pl.col("requests")).sqrt().alias("std_error")
-        )
-        .select("t_start", "bin_s", "requests", "refused", "rate", "std_error")
+        .with_columns(wilson_exprs("refused", "requests"))
+        .select("t_start", "bin_s", "requests", "refused", "rate", "ci95_low", "ci95_high")
     )
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An estimated figure for the summary: its value, the sample it rests on (``n``) and its
+    95 % interval (the metric's name says how the interval was computed when that matters)."""
+
+    value: float | None
+    n: int
+    low: float | None
+    high: float | None
+
+    @classmethod
+    def share(cls, hits: int, trials: int) -> Estimate:
+        """A share of independent trials with its Wilson interval."""
+        low, high = wilson(hits, trials)
+        return cls(hits / trials if trials else None, trials, low, high)
+
+    @classmethod
+    def median(cls, values: Sequence[float | None]) -> Estimate:
+        """A median with its distribution-free interval."""
+        clean = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+        low, high = median_interval(clean)
+        middle = statistics.median(clean) if clean else None
+        return cls(middle, len(clean), low, high)
 
 
 def _fmt(value: object) -> str:
@@ -222,23 +255,70 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-def _rows(section: str, items: Sequence[tuple[str, object]]) -> list[tuple[str, str, str]]:
-    return [(section, metric, _fmt(value)) for metric, value in items]
+Row = tuple[str, str, str, str, str, str]
 
 
-def summary_rows(section: str, items: Sequence[tuple[str, object]]) -> list[tuple[str, str, str]]:
-    """``section, metric, value`` rows with values formatted as text (floats: 6 digits)."""
+def sweep_estimate(observations: pl.DataFrame) -> Estimate:
+    """The 404 share of a sweep's 200/404 answers with its 95 % interval clustered by
+    ``(run_id, round)``: the consecutive RFQs of one round are not independent trials."""
+    answered = observations.filter(pl.col("status").is_in([200, 404]))
+    rounds = answered.group_by("run_id", "round").agg(
+        pl.len().alias("n"), (pl.col("status") == 404).sum().alias("k")
+    )
+    share, low, high = clustered_share(rounds["k"].to_list(), rounds["n"].to_list())
+    return Estimate(share, answered.height, low, high)
+
+
+def _clustered(frame: pl.DataFrame, hits: str, trials: str) -> Estimate:
+    share, low, high = clustered_share(frame[hits].to_list(), frame[trials].to_list())
+    return Estimate(share, int(frame[trials].sum()), low, high)
+
+
+def _batch_mean(pools: pl.DataFrame) -> Estimate:
+    """The mean utilization over every pool sample, its interval from the means of (about 20)
+    consecutive time batches: successive samples of a pool are strongly correlated."""
+    if pools.height == 0:
+        return Estimate(None, 0, None, None)
+    span = float(pools["t"].max()) - float(pools["t"].min()) or 1.0  # type: ignore[arg-type]
+    batches = pools.group_by((pl.col("t") - pl.col("t").min()) * 20 // (span * 1.000001)).agg(
+        pl.col("utilization").mean()
+    )
+    _, low, high = mean_interval(batches["utilization"].to_list())
+    return Estimate(float(pools["utilization"].mean()), pools.height, low, high)  # type: ignore[arg-type]
+
+
+def _row(section: str, metric: str, value: object) -> Row:
+    if isinstance(value, Estimate):
+        return (
+            section,
+            metric,
+            _fmt(value.value),
+            str(value.n),
+            _fmt(value.low),
+            _fmt(value.high),
+        )
+    return (section, metric, _fmt(value), "", "", "")
+
+
+def _rows(section: str, items: Sequence[tuple[str, object]]) -> list[Row]:
+    return [_row(section, metric, value) for metric, value in items]
+
+
+def summary_rows(section: str, items: Sequence[tuple[str, object]]) -> list[Row]:
+    """``section, metric, value, n, ci95_low, ci95_high`` rows with values formatted as text
+    (floats: 6 digits); an :class:`Estimate` fills its sample size and 95 % interval."""
     return _rows(section, items)
 
 
 def summary_table(
     data: ReportData,
     routes: pl.DataFrame | None,
-    extra: Sequence[tuple[str, str, str]] = (),
+    extra: Sequence[tuple[str, ...]] = (),
 ) -> pl.DataFrame:
-    """The headline figures as ``section, metric, value`` rows (values formatted as text);
-    ``extra`` rows (other sections, :func:`summary_rows`) come last."""
-    rows: list[tuple[str, str, str]] = []
+    """The headline figures as ``section, metric, value, n, ci95_low, ci95_high`` rows (text;
+    ``n`` and the interval set where the value is estimated); ``extra`` rows (other sections,
+    :func:`summary_rows`) come last."""
+    rows: list[tuple[str, ...]] = []
     runs = data.runs.group_by("kind", "status").agg(pl.len().alias("n")).sort("kind", "status")
     rows += _rows(
         "runs",
@@ -247,33 +327,50 @@ def summary_table(
     )
     obs = data.observations
     if obs.height:
-        status = pl.col("status")
         by_status = obs.group_by("status").agg(pl.len().alias("n")).sort("status")
-        answered = obs.filter(status.is_in([200, 404]))
-        fees = effective_fee_bps(obs)["effective_fee_bps"]
+        fees = effective_fee_bps(obs)
         first, last = obs["observed_at"].min(), obs["observed_at"].max()
+        own = obs.filter(~pl.col("holds_orders")) if "holds_orders" in obs.columns else obs
         rows += _rows(
-            "rfq",
+            "rfq (the collector's sweeps)",
             [
                 ("attempts", obs.height),
                 *[(f"attempts with status {s}", n) for s, n in by_status.iter_rows()],
                 (
-                    "404 share of 200/404 answers",
-                    (answered["status"] == 404).sum() / answered.height
-                    if answered.height
-                    else None,
+                    "404 share of 200/404 answers (sweeps that opened no order; 95 % clustered "
+                    "by round, includes refusals the sweep's own quotes caused)",
+                    sweep_estimate(own),
                 ),
                 ("routes", 0 if routes is None else routes.height),
-                ("median fee (bps)", fees.median()),
-                ("median latency (ms)", obs["latency_ms"].median()),
+                ("median fee (bps)", Estimate.median(fees["effective_fee_bps"].to_list())),
+                ("median latency (ms)", Estimate.median(obs["latency_ms"].to_list())),
                 ("first attempt (UTC)", first.isoformat() if first is not None else None),  # type: ignore[union-attr]
                 ("last attempt (UTC)", last.isoformat() if last is not None else None),  # type: ignore[union-attr]
             ],
         )
-    if routes is not None and routes.height:
+        answered = fees.filter(pl.col("effective_fee_bps").is_not_null())
+        by_route = {
+            key: Estimate.median(part["effective_fee_bps"].to_list())
+            for key, part in answered.group_by(list(ROUTE_KEYS))
+        }
         rows += _rows(
             "median fee by route (bps)",
-            list(zip(routes["route"].to_list(), routes["fee_median_bps"].to_list(), strict=True)),
+            [
+                (route_label(*key), by_route[key])
+                for key in sorted(by_route, key=lambda k: (k[0] or 0, k[1] or 0, str(k[2])))
+            ],
+        )
+    market = data.market.filter(pl.col("status").is_in([200, 404])) if data.market.height else None
+    if market is not None and market.height:
+        rows += _rows(
+            "market (other users' RFQs)",
+            [
+                ("requests answered 200 or 404", market.height),
+                (
+                    "404 share (Wilson 95 %: each request an independent trial)",
+                    Estimate.share(int((market["status"] == 404).sum()), market.height),
+                ),
+            ],
         )
     events = data.events
     if events.height:
@@ -307,10 +404,17 @@ def summary_table(
                 ("latest run", data.backtest_run),
                 ("requests", requests.height),
                 *[(f"outcome {o}", n) for o, n in outcome.iter_rows()],
-                ("404 share of requests", requests.select((pl.col("status") == 404).mean()).item()),
+                (
+                    "404 share of requests (95 % clustered by time bin)",
+                    _clustered(backtest_timeline(data), "refused", "requests"),
+                ),
                 ("peak pool utilization", data.backtest_pools["utilization"].max()),
-                ("mean pool utilization", data.backtest_pools["utilization"].mean()),
+                (
+                    "mean pool utilization (95 %: batch means over time bins)",
+                    _batch_mean(data.backtest_pools),
+                ),
             ],
         )
-    rows += extra
-    return pl.DataFrame(rows, schema=["section", "metric", "value"], orient="row")
+    # Rows built elsewhere as (section, metric, value) get empty sample and interval cells.
+    rows += [(*row, "", "", "")[:6] for row in extra]
+    return pl.DataFrame(rows, schema=list(SUMMARY_COLUMNS), orient="row")

@@ -24,6 +24,7 @@ from toolkit.chain.registry import default_registry
 
 __all__ = [
     "chain_name",
+    "for_people",
     "format_usd",
     "price_usd",
     "symbol_of",
@@ -189,6 +190,46 @@ def with_human_amounts(
             )
         )
     return frame.with_columns(added)
+
+
+#: Columns holding chain ids, shown as chain names by :func:`for_people`.
+CHAIN_COLUMNS = ("src_chain", "dst_chain", "chain", "chain_id")
+
+
+def for_people(
+    frame: pl.DataFrame,
+    amounts: Sequence[str] = (),
+    *,
+    token: str = "token",
+    chain: str = "dst_chain",
+) -> pl.DataFrame:
+    """``frame`` as a person reads it: chain-id columns (:data:`CHAIN_COLUMNS`) as chain names,
+    and each smallest-unit column of ``amounts`` as whole tokens (the ``token`` column's symbol
+    on the ``chain`` column's chain). Storage keeps the integers; this is for display.
+
+    >>> frame = pl.DataFrame({"src_chain": [1], "dst_chain": [8453], "token": ["USDC"],
+    ...                       "amount": [2_500_000]})
+    >>> for_people(frame, ["amount"]).row(0)
+    ('Ethereum', 'Base', 'USDC', 2.5)
+    """
+    keys = frame.select(chain, token).rows() if amounts else []
+    converted = [
+        pl.Series(
+            column,
+            [
+                whole_tokens(v, c, t)
+                for v, (c, t) in zip(frame[column].to_list(), keys, strict=True)
+            ],
+            dtype=pl.Float64,
+        )
+        for column in amounts
+    ]
+    names = [
+        pl.Series(column, [chain_name(c) for c in frame[column].to_list()], dtype=pl.String)
+        for column in CHAIN_COLUMNS
+        if column in frame.columns
+    ]
+    return frame.with_columns(converted).with_columns(names)
 
 
 def format_usd(value: float | None) -> str:

@@ -15,6 +15,7 @@ from toolkit.report import figures as figs
 from toolkit.report import surface_figures as sfigs
 from toolkit.report.economics import capital_sweep, pool_economics
 from toolkit.report.load import ReportData, display_path, load_data
+from toolkit.report.refusals import refusal_table
 from toolkit.report.result import ReportError, ReportResult
 from toolkit.report.surfaces import (
     HF_WATCH,
@@ -22,21 +23,22 @@ from toolkit.report.surfaces import (
     borrow_points,
     borrow_table,
     credit_accounts_table,
+    credit_book_table,
     credit_collateral_table,
     findings_table,
     swap_impact_table,
 )
 from toolkit.report.tables import (
     ROUTE_KEYS,
+    Estimate,
     backtest_timeline,
-    blocking_windows,
     capacity_steps,
     route_label,
     route_table,
     summary_rows,
     summary_table,
 )
-from toolkit.report.units import format_usd, with_human_amounts
+from toolkit.report.units import format_usd, utc_date, with_human_amounts
 from toolkit.store import Store
 
 __all__ = ["REPORT_FILES", "write_report"]
@@ -78,7 +80,7 @@ class _Writer:
         self.figures: list[Path] = []
         self.tables: list[Path] = []
         self.skipped: list[str] = []
-        self.summary: list[tuple[str, str, str]] = []
+        self.summary: list[tuple[str, ...]] = []
         # (title, table, figures drawn for it): shown in this order in summary.md.
         self.sections: list[tuple[str, pl.DataFrame, tuple[str, ...]]] = []
 
@@ -160,12 +162,12 @@ def _rfq_sections(data: ReportData, writer: _Writer) -> pl.DataFrame | None:
         ]
         labelled = answered.with_columns(pl.Series("route", labels, dtype=pl.String))
         writer.figure("fee_curve.png", figs.fee_curve_figure(labelled))
-        writer.table("fee_curve.csv", fee_curve(obs, by=ROUTE))
+        curves = fee_curve(obs, by=ROUTE)
+        names = [route_label(s, d, t) for s, d, t in curves.select(ROUTE_KEYS).iter_rows()]
+        writer.table("fee_curve.csv", curves.insert_column(0, pl.Series("route", names)))
     else:
         writer.skipped.append("fee curve: rfq_observations holds no priced 200 answer")
-    windows, window = blocking_windows(data)
-    writer.figure("blocking.png", figs.blocking_figure(windows, window))
-    writer.table("blocking.csv", windows)
+    _blocking_section(data, writer)
     if routes["eta_median_s"].drop_nulls().len():
         writer.figure("eta_validity.png", figs.eta_validity_figure(routes))
         writer.table(
@@ -183,6 +185,35 @@ def _rfq_sections(data: ReportData, writer: _Writer) -> pl.DataFrame | None:
     else:
         writer.skipped.append("eta/validity: rfq_observations holds no 200 answer with an eta")
     return routes
+
+
+def _blocking_section(data: ReportData, writer: _Writer) -> None:
+    refusals = refusal_table(data)
+    if refusals.height == 0:
+        writer.skipped.append(
+            "404 share: no market observations (runs of kind traffic) and no sweep that opened "
+            "no order (a sweep that follows its quotes into orders holds each pool 60 s and "
+            "measures its own refusals)"
+        )
+        return
+    writer.figure("blocking.png", figs.blocking_figure(refusals))
+    writer.table("blocking.csv", refusals)
+    writer.sections.append(
+        (
+            "404 share by route (95 % intervals: market Wilson, sweep clustered by round)",
+            refusals.select(
+                "route",
+                "source",
+                "answered",
+                "refused",
+                "share_404",
+                "ci95_low",
+                "ci95_high",
+                "own_hold_peak_pct",
+            ),
+            ("blocking.png",),
+        )
+    )
 
 
 def _capacity_section(data: ReportData, writer: _Writer) -> None:
@@ -220,15 +251,28 @@ def _borrow_section(data: ReportData, writer: _Writer) -> None:
         [
             ("attempts", borrow.height),
             ("quotes (200)", int((borrow["status"] == 200).sum())),
-            ("404 share of 200/404 answers", _share(answered, 404)),
-            ("median fee (bps)", borrow["fee_bps"].median()),
+            (
+                "404 share of 200/404 answers (Wilson 95 %; consecutive requests of a sweep are "
+                "not independent: read as a lower bound on the uncertainty)",
+                _share(answered, 404),
+            ),
+            ("median fee (bps)", Estimate.median(borrow["fee_bps"].to_list())),
             ("loans authorized (liquidity events)", authorizations(data.events)),
         ],
     )
     writer.sections.append(
         (
             "Borrow quotes",
-            table.select("route", "attempts", "ok", "blocked", "share_404", "fee_median_bps"),
+            table.select(
+                "route",
+                "attempts",
+                "ok",
+                "blocked",
+                "share_404",
+                "share_404_ci95_low",
+                "share_404_ci95_high",
+                "fee_median_bps",
+            ),
             ("borrow.png",),
         )
     )
@@ -239,8 +283,8 @@ def _borrow_section(data: ReportData, writer: _Writer) -> None:
         writer.skipped.append("borrow figure: borrow_quotes holds no priced 200 answer")
 
 
-def _share(frame: pl.DataFrame, status: int) -> float | None:
-    return float((frame["status"] == status).sum()) / frame.height if frame.height else None
+def _share(frame: pl.DataFrame, status: int) -> Estimate:
+    return Estimate.share(int((frame["status"] == status).sum()), frame.height)
 
 
 def _findings_section(data: ReportData, writer: _Writer) -> None:
@@ -281,34 +325,34 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
     writer.table("swap_impact.csv", impact)
     moved: list[tuple[str, object]] = []
     if runs.len() > 1:
-        keys = ["network", "pair", "size_usd"]
+        keys = ["chain", "pair", "size_usd"]
         first = swap_impact_table(swaps.filter(pl.col("run_id") == runs[0]))
         change = (
-            impact.filter(pl.col("size_usd") == pl.col("size_usd").min().over("network", "pair"))
+            impact.filter(pl.col("size_usd") == pl.col("size_usd").min().over("chain", "pair"))
             .join(first.select(*keys, pl.col("rate").alias("rate_first")), on=keys)
             .filter(pl.col("rate_first") > 0)
-            .sort("network", "pair")
+            .sort("chain", "pair")
         )
         moved = [
             (f"rate change since the first run: {pair} ({network}) (bps)", round(bps, 2))
             for network, pair, bps in change.select(
-                "network", "pair", (10_000 * (pl.col("rate") / pl.col("rate_first") - 1))
+                "chain", "pair", (10_000 * (pl.col("rate") / pl.col("rate_first") - 1))
             ).rows()
         ]
     answered = swaps.filter(pl.col("status").is_in([200, 404]))
-    largest = impact.filter(pl.col("size_usd") == pl.col("size_usd").max().over("network", "pair"))
+    largest = impact.filter(pl.col("size_usd") == pl.col("size_usd").max().over("chain", "pair"))
     writer.summary += summary_rows(
         "swap",
         [
             ("route requests", swaps.height),
             ("swap-route runs", runs.len()),
             ("routes (200)", int((swaps["status"] == 200).sum())),
-            ("no route (404) share", _share(answered, 404)),
-            ("pairs × networks", impact.select("network", "pair").n_unique()),
+            ("no route (404) share (Wilson 95 %)", _share(answered, 404)),
+            ("pairs × chains", impact.select("chain", "pair").n_unique()),
             *[
                 (f"impact at {format_usd(size)}: {pair} ({network}) (bps)", bps)
                 for network, pair, size, bps in largest.select(
-                    "network", "pair", "size_usd", "impact_bps"
+                    "chain", "pair", "size_usd", "impact_bps"
                 ).rows()
             ],
             *moved,
@@ -319,8 +363,8 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
             impact.with_columns(
                 pl.col("size_usd").map_elements(format_usd, return_dtype=pl.String).alias("size")
             )
-            .pivot(on="size", index=["network", "pair"], values="impact_bps", sort_columns=False)
-            .sort("network", "pair")
+            .pivot(on="size", index=["chain", "pair"], values="impact_bps", sort_columns=False)
+            .sort("chain", "pair")
         )
         writer.sections.append(
             ("Swap price impact (bps) by trade size", by_size, ("swap_impact.png",))
@@ -336,22 +380,8 @@ def _credit_section(data: ReportData, writer: _Writer) -> None:
         return
     accounts = credit_accounts_table(data.credit_accounts)
     writer.table("credit_accounts.csv", accounts)
-    hf = pl.col("health_factor")
-    indebted = accounts.filter(hf.is_not_null())
-    observed = data.credit_accounts["observed_at"].max()
-    asset = "/".join(accounts["asset"].unique().sort().to_list())
     writer.summary += summary_rows(
-        "credit",
-        [
-            ("snapshot (UTC)", observed.isoformat() if observed is not None else None),  # type: ignore[union-attr]
-            ("accounts", accounts["account"].n_unique()),
-            ("accounts with debt", indebted["account"].n_unique()),
-            ("health factor below 1", indebted.filter(hf < 1).height),
-            (f"health factor below {HF_WATCH:g}", indebted.filter(hf < HF_WATCH).height),
-            ("median health factor", indebted["health_factor"].median()),
-            (f"total debt ({asset})", accounts["debt"].sum()),
-            (f"total collateral value ({asset})", accounts["collateral_value"].sum()),
-        ],
+        "credit (as of each account's latest observation)", _book(accounts)
     )
     collateral = pl.DataFrame()
     if data.credit_protocol.height:
@@ -359,12 +389,40 @@ def _credit_section(data: ReportData, writer: _Writer) -> None:
         writer.table("credit_collateral.csv", collateral)
     writer.sections.append(
         (
-            "Credit health and collateral accepted",
-            collateral,
-            ("credit_health.png",),
+            "Credit book by credit asset (each account as last observed)",
+            credit_book_table(accounts),
+            (),
         )
     )
+    writer.sections.append(("Collateral accepted", collateral, ("credit_health.png",)))
     writer.figure("credit_health.png", sfigs.credit_figure(accounts))
+
+
+def _book(accounts: pl.DataFrame) -> list[tuple[str, object]]:
+    """The book's headline rows: accounts, where their observations came from, and per credit
+    asset (never summed across currencies) the debt, health bands and median health factor."""
+    runs = accounts.select("run_id").n_unique()
+    first, last = accounts["observed_at"].min(), accounts["observed_at"].max()
+    rows: list[tuple[str, object]] = [
+        ("accounts", accounts["account"].n_unique()),
+        ("credit runs the latest observations come from", runs),
+        ("oldest latest observation (UTC)", utc_date(first)),  # type: ignore[arg-type]
+        ("newest observation (UTC)", utc_date(last)),  # type: ignore[arg-type]
+    ]
+    hf = pl.col("health_factor")
+    for (asset,), part in accounts.sort("asset").group_by("asset", maintain_order=True):
+        indebted = part.filter(hf.is_not_null() & (pl.col("debt") > 0))
+        rows += [
+            (f"{asset}: accounts with debt", indebted.height),
+            (f"{asset}: health factor below 1", indebted.filter(hf < 1).height),
+            (f"{asset}: health factor below {HF_WATCH:g}", indebted.filter(hf < HF_WATCH).height),
+            (
+                f"{asset}: median health factor",
+                Estimate.median(indebted["health_factor"].to_list()),
+            ),
+            (f"{asset}: total debt ({asset})", part["debt"].sum()),
+        ]
+    return rows
 
 
 def _economics_section(data: ReportData, writer: _Writer) -> None:
@@ -448,6 +506,8 @@ def _markdown(
             "ok",
             "blocked",
             "share_404",
+            "share_404_ci95_low",
+            "share_404_ci95_high",
             "fee_median_bps",
             "fit_bps_per_decade",
             "eta_median_s",

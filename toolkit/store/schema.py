@@ -36,6 +36,7 @@ RUN_KINDS: tuple[str, ...] = (
     "chain",
     "swap",
     "credit",
+    "traffic",
 )
 FLOW_KINDS: tuple[str, ...] = ("deposit", "withdrawal")
 RUN_STATUSES: tuple[str, ...] = ("running", "completed", "interrupted", "failed")

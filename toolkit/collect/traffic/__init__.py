@@ -21,15 +21,18 @@ send from the development accounts with ``eth_sendTransaction``; their receipts 
 couple of blocks later on the same schedule, so a reverted swap or call is counted without
 the thread waiting for a block.
 
-It is never used against a real service, and its requests are not recorded: they are the
-market the collectors observe, not observations. What it did is counted (:attr:`counts`), so
-a report can set the collectors' own requests against it.
+It is never used against a real service, and its requests are not a collector's: they are the
+market the collectors observe. What it did is counted (:attr:`counts`), so
+a report can set the collectors' own requests against it; :attr:`Traffic.outcomes` keeps each
+RFQ and the service's answer, and :func:`record_traffic` stores them as the market's
+observations (a run of kind ``traffic``).
 """
 
 from toolkit.collect.traffic.actions import GAS as GAS
 from toolkit.collect.traffic.actions import MAX_APPROVAL as MAX_APPROVAL
 from toolkit.collect.traffic.actions import RECEIPT_BLOCKS as RECEIPT_BLOCKS
 from toolkit.collect.traffic.actions import RECEIPT_TRIES as RECEIPT_TRIES
+from toolkit.collect.traffic.record import MARKET_KIND, record_traffic
 from toolkit.collect.traffic.replay import LATE as LATE
 from toolkit.collect.traffic.replay import WAIT_SLICE as WAIT_SLICE
 from toolkit.collect.traffic.replay import Traffic
@@ -40,4 +43,11 @@ from toolkit.collect.traffic.schedule import (
     SWAP_FLOW_COLUMNS,
 )
 
-__all__ = ["CREDIT_FLOW_COLUMNS", "FLOW_COLUMNS", "SWAP_FLOW_COLUMNS", "Traffic"]
+__all__ = [
+    "CREDIT_FLOW_COLUMNS",
+    "FLOW_COLUMNS",
+    "MARKET_KIND",
+    "SWAP_FLOW_COLUMNS",
+    "Traffic",
+    "record_traffic",
+]

@@ -15,6 +15,7 @@ from web3.types import Wei
 
 from toolkit.client import ServiceClient, ServiceError, SwapClient
 from toolkit.client.credit import CreditClient
+from toolkit.clock import Clock
 from toolkit.codecs.functions import encode_call
 from toolkit.collect.traffic.target import Target
 from toolkit.resources import Quote
@@ -37,7 +38,9 @@ class Actions:
     chains, each returning the steps it leads to as ``(delay, kind, payload)``; the thread
     holds the state they read and count into."""
 
+    clock: Clock
     counts: Counter[str]
+    outcomes: list[dict[str, Any]]
     scenario: Scenario
     target: Target
     _markets: dict[int, Market]
@@ -49,6 +52,17 @@ class Actions:
     def _rfq(self, client: ServiceClient, row: dict[str, Any], user: str) -> Quote | None:
         self.counts["rfq"] += 1
         src, dst, symbol = int(row["src_chain"]), int(row["dst_chain"]), str(row["token"])
+        # Each user's request and the service's answer: the market's own 404 share.
+        outcome = {
+            "observed_at": self.clock(),
+            "src_chain": src,
+            "dst_chain": dst,
+            "token": symbol,
+            "quote_type": str(row["type"]),
+            "amount": int(row["amount"]),
+            "status": 200,
+        }
+        self.outcomes.append(outcome)
         try:
             quote = client.rfq(
                 src_chain=src,
@@ -61,6 +75,7 @@ class Actions:
             )
         except ServiceError as exc:
             self.counts[f"rfq {exc.status}"] += 1
+            outcome["status"] = exc.status
             return None
         self.counts["quoted"] += 1
         return quote

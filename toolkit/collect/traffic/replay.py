@@ -127,6 +127,7 @@ class Traffic(Actions):
         self._markets = check_swaps(self.swaps, scenario)
         self._credit = check_credit(self.credit, scenario)
         self.counts: Counter[str] = Counter()
+        self.outcomes: list[dict[str, Any]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._approved: set[tuple[int, str, str, str]] = set()
