@@ -16,7 +16,7 @@ def test_command_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
     lines = out.splitlines()
     assert lines[0] == "backtest of scenario default (seed 2)"
     assert lines[1].startswith("requests ") and "fill rate" in out and "404 rate" in out
-    assert any(line.startswith("8453:USDC:usdc") and "USDC" in line for line in lines)
+    assert any(line.startswith("Base USDC (usdc)") and "USDC" in line for line in lines)
 
 
 def test_command_writes_to_the_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

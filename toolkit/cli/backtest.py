@@ -17,7 +17,7 @@ from toolkit.cli.argtypes import integer, real
 #: ~770 fills a day.
 DEFAULT_RATE = 0.03
 
-__all__ = ["add_arguments", "format_summary", "run"]
+__all__ = ["add_arguments", "format_summary", "pool_label", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,6 +95,18 @@ def grid_axis(text: str) -> tuple[str, list[float]]:
     return key, numbers
 
 
+def pool_label(pool: str) -> str:
+    """A pool id (``chain:TOKEN:name``) as people read it: chain name, token, pool name.
+
+    >>> pool_label("8453:USDC:usdc"), pool_label("42161:WETH:aave")
+    ('Base USDC (usdc)', 'Arbitrum WETH (aave)')
+    """
+    from toolkit.report.units import chain_name
+
+    chain, token, name = pool.split(":", 2)
+    return f"{chain_name(int(chain))} {token} ({name})"
+
+
 def _units(amount: int, decimals: int) -> str:
     value = Decimal(amount).scaleb(-decimals)
     return f"{value:,.{min(decimals, 6)}f}"
@@ -121,13 +133,12 @@ def format_summary(summary: dict[str, Any], decimals: dict[str, int]) -> str:
         f"404 rate {100 * summary['rfq_404_rate']:.2f} % of attempts",
         f"no route     {summary['no_route']:>8,}",
         "",
-        f"{'pool':<20} {'fee revenue':>22} {'peak util':>10} {'mean util':>10}",
+        f"{'pool':<24} {'fee revenue':>22} {'peak util':>10} {'mean util':>10}",
     ]
     for pool, revenue in summary["fee_revenue"].items():
-        token = pool.split(":")[1]
         amount = _units(revenue, decimals.get(pool, 0))
         lines.append(
-            f"{pool:<20} {amount:>17} {token:<4} "
+            f"{pool_label(pool):<24} {amount:>17} {pool.split(':')[1]:<4} "
             f"{100 * summary['peak_utilization'][pool]:>8.1f} % "
             f"{100 * summary['mean_utilization'][pool]:>8.1f} %"
         )
