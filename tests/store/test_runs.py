@@ -95,7 +95,8 @@ def test_given_run_ids_are_unique(store: Store) -> None:
     [
         (
             lambda s: s.start_run("lending", {}, "https://h/"),
-            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, swap, credit; "
+            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, swap, credit, "
+            "pools; "
             "got 'lending'",
         ),
         (lambda s: s.start_run("rfq", [], "https://h/"), "parameters: must be a dict, got list"),
@@ -140,7 +141,8 @@ def test_given_run_ids_are_unique(store: Store) -> None:
         (lambda s: s.run_record("nope"), "run_id: no run 'nope' in the store"),
         (
             lambda s: s.runs("lending"),
-            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, swap, credit "
+            "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, swap, credit, "
+            "pools "
             "or None",
         ),
         (

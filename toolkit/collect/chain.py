@@ -292,6 +292,8 @@ class ChainCollector(BaseCollector):
 
     kind = "chain"
     unit = "block"
+    #: Whether the headers of the blocks that hold a log read go to ``chain_blocks``.
+    with_blocks: bool = True
 
     def __init__(
         self,
@@ -390,6 +392,13 @@ class ChainCollector(BaseCollector):
         answer = self._call("eth_getLogs", [query])
         return list(answer or [])
 
+    def _tables(
+        self, chain: int, logs: Sequence[Mapping[str, Any]], run_id: str
+    ) -> dict[str, list[dict[str, Any]]]:
+        """The rows of one range's logs, by table (a subclass reading other logs decodes them
+        its own way; the ranges, chunking and resume stay the same)."""
+        return log_rows(chain, logs, run_id)
+
     def _blocks(self, numbers: Sequence[int]) -> list[Mapping[str, Any]]:
         blocks: list[Mapping[str, Any]] = []
         provider = self.w3.provider
@@ -440,11 +449,11 @@ class ChainCollector(BaseCollector):
             if streak >= _GROW_AFTER and self.size < self.chunk:
                 self.size = min(self.chunk, self.size * 2)
                 streak = 0
-            for table, rows in log_rows(chain, logs, run_id).items():
+            for table, rows in self._tables(chain, logs, run_id).items():
                 if rows:
                     writer.add(table, rows)
             numbers = sorted({_int(log["blockNumber"]) for log in logs})
-            if numbers:
+            if numbers and self.with_blocks:
                 writer.add(
                     "chain_blocks", [_block_row(chain, b, run_id) for b in self._blocks(numbers)]
                 )

@@ -434,6 +434,47 @@ CREATE TABLE credit_collateral (
 );
 """
 
+# Uniswap pools found from their factories' creation logs, and what a pool snapshot holds
+# beyond the swap sweep's columns: the tick spacing, the fee growth and the depth read (the
+# initialised ticks of the bitmap words around the price, bounded by ``depth_ticks``; a quote
+# is exact while the price stays within [min_tick, max_tick]). Fees are in pips (1e-6) for
+# both kinds. uint256 values (fee growth) are decimal text; tick liquidity fits HUGEINT.
+_AMM_POOL_TABLES = """
+CREATE TABLE amm_pools (
+    chain         BIGINT NOT NULL,
+    pool          VARCHAR NOT NULL,
+    kind          VARCHAR NOT NULL,
+    token0        VARCHAR NOT NULL,
+    token1        VARCHAR NOT NULL,
+    fee           BIGINT NOT NULL,
+    tick_spacing  INTEGER,
+    factory       VARCHAR NOT NULL,
+    created_block BIGINT NOT NULL,
+    log_index     INTEGER,
+    tx_hash       VARCHAR,
+    run_id        VARCHAR NOT NULL
+);
+
+ALTER TABLE amm_pool_snapshots ADD COLUMN tick_spacing BIGINT;
+ALTER TABLE amm_pool_snapshots ADD COLUMN fee_growth_global0_x128 VARCHAR;
+ALTER TABLE amm_pool_snapshots ADD COLUMN fee_growth_global1_x128 VARCHAR;
+ALTER TABLE amm_pool_snapshots ADD COLUMN depth_ticks BIGINT;
+ALTER TABLE amm_pool_snapshots ADD COLUMN min_tick BIGINT;
+ALTER TABLE amm_pool_snapshots ADD COLUMN max_tick BIGINT;
+ALTER TABLE amm_pool_snapshots ADD COLUMN tick_count INTEGER;
+
+CREATE TABLE amm_pool_ticks (
+    snapshot_id              VARCHAR NOT NULL,
+    chain                    BIGINT NOT NULL,
+    pool                     VARCHAR NOT NULL,
+    tick                     INTEGER NOT NULL,
+    liquidity_net            HUGEINT NOT NULL,
+    liquidity_gross          HUGEINT NOT NULL,
+    fee_growth_outside0_x128 VARCHAR,
+    fee_growth_outside1_x128 VARCHAR
+);
+"""
+
 #: Every migration, in order. Append only; never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "collection tables", _COLLECTION_TABLES),
@@ -442,6 +483,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "credit tables", _CREDIT_TABLES),
     Migration(5, "swap tables", _SWAP_TABLES),
     Migration(6, "credit collateral", _CREDIT_COLLATERAL_TABLE),
+    Migration(7, "amm pools", _AMM_POOL_TABLES),
 )
 
 _LEDGER = """
@@ -511,8 +553,8 @@ def pending_migrations(
     """Migrations not yet applied; raises ``StoreError`` for a newer or diverging database.
 
     Example:
-        >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
-        [1, 2, 3, 4, 5, 6]
+        >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))][:3]
+        [1, 2, 3]
     """
     return _check_history(_applied(con), migrations, where)
 
@@ -531,8 +573,9 @@ def apply_migrations(
 
     Example:
         >>> con = duckdb.connect(":memory:")
-        >>> apply_migrations(con), apply_migrations(con)
-        ([1, 2, 3, 4, 5, 6], [])
+        >>> applied = apply_migrations(con)
+        >>> applied == [m.version for m in MIGRATIONS], apply_migrations(con)
+        (True, [])
     """
     versions = [m.version for m in migrations]
     if versions != sorted(set(versions)) or (versions and versions[0] < 1):

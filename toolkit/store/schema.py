@@ -36,11 +36,13 @@ RUN_KINDS: tuple[str, ...] = (
     "chain",
     "swap",
     "credit",
+    "pools",
 )
 FLOW_KINDS: tuple[str, ...] = ("deposit", "withdrawal")
 RUN_STATUSES: tuple[str, ...] = ("running", "completed", "interrupted", "failed")
 QUOTE_TYPES: tuple[str, ...] = ("ExactInput", "ExactOutput")
 EVENT_KINDS: tuple[str, ...] = ("liquidity", "fee")
+AMM_KINDS: tuple[str, ...] = ("v2", "v3")
 
 #: polars dtype each DuckDB column type maps to, both ways.
 POLARS_TYPES: Mapping[str, pl.DataType] = MappingProxyType(
@@ -497,8 +499,47 @@ _SPECS: tuple[TableSpec, ...] = (
             _c("sqrt_price_x96", _V),
             _c("tick", _BIG),
             _c("liquidity", _V),
+            _c("tick_spacing", _BIG),
+            _c("fee_growth_global0_x128", _V),
+            _c("fee_growth_global1_x128", _V),
+            _c("depth_ticks", _BIG),
+            _c("min_tick", _BIG),
+            _c("max_tick", _BIG),
+            _c("tick_count", _I),
         ),
         ("snapshot_id", "chain", "pool"),
+    ),
+    TableSpec(
+        "amm_pools",
+        (
+            _c("chain", _BIG, required=True),
+            _c("pool", _V, required=True),
+            _c("kind", _V, required=True, choices=AMM_KINDS),
+            _c("token0", _V, required=True),
+            _c("token1", _V, required=True),
+            _c("fee", _BIG, required=True),
+            _c("tick_spacing", _I),
+            _c("factory", _V, required=True),
+            _c("created_block", _BIG, required=True),
+            _c("log_index", _I),
+            _c("tx_hash", _V),
+            _c("run_id", _V, required=True),
+        ),
+        ("chain", "pool"),
+    ),
+    TableSpec(
+        "amm_pool_ticks",
+        (
+            _c("snapshot_id", _V, required=True),
+            _c("chain", _BIG, required=True),
+            _c("pool", _V, required=True),
+            _c("tick", _I, required=True),
+            _c("liquidity_net", _HUGE, required=True),
+            _c("liquidity_gross", _HUGE, required=True),
+            _c("fee_growth_outside0_x128", _V),
+            _c("fee_growth_outside1_x128", _V),
+        ),
+        ("snapshot_id", "chain", "pool", "tick"),
     ),
     TableSpec(
         "credit_protocol",
