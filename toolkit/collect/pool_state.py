@@ -259,8 +259,8 @@ def read_pool_states(
                     "liquidity": str(state["liquidity"]),
                     "fee_growth_global0_x128": str(state["fee_growth_global0_x128"]),
                     "fee_growth_global1_x128": str(state["fee_growth_global1_x128"]),
-                    "min_tick": max(MIN_TICK, (low << 8) * spacing),
-                    "max_tick": min(MAX_TICK, ((high << 8) + 256) * spacing - 1),
+                    "min_tick": _edge(low, spacing, lowest=True),
+                    "max_tick": _edge(high, spacing, lowest=False),
                     "tick_count": len(found),
                 }
             )
@@ -268,6 +268,15 @@ def read_pool_states(
     if on_progress is not None:
         on_progress(len(pools))
     return rows, ticks
+
+
+def _edge(word: int, spacing: int, *, lowest: bool) -> int:
+    """The lowest (highest) tick the price can reach knowing the bitmap down to (up to)
+    ``word``: past the word holding MIN_TICK (MAX_TICK) there is nothing to know, so the
+    bound is the end of the price range (a swap down to it ends on MIN_TICK - 1)."""
+    if lowest:
+        return MIN_TICK - 1 if word <= MIN_TICK // spacing >> 8 else (word << 8) * spacing
+    return MAX_TICK if word >= MAX_TICK // spacing >> 8 else ((word << 8) + 256) * spacing - 1
 
 
 def _base(pool: PoolRef) -> dict[str, Any]:

@@ -187,6 +187,7 @@ class Uniswap:
     tokens: list[Contract] = field(default_factory=list)
     nonce: int | None = None
     _tokens_of: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _fee_of: dict[str, int] = field(default_factory=dict)
 
     # -- sending -------------------------------------------------------------------------
 
@@ -221,9 +222,11 @@ class Uniswap:
         mining), in one batch; a reverted one raises."""
         if not hashes:
             return []
-        self.w3.eth.wait_for_transaction_receipt(hashes[-1], timeout=60, poll_latency=0.005)  # type: ignore[arg-type]
         batch = [(_RECEIPT, [h]) for h in hashes]
         answers = self.w3.provider.make_batch_request(batch)  # type: ignore[attr-defined]
+        if any(answer.get("result") is None for answer in answers):
+            self.w3.eth.wait_for_transaction_receipt(hashes[-1], timeout=60, poll_latency=0.005)  # type: ignore[arg-type]
+            answers = self.w3.provider.make_batch_request(batch)  # type: ignore[attr-defined]
         receipts = []
         for h, answer in zip(hashes, answers, strict=True):
             receipt = answer.get("result")
@@ -372,7 +375,9 @@ class Uniswap:
         return self._tokens_of[key]
 
     def _pool_fee(self, pool: Contract) -> int:
-        return int(pool.functions.fee().call())
+        if pool.address not in self._fee_of:
+            self._fee_of[pool.address] = int(pool.functions.fee().call())
+        return self._fee_of[pool.address]
 
     def v2_pair(
         self, token_a: Contract, token_b: Contract, amount_a: int, amount_b: int

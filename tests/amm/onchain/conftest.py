@@ -58,7 +58,9 @@ def market() -> Iterator[Market]:
         for fee, spacing in TIERS:
             pool = uniswap.v3_pool(a, b, fee, SQRT_PRICE)
             tick = pool.functions.slot0().call()[1]
-            uniswap.mint(pool, spread_positions(rng, tick, spacing, POSITIONS, width=500))
+            uniswap.mint(
+                pool, spread_positions(rng, tick, spacing, POSITIONS, width=500, amount=10**22)
+            )
             pools.append(pool)
         side = uniswap.v3_pool(b, c, 3000, 2**96)
         uniswap.mint(side, spread_positions(rng, 0, 60, 10))
