@@ -24,7 +24,7 @@ from web3.types import RPCEndpoint
 from tests.amm.onchain.conftest import Market
 from toolkit.amm.snapshot import pool_from_snapshot
 from toolkit.amm.v2 import Pair
-from toolkit.amm.v3 import MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK, Pool
+from toolkit.amm.v3 import MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, Pool
 from toolkit.amm.v3 import get_sqrt_ratio_at_tick as sqrt_at
 from toolkit.collect.pool_state import MULTICALL3, PoolRef, StateReader, read_pool_states
 from toolkit.testing.uniswap import MINT_TOPIC, Uniswap
@@ -60,7 +60,7 @@ def _chain_state(row: dict) -> tuple[int, ...]:  # type: ignore[type-arg]
             "liquidity",
             "fee_growth_global0_x128",
             "fee_growth_global1_x128",
-        )  # fmt: skip
+        )
     )
 
 
@@ -72,7 +72,7 @@ def _table(pool: Pool) -> list[tuple[int, ...]]:
             i.liquidity_gross,
             i.fee_growth_outside0_x128,
             i.fee_growth_outside1_x128,
-        )  # fmt: skip
+        )
         for t, i in pool.ticks.items()
     )
 
@@ -162,9 +162,6 @@ def test_v3_pool_from_snapshot_matches_the_contract_op_by_op(fresh: Market, inde
             row, ticks = _read(fresh, pool)
             assert _state(ours) == _chain_state(row), f"after operation {step}"
             assert _table(ours) == [tuple(t) for t in ticks], f"after operation {step}"
-    print(
-        f"{OPERATIONS} ops: {mints} mints, {refused} refused, crossed max {max(crossed)} mean {sum(crossed) / len(crossed):.1f}"
-    )
     assert mints >= 10 and max(crossed) >= 25  # the run did cross many initialised ticks
     assert refused < OPERATIONS // 4
 
@@ -221,7 +218,7 @@ def test_v2_pair_takes_exactly_get_amount_out_and_not_one_wei_more(fresh: Market
                         "data": _pair_swap_data(*greedy, u.account),
                     },
                     "latest",
-                ],  # fmt: skip
+                ],
             )
             assert "UniswapV2: K" in str(answer.get("error"))
             u.send(pair_contract.address, _pair_swap_data(*outs, u.account))
