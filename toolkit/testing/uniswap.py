@@ -188,6 +188,8 @@ class Uniswap:
     nonce: int | None = None
     _tokens_of: dict[str, tuple[str, str]] = field(default_factory=dict)
     _fee_of: dict[str, int] = field(default_factory=dict)
+    #: The receipt of the last :meth:`swap` (its ``gasUsed``, its logs).
+    last_receipt: dict[str, Any] = field(default_factory=dict)
 
     # -- sending -------------------------------------------------------------------------
 
@@ -287,10 +289,20 @@ class Uniswap:
 
     # -- markets -------------------------------------------------------------------------
 
-    def token(self, supply: int = 10**40) -> Contract:
-        """A new test ERC-20 (``@uniswap/v2-core``'s ``ERC20``, 18 decimals), the whole supply
-        held by :attr:`account` and approved to the periphery."""
+    def token(self, supply: int = 10**40, *, at: str | None = None) -> Contract:
+        """A new test ERC-20 (``@uniswap/v2-core``'s ``ERC20``), the whole supply held by
+        :attr:`account` and approved to the periphery. ``at``: put it at that address instead
+        (its runtime code set there, the supply written to its storage: ``totalSupply`` is slot
+        0, ``balanceOf`` slot 1 of that contract), e.g. a real token's address on a chain id 1
+        node, so routes named by real addresses find it."""
         token = self.deploy("ERC20", supply)
+        if at is not None:
+            address = to_checksum_address(at)
+            self._rpc("anvil_setCode", [address, Web3.to_hex(self.w3.eth.get_code(token.address))])
+            balance_slot = keccak(encode(["address", "uint256"], [self.account, 1]))
+            for slot, value in ((b"\0" * 32, supply), (balance_slot, supply)):
+                self._rpc("anvil_setStorageAt", [address, "0x" + slot.hex(), f"0x{value:064x}"])
+            token = self.w3.eth.contract(address=address, abi=token.abi)
         self.approve(token)
         self.tokens.append(token)
         return token
@@ -329,15 +341,17 @@ class Uniswap:
         abi, _ = artifact("UniswapV3Pool")
         return self.w3.eth.contract(address=address, abi=abi)
 
-    def mint(self, pool: Contract, ranges: Sequence[tuple[int, int, int]]) -> list[str]:
-        """Positions ``(tick_lower, tick_upper, amount)`` through the position manager, where
-        ``amount`` is the most of each token the position may take; the transaction hashes."""
+    def mint(self, pool: Contract, ranges: Sequence[tuple[int, ...]]) -> list[str]:
+        """Positions ``(tick_lower, tick_upper, amount)`` (or ``(..., amount0, amount1)``)
+        through the position manager, where the amounts are the most of each token the
+        position may take; the transaction hashes."""
         token0 = pool.functions.token0().call()
         token1 = pool.functions.token1().call()
         fee = pool.functions.fee().call()
         calls = []
-        for lower, upper, amount in ranges:
-            params = (token0, token1, fee, lower, upper, amount, amount, 0, 0, self.account, 2**40)
+        for lower, upper, amount, *second in ranges:
+            amount1 = second[0] if second else amount
+            params = (token0, token1, fee, lower, upper, amount, amount1, 0, 0, self.account, 2**40)
             calls.append((self.positions.address, _call(_MINT, _MINT_TYPES, params)))
         return self.send_many(calls)
 
@@ -363,6 +377,7 @@ class Uniswap:
                       2**255, sqrt_price_limit_x96)  # fmt: skip
             data = _call(_EXACT_OUT, _SWAP_TYPES, params)
         receipt = self.send(self.router.address, data, gas=30_000_000)
+        self.last_receipt = receipt
         for log in receipt["logs"]:
             if log["address"].lower() == pool.address.lower() and log["topics"][0] == SWAP_TOPIC:
                 return SwapEvent.decode(log["data"])

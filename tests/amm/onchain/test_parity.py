@@ -27,6 +27,7 @@ from toolkit.amm.v2 import Pair
 from toolkit.amm.v3 import MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, Pool
 from toolkit.amm.v3 import get_sqrt_ratio_at_tick as sqrt_at
 from toolkit.collect.pool_state import MULTICALL3, PoolRef, StateReader, read_pool_states
+from toolkit.models.real_routes import GasModel
 from toolkit.testing.uniswap import MINT_TOPIC, Uniswap
 
 OPERATIONS = 90  # per pool, three pools
@@ -227,3 +228,26 @@ def test_v2_pair_takes_exactly_get_amount_out_and_not_one_wei_more(fresh: Market
                 ours.reserve0,
                 ours.reserve1,
             )
+
+
+def test_the_gas_model_holds_to_the_nodes_gas_used(fresh: Market) -> None:
+    """:class:`GasModel`'s defaults against ``gasUsed`` of one-pool swaps through
+    ``SwapRouter`` (the reference: Uniswap's bytecode)."""
+    pool = fresh.v3_pools[1]
+    row, ticks = _read(fresh, pool)
+    ours = pool_from_snapshot(row, ticks)
+    assert isinstance(ours, Pool)
+    model = GasModel()
+    rng = random.Random(7)
+    errors = []
+    for _ in range(30):
+        before = ours.tick
+        count = _swap(fresh.uniswap, pool, ours, rng, before)
+        if count < 0:
+            continue
+        used = int(fresh.uniswap.last_receipt["gasUsed"], 16)
+        estimate = model.transaction + model.v3_hop + count * model.v3_tick
+        errors.append(abs(estimate - used) / used)
+    errors.sort()
+    assert errors[len(errors) // 2] <= 0.1  # the median swap within 10 %
+    assert errors[-1] <= 0.75  # swaps that write cold slots cost up to twice as much
