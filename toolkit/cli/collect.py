@@ -45,7 +45,16 @@ from toolkit.cli.argtypes import integer, names, real
 __all__ = ["add_arguments", "run"]
 
 _KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "swap", "credit", "pools")
-_CHAIN_EVENTS = ("transfers", "approvals", "deposits", "withdrawals")
+_CHAIN_EVENTS = (
+    "transfers",
+    "approvals",
+    "deposits",
+    "withdrawals",
+    "swaps",
+    "liquidity",
+    "syncs",
+    "flashes",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -41,6 +41,11 @@ _BY_RUN = (
     "swap_routes",
     "swap_route_legs",
     "amm_pools",
+    "pool_swaps",
+    "pool_liquidity",
+    "pool_syncs",
+    "pool_flashes",
+    "nft_transfers",
 )
 _BY_SNAPSHOT = (
     "token_snapshots",
