@@ -48,6 +48,8 @@ MULTICALL3: Final = "0xcA11bde05977b3631167028862bE2a173976CA11"
 CALLS_PER_MULTICALL: Final = 500
 #: Ticks either side of the price a snapshot covers by default (1.0001^4000: ±49 % in price).
 DEFAULT_DEPTH_TICKS: Final = 4000
+#: About the most call data (hex characters) one HTTP request carries.
+BATCH_BYTES: Final = 400_000
 _CALL = RPCEndpoint("eth_call")
 
 
@@ -111,11 +113,27 @@ class StateReader:
         code = w3.eth.get_code(to_checksum_address(MULTICALL3), block_identifier=block)
         return cls(w3, block, multicall=MULTICALL3 if code else None, batch_size=batch_size)
 
+    def _parts(
+        self, requests: list[tuple[RPCEndpoint, list[Any]]]
+    ) -> list[list[tuple[RPCEndpoint, list[Any]]]]:
+        """``requests`` in batches of at most ``batch_size`` requests and about
+        :data:`BATCH_BYTES` of call data (nodes refuse larger bodies: anvil answers "Invalid
+        request")."""
+        parts: list[list[tuple[RPCEndpoint, list[Any]]]] = [[]]
+        size = 0
+        for request in requests:
+            length = len(request[1][0]["data"])
+            if parts[-1] and (len(parts[-1]) >= self.batch_size or size + length > BATCH_BYTES):
+                parts.append([])
+                size = 0
+            parts[-1].append(request)
+            size += length
+        return [part for part in parts if part]
+
     def _send(self, requests: list[tuple[RPCEndpoint, list[Any]]]) -> list[Any]:
         results: list[Any] = []
         provider = self.w3.provider
-        for i in range(0, len(requests), self.batch_size):
-            part = requests[i : i + self.batch_size]
+        for part in self._parts(requests):
             self.requests += 1
             self.calls += len(part)
             if len(part) == 1:
