@@ -44,7 +44,7 @@ unit: $(STAMP) $(NODE_STAMP)
 # Regression notebooks are checked strictly (twice: identical output on every run); the others lax.
 # Progress bars are not results: TQDM_DISABLE=1 hides every tqdm bar while nbval runs.
 notebooks: export TQDM_DISABLE := 1
-notebooks: $(STAMP)
+notebooks: $(STAMP) $(NODE_STAMP)
 	$(BIN)/pytest -p no:randomly --nbval notebooks/regression --nbval-sanitize-with notebooks/sanitize.cfg
 	$(BIN)/pytest -p no:randomly --nbval notebooks/regression --nbval-sanitize-with notebooks/sanitize.cfg
 	$(BIN)/pytest -p no:randomly --nbval-lax notebooks --ignore=notebooks/regression

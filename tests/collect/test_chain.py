@@ -24,7 +24,7 @@ QUICK = RetryPolicy(error_base=0.0, error_cap=0.0)
 USDC_BASE = Web3.to_checksum_address("0x833589fcd6edb6e08f4c7c32d4f71b54bda02913")
 WETH_BASE = Web3.to_checksum_address("0x4200000000000000000000000000000000000006")
 ABI = functions.json_abi("erc20", "weth") + events.json_abi("erc20", "weth")
-TOPICS = [events.EVENTS[key].topic0 for key in CHAIN_EVENTS.values()]
+TOPICS = [events.EVENTS[key].topic0 for keys in CHAIN_EVENTS.values() for key in keys]
 
 
 @dataclass
@@ -264,7 +264,7 @@ def test_the_node_must_serve_the_chain(node: Node) -> None:
         ({"from_block": -1}, "from_block"),
         ({"from_block": 5, "to_block": 4}, "to_block"),
         ({"chunk": 0}, "chunk"),
-        ({"events": ["swaps"]}, "events"),
+        ({"events": ["bridges"]}, "events"),
         ({"events": []}, "events"),
     ],
 )
@@ -319,7 +319,10 @@ def test_the_command_reads_the_rpc_url_from_the_environment(
         (["--chain", "0"], "argument --chain: must be an integer >= 1, got '0'"),
         (["--chain", "8453", "--from-block", "-1"], "argument --from-block: must be an integer"),
         (["--chain", "8453", "--chunk", "0"], "argument --chunk: must be an integer >= 1"),
-        (["--chain", "8453", "--events", "swaps"], "argument --events: must be a comma-separated"),
+        (
+            ["--chain", "8453", "--events", "bridges"],
+            "argument --events: must be a comma-separated",
+        ),
     ],
 )
 def test_the_command_refuses_bad_options(

@@ -27,13 +27,17 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections import OrderedDict
 from functools import lru_cache
 
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.pool import Pool
 from toolkit.amm.v3.tick_math import get_sqrt_ratio_at_tick
 
-__all__ = ["Curve"]
+__all__ = ["CURVES_KEPT", "Curve"]
+
+#: How many curves :meth:`Curve.cached` keeps (least recently used first out).
+CURVES_KEPT = 4096
 
 _Q96 = float(1 << 96)
 
@@ -42,6 +46,9 @@ _Q96 = float(1 << 96)
 def _sqrt_ratio(tick: int) -> float:
     """``TickMath.getSqrtRatioAtTick`` as a float (a pure function of the tick: kept)."""
     return get_sqrt_ratio_at_tick(tick) / _Q96
+
+
+_CURVES: OrderedDict[tuple[object, ...], Curve] = OrderedDict()
 
 
 class Curve:
@@ -111,6 +118,32 @@ class Curve:
             liquidity = max(0.0, liquidity - net if zero_for_one else liquidity + net)
             q = end
         return cls(gamma, starts, liquidities, ends)
+
+    @classmethod
+    def cached(cls, pool: Pair | Pool, *, zero_for_one: bool) -> Curve:
+        """:meth:`of_pair` / :meth:`of_pool`, remembered by everything they read (a V2 pair's
+        reserves and fee; a V3 pool's fee, price, tick, liquidity and its ticks' net
+        liquidity): route searches on one snapshot's pools build each curve once. A curve is a
+        pure function of that state, so a pool that changed is simply a new key."""
+        if isinstance(pool, Pair):
+            key: tuple[object, ...] = (zero_for_one, pool.reserve0, pool.reserve1, pool.fee_bps)
+        else:
+            ticks = pool.ticks
+            mixed = sum(hash((tick, info.liquidity_net)) for tick, info in ticks.items())
+            key = (zero_for_one, pool.fee, pool.sqrt_price_x96, pool.tick, pool.liquidity,
+                   len(ticks), mixed)  # fmt: skip
+        curve = _CURVES.get(key)
+        if curve is None:
+            if isinstance(pool, Pair):
+                curve = cls.of_pair(pool, zero_for_one=zero_for_one)
+            else:
+                curve = cls.of_pool(pool, zero_for_one=zero_for_one)
+            _CURVES[key] = curve
+            if len(_CURVES) > CURVES_KEPT:
+                _CURVES.popitem(last=False)
+        else:
+            _CURVES.move_to_end(key)
+        return curve
 
     def at(self, amount_in: float) -> tuple[float, float, float]:
         """``(output, marginal output, its slope)`` for ``amount_in`` (fee included)."""

@@ -46,7 +46,6 @@ from toolkit.amm.paths import (
     find_paths,
     quote_path,
 )
-from toolkit.amm.v2 import Pair
 
 __all__ = [
     "Hop",
@@ -131,12 +130,7 @@ def path_curves(path: Path, memo: dict[tuple[int, str], Curve] | None = None) ->
         curve = memo.get(key)
         if curve is None:
             zero_for_one = hop.token_in == hop.venue.token0
-            pool = hop.venue.pool
-            if isinstance(pool, Pair):
-                curve = Curve.of_pair(pool, zero_for_one=zero_for_one)
-            else:
-                curve = Curve.of_pool(pool, zero_for_one=zero_for_one)
-            memo[key] = curve
+            curve = memo[key] = Curve.cached(hop.venue.pool, zero_for_one=zero_for_one)
         curves.append(curve)
     return curves
 

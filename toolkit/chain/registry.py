@@ -27,6 +27,7 @@ from toolkit.codecs.errors import InvalidValue
 __all__ = [
     "DEFAULT_PATH",
     "Contracts",
+    "Factory",
     "RegisteredChain",
     "RegisteredToken",
     "Registry",
@@ -71,6 +72,17 @@ class Contracts:
     swap_router: str | None = None
 
 
+@dataclass(frozen=True)
+class Factory:
+    """A Uniswap factory on one chain: ``kind`` ``v2`` or ``v3``, its address and the block it
+    was deployed at (0 where not recorded)."""
+
+    chain_id: int
+    kind: str
+    address: str
+    block: int
+
+
 def _int_id(chain_id: Any) -> int:
     if isinstance(chain_id, bool) or not isinstance(chain_id, int):
         raise InvalidValue("chainId", "must be an integer")
@@ -91,6 +103,7 @@ class Registry:
         chains: Iterable[RegisteredChain],
         tokens: Iterable[RegisteredToken],
         contracts: Mapping[int, Contracts],
+        factories: Iterable[Factory] = (),
     ) -> None:
         self._chains: dict[int, RegisteredChain] = {}
         for chain in chains:
@@ -123,6 +136,13 @@ class Registry:
         if missing:
             raise InvalidValue("contracts", f"no contracts for chain {missing[0]}")
         self._contracts = {cid: contracts[cid] for cid in self._chains}
+        self._factories: dict[int, list[Factory]] = {cid: [] for cid in self._chains}
+        for factory in factories:
+            if factory.chain_id not in self._chains:
+                raise InvalidValue(
+                    f"factories.{factory.address}", f"chain {factory.chain_id} is not in the chains"
+                )
+            self._factories[factory.chain_id].append(factory)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Registry:
@@ -147,7 +167,7 @@ class Registry:
             ...
             toolkit.codecs.errors.InvalidValue: contracts.escrow: is required
         """
-        _keys(data, "", required={"chains", "contracts"}, optional={"tokens"})
+        _keys(data, "", required={"chains", "contracts"}, optional={"tokens", "factories"})
         defaults = _contracts(data["contracts"], "contracts", required=True)
         raw_chains = data["chains"]
         if not isinstance(raw_chains, Mapping):
@@ -163,7 +183,11 @@ class Registry:
         if not isinstance(raw_tokens, list):
             raise InvalidValue("tokens", "must be an array of tables")
         tokens = [_token(raw, f"tokens[{i}]") for i, raw in enumerate(raw_tokens)]
-        return cls(chains, tokens, per_chain)
+        raw_factories = data.get("factories", [])
+        if not isinstance(raw_factories, list):
+            raise InvalidValue("factories", "must be an array of tables")
+        factories = [_factory(raw, f"factories[{i}]") for i, raw in enumerate(raw_factories)]
+        return cls(chains, tokens, per_chain, factories)
 
     def chain(self, chain_id: int) -> RegisteredChain:
         """The chain with this id.
@@ -236,6 +260,16 @@ class Registry:
         """
         self.chain(chain_id)
         return self._contracts[chain_id]
+
+    def factories(self, chain_id: int) -> tuple[Factory, ...]:
+        """The Uniswap factories on this chain (none where the registry lists none).
+
+        Example:
+            >>> [(f.kind, f.block) for f in default_registry().factories(1)]
+            [('v3', 12369621), ('v2', 10000834)]
+        """
+        self.chain(chain_id)
+        return tuple(self._factories[chain_id])
 
     def escrow(self, chain_id: int) -> str:
         """The input settler escrow (target of ``open()``) on this chain.
@@ -377,3 +411,15 @@ def _token(raw: Any, where: str) -> RegisteredToken:
         address=_address(raw["address"], f"{where}.address"),
         decimals=decimals,
     )
+
+
+def _factory(raw: Any, where: str) -> Factory:
+    _keys(raw, where, required={"chain", "kind", "address", "block"})
+    chain_id, block = raw["chain"], raw["block"]
+    if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
+        raise InvalidValue(f"{where}.chain", "must be a positive integer chain id")
+    if raw["kind"] not in ("v2", "v3"):
+        raise InvalidValue(f"{where}.kind", "must be v2 or v3")
+    if isinstance(block, bool) or not isinstance(block, int) or block < 0:
+        raise InvalidValue(f"{where}.block", "must be a block number (0 or more)")
+    return Factory(chain_id, raw["kind"], _address(raw["address"], f"{where}.address"), block)

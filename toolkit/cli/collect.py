@@ -1,4 +1,4 @@
-"""``toolkit collect rfq|borrow|liquidity|snapshot|chain|swap|credit``: collect from the
+"""``toolkit collect rfq|borrow|liquidity|snapshot|chain|swap|credit|pools``: collect from the
 service, or a chain's blocks and logs, into DuckDB.
 
 The target is ``--base-url`` or ``$TOOLKIT_BASE_URL``; without either the embedded service runs
@@ -19,6 +19,12 @@ embedded service's ``/swap``), the Basic credentials ``$TOOLKIT_SWAP_USERNAME`` 
 ``$TOOLKIT_SWAP_API_KEY``; on the embedded service the AMM pools are also read through web3.py
 into ``amm_pool_snapshots``.
 
+``pools`` finds the Uniswap V2 pairs and V3 pools between ``--tokens`` (default: the registry's
+tokens on ``--chain``) from the factories' creation logs (``--v3-factory``/``--v2-factory``,
+default: the registry's, from their deployment block) over JSON-RPC as ``chain`` does, into
+``amm_pools``, and reads every one at the last block into ``amm_pool_snapshots`` and
+``amm_pool_ticks`` (``--depth-ticks`` either side of the price).
+
 ``credit`` snapshots ``/credit/protocol`` and, for each of ``--accounts`` (and with
 ``--all-known`` the accounts of earlier credit runs and the embedded scenario's seeded book),
 ``/info``, operator status and auto top-up configs, ``--rounds`` times ``--interval`` seconds
@@ -38,8 +44,17 @@ from toolkit.cli.argtypes import integer, names, real
 
 __all__ = ["add_arguments", "run"]
 
-_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "swap", "credit")
-_CHAIN_EVENTS = ("transfers", "approvals", "deposits", "withdrawals")
+_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "swap", "credit", "pools")
+_CHAIN_EVENTS = (
+    "transfers",
+    "approvals",
+    "deposits",
+    "withdrawals",
+    "swaps",
+    "liquidity",
+    "syncs",
+    "flashes",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -103,8 +118,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--from-block",
         type=integer(minimum=0),
         metavar="N",
-        default=0,
-        help="chain: first block (default: 0)",
+        default=None,
+        help="chain, pools: first block (default: 0; pools: the block the registry's oldest "
+        "factory on the chain was deployed at)",
     )
     parser.add_argument(
         "--to-block",
@@ -146,6 +162,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="credit: add the accounts of earlier credit runs (and the embedded scenario's book)",
     )
+    _add_pool_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -169,6 +186,8 @@ def run(args: argparse.Namespace) -> int:
         return _chain(args)
     if args.kind == "swap":
         return _swap(args)
+    if args.kind == "pools":
+        return _pools(args)
     if args.capacity_retries < 0:
         return _fail(f"--capacity-retries: must be 0 or more, got {args.capacity_retries}")
     try:
@@ -310,6 +329,8 @@ def _chain(args: argparse.Namespace) -> int:
 
     if args.chain is None and args.resume is None:
         return _fail("--chain: required for chain (a chain id such as 8453)")
+    if args.from_block is None:
+        args.from_block = 0
     if args.to_block is not None and args.to_block < args.from_block:
         return _fail(
             f"--to-block: must be >= --from-block ({args.from_block}), got {args.to_block}"
@@ -350,3 +371,97 @@ def _chain(args: argparse.Namespace) -> int:
         finally:
             w3.provider.close()  # type: ignore[attr-defined]
     return _report(result)
+
+
+# -- collect pools: Uniswap pools from their factories' logs, snapshot at the last block ------
+
+
+def _add_pool_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tokens",
+        metavar="LIST",
+        default=None,
+        help="pools: comma-separated token addresses; pools between two of them are found "
+        "(default: the registry's tokens on the chain)",
+    )
+    for kind in ("v3", "v2"):
+        parser.add_argument(
+            f"--{kind}-factory",
+            metavar="ADDR",
+            default=None,
+            help=f"pools: the Uniswap {kind.upper()} factory (default: the registry's; giving "
+            "either factory replaces both)",
+        )
+    parser.add_argument(
+        "--depth-ticks",
+        type=integer(minimum=1),
+        metavar="N",
+        default=None,
+        help="pools: initialised ticks read either side of each V3 pool's price (default: "
+        "4000, about ±49 %% in price); a quote beyond them is refused",
+    )
+
+
+def _pools(args: argparse.Namespace) -> int:
+    import httpx
+
+    from toolkit.client import chain_web3
+    from toolkit.collect import RpcFailure
+    from toolkit.collect.pool_state import DEFAULT_DEPTH_TICKS
+    from toolkit.collect.pools import PoolCollector
+    from toolkit.store import Store, StoreError
+
+    if args.chain is None and args.resume is None:
+        return _fail("--chain: required for pools (a chain id such as 1)")
+    if args.rpc_url is not None and not args.rpc_url.startswith(("http://", "https://")):
+        return _fail("--rpc-url: must be an absolute http(s) URL")
+    tokens = None
+    if args.tokens is not None:
+        tokens = [t.strip() for t in args.tokens.split(",") if t.strip()]
+    try:
+        store = Store(args.db)
+    except StoreError as exc:
+        return _fail(f"cannot use the database: {exc}")
+    with store:
+        chain = args.chain
+        if chain is None:
+            try:
+                chain = int(store.run_record(args.resume)["parameters"]["chain"])
+            except (StoreError, KeyError, TypeError, ValueError) as exc:
+                return _fail(str(exc))
+        w3 = chain_web3(chain, url=args.rpc_url)
+        target = getattr(w3.provider, "public_url", "the node")
+        try:
+            collector = PoolCollector(
+                w3,
+                store,
+                chain=chain,
+                tokens=tokens,
+                v3_factory=args.v3_factory,
+                v2_factory=args.v2_factory,
+                from_block=args.from_block,
+                to_block=args.to_block,
+                chunk=args.chunk,
+                depth_ticks=args.depth_ticks or DEFAULT_DEPTH_TICKS,
+                progress=not args.no_progress,
+            )
+            result = collector.run(resume=args.resume)
+        except RpcFailure as exc:
+            return _fail(f"the node at {target} answered an error: {exc}")
+        except (StoreError, ValueError) as exc:
+            return _fail(_flag(str(exc)))
+        except httpx.HTTPError as exc:
+            return _fail(f"cannot reach the node at {target} ({type(exc).__name__})")
+        finally:
+            w3.provider.close()  # type: ignore[attr-defined]
+    return _report(result)
+
+
+def _flag(message: str) -> str:
+    """The collector's message with its argument named as the command-line flag."""
+    if message.startswith("v3_factory/v2_factory"):
+        return "--v3-factory/--v2-factory" + message[len("v3_factory/v2_factory") :]
+    for name in ("tokens", "v3_factory", "v2_factory", "depth_ticks", "from_block", "to_block"):
+        if message.startswith(name):
+            return "--" + name.replace("_", "-") + message[len(name) :]
+    return message

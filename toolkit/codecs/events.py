@@ -77,9 +77,29 @@ _DECLARATIONS = {
         "uint256 amount1Out,address indexed to)"
     ),
     "v2pair.Sync": "Sync(uint112 reserve0,uint112 reserve1)",
+    "v2pair.Mint": "Mint(address indexed sender,uint256 amount0,uint256 amount1)",
+    "v2pair.Burn": (
+        "Burn(address indexed sender,uint256 amount0,uint256 amount1,address indexed to)"
+    ),
     "v3pool.Swap": (
         "Swap(address indexed sender,address indexed recipient,int256 amount0,int256 amount1,"
         "uint160 sqrtPriceX96,uint128 liquidity,int24 tick)"
+    ),
+    "v3pool.Mint": (
+        "Mint(address sender,address indexed owner,int24 indexed tickLower,"
+        "int24 indexed tickUpper,uint128 amount,uint256 amount0,uint256 amount1)"
+    ),
+    "v3pool.Burn": (
+        "Burn(address indexed owner,int24 indexed tickLower,int24 indexed tickUpper,"
+        "uint128 amount,uint256 amount0,uint256 amount1)"
+    ),
+    "v3pool.Collect": (
+        "Collect(address indexed owner,address recipient,int24 indexed tickLower,"
+        "int24 indexed tickUpper,uint128 amount0,uint128 amount1)"
+    ),
+    "v3pool.Flash": (
+        "Flash(address indexed sender,address indexed recipient,uint256 amount0,"
+        "uint256 amount1,uint256 paid0,uint256 paid1)"
     ),
     # ERC-4626 vaults.
     "vault.Deposit": (

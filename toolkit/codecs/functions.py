@@ -222,6 +222,7 @@ _AMM = (
         ("uint128", "int128", "uint256", "uint256", "int56", "uint160", "uint32", "bool"),
         "view",
     ),
+    Function("v3pool.tickBitmap", "tickBitmap", (("int16", "word"),), ("uint256",), "view"),
     Function("v3pool.feeGrowthGlobal0X128", "feeGrowthGlobal0X128", (), ("uint256",), "view"),
     Function("v3pool.feeGrowthGlobal1X128", "feeGrowthGlobal1X128", (), ("uint256",), "view"),
     Function(

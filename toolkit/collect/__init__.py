@@ -29,6 +29,7 @@ from toolkit.collect.grid import (
     grid_for,
     tier_amounts,
 )
+from toolkit.collect.pools import PoolCollector
 from toolkit.collect.rfq import DEFAULT_USER, RfqSweep
 from toolkit.collect.run import BaseCollector, Collector, RunResult
 from toolkit.collect.snapshot import Snapshot
@@ -50,6 +51,7 @@ __all__ = [
     "DiscoveredRoute",
     "GridPoint",
     "LiquidityStream",
+    "PoolCollector",
     "RfqSweep",
     "RpcFailure",
     "RunResult",

@@ -1,13 +1,17 @@
 """On-chain collection: blocks and logs read through web3.py into DuckDB, by block ranges.
 
 :class:`ChainCollector` reads ``eth_getLogs`` over ``[from_block, to_block]`` in chunks of
-blocks, for the topics of the chosen ``events`` (``transfers``, ``approvals``, ``deposits``,
-``withdrawals``), and stores:
+blocks, for the topics of the chosen ``events`` (:data:`CHAIN_EVENTS`: ``transfers``,
+``approvals``, ``deposits``, ``withdrawals``, ``swaps``, ``liquidity``, ``syncs``,
+``flashes``), and stores:
 
 - ``chain_logs``: every log read, raw (address, topics, data);
 - ``token_transfers`` / ``token_approvals`` / ``weth_flows``: the logs decoded with
   :mod:`toolkit.codecs.events` (addresses lowercase, amounts exact: ``amount_text`` always,
   ``amount`` HUGEINT unless it exceeds it);
+- ``pool_swaps`` / ``pool_liquidity`` / ``pool_syncs`` / ``pool_flashes``: Uniswap V2 and V3
+  pool events, and ``nft_transfers``: ERC-721 transfers (position NFTs), apart from the
+  ERC-20 ones (:mod:`toolkit.collect.pool_events`);
 - ``chain_blocks``: the header of every block that holds a log read (number, hash, timestamp,
   base fee, gas).
 
@@ -46,20 +50,25 @@ from toolkit.arguments import whole
 from toolkit.client import public_url
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.events import EVENTS, decode_log
+from toolkit.collect.pool_events import POOL_TABLES, nft_transfer_row, pool_event_row
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
 from toolkit.store import Store, polars_schema
 
 __all__ = ["CHAIN_EVENTS", "ChainCollector", "RpcFailure", "log_rows", "range_too_large"]
 
-CHAIN_EVENTS: Mapping[str, str] = {
-    "transfers": "erc20.Transfer",
-    "approvals": "erc20.Approval",
-    "deposits": "weth.Deposit",
-    "withdrawals": "weth.Withdrawal",
+CHAIN_EVENTS: Mapping[str, tuple[str, ...]] = {
+    "transfers": ("erc20.Transfer",),
+    "approvals": ("erc20.Approval",),
+    "deposits": ("weth.Deposit",),
+    "withdrawals": ("weth.Withdrawal",),
+    "swaps": ("v2pair.Swap", "v3pool.Swap"),
+    "liquidity": ("v2pair.Mint", "v2pair.Burn", "v3pool.Mint", "v3pool.Burn", "v3pool.Collect"),
+    "syncs": ("v2pair.Sync",),
+    "flashes": ("v3pool.Flash",),
 }
-"""The ``events`` a chain run can collect, and the event of :data:`toolkit.codecs.events.EVENTS`
-each one is."""
+"""The ``events`` a chain run can collect, and the events of :data:`toolkit.codecs.events.EVENTS`
+each one reads (``transfers`` includes ERC-721 transfers: the same topic, four topics)."""
 
 _TOO_LARGE = re.compile(
     r"more than \d+ results|range (is )?too (large|big|wide)|block range|range limit|"
@@ -69,6 +78,7 @@ _TOO_LARGE = re.compile(
 _HUGEINT_MAX = 2**127 - 1
 _GROW_AFTER = 3  # successes in a row before the chunk doubles back
 _BLOCK_BATCH = 100
+_TRANSFER = EVENTS["erc20.Transfer"].topic0
 _GET_BLOCK = RPCEndpoint("eth_getBlockByNumber")
 
 
@@ -182,6 +192,7 @@ def log_rows(
     (5, 7)
     """
     raw: list[dict[str, Any]] = []
+    tables: dict[str, list[dict[str, Any]]] = {table: [] for table in POOL_TABLES}
     transfers: list[dict[str, Any]] = []
     approvals: list[dict[str, Any]] = []
     flows: list[dict[str, Any]] = []
@@ -212,18 +223,20 @@ def log_rows(
                 "run_id": run_id,
             }
         )
+        where = {"chain": chain, "block_number": block, "log_index": index, "tx_hash": tx_hash,
+                 "run_id": run_id}  # fmt: skip
+        if len(topics) == 4 and topics[0] == _TRANSFER:  # ERC-721: the tokenId indexed too
+            tables["nft_transfers"].append(nft_transfer_row(topics, where, address))
+            continue
         decoded = _decode(topics, data)
         if decoded is None:
             continue
         key, args = decoded
-        place = {
-            "chain": chain,
-            "block_number": block,
-            "log_index": index,
-            "tx_hash": tx_hash,
-            "token": address,
-            "run_id": run_id,
-        }
+        pooled = pool_event_row(key, args, address, where)
+        if pooled is not None:
+            tables[pooled[0]].append(pooled[1])
+            continue
+        place = where | {"token": address}
         if key == "erc20.Transfer":
             value = args["value"]
             transfers.append(
@@ -263,7 +276,7 @@ def log_rows(
         "token_transfers": transfers,
         "token_approvals": approvals,
         "weth_flows": flows,
-    }
+    } | tables
 
 
 def _block_row(chain: int, block: Mapping[str, Any], run_id: str) -> dict[str, Any]:
@@ -292,6 +305,8 @@ class ChainCollector(BaseCollector):
 
     kind = "chain"
     unit = "block"
+    #: Whether the headers of the blocks that hold a log read go to ``chain_blocks``.
+    with_blocks: bool = True
 
     def __init__(
         self,
@@ -385,10 +400,17 @@ class ChainCollector(BaseCollector):
         return self.from_block if last is None else int(last) + 1
 
     def _logs(self, first: int, last: int) -> list[Mapping[str, Any]]:
-        topics = [[EVENTS[CHAIN_EVENTS[e]].topic0 for e in self.events]]
+        topics = [[EVENTS[key].topic0 for e in self.events for key in CHAIN_EVENTS[e]]]
         query = {"fromBlock": hex(first), "toBlock": hex(last), "topics": topics}
         answer = self._call("eth_getLogs", [query])
         return list(answer or [])
+
+    def _tables(
+        self, chain: int, logs: Sequence[Mapping[str, Any]], run_id: str
+    ) -> dict[str, list[dict[str, Any]]]:
+        """The rows of one range's logs, by table (a subclass reading other logs decodes them
+        its own way; the ranges, chunking and resume stay the same)."""
+        return log_rows(chain, logs, run_id)
 
     def _blocks(self, numbers: Sequence[int]) -> list[Mapping[str, Any]]:
         blocks: list[Mapping[str, Any]] = []
@@ -440,11 +462,11 @@ class ChainCollector(BaseCollector):
             if streak >= _GROW_AFTER and self.size < self.chunk:
                 self.size = min(self.chunk, self.size * 2)
                 streak = 0
-            for table, rows in log_rows(chain, logs, run_id).items():
+            for table, rows in self._tables(chain, logs, run_id).items():
                 if rows:
                     writer.add(table, rows)
             numbers = sorted({_int(log["blockNumber"]) for log in logs})
-            if numbers:
+            if numbers and self.with_blocks:
                 writer.add(
                     "chain_blocks", [_block_row(chain, b, run_id) for b in self._blocks(numbers)]
                 )

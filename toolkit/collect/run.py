@@ -40,8 +40,20 @@ _BY_RUN = (
     "weth_flows",
     "swap_routes",
     "swap_route_legs",
+    "amm_pools",
+    "pool_swaps",
+    "pool_liquidity",
+    "pool_syncs",
+    "pool_flashes",
+    "nft_transfers",
 )
-_BY_SNAPSHOT = ("token_snapshots", "pool_snapshots", "fee_tiers", "amm_pool_snapshots")
+_BY_SNAPSHOT = (
+    "token_snapshots",
+    "pool_snapshots",
+    "fee_tiers",
+    "amm_pool_snapshots",
+    "amm_pool_ticks",
+)
 
 Progress = Any
 """The progress bar handed to :meth:`Collector._collect` (a ``tqdm.auto`` bar)."""

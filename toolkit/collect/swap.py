@@ -325,12 +325,12 @@ class SwapSweep(BaseCollector):
             return
         abi = json_abi("amm", "v2pair", "v3pool")
         for network, w3 in self.web3s.items():
-            chain = _CHAIN_OF.get(network)
-            if chain is None:
+            if network not in _CHAIN_OF:
                 raise ValueError(f"web3s: {network!r} is not one of {', '.join(NETWORKS)}")
+            chain = int(w3.eth.chain_id)  # the node's, not the network label's
             addresses = self.pools.get(network)
             if addresses is None:
-                market = market_for(load_scenario("default", env={}), chain)
+                market = market_for(load_scenario("default", env={}), _CHAIN_OF[network])
                 addresses = [] if market is None else [p.address for p in market.pools]
             observed = utc(self.clock())
             rows = [

@@ -6,9 +6,10 @@ URLs are stored without credentials and secret-looking run parameters are refuse
 
 Example:
     >>> from toolkit.store import Store
+    >>> from toolkit.store.migrations import MIGRATIONS
     >>> with Store(":memory:") as store:
-    ...     store.schema_version
-    6
+    ...     store.schema_version == len(MIGRATIONS)
+    True
 """
 
 from toolkit.store.connection import DATA_DIR_ENV, data_dir, default_path

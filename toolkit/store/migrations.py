@@ -434,6 +434,125 @@ CREATE TABLE credit_collateral (
 );
 """
 
+# Uniswap pools found from their factories' creation logs, and what a pool snapshot holds
+# beyond the swap sweep's columns: the tick spacing, the fee growth and the depth read (the
+# initialised ticks of the bitmap words around the price, bounded by ``depth_ticks``; a quote
+# is exact while the price stays within [min_tick, max_tick]). Fees are in pips (1e-6) for
+# both kinds. uint256 values (fee growth) are decimal text; tick liquidity fits HUGEINT.
+_AMM_POOL_TABLES = """
+CREATE TABLE amm_pools (
+    chain         BIGINT NOT NULL,
+    pool          VARCHAR NOT NULL,
+    kind          VARCHAR NOT NULL,
+    token0        VARCHAR NOT NULL,
+    token1        VARCHAR NOT NULL,
+    fee           BIGINT NOT NULL,
+    tick_spacing  INTEGER,
+    factory       VARCHAR NOT NULL,
+    created_block BIGINT NOT NULL,
+    log_index     INTEGER,
+    tx_hash       VARCHAR,
+    run_id        VARCHAR NOT NULL
+);
+
+ALTER TABLE amm_pool_snapshots ADD COLUMN tick_spacing BIGINT;
+ALTER TABLE amm_pool_snapshots ADD COLUMN fee_growth_global0_x128 VARCHAR;
+ALTER TABLE amm_pool_snapshots ADD COLUMN fee_growth_global1_x128 VARCHAR;
+ALTER TABLE amm_pool_snapshots ADD COLUMN depth_ticks BIGINT;
+ALTER TABLE amm_pool_snapshots ADD COLUMN min_tick BIGINT;
+ALTER TABLE amm_pool_snapshots ADD COLUMN max_tick BIGINT;
+ALTER TABLE amm_pool_snapshots ADD COLUMN tick_count INTEGER;
+
+CREATE TABLE amm_pool_ticks (
+    snapshot_id              VARCHAR NOT NULL,
+    chain                    BIGINT NOT NULL,
+    pool                     VARCHAR NOT NULL,
+    tick                     INTEGER NOT NULL,
+    liquidity_net            HUGEINT NOT NULL,
+    liquidity_gross          HUGEINT NOT NULL,
+    fee_growth_outside0_x128 VARCHAR,
+    fee_growth_outside1_x128 VARCHAR
+);
+"""
+
+# Uniswap pool events read by the chain collector, and ERC-721 transfers (position NFTs) kept
+# apart from ERC-20 ones. Signed amounts (positive: into the pool) fit HUGEINT; uint128 and
+# uint160 values (liquidity, sqrt price) are decimal text; tokenIds are decimal text.
+_POOL_EVENT_TABLES = """
+CREATE TABLE pool_swaps (
+    chain          BIGINT NOT NULL,
+    block_number   BIGINT NOT NULL,
+    log_index      INTEGER NOT NULL,
+    tx_hash        VARCHAR NOT NULL,
+    pool           VARCHAR NOT NULL,
+    kind           VARCHAR NOT NULL,
+    sender         VARCHAR,
+    recipient      VARCHAR,
+    amount0        HUGEINT,
+    amount1        HUGEINT,
+    sqrt_price_x96 VARCHAR,
+    liquidity      VARCHAR,
+    tick           INTEGER,
+    run_id         VARCHAR NOT NULL
+);
+
+CREATE TABLE pool_liquidity (
+    chain        BIGINT NOT NULL,
+    block_number BIGINT NOT NULL,
+    log_index    INTEGER NOT NULL,
+    tx_hash      VARCHAR NOT NULL,
+    pool         VARCHAR NOT NULL,
+    kind         VARCHAR NOT NULL,
+    event        VARCHAR NOT NULL,
+    owner        VARCHAR,
+    counterparty VARCHAR,
+    tick_lower   INTEGER,
+    tick_upper   INTEGER,
+    liquidity    VARCHAR,
+    amount0      HUGEINT,
+    amount1      HUGEINT,
+    run_id       VARCHAR NOT NULL
+);
+
+CREATE TABLE pool_syncs (
+    chain        BIGINT NOT NULL,
+    block_number BIGINT NOT NULL,
+    log_index    INTEGER NOT NULL,
+    tx_hash      VARCHAR NOT NULL,
+    pool         VARCHAR NOT NULL,
+    reserve0     HUGEINT NOT NULL,
+    reserve1     HUGEINT NOT NULL,
+    run_id       VARCHAR NOT NULL
+);
+
+CREATE TABLE pool_flashes (
+    chain        BIGINT NOT NULL,
+    block_number BIGINT NOT NULL,
+    log_index    INTEGER NOT NULL,
+    tx_hash      VARCHAR NOT NULL,
+    pool         VARCHAR NOT NULL,
+    sender       VARCHAR,
+    recipient    VARCHAR,
+    amount0      HUGEINT,
+    amount1      HUGEINT,
+    paid0        HUGEINT,
+    paid1        HUGEINT,
+    run_id       VARCHAR NOT NULL
+);
+
+CREATE TABLE nft_transfers (
+    chain        BIGINT NOT NULL,
+    block_number BIGINT NOT NULL,
+    log_index    INTEGER NOT NULL,
+    tx_hash      VARCHAR NOT NULL,
+    token        VARCHAR NOT NULL,
+    from_address VARCHAR NOT NULL,
+    to_address   VARCHAR NOT NULL,
+    token_id     VARCHAR NOT NULL,
+    run_id       VARCHAR NOT NULL
+);
+"""
+
 #: Every migration, in order. Append only; never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "collection tables", _COLLECTION_TABLES),
@@ -442,6 +561,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "credit tables", _CREDIT_TABLES),
     Migration(5, "swap tables", _SWAP_TABLES),
     Migration(6, "credit collateral", _CREDIT_COLLATERAL_TABLE),
+    Migration(7, "amm pools", _AMM_POOL_TABLES),
+    Migration(8, "pool events", _POOL_EVENT_TABLES),
 )
 
 _LEDGER = """
@@ -511,8 +632,8 @@ def pending_migrations(
     """Migrations not yet applied; raises ``StoreError`` for a newer or diverging database.
 
     Example:
-        >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
-        [1, 2, 3, 4, 5, 6]
+        >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))][:3]
+        [1, 2, 3]
     """
     return _check_history(_applied(con), migrations, where)
 
@@ -531,8 +652,9 @@ def apply_migrations(
 
     Example:
         >>> con = duckdb.connect(":memory:")
-        >>> apply_migrations(con), apply_migrations(con)
-        ([1, 2, 3, 4, 5, 6], [])
+        >>> applied = apply_migrations(con)
+        >>> applied == [m.version for m in MIGRATIONS], apply_migrations(con)
+        (True, [])
     """
     versions = [m.version for m in migrations]
     if versions != sorted(set(versions)) or (versions and versions[0] < 1):

@@ -23,7 +23,12 @@ from toolkit.amm.v3.full_math import (
     to_int256,
     to_uint160,
 )
-from toolkit.amm.v3.pool import Pool, TickInfo, tick_spacing_to_max_liquidity_per_tick
+from toolkit.amm.v3.pool import (
+    DepthExceeded,
+    Pool,
+    TickInfo,
+    tick_spacing_to_max_liquidity_per_tick,
+)
 from toolkit.amm.v3.sqrt_price_math import (
     get_amount0_delta,
     get_amount0_delta_signed,
@@ -52,6 +57,7 @@ __all__ = [
     "MIN_TICK",
     "Q96",
     "Q128",
+    "DepthExceeded",
     "Pool",
     "TickInfo",
     "add_delta",

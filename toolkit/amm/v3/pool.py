@@ -41,10 +41,28 @@ from toolkit.amm.v3.tick_math import (
     _tick_at_sqrt_ratio,
 )
 
-__all__ = ["Pool", "TickInfo", "tick_spacing_to_max_liquidity_per_tick"]
+__all__ = ["DepthExceeded", "Pool", "TickInfo", "tick_spacing_to_max_liquidity_per_tick"]
 
 _MAX_INT256 = (1 << 255) - 1
 _MIN_INT256 = -(1 << 255)
+
+
+class DepthExceeded(AmmError):
+    """A swap would move the price of a pool known only within ``bounds`` (a snapshot read to a
+    depth) outside them, where its initialised ticks were not read: the quote would not be the
+    chain's.
+
+    >>> print(DepthExceeded(-9000, (-7680, 7679)))
+    beyond the snapshot's depth: the price would reach tick -9000, the snapshot knows [-7680, 7679]
+    """
+
+    def __init__(self, tick: int, bounds: tuple[int, int]) -> None:
+        super().__init__(
+            f"beyond the snapshot's depth: the price would reach tick {tick}, "
+            f"the snapshot knows [{bounds[0]}, {bounds[1]}]"
+        )
+        self.tick = tick
+        self.bounds = bounds
 
 
 def tick_spacing_to_max_liquidity_per_tick(tick_spacing: int) -> int:
@@ -94,6 +112,10 @@ class Pool:
         self.ticks: dict[int, TickInfo] = {}
         self.tick_bitmap: dict[int, int] = {}
         self.positions: dict[tuple[int, int], int] = {}
+        #: ``(min_tick, max_tick)`` the pool's ticks are known for (a snapshot read to a
+        #: depth), or None for a pool known whole: a swap ending outside raises
+        #: :class:`DepthExceeded` instead of answering from ticks it does not know.
+        self.bounds: tuple[int, int] | None = None
 
     def __deepcopy__(self, memo: dict[int, object]) -> Pool:
         """An independent copy (routes execute on copies of the pools): the scalar state as is,
@@ -272,6 +294,7 @@ class Pool:
             self.fee_growth_global0_x128 if zero_for_one else self.fee_growth_global1_x128
         )
         crossed: list[tuple[int, int]] = []  # (tick, feeGrowthGlobal of the input token)
+        bounds = self.bounds
 
         while remaining != 0 and sqrt_price != sqrt_price_limit_x96:
             sqrt_price_start = sqrt_price
@@ -319,6 +342,8 @@ class Pool:
                 tick = tick_next - 1 if zero_for_one else tick_next
             elif sqrt_price != sqrt_price_start:
                 tick = _tick_at_sqrt_ratio(sqrt_price)
+            if bounds is not None and not bounds[0] <= tick <= bounds[1]:
+                raise DepthExceeded(tick, bounds)  # the price is monotonic: no way back
 
         if zero_for_one == exact_input:
             amount0, amount1 = amount_specified - remaining, calculated

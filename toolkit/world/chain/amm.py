@@ -260,6 +260,7 @@ class V3PoolContract(Contract):
         "v3pool.fee": "fee",
         "v3pool.tickSpacing": "tick_spacing",
         "v3pool.ticks": "ticks",
+        "v3pool.tickBitmap": "tick_bitmap",
         "v3pool.feeGrowthGlobal0X128": "fee_growth0",
         "v3pool.feeGrowthGlobal1X128": "fee_growth1",
     }
@@ -319,6 +320,10 @@ class V3PoolContract(Contract):
             0,
             True,
         )
+
+    def tick_bitmap(self, msg: Message, word: int) -> tuple[Any, ...]:
+        # the contract's own bitmap word: what a snapshot reader walks to find the ticks
+        return (self.pool.tick_bitmap.get(word, 0),)
 
     def fee_growth0(self, msg: Message) -> tuple[Any, ...]:
         return (self.pool.fee_growth_global0_x128,)

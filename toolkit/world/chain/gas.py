@@ -84,6 +84,7 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "v3pool.fee": 2_300,
         "v3pool.tickSpacing": 2_300,
         "v3pool.ticks": 4_800,
+        "v3pool.tickBitmap": 2_400,
         "v3pool.feeGrowthGlobal0X128": 2_400,
         "v3pool.feeGrowthGlobal1X128": 2_400,
         "universalRouter.execute": 24_000,
