@@ -120,7 +120,9 @@ def test_blocking_csv_has_a_standard_error_per_window(full_report: ReportResult)
 
 def test_markdown_links_figures_and_holds_no_absolute_path(full_report: ReportResult) -> None:
     text = full_report.markdown.read_text(encoding="utf-8")
-    assert text.startswith("# Toolkit report\n")
+    # The fixture's runs observed the embedded service: the page says it is simulated.
+    assert text.startswith("# Toolkit report (simulated)\n")
+    assert "**Simulated data**" in text
     for name in ALL_FIGURES:
         assert f"]({name})" in text
     assert "| Ethereum→Base USDC | 30 | 27 | 3 | 0.1 |" in text

@@ -11,7 +11,7 @@ code: give them a :class:`toolkit.client.ServiceClient`.
 >>> from toolkit.clock import VirtualClock
 >>> from toolkit.collect import RfqSweep
 >>> from toolkit.store import Store
->>> with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
+>>> with ServiceClient(embedded=True, clock=VirtualClock()) as client, Store(":memory:") as store:
 ...     result = RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
 >>> result.status, result.rows_written > 0
 ('completed', True)
@@ -30,10 +30,9 @@ from toolkit.collect.grid import (
     tier_amounts,
 )
 from toolkit.collect.rfq import DEFAULT_USER, RfqSweep
-from toolkit.collect.run import BaseCollector, Collector, RunResult
+from toolkit.collect.run import BaseCollector, CollectionFailed, Collector, RunResult
 from toolkit.collect.snapshot import Snapshot
 from toolkit.collect.stream import LiquidityStream, stream_source
-from toolkit.collect.traffic import Traffic
 from toolkit.collect.writer import BatchWriter
 
 __all__ = [
@@ -45,6 +44,7 @@ __all__ = [
     "BatchWriter",
     "BorrowSweep",
     "ChainCollector",
+    "CollectionFailed",
     "Collector",
     "CreditCollector",
     "DiscoveredRoute",
@@ -54,7 +54,6 @@ __all__ = [
     "RpcFailure",
     "RunResult",
     "Snapshot",
-    "Traffic",
     "discover_routes",
     "grid_for",
     "known_accounts",

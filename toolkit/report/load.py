@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from toolkit.report.result import ReportError
-from toolkit.store import Store, StoreError
+from toolkit.store import Store, StoreError, price_table
 
 __all__ = ["ReportData", "display_path", "load_data"]
 
@@ -50,6 +50,11 @@ class ReportData:
     credit_protocol: pl.DataFrame = field(default_factory=pl.DataFrame)
     backtest_runs: pl.DataFrame = field(default_factory=pl.DataFrame)
     backtest_pool_totals: pl.DataFrame = field(default_factory=pl.DataFrame)
+    #: The stored prices (:func:`toolkit.store.price_table`) and token names figures use.
+    prices: pl.DataFrame = field(default_factory=pl.DataFrame)
+    tokens: pl.DataFrame = field(default_factory=pl.DataFrame)
+    #: True when any run observed a simulated target (embedded service or backtest).
+    simulated: bool = False
 
 
 def _open(path: Path, where: str) -> Store:
@@ -137,6 +142,9 @@ def _read(store: Store, where: str) -> ReportData:
         credit_protocol=_latest_credit(store, "credit_protocol", "chain, collateral"),
         backtest_runs=store.query(_BACKTEST_RUNS),
         backtest_pool_totals=store.query(_POOL_TOTALS),
+        prices=price_table(store),
+        tokens=store.query("SELECT chain, address, symbol, decimals FROM tokens"),
+        simulated=bool(runs.filter(pl.col("target_kind").is_in(["embedded", "simulated"])).height),
     )
 
 

@@ -435,6 +435,30 @@ CREATE TABLE credit_collateral (
 """
 
 #: Every migration, in order. Append only; never edit a released entry.
+# Which target a run observed (embedded: the simulated service in-process; served: a service on
+# a loopback host; real: any other; simulated: a backtest), USD prices by source, chain, token
+# and time, and token names read from chains (symbol and decimals, cached).
+_TARGETS_AND_PRICES = """
+ALTER TABLE collection_runs ADD COLUMN target_kind VARCHAR;
+
+CREATE TABLE prices (
+    source      VARCHAR NOT NULL,   -- scenario, oracle, pool, user
+    chain       BIGINT NOT NULL,
+    token       VARCHAR NOT NULL,   -- lowercase address
+    symbol      VARCHAR,
+    observed_at TIMESTAMPTZ NOT NULL,
+    usd         DECIMAL(38,18) NOT NULL
+);
+
+CREATE TABLE tokens (
+    chain    BIGINT NOT NULL,
+    address  VARCHAR NOT NULL,      -- lowercase
+    symbol   VARCHAR NOT NULL,
+    decimals INTEGER NOT NULL,
+    source   VARCHAR NOT NULL       -- registry, contract, scenario
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "collection tables", _COLLECTION_TABLES),
     Migration(2, "backtest tables", _BACKTEST_TABLES),
@@ -442,6 +466,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "credit tables", _CREDIT_TABLES),
     Migration(5, "swap tables", _SWAP_TABLES),
     Migration(6, "credit collateral", _CREDIT_COLLATERAL_TABLE),
+    Migration(7, "run targets, prices and tokens", _TARGETS_AND_PRICES),
 )
 
 _LEDGER = """
@@ -511,8 +536,8 @@ def pending_migrations(
     """Migrations not yet applied; raises ``StoreError`` for a newer or diverging database.
 
     Example:
-        >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))]
-        [1, 2, 3, 4, 5, 6]
+        >>> [m.version for m in pending_migrations(duckdb.connect(":memory:"))][:3]
+        [1, 2, 3]
     """
     return _check_history(_applied(con), migrations, where)
 
@@ -531,8 +556,8 @@ def apply_migrations(
 
     Example:
         >>> con = duckdb.connect(":memory:")
-        >>> apply_migrations(con), apply_migrations(con)
-        ([1, 2, 3, 4, 5, 6], [])
+        >>> len(apply_migrations(con)) == len(MIGRATIONS), apply_migrations(con)
+        (True, [])
     """
     versions = [m.version for m in migrations]
     if versions != sorted(set(versions)) or (versions and versions[0] < 1):

@@ -26,15 +26,15 @@ market the collectors observe, not observations. What it did is counted (:attr:`
 a report can set the collectors' own requests against it.
 """
 
-from toolkit.collect.traffic.actions import GAS as GAS
-from toolkit.collect.traffic.actions import MAX_APPROVAL as MAX_APPROVAL
-from toolkit.collect.traffic.actions import RECEIPT_BLOCKS as RECEIPT_BLOCKS
-from toolkit.collect.traffic.actions import RECEIPT_TRIES as RECEIPT_TRIES
-from toolkit.collect.traffic.replay import LATE as LATE
-from toolkit.collect.traffic.replay import WAIT_SLICE as WAIT_SLICE
-from toolkit.collect.traffic.replay import Traffic
-from toolkit.collect.traffic.schedule import CREDIT_ACTIONS as CREDIT_ACTIONS
-from toolkit.collect.traffic.schedule import (
+from toolkit.simulate.traffic.actions import GAS as GAS
+from toolkit.simulate.traffic.actions import MAX_APPROVAL as MAX_APPROVAL
+from toolkit.simulate.traffic.actions import RECEIPT_BLOCKS as RECEIPT_BLOCKS
+from toolkit.simulate.traffic.actions import RECEIPT_TRIES as RECEIPT_TRIES
+from toolkit.simulate.traffic.replay import LATE as LATE
+from toolkit.simulate.traffic.replay import WAIT_SLICE as WAIT_SLICE
+from toolkit.simulate.traffic.replay import Traffic
+from toolkit.simulate.traffic.schedule import CREDIT_ACTIONS as CREDIT_ACTIONS
+from toolkit.simulate.traffic.schedule import (
     CREDIT_FLOW_COLUMNS,
     FLOW_COLUMNS,
     SWAP_FLOW_COLUMNS,
