@@ -135,3 +135,21 @@ def test_the_command_line_names_rejected_credentials(
     with Store(tmp_path / "s.duckdb") as store:
         assert store.query("SELECT status FROM collection_runs")["status"].to_list() == ["failed"]
         assert store.query("SELECT status FROM swap_routes")["status"].to_list() == [401]
+
+
+@pytest.mark.loopback
+def test_a_run_where_every_request_failed_ends_failed_naming_the_first_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = argparse.ArgumentParser(prog="toolkit collect")
+    command.add_arguments(parser)
+    db = tmp_path / "s.duckdb"
+    with serve_in_thread(create_app(load_scenario("default", env={}))) as url:
+        # The main interface's URL given as the swap URL: every route request is a 404.
+        args = parser.parse_args(["swap", "--swap-url", url, "--db", str(db), "--no-progress"])
+        assert command.run(args) == 2
+    err = capsys.readouterr().err
+    assert f"every request to the swap service at {url} failed; the first: route: HTTP 404" in err
+    with Store(db) as store:
+        assert store.query("SELECT status FROM collection_runs")["status"].to_list() == ["failed"]
+        assert set(store.query("SELECT status FROM swap_routes")["status"].to_list()) == {404}

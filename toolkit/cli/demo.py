@@ -1,7 +1,8 @@
 """``toolkit demo``: the whole main job on the embedded default, as ``make demo`` runs it.
 
-One pass through every layer, offline: the embedded service (in-process, the default target of
-every client) running ``--speed`` times faster than real time, with other users' order flow at
+One pass through every layer, offline: the embedded service (in-process, named explicitly:
+``ServiceClient(embedded=True)``; its runs are recorded as ``embedded`` and the report says
+"Simulated") running ``--speed`` times faster than real time, with other users' order flow at
 the default scenario's rates as background traffic (RFQs that convert, open on chain, fill and
 settle; swaps on the AMM pools; borrowers that lock, draw, repay and unlock:
 :class:`toolkit.simulate.Traffic`), so the collectors observe a market rather than their own
