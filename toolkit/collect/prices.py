@@ -4,6 +4,7 @@ contract through web3.py (cached in ``tokens``).
 
 >>> from datetime import UTC, datetime
 >>> from toolkit.scenario import load_scenario
+>>> from toolkit.store import Store, latest_prices
 >>> store = Store(":memory:")
 >>> record_scenario(store, load_scenario("default", env={}), datetime(2026, 1, 1, tzinfo=UTC))
 >>> latest_prices(store)["WETH"]
