@@ -16,7 +16,7 @@ from toolkit.store import Store, StoreError
 @pytest.fixture(scope="module")
 def collected() -> Store:
     store = Store(":memory:")
-    with ServiceClient(clock=VirtualClock()) as client:
+    with ServiceClient(embedded=True, clock=VirtualClock()) as client:
         Snapshot(client, store, progress=False).run()
         RfqSweep(client, store, rounds=3, interval=20, progress=False).run()
     return store

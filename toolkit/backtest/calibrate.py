@@ -16,7 +16,7 @@ free of DuckDB, and a calibration exists to feed a backtest.)
 >>> from toolkit.clock import VirtualClock
 >>> from toolkit.collect import RfqSweep, Snapshot
 >>> from toolkit.store import Store
->>> with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
+>>> with ServiceClient(embedded=True, clock=VirtualClock()) as client, Store(":memory:") as store:
 ...     _ = Snapshot(client, store, progress=False).run()
 ...     _ = RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
 ...     fitted = calibrate(store, "default")
