@@ -111,7 +111,7 @@ def main() -> None:
         results = []
         for _ in range(REPEATS):
             # A fresh service per measurement, so reservations from the last one do not linger.
-            with ServiceClient(env={}, retry=policy) as client:
+            with ServiceClient(embedded=True, env={}, retry=policy) as client:
                 grid = light_grid(client)
                 warm(client, grid)
                 results.append(run(client, grid))

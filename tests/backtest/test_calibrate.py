@@ -9,8 +9,9 @@ from toolkit.backtest import generate_flow, replay
 from toolkit.backtest.calibrate import calibrate
 from toolkit.client import ServiceClient
 from toolkit.clock import ScaledClock, VirtualClock
-from toolkit.collect import RfqSweep, Snapshot, Traffic
-from toolkit.collect.traffic import record_traffic
+from toolkit.collect import RfqSweep, Snapshot
+from toolkit.simulate import Traffic
+from toolkit.simulate.traffic import record_traffic
 from toolkit.scenario import load_scenario
 from toolkit.store import Store, StoreError
 
@@ -22,7 +23,7 @@ USERS = generate_flow("default", hours=0.025, rate=2.0, seed=5)
 def collected() -> Store:
     """A snapshot, the market's RFQs (background traffic) and a collector's sweep meanwhile."""
     store = Store(":memory:")
-    with ServiceClient(clock=ScaledClock(100.0)) as client:
+    with ServiceClient(embedded=True, clock=ScaledClock(100.0)) as client:
         Snapshot(client, store, progress=False).run()
         with Traffic(client.embedded, USERS) as traffic:
             RfqSweep(client, store, rounds=2, interval=20, progress=False).run()

@@ -16,9 +16,9 @@ def test_help_lists_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None
         main(["--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
-    for name in ("serve", "collect", "backtest", "report", "demo"):
+    for name in ("serve", "collect", "backtest", "report", "demo", "target"):
         assert name in out
-    assert set(COMMANDS) == {"serve", "collect", "backtest", "report", "demo"}
+    assert set(COMMANDS) == {"serve", "collect", "backtest", "report", "demo", "target"}
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,9 @@ from toolkit.client import (
     AsyncChainProvider,
     ChainProvider,
     EmbeddedService,
+    NoTarget,
     RetryPolicy,
+    TargetError,
     async_chain_web3,
     chain_web3,
     rpc_url,
@@ -39,14 +41,14 @@ def test_an_explicit_url_wins_and_the_environment_comes_next() -> None:
         chain_web3(8453, url="http://x", embedded=EmbeddedService("single-pool", env={}))
 
 
-def test_without_url_nor_variable_an_embedded_service_runs_in_process() -> None:
-    w3 = chain_web3(8453, env={})
-    try:
-        assert w3.eth.chain_id == 8453
-        assert w3.provider.url.startswith("http://embedded-")  # type: ignore[attr-defined]
-        assert w3.eth.get_block("latest")["number"] >= 0
-    finally:
-        w3.provider.close()  # type: ignore[attr-defined]
+def test_without_url_nor_variable_nothing_starts_and_the_message_says_how_to_choose() -> None:
+    with pytest.raises(NoTarget, match="TOOLKIT_RPC_URL_8453: no target is configured") as caught:
+        chain_web3(8453, env={})
+    assert "TOOLKIT_BASE_URL" in str(caught.value) and "--embedded" in str(caught.value)
+    # Another surface configured, this chain not: an error naming the chain's variable.
+    with pytest.raises(TargetError, match="TOOLKIT_RPC_URL_8453: not set, while") as partial:
+        async_chain_web3(8453, env={"TOOLKIT_BASE_URL": "https://svc.example"})
+    assert not isinstance(partial.value, NoTarget)
 
 
 def test_async_reads_in_process() -> None:

@@ -4,6 +4,7 @@ to nodes that refuse large ranges, answer 5xx or time out."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -291,7 +292,9 @@ def test_the_command_collects_a_chain_in_process(
 ) -> None:
     monkeypatch.delenv("TOOLKIT_RPC_URL_8453", raising=False)
     db = tmp_path / "chain.duckdb"
-    argv = ("chain", "--chain", "8453", "--to-block", "50", "--db", str(db), "--no-progress")
+    # A fresh embedded chain is at its genesis block: the range ends at the head.
+    argv = ("chain", "--embedded", "--chain", "8453", "--to-block", "0", "--db", str(db))
+    argv = (*argv, "--no-progress")
     assert run_cli(*argv, "--events", "transfers,deposits", "--chunk", "10") == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("run ") and out[0].endswith("(chain) completed")
@@ -299,7 +302,8 @@ def test_the_command_collects_a_chain_in_process(
         (record,) = store.runs().iter_rows(named=True)
         assert record["kind"] == "chain" and record["target_url"].startswith("http://embedded-")
         ranges = store.query("SELECT count(*) AS n, max(to_block) AS b FROM chain_ranges")
-        assert list(ranges.row(0)) == [6, 50]
+        assert list(ranges.row(0)) == [1, 0]
+        assert record["target_kind"] == "embedded"
 
 
 def test_the_command_reads_the_rpc_url_from_the_environment(
@@ -332,6 +336,18 @@ def test_the_command_refuses_bad_options(
         run_cli("chain", *argv)
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_range_beyond_the_head_is_refused_with_the_head(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "x.duckdb"
+    argv = ("--embedded", "--chain", "8453", "--to-block", "99999999", "--db", str(db))
+    assert run_cli("chain", *argv, "--no-progress") == 2
+    err = capsys.readouterr().err
+    assert re.search(r"--to-block: block 99999999 is beyond the chain head \(\d+\)", err), err
+    with Store(db, read_only=True) as store:
+        assert store.runs().height == 0  # refused before a run was recorded
 
 
 @pytest.mark.parametrize(

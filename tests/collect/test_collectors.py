@@ -17,13 +17,13 @@ from toolkit.collect import (
     LiquidityStream,
     RfqSweep,
     Snapshot,
-    Traffic,
     discover_routes,
     grid_for,
     tier_amounts,
 )
 from toolkit.resources import FeeTier
 from toolkit.scenario import load_scenario
+from toolkit.simulate import Traffic
 from toolkit.store import Store, StoreError
 
 from .conftest import Embedded

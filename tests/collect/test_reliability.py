@@ -7,8 +7,9 @@ import httpx
 import polars as pl
 
 from toolkit.clock import WALL
-from toolkit.collect import GridPoint, LiquidityStream, RfqSweep, Traffic
+from toolkit.collect import GridPoint, LiquidityStream, RfqSweep
 from toolkit.scenario import load_scenario
+from toolkit.simulate import Traffic
 from toolkit.store import Store
 
 from .conftest import Embedded, Fault, grid_flow

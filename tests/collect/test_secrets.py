@@ -25,7 +25,7 @@ def test_a_collection_leaves_no_trace_of_the_key(
     path = tmp_path / "collected.duckdb"
     env = {"TOOLKIT_API_KEY": KEY}
     texts: list[str] = []
-    with ServiceClient(env=env) as client, Store(path) as store:
+    with ServiceClient(embedded=True, env=env) as client, Store(path) as store:
         options: dict[str, Any] = {"progress": False}
         collectors = [
             RfqSweep(client, store, grid=small_grid, rounds=1, follow_transactions=True, **options),

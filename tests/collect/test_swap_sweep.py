@@ -14,7 +14,10 @@ from toolkit.cli import collect as command
 from toolkit.client import EmbeddedService, SwapClient, chain_web3
 from toolkit.clock import VirtualClock
 from toolkit.collect.swap import SwapPoint, SwapSweep, default_points
+from toolkit.scenario import load_scenario
+from toolkit.server import create_app, serve_in_thread
 from toolkit.store import Store, StoreError
+from toolkit.world.chain.markets import market_for
 
 STRANGER = "0x" + "77" * 20
 
@@ -35,11 +38,24 @@ def _web3s(service: EmbeddedService) -> dict[str, Any]:
     return {"mainnet": chain_web3(1, embedded=service), "base": chain_web3(8453, embedded=service)}
 
 
+def _pools() -> dict[str, list[str]]:
+    """The simulated markets' pool addresses (the simulation's own list, given to the sweep)."""
+    scenario = load_scenario("default", env={})
+    found = {}
+    for name, chain in (("mainnet", 1), ("base", 8453)):
+        market = market_for(scenario, chain)
+        assert market is not None
+        found[name] = [p.address for p in market.pools]
+    return found
+
+
 def test_a_sweep_stores_every_attempt_the_legs_and_the_pools(service: EmbeddedService) -> None:
     store = Store(":memory:")
     client = SwapClient(embedded=service, env={})
     points = _points()
-    result = SwapSweep(client, store, points=points, web3s=_web3s(service), progress=False).run()
+    result = SwapSweep(
+        client, store, points=points, web3s=_web3s(service), pools=_pools(), progress=False
+    ).run()
     assert result.status == "completed"
     routes = store.query("SELECT * FROM swap_routes ORDER BY attempt_id")
     assert routes.height == len(points) == 9
@@ -76,11 +92,15 @@ def test_an_interrupted_sweep_resumes_without_repeating_itself(service: Embedded
     store = Store(":memory:")
     points = _points()
     flaky = _Flaky(embedded=service, env={})
-    first = SwapSweep(flaky, store, points=points, web3s=_web3s(service), progress=False).run()
+    first = SwapSweep(
+        flaky, store, points=points, web3s=_web3s(service), pools=_pools(), progress=False
+    ).run()
     assert first.status == "interrupted"
     assert store.query("SELECT count(*) AS n FROM swap_routes")["n"][0] == 2
     client = SwapClient(embedded=service, env={})
-    sweep = SwapSweep(client, store, points=[points[0]], web3s=_web3s(service), progress=False)
+    sweep = SwapSweep(
+        client, store, points=[points[0]], web3s=_web3s(service), pools=_pools(), progress=False
+    )
     resumed = sweep.run(resume=first.run_id)  # the run's own grid, not the one given
     assert resumed.status == "completed"
     assert store.query("SELECT count(*) AS n FROM swap_routes")["n"][0] == len(points)
@@ -99,16 +119,37 @@ def test_bad_arguments(service: EmbeddedService) -> None:
         default_points(["polygon"])
 
 
+@pytest.mark.loopback
 def test_the_command_line_names_rejected_credentials(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.delenv("TOOLKIT_SWAP_URL", raising=False)
     monkeypatch.setenv("TOOLKIT_SWAP_API_KEY", "not-a-key")
     parser = argparse.ArgumentParser(prog="toolkit collect")
     command.add_arguments(parser)
     args = parser.parse_args(["swap", "--db", str(tmp_path / "s.duckdb"), "--no-progress"])
-    assert command.run(args) == 2
-    assert "rejected the credentials (401)" in capsys.readouterr().err
+    with serve_in_thread(create_app(load_scenario("default", env={}))) as url:
+        monkeypatch.setenv("TOOLKIT_SWAP_URL", f"{url}/swap")
+        assert command.run(args) == 2
+    err = capsys.readouterr().err
+    assert "rejected the credentials (401)" in err and "not-a-key" not in err
     with Store(tmp_path / "s.duckdb") as store:
         assert store.query("SELECT status FROM collection_runs")["status"].to_list() == ["failed"]
         assert store.query("SELECT status FROM swap_routes")["status"].to_list() == [401]
+
+
+@pytest.mark.loopback
+def test_a_run_where_every_request_failed_ends_failed_naming_the_first_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = argparse.ArgumentParser(prog="toolkit collect")
+    command.add_arguments(parser)
+    db = tmp_path / "s.duckdb"
+    with serve_in_thread(create_app(load_scenario("default", env={}))) as url:
+        # The main interface's URL given as the swap URL: every route request is a 404.
+        args = parser.parse_args(["swap", "--swap-url", url, "--db", str(db), "--no-progress"])
+        assert command.run(args) == 2
+    err = capsys.readouterr().err
+    assert f"every request to the swap service at {url} failed; the first: route: HTTP 404" in err
+    with Store(db) as store:
+        assert store.query("SELECT status FROM collection_runs")["status"].to_list() == ["failed"]
+        assert set(store.query("SELECT status FROM swap_routes")["status"].to_list()) == {404}

@@ -235,12 +235,13 @@ def test_the_stored_book_is_stressed_from_its_figures() -> None:
     from toolkit.client import ServiceClient
     from toolkit.clock import VirtualClock
     from toolkit.collect import CreditCollector
-    from toolkit.collect.credit import known_accounts
     from toolkit.models.health import snapshot_stress
+    from toolkit.scenario import load_scenario
     from toolkit.store import Store
+    from toolkit.world.chain.credit import book_accounts
 
-    with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
-        accounts = known_accounts(client, store)[:120]
+    with ServiceClient(embedded=True, clock=VirtualClock()) as client, Store(":memory:") as store:
+        accounts = book_accounts(load_scenario("default", env={}))[:120]
         CreditCollector(client, store, accounts=accounts, progress=False).run()
         book = store.query("SELECT * FROM credit_accounts")
     frame = snapshot_stress(book, shocks=[0.0, -0.2, -0.5])

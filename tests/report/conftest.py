@@ -11,6 +11,8 @@ import polars as pl
 import pytest
 
 from toolkit.backtest import BacktestResult, generate_flow, replay
+from toolkit.collect.prices import record_scenario
+from toolkit.scenario import load_scenario
 from toolkit.store import Store
 
 T0 = dt.datetime(2025, 3, 1, 12, 0, tzinfo=dt.UTC)
@@ -100,6 +102,8 @@ def tier_rows() -> pl.DataFrame:
 
 def fill_store(store: Store, *, backtest: bool = True) -> None:
     run = store.start_run("rfq", {"rounds": ROUNDS}, SOURCE, run_id="run-rfq", started_at=T0)
+    # What a run on the embedded service stores: its scenario's prices (source "scenario").
+    record_scenario(store, load_scenario("default", env={}), T0)
     store.append("rfq_observations", observation_rows(run))
     store.append("liquidity_events", event_rows(run))
     store.append("fee_tiers", tier_rows())

@@ -142,7 +142,9 @@ def test_backtest_timeline_has_a_wilson_interval_per_bin(full_report: ReportResu
 
 def test_markdown_links_figures_and_holds_no_absolute_path(full_report: ReportResult) -> None:
     text = full_report.markdown.read_text(encoding="utf-8")
-    assert text.startswith("# Toolkit report\n")
+    # The fixture's runs observed the embedded service: the page says it is simulated.
+    assert text.startswith("# Toolkit report (simulated)\n")
+    assert "**Simulated data**" in text
     for name in ALL_FIGURES:
         assert f"]({name})" in text
     assert "| Ethereum→Base USDC | 30 | 27 | 3 | 0.1 | 0" in text

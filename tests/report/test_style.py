@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import polars as pl
 import pytest
 
 from toolkit.report.style import dress, new_figure, series_styles, usd_ticks
-from toolkit.report.units import format_usd, price_usd, symbol_of, usd, with_human_amounts
+from toolkit.report.units import (
+    format_usd,
+    price_usd,
+    priced,
+    symbol_of,
+    usd,
+    with_human_amounts,
+)
+from toolkit.store import load_prices
+
+T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+T1 = T0 + dt.timedelta(hours=1)
+WETH = "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"
 
 
 def test_dress_titles_labels_and_switches_to_log_when_values_span_decades() -> None:
@@ -44,10 +58,30 @@ def test_usd_ticks_label_an_axis_in_dollars() -> None:
     assert format_usd(56_400_000.0) == "$56.4M"
 
 
-def test_prices_come_from_the_scenario_then_the_amm_markets() -> None:
-    assert price_usd("WETH") == 3000.0  # [pricing] of the default scenario
-    assert price_usd("USDT", 1) == pytest.approx(1.0, abs=0.01)  # the AMM market's price
-    assert usd(10**8, 1, "WBTC") == price_usd("WBTC", 1)
+def _stored_prices() -> pl.DataFrame:
+    """The default scenario's prices as a simulated run stores them, read back from a store."""
+    from toolkit.collect.prices import record_scenario
+    from toolkit.scenario import load_scenario
+    from toolkit.store import Store, price_table
+
+    with Store(":memory:") as store:
+        record_scenario(store, load_scenario("default", env={}), T0)
+        load_prices(
+            store,
+            [{"chain": 1, "token": WETH, "symbol": "WETH", "observed_at": T1, "usd": 2000}],
+            source="oracle",
+        )
+        return price_table(store)
+
+
+def test_prices_come_from_the_store_at_the_observations_time() -> None:
+    assert price_usd("WETH") is None and usd(10**18, 1, "WETH") is None  # nothing stored
+    with priced(_stored_prices()):
+        assert price_usd("WETH", 1, T0) == 3000.0  # the scenario's, stored at T0
+        assert price_usd("WETH", 1, T1) == 2000.0  # the oracle's read at T1 is the latest
+        assert price_usd("WETH", 1) == 2000.0
+        assert price_usd("USDT", 1) == pytest.approx(1.0, abs=0.01)  # the AMM token's price
+        assert usd(10**8, 1, "WBTC", T0) == price_usd("WBTC", 1, T0)
     assert symbol_of(42161, "0xaf88d065e77c8cC2239327C5EDb3A432268e5831") == "USDC"
 
 
@@ -56,10 +90,19 @@ def test_human_amounts_sit_beside_the_exact_integers() -> None:
     frame = pl.DataFrame(
         {"chain": [1], "token": ["WETH"], "amount": pl.Series([big], dtype=pl.Int128)}
     )
-    human = with_human_amounts(frame, ["amount"], chain="chain", token="token")
+    with priced(_stored_prices()):
+        human = with_human_amounts(frame, ["amount"], chain="chain", token="token")
+        at_start = with_human_amounts(
+            frame.with_columns(pl.lit(T0).alias("at")),
+            ["amount"],
+            chain="chain",
+            token="token",
+            at="at",
+        )
+    assert at_start["amount_usd"][0] == pytest.approx(big / 10**18 * 3000)
     assert human["amount"].to_list() == [big]
     assert human["amount_tokens"][0] == pytest.approx(big / 10**18)
-    assert human["amount_usd"][0] == pytest.approx(big / 10**18 * 3000)
+    assert human["amount_usd"][0] == pytest.approx(big / 10**18 * 2000)
 
 
 def test_a_chain_has_one_colour_whatever_else_is_drawn() -> None:
@@ -75,3 +118,12 @@ def test_a_chain_has_one_colour_whatever_else_is_drawn() -> None:
     assert len({to_rgba(c) for c in CHAIN_COLORS.values()}) == len(CHAIN_COLORS)
     # Keys that are not chains keep the categorical palette.
     assert series_styles([("USDC→WETH", "x")])[("USDC→WETH", "x")]["color"] != "tab:purple"
+
+
+def test_titles_of_a_simulated_report_say_so() -> None:
+    from toolkit.report.style import simulated_titles
+
+    with simulated_titles(True):
+        ax = dress(new_figure().add_subplot(), title="fees", xlabel="x", ylabel="y")
+    plain = dress(new_figure().add_subplot(), title="fees", xlabel="x", ylabel="y")
+    assert (ax.get_title(), plain.get_title()) == ("Simulated: fees", "fees")

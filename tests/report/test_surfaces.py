@@ -14,6 +14,7 @@ from toolkit.backtest import BacktestResult
 from toolkit.report import ReportResult, write_report
 from toolkit.report.economics import YEAR_S, pool_economics
 from toolkit.report.load import load_data
+from toolkit.report.units import priced
 from toolkit.report.writer import REPORT_FILES
 from toolkit.scenario import load_scenario
 
@@ -159,7 +160,8 @@ def test_economics_are_fee_revenue_and_annualised_return_in_usd(surfaces_db: Sur
     path, results = surfaces_db
     data = load_data(path)
     result = results["bt-scale-1"]
-    table = pool_economics(data.backtest_pool_totals, "bt-scale-1")
+    with priced(data.prices, data.tokens):  # the stored prices, as write_report uses them
+        table = pool_economics(data.backtest_pool_totals, "bt-scale-1")
     capital, revenue = _usd_revenue(result)
     total = table.row(table.height - 1, named=True)
     assert total["pool"] == "total"

@@ -6,7 +6,7 @@ What would a change of pool size, fee tiers or reservation windows have done to 
   route mix, log-normal sizes clipped to each route's fee tiers, quote types, conversions).
 - :func:`generate_swap_flow` and :func:`generate_credit_flow` build seeded swap and credit
   activity (swaps on the AMM markets; borrowers that lock, draw, repay and unlock), which
-  :class:`toolkit.collect.Traffic` plays on a live embedded service beside an order flow.
+  :class:`toolkit.simulate.Traffic` plays on a live embedded service beside an order flow.
 - :func:`replay` runs a flow through the same engine that backs the embedded service: RFQ →
   transaction → escrow → fill → settlement, with optional client retries after a 404
   (:class:`RetryPolicy`). It returns a :class:`BacktestResult` with a request frame, a pool

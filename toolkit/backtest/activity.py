@@ -1,7 +1,7 @@
 """Seeded swap and credit activity of other users, beside the RFQ flow of :mod:`.flow`.
 
 Two more flow frames, each sorted by ``t`` (seconds from the start), played on a live embedded
-service by :class:`toolkit.collect.Traffic` together with an RFQ flow:
+service by :class:`toolkit.simulate.Traffic` together with an RFQ flow:
 
 A **swap flow** (:func:`generate_swap_flow`), one row per swap on the simulated chains' AMM pools:
 

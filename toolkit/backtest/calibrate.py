@@ -5,7 +5,7 @@ From a store: pool balances from ``pool_snapshots`` (the largest available amoun
 pool: a snapshot shows what is free, and an idle pool is all free), fee tiers from the latest
 ``fee_tiers`` snapshot of each route, and the flow from the market's RFQs in
 ``rfq_observations`` (first attempts of runs of kind ``traffic``: other users' requests, see
-:func:`toolkit.collect.traffic.record_traffic`): the arrival rate, the mix of routes, and a
+:func:`toolkit.simulate.traffic.record_traffic`): the arrival rate, the mix of routes, and a
 log-normal size model per token fitted to the amounts (median and log-space spread). A
 collector's own sweeps are left out: their rate, routes and amounts are the sweep's design (a
 grid paced by its interval), not users' demand, and fitting them would replay the collector.
@@ -18,11 +18,12 @@ free of DuckDB, and a calibration exists to feed a backtest.)
 
 >>> from toolkit.client import ServiceClient
 >>> from toolkit.clock import ScaledClock
->>> from toolkit.collect import RfqSweep, Snapshot, Traffic
->>> from toolkit.collect.traffic import record_traffic
+>>> from toolkit.collect import RfqSweep, Snapshot
+>>> from toolkit.simulate import Traffic
+>>> from toolkit.simulate.traffic import record_traffic
 >>> from toolkit.store import Store
 >>> users = generate_flow("default", hours=0.02, rate=1.0, seed=3)
->>> with ServiceClient(clock=ScaledClock(100.0)) as client, Store(":memory:") as store:
+>>> with ServiceClient(embedded=True, clock=ScaledClock(100.0)) as client, Store(":memory:") as store:
 ...     _ = Snapshot(client, store, progress=False).run()
 ...     with Traffic(client.embedded, users) as traffic:
 ...         _ = RfqSweep(client, store, rounds=1, interval=15, progress=False).run()

@@ -39,7 +39,9 @@ import polars as pl
 
 from toolkit.backtest.loop import FILLED, NO_CAPACITY, NO_ROUTE, OUTCOMES, Trace
 from toolkit.backtest.validate import FlowColumns
-from toolkit.store import Store, table_spec
+from toolkit.scenario import ScenarioError, load_scenario
+from toolkit.scenario.prices import scenario_prices
+from toolkit.store import Store, load_prices, table_spec
 
 __all__ = ["BacktestResult", "build_result"]
 
@@ -99,7 +101,19 @@ class BacktestResult:
         with recording as run:
             store.append("backtest_requests", self.request_rows(run.run_id))
             store.append("backtest_pools", self.pool_rows(run.run_id))
+            self._store_prices(store, run.run_id)
         return run.run_id
+
+    def _store_prices(self, store: Store, run_id: str) -> None:
+        """The scenario's prices (source ``scenario``) at the run's start, so the report
+        prices this simulated run as the simulation did; a scenario given only as an object
+        (no name to load it by) has its prices stored by whoever built it."""
+        try:
+            scenario = load_scenario(self.summary["scenario"], env={})
+        except ScenarioError:
+            return
+        started = store.run_record(run_id)["started_at"]
+        load_prices(store, scenario_prices(scenario, started), source="scenario")
 
     def request_rows(self, run_id: str) -> pl.DataFrame:
         """``requests`` shaped as ``backtest_requests`` rows for ``run_id``."""

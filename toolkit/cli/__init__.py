@@ -1,4 +1,4 @@
-"""The ``toolkit`` command: ``serve | collect | backtest | report | demo``.
+"""The ``toolkit`` command: ``serve | collect | backtest | report | demo | target``.
 
 Every subcommand is a module of this package with ``add_arguments(parser)`` and
 ``run(args) -> int`` (the exit status). Argument parsing, printing and exit codes live here and
@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from toolkit.cli import backtest, collect, demo, report, serve
+from toolkit.cli import backtest, collect, demo, report, serve, target
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -23,6 +23,7 @@ COMMANDS = {
     "backtest": (backtest, "replay a day of order flow on the engine"),
     "report": (report, "write figures and a summary table from a DuckDB file"),
     "demo": (demo, "the whole main job on the embedded default"),
+    "target": (target, "show the configured target (keys masked), or how to choose one"),
 }
 
 

@@ -7,12 +7,13 @@ message here is the rule and the text given, exactly as the library says it.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
 from toolkit.arguments import ArgumentError, number, whole
 
-__all__ = ["integer", "names", "real"]
+__all__ = ["FLAGS", "flagged", "integer", "names", "real"]
 
 T = TypeVar("T")
 
@@ -79,3 +80,40 @@ def _checked(convert: Callable[[str], object], check: Callable[[object], T]) -> 
             raise argparse.ArgumentTypeError(f"must be {exc.rule}, got {text!r}") from None
 
     return parse
+
+
+#: Library parameter names → the flags that set them (messages name the flag).
+FLAGS = {
+    "base_url": "--base-url",
+    "swap_url": "--swap-url",
+    "accounts": "--accounts",
+    "all_known": "--all-known",
+    "rounds": "--rounds",
+    "interval": "--interval",
+    "duration": "--duration",
+    "from_block": "--from-block",
+    "to_block": "--to-block",
+    "chunk": "--chunk",
+    "events": "--events",
+    "chain": "--chain",
+    "resume": "--resume",
+}
+
+
+def flagged(message: str) -> str:
+    """``message`` with the library's parameter names replaced by the command's flags: the
+    field a message starts with, and any snake_case name in it.
+
+    >>> flagged("accounts: give at least one account, or all_known with known ones")
+    '--accounts: give at least one account, or --all-known with known ones'
+    >>> flagged("--chain: required for chain (a chain id such as 8453)")
+    '--chain: required for chain (a chain id such as 8453)'
+    """
+    field, colon, rest = message.partition(":")
+    if colon and field in FLAGS:
+        message = f"{FLAGS[field]}:{rest}"
+    return re.sub(
+        r"(?<![-\w])[a-z]+(?:_[a-z]+)+(?![\w-])",
+        lambda m: FLAGS.get(m.group(0), m.group(0)),
+        message,
+    )

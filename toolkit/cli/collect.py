@@ -1,23 +1,30 @@
 """``toolkit collect rfq|borrow|liquidity|snapshot|chain|swap|credit|pools``: collect from the
 service, or a chain's blocks and logs, into DuckDB.
 
-The target is ``--base-url`` or ``$TOOLKIT_BASE_URL``; without either the embedded service runs
-in-process (nothing is started outside this process, no port is opened). The API key is read
-from ``$TOOLKIT_API_KEY`` only: there is no key option, so a key never lands in shell history,
-process lists or output. For ``liquidity`` against the embedded service, a background thread
-replays other users' order flow at the scenario's rates (RFQs, orders opened on chain, fills and
-settlements; not recorded: :class:`toolkit.collect.Traffic`) so that the stream carries a
-market's events; against a real service nothing is sent but the stream request.
+The target is one :class:`~toolkit.client.Target` for every surface: ``--base-url`` /
+``$TOOLKIT_BASE_URL``, ``--swap-url`` / ``$TOOLKIT_SWAP_URL``, ``$TOOLKIT_CREDIT_URL``,
+``$TOOLKIT_RPC_URL_<chainId>``, over ``--profile`` / ``$TOOLKIT_PROFILE``; or ``--embedded``,
+the simulated service in-process (nothing is started outside this process, no port is opened),
+which is never chosen unless named. With no target the command says how to choose one and
+exits 2; a surface left unconfigured while others are set is an error naming its variable.
+Keys are read from the environment (or the profile) only: there is no key option, so a key
+never lands in shell history, process lists or output. For ``liquidity`` against the
+embedded service, a background thread replays other users' order flow at the scenario's rates
+(RFQs, orders opened on chain, fills and settlements; not recorded:
+:class:`toolkit.simulate.Traffic`) so that the stream carries a market's events; against a
+real service nothing is sent but the stream request.
 
 ``chain`` reads blocks and token logs of ``--chain`` over ``--from-block``..``--to-block``
-through JSON-RPC: ``--rpc-url``, else ``$TOOLKIT_RPC_URL_<chainId>``, else the embedded
-service's simulated chain in-process. Only the URL's scheme, host and port are recorded.
+through JSON-RPC: ``--rpc-url``, else ``$TOOLKIT_RPC_URL_<chainId>``, else (``--embedded``) the
+embedded service's simulated chain in-process. Only the URL's scheme, host and port are
+recorded; a ``--to-block`` beyond the chain head is refused with the head's number.
 
 ``swap`` sweeps the swap API (pairs × log-spaced sizes × mainnet and base) into ``swap_routes``
-and ``swap_route_legs``: the swap URL is ``--base-url`` or ``$TOOLKIT_SWAP_URL`` (else the
-embedded service's ``/swap``), the Basic credentials ``$TOOLKIT_SWAP_USERNAME`` and
-``$TOOLKIT_SWAP_API_KEY``; on the embedded service the AMM pools are also read through web3.py
-into ``amm_pool_snapshots``.
+and ``swap_route_legs``: the swap URL is ``--swap-url`` or ``$TOOLKIT_SWAP_URL`` (the embedded
+service's ``/swap`` with ``--embedded``), the Basic credentials ``$TOOLKIT_SWAP_USERNAME`` and
+``$TOOLKIT_SWAP_API_KEY``; the grid's tokens come from the chain registry (the scenario's own
+tokens only with ``--embedded``), sized at the store's latest prices; on the embedded service
+the AMM pools are also read through web3.py into ``amm_pool_snapshots``.
 
 ``pools`` finds the Uniswap V2 pairs and V3 pools between ``--tokens`` (default: the registry's
 tokens on ``--chain``) from the factories' creation logs (``--v3-factory``/``--v2-factory``,
@@ -26,12 +33,14 @@ default: the registry's, from their deployment block) over JSON-RPC as ``chain``
 ``amm_pool_ticks`` (``--depth-ticks`` either side of the price).
 
 ``credit`` snapshots ``/credit/protocol`` and, for each of ``--accounts`` (and with
-``--all-known`` the accounts of earlier credit runs and the embedded scenario's seeded book),
+``--all-known`` the accounts of earlier credit runs and every account the credit hubs' and
+collateral escrows' events name, found through ``eth_getLogs``),
 ``/info``, operator status and auto top-up configs, ``--rounds`` times ``--interval`` seconds
 apart; the credit surface needs no key.
 
-Exit status: 0 completed, 2 for a bad URL, a rejected key (401), an unreachable service, an
-unwritable database or a bad option, 130 when interrupted (the run can be resumed).
+Exit status: 0 completed, 2 for no target, a bad URL, a rejected key (401), an unreachable
+service, a run in which every request failed (recorded ``failed``; the message names the first
+error), an unwritable database or a bad option, 130 when interrupted (the run can be resumed).
 """
 
 from __future__ import annotations
@@ -40,7 +49,8 @@ import argparse
 import sys
 from typing import Any
 
-from toolkit.cli.argtypes import integer, names, real
+from toolkit.cli.argtypes import flagged, integer, names, real
+from toolkit.cli.target import add_target_arguments, load_target
 
 __all__ = ["add_arguments", "run"]
 
@@ -66,13 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="DuckDB file to write (default: data/toolkit.duckdb)",
     )
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        default=None,
-        help="service URL (default: $TOOLKIT_BASE_URL, else the embedded service in-process); "
-        "the API key is read from $TOOLKIT_API_KEY",
-    )
+    add_target_arguments(parser)
     parser.add_argument(
         "--duration",
         type=real(above=0),
@@ -148,8 +152,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rpc-url",
         metavar="URL",
         default=None,
-        help="chain: JSON-RPC endpoint (default: $TOOLKIT_RPC_URL_<chainId>, else the embedded "
-        "service in-process)",
+        help="chain: JSON-RPC endpoint (default: $TOOLKIT_RPC_URL_<chainId>, or the embedded "
+        "service's chain with --embedded)",
     )
     parser.add_argument(
         "--accounts",
@@ -160,103 +164,130 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--all-known",
         action="store_true",
-        help="credit: add the accounts of earlier credit runs (and the embedded scenario's book)",
+        help="credit: add the accounts of earlier credit runs and every account the credit "
+        "hubs' events name (discovered through eth_getLogs)",
     )
     _add_pool_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
 def _fail(message: str) -> int:
-    print(f"toolkit collect: {message}", file=sys.stderr)
+    print(f"toolkit collect: {flagged(message)}", file=sys.stderr)
     return 2
+
+
+def _connect(args: argparse.Namespace, **options: Any) -> Any:
+    """The :class:`~toolkit.client.Connection` of the command's target (raises TargetError)."""
+    from toolkit.client import Connection
+
+    return Connection(load_target(args), **options)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run one collection; print the run id, rows written and database path."""
     from toolkit.client import (
         RetryPolicy,
-        ServiceClient,
         ServiceError,
+        TargetError,
         TransportError,
         Unauthorized,
     )
+    from toolkit.collect import CollectionFailed
     from toolkit.store import Store, StoreError
 
-    if args.kind == "chain":
-        return _chain(args)
-    if args.kind == "swap":
-        return _swap(args)
     if args.kind == "pools":
-        return _pools(args)
+        # Only a node is read: no service target, so no connection to open.
+        try:
+            return _pools(args)
+        except TargetError as exc:
+            return _fail(str(exc))
     if args.capacity_retries < 0:
         return _fail(f"--capacity-retries: must be 0 or more, got {args.capacity_retries}")
     try:
-        client = ServiceClient(
-            args.base_url, retry=RetryPolicy(capacity_retries=args.capacity_retries)
-        )
-    except ValueError as exc:
+        conn = _connect(args, retry=RetryPolicy(capacity_retries=args.capacity_retries))
+    except TargetError as exc:
         return _fail(str(exc))
-    try:
+    with conn:
+        try:
+            if args.kind == "chain":
+                return _chain(conn, args)
+            if args.kind == "swap":
+                return _swap(conn, args)
+            client = conn.credit_service if args.kind == "credit" else conn.service
+        except TargetError as exc:
+            return _fail(str(exc))
         try:
             store = Store(args.db)
         except StoreError as exc:
             return _fail(f"cannot use the database: {exc}")
         with store:
             try:
-                result = _collect(client, store, args)
+                result = _collect(conn, client, store, args)
             except Unauthorized:
                 return _fail(
                     f"the service at {client.base_url} rejected the API key (401); "
                     "set TOOLKIT_API_KEY to a key it accepts"
                 )
+            except CollectionFailed as exc:
+                return _fail(f"every request to {client.base_url} failed; the first: {exc}")
             except TransportError as exc:
                 return _fail(f"cannot reach the service at {client.base_url} ({exc})")
             except ServiceError as exc:
                 return _fail(f"the service at {client.base_url} answered an error: {exc}")
             except (StoreError, ValueError) as exc:
                 return _fail(str(exc))
-    finally:
-        client.close()
     return _report(result)
 
 
-def _swap(args: argparse.Namespace) -> int:
-    from toolkit.client import ServiceError, SwapClient, TransportError, Unauthorized, chain_web3
-    from toolkit.collect.swap import SwapSweep
+def _swap(conn: Any, args: argparse.Namespace) -> int:
+    from toolkit.client import ServiceError, TransportError, Unauthorized
+    from toolkit.collect import CollectionFailed
+    from toolkit.collect.swap import SwapSweep, default_points
     from toolkit.store import Store, StoreError
 
+    client = conn.swap
     try:
-        client = SwapClient(args.base_url)
-    except ValueError as exc:
-        return _fail(str(exc))
-    try:
+        store = Store(args.db)
+    except StoreError as exc:
+        return _fail(f"cannot use the database: {exc}")
+    web3s, pools = {}, {}
+    if conn.embedded is not None and conn.embedded.scenario is not None:
+        # The simulated markets' pools: the simulation's own list (a real service's pools
+        # are given by address to SwapSweep).
+        from toolkit.world.chain.markets import market_for
+
+        for name, chain in (("mainnet", 1), ("base", 8453)):
+            market = market_for(conn.embedded.scenario, chain)
+            if market is not None:
+                web3s[name] = conn.chain(chain)
+                pools[name] = [p.address for p in market.pools]
+    with store:
+        from toolkit.store import latest_prices
+
+        simulated = conn.embedded is not None
+        points = default_points(
+            simulated=simulated, prices=None if simulated else latest_prices(store)
+        )
+        sweep = SwapSweep(
+            client, store, points=points, web3s=web3s, pools=pools, progress=not args.no_progress
+        )
         try:
-            store = Store(args.db)
-        except StoreError as exc:
-            return _fail(f"cannot use the database: {exc}")
-        web3s = {}
-        if client.embedded is not None:
-            web3s = {
-                name: chain_web3(chain, embedded=client.embedded)
-                for name, chain in (("mainnet", 1), ("base", 8453))
-            }
-        with store:
-            sweep = SwapSweep(client, store, web3s=web3s, progress=not args.no_progress)
-            try:
-                result = sweep.run(resume=args.resume)
-            except Unauthorized:
-                return _fail(
-                    f"the swap service at {client.url} rejected the credentials (401); set "
-                    "TOOLKIT_SWAP_USERNAME and TOOLKIT_SWAP_API_KEY"
-                )
-            except TransportError as exc:
-                return _fail(f"cannot reach the swap service at {client.url} ({exc})")
-            except ServiceError as exc:
-                return _fail(f"the swap service at {client.url} answered an error: {exc}")
-            except (StoreError, ValueError) as exc:
-                return _fail(str(exc))
-    finally:
-        client.close()
+            result = sweep.run(resume=args.resume)
+        except Unauthorized:
+            return _fail(
+                f"the swap service at {client.url} rejected the credentials (401); set "
+                "TOOLKIT_SWAP_USERNAME and TOOLKIT_SWAP_API_KEY"
+            )
+        except CollectionFailed as exc:
+            return _fail(
+                f"every request to the swap service at {client.url} failed; the first: {exc}"
+            )
+        except TransportError as exc:
+            return _fail(f"cannot reach the swap service at {client.url} ({exc})")
+        except ServiceError as exc:
+            return _fail(f"the swap service at {client.url} answered an error: {exc}")
+        except (StoreError, ValueError) as exc:
+            return _fail(str(exc))
     return _report(result)
 
 
@@ -271,9 +302,10 @@ def _report(result: Any) -> int:
     return 0
 
 
-def _collect(client: Any, store: Any, args: argparse.Namespace) -> Any:
+def _collect(conn: Any, client: Any, store: Any, args: argparse.Namespace) -> Any:
     from toolkit.backtest import generate_flow
-    from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot, Traffic
+    from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot
+    from toolkit.simulate import Traffic
 
     progress = not args.no_progress
     if args.kind in ("rfq", "borrow"):
@@ -299,11 +331,15 @@ def _collect(client: Any, store: Any, args: argparse.Namespace) -> Any:
         from toolkit.collect import CreditCollector
 
         accounts = [a.strip() for a in args.accounts.split(",") if a.strip()]
+        web3s = {}
+        for chain in conn.target.rpc_urls if conn.embedded is None else ():
+            web3s[chain] = conn.chain(chain)
         credit = CreditCollector(
             client,
             store,
             accounts=accounts,
             all_known=args.all_known,
+            web3s=web3s,
             rounds=args.rounds or 1,
             interval=60.0 if args.interval is None else args.interval,
             progress=progress,
@@ -320,10 +356,10 @@ def _collect(client: Any, store: Any, args: argparse.Namespace) -> Any:
         return stream.run(resume=args.resume)
 
 
-def _chain(args: argparse.Namespace) -> int:
+def _chain(conn: Any, args: argparse.Namespace) -> int:
     import httpx
 
-    from toolkit.client import chain_web3
+    from toolkit.client import TargetError, chain_web3
     from toolkit.collect import ChainCollector, RpcFailure
     from toolkit.store import Store, StoreError
 
@@ -337,6 +373,9 @@ def _chain(args: argparse.Namespace) -> int:
         )
     if args.rpc_url is not None and not args.rpc_url.startswith(("http://", "https://")):
         return _fail("--rpc-url: must be an absolute http(s) URL")
+    # The node first: with no target nothing is opened, not even the database.
+    if args.chain is not None and args.rpc_url is None:
+        conn.chain(args.chain)
     try:
         store = Store(args.db)
     except StoreError as exc:
@@ -348,7 +387,10 @@ def _chain(args: argparse.Namespace) -> int:
                 chain = int(store.run_record(args.resume)["parameters"]["chain"])
             except (StoreError, KeyError, TypeError, ValueError) as exc:
                 return _fail(str(exc))
-        w3 = chain_web3(chain, url=args.rpc_url)
+        try:
+            w3 = conn.chain(chain) if args.rpc_url is None else chain_web3(chain, url=args.rpc_url)
+        except TargetError as exc:
+            return _fail(str(exc))
         target = getattr(w3.provider, "public_url", "the node")
         try:
             collector = ChainCollector(
@@ -369,7 +411,8 @@ def _chain(args: argparse.Namespace) -> int:
         except httpx.HTTPError as exc:
             return _fail(f"cannot reach the node at {target} ({type(exc).__name__})")
         finally:
-            w3.provider.close()  # type: ignore[attr-defined]
+            if args.rpc_url is not None:
+                w3.provider.close()  # type: ignore[union-attr]
     return _report(result)
 
 

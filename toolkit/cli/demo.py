@@ -1,10 +1,11 @@
 """``toolkit demo``: the whole main job on the embedded default, as ``make demo`` runs it.
 
-One pass through every layer, offline: the embedded service (in-process, the default target of
-every client) running ``--speed`` times faster than real time, with other users' order flow at
+One pass through every layer, offline: the embedded service (in-process, named explicitly:
+``ServiceClient(embedded=True)``; its runs are recorded as ``embedded`` and the report says
+"Simulated") running ``--speed`` times faster than real time, with other users' order flow at
 the default scenario's rates as background traffic (RFQs that convert, open on chain, fill and
 settle; swaps on the AMM pools; borrowers that lock, draw, repay and unlock:
-:class:`toolkit.collect.Traffic`), so the collectors observe a market rather than their own
+:class:`toolkit.simulate.Traffic`), so the collectors observe a market rather than their own
 requests; collection from its surfaces into DuckDB (discovery snapshot, a swap-route sweep and a
 credit snapshot of the seeded book and the traffic's borrowers while the traffic warms up, the
 liquidity event stream, a paced RFQ sweep that only asks for quotes (opening orders would hold
@@ -146,7 +147,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     # A capacity 404 is an observation here, recorded like any other answer: retrying it would
     # only make the demo sleep through the 15 s reservation window.
     clock = ScaledClock(args.speed)
-    with store, ServiceClient(retry=RetryPolicy(capacity_retries=0), clock=clock) as client:
+    with (
+        store,
+        ServiceClient(embedded=True, retry=RetryPolicy(capacity_retries=0), clock=clock) as client,
+    ):
         step(
             f"embedded service started in-process ({client.base_url}), "
             f"its clock {args.speed:g}x real time"
@@ -181,9 +185,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step: Any) -> None:
-    from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot, Traffic
-    from toolkit.collect.traffic import record_traffic
+    from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot
+    from toolkit.simulate import Traffic
+    from toolkit.simulate.traffic import record_traffic
     from toolkit.scenario import load_scenario
+    from toolkit.simulate import Traffic
     from toolkit.world.chain import dev_accounts
 
     progress = not args.no_progress
@@ -275,8 +281,8 @@ def _swaps_and_credit(
     wait)."""
     from toolkit.client import SwapClient
     from toolkit.collect import CreditCollector
-    from toolkit.collect.credit import known_accounts
     from toolkit.collect.swap import DEFAULT_PAIRS, SwapSweep, default_points
+    from toolkit.world.chain.credit import book_accounts
 
     points = default_points(pairs=DEFAULT_PAIRS, sizes_usd=SWAP_SIZES_USD)
     step(
@@ -287,7 +293,8 @@ def _swaps_and_credit(
         _report_run(SwapSweep(swaps, store, points=points, progress=progress).run(), step)
     accounts = list(borrowers)
     if sample:
-        book = known_accounts(client, store)
+        assert client.embedded is not None and client.embedded.scenario is not None
+        book = book_accounts(client.embedded.scenario)
         accounts += book[:: max(1, len(book) // CREDIT_ACCOUNTS)][:CREDIT_ACCOUNTS]
         step(
             f"credit snapshot: the protocol, the traffic's {len(borrowers)} borrowers and "

@@ -1,5 +1,5 @@
 """``toolkit serve``: run the embedded service with uvicorn on a loopback address, optionally with
-other users' activity on it (``--traffic``: :class:`toolkit.collect.Traffic` over HTTP)."""
+other users' activity on it (``--traffic``: :class:`toolkit.simulate.Traffic` over HTTP)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from toolkit.cli.argtypes import integer, real
 
 if TYPE_CHECKING:
     from toolkit.cli.traffic import Flows
-    from toolkit.collect import Traffic
     from toolkit.scenario import Scenario
+    from toolkit.simulate import Traffic
 
 __all__ = ["add_arguments", "run"]
 
@@ -104,7 +104,7 @@ def _start_traffic(
     """Start replaying ``flows`` against the service at ``base_url``; print one line on what
     they hold."""
     from toolkit.cli.traffic import describe_flows
-    from toolkit.collect import Traffic
+    from toolkit.simulate import Traffic
 
     traffic = Traffic(
         base_url=base_url,

@@ -3,7 +3,7 @@ of the scenario's rates, described and summed up in one line each.
 
 The flows come from the backtests' generators (:func:`toolkit.backtest.generate_flow`,
 :func:`toolkit.backtest.generate_swap_flow` and :func:`toolkit.backtest.generate_credit_flow`);
-:class:`toolkit.collect.Traffic` plays them against a service.
+:class:`toolkit.simulate.Traffic` plays them against a service.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ BORROWERS = 4
 
 
 class Flows(NamedTuple):
-    """The three flows a :class:`toolkit.collect.Traffic` replays; None where the scenario has
+    """The three flows a :class:`toolkit.simulate.Traffic` replays; None where the scenario has
     no such surface (no AMM market, no credit product)."""
 
     intents: pl.DataFrame

@@ -1,8 +1,10 @@
 """httpx clients for the partner-intents and liquidity surfaces, sync and async (and, in
 :mod:`toolkit.client.swap`, for the swap API).
 
-The same code talks to the real service (``base_url`` + ``api_key``, or ``TOOLKIT_BASE_URL`` +
-``TOOLKIT_API_KEY``) and, by default, to the embedded service in-process (no socket). Methods
+The same code talks to the real service (``base_url`` + ``api_key``, or the one
+:class:`Target` configuration: ``TOOLKIT_BASE_URL`` + ``TOOLKIT_API_KEY`` and the other
+surfaces' variables, or a profile) and, when named (``embedded=True``), to the simulated
+embedded service in-process (no socket). Nothing configured is :class:`NoTarget`. Methods
 return :mod:`toolkit.resources` models and raise typed errors (:class:`ServiceError` and its
 subclasses). The retry policy (:class:`RetryPolicy`) is explicit and every HTTP attempt is
 reported to an ``on_attempt`` hook as an :class:`Attempt`, which is how the collectors record
@@ -33,7 +35,8 @@ from toolkit.client.chain import (
     public_url,
     rpc_url,
 )
-from toolkit.client.config import API_KEY_ENV, BASE_URL_ENV, DEFAULT_TIMEOUT, display_url
+from toolkit.client.config import API_KEY_ENV, BASE_URL_ENV, DEFAULT_TIMEOUT
+from toolkit.client.connect import Connection
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import (
     BadRequest,
@@ -50,6 +53,7 @@ from toolkit.client.operations import DEFAULT_PROTOCOL
 from toolkit.client.retry import Attempt, RetryPolicy
 from toolkit.client.swap import AsyncSwapClient, SwapClient
 from toolkit.client.sync import ServiceClient
+from toolkit.client.target import NoTarget, Target, TargetError
 
 __all__ = [
     "API_KEY_ENV",
@@ -63,9 +67,11 @@ __all__ = [
     "Attempt",
     "BadRequest",
     "ChainProvider",
+    "Connection",
     "EmbeddedService",
     "InvalidResponse",
     "NoCapacity",
+    "NoTarget",
     "NotFound",
     "RetryPolicy",
     "ServerError",
@@ -75,12 +81,13 @@ __all__ = [
     "StreamingASGITransport",
     "SwapClient",
     "SyncASGITransport",
+    "Target",
+    "TargetError",
     "TransportError",
     "Unauthorized",
     "async_chain_web3",
     "chain_provider",
     "chain_web3",
-    "display_url",
     "public_url",
     "rpc_url",
 ]

@@ -19,7 +19,7 @@ from toolkit.client.core import (
     AttemptHook,
     ClientCore,
     ClientSettings,
-    Target,
+    Endpoint,
 )
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import InvalidResponse, ServiceError
@@ -50,8 +50,11 @@ T = TypeVar("T")
 class AsyncServiceClient(ClientSettings, AsyncLifecycle):
     """Async client for the partner-intents and liquidity surfaces.
 
-    With no ``base_url`` (and no ``TOOLKIT_BASE_URL``) it talks to the embedded service
-    in-process. ``api_key`` defaults to ``TOOLKIT_API_KEY`` (or the embedded scenario's key).
+    The target is ``base_url``, else ``embedded`` (an :class:`~toolkit.client.EmbeddedService`,
+    or ``True`` for a new simulated one this client owns), else the configured
+    :class:`~toolkit.client.Target` (``TOOLKIT_BASE_URL`` or a profile); with none of these it
+    raises :class:`~toolkit.client.NoTarget` saying how to choose one: the simulator is never
+    started unasked. ``api_key`` defaults to ``TOOLKIT_API_KEY`` (or the embedded scenario's key).
     Every HTTP attempt is reported to ``on_attempt`` as an :class:`~toolkit.client.Attempt`;
     ``retry`` is the :class:`~toolkit.client.RetryPolicy`; back-offs wait on ``clock`` (a
     :mod:`toolkit.clock` clock), which collectors on this client read and sleep on too. It
@@ -60,7 +63,7 @@ class AsyncServiceClient(ClientSettings, AsyncLifecycle):
 
     >>> import asyncio
     >>> async def main() -> str:
-    ...     async with AsyncServiceClient() as client:
+    ...     async with AsyncServiceClient(embedded=True) as client:
     ...         return (await client.health()).status
     >>> asyncio.run(main())
     'ok'
@@ -77,11 +80,11 @@ class AsyncServiceClient(ClientSettings, AsyncLifecycle):
         retry: RetryPolicy | None = None,
         on_attempt: AttemptHook | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
-        embedded: EmbeddedService | None = None,
+        embedded: EmbeddedService | bool | None = None,
         clock: Clock | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        target = Target(
+        target = Endpoint(
             base_url,
             transport_given=transport is not None,
             embedded=embedded,
@@ -97,7 +100,6 @@ class AsyncServiceClient(ClientSettings, AsyncLifecycle):
                 stream_timeout=stream_timeout,
                 retry=retry,
                 on_attempt=on_attempt,
-                env=env,
             )
             if target.embedded is not None:
                 transport = target.embedded.async_transport()

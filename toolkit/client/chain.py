@@ -2,8 +2,8 @@
 (``POST /rpc/{chainId}``) with no socket.
 
 :func:`chain_web3` picks the endpoint of a chain: ``url`` when given, else the ``embedded``
-service when given, else ``$TOOLKIT_RPC_URL_<chainId>`` when set, else a new embedded service
-in-process (closed with the provider). :func:`async_chain_web3` is the same for ``AsyncWeb3``.
+service when given, else the configured target's ``$TOOLKIT_RPC_URL_<chainId>``; with none of
+them it raises naming that variable. :func:`async_chain_web3` is the same for ``AsyncWeb3``.
 Node URLs often carry an API key in their path (``/v2/<key>``): :attr:`ChainProvider.public_url`
 keeps only scheme, host and port, and the providers' reprs show nothing more.
 
@@ -18,11 +18,9 @@ keeps only scheme, host and port, and the providers' reprs show nothing more.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from web3 import AsyncWeb3, Web3
@@ -34,6 +32,8 @@ from toolkit.arguments import whole
 from toolkit.client.config import DEFAULT_TIMEOUT
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.retry import RetryPolicy
+from toolkit.client.target import RPC_URL_ENV, Target
+from toolkit.store.urls import shown_url
 
 __all__ = [
     "RPC_URL_ENV",
@@ -46,37 +46,26 @@ __all__ = [
     "rpc_url",
 ]
 
-RPC_URL_ENV = "TOOLKIT_RPC_URL_{chain_id}"
-"""The environment variable naming a chain's JSON-RPC endpoint (``TOOLKIT_RPC_URL_8453``)."""
-
 
 def public_url(url: str) -> str:
-    """``url`` reduced to scheme, host and port: node URLs carry keys in paths and queries.
+    """``url`` reduced to scheme, host and port (:func:`toolkit.store.redact_url` without the
+    path: node URLs carry keys in paths and queries).
 
     >>> public_url("https://user:pw@base-mainnet.example.com/v2/s3cr3t?key=x")
     'https://base-mainnet.example.com'
     """
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = f"[{host}]" if ":" in host else host
-    if port is not None:
-        netloc += f":{port}"
-    return f"{parts.scheme}://{netloc}"
+    return shown_url(url, path=False)
 
 
 def rpc_url(chain_id: int, env: Mapping[str, str] | None = None) -> str | None:
-    """``$TOOLKIT_RPC_URL_<chain_id>`` when set and not blank, else None.
+    """Chain ``chain_id``'s JSON-RPC URL of the configured :class:`~toolkit.client.Target`
+    (``$TOOLKIT_RPC_URL_<chainId>`` or the profile), else None.
 
     >>> rpc_url(8453, {"TOOLKIT_RPC_URL_8453": "http://node:8545"}), rpc_url(1, {})
     ('http://node:8545', None)
     """
     chain_id = whole(chain_id, "chain_id", minimum=1)
-    value = (os.environ if env is None else env).get(RPC_URL_ENV.format(chain_id=chain_id))
-    return value.strip() if value and value.strip() else None
+    return Target.load(env=env).rpc_urls.get(chain_id)
 
 
 def _retry_in(
@@ -255,22 +244,17 @@ def chain_web3(
     env: Mapping[str, str] | None = None,
     **options: Any,
 ) -> Web3:
-    """``Web3`` on chain ``chain_id``: ``url``, else ``embedded``, else
-    ``$TOOLKIT_RPC_URL_<chainId>``, else a new embedded service (owned by the provider).
+    """``Web3`` on chain ``chain_id``: ``url``, else ``embedded``, else the configured
+    target's ``$TOOLKIT_RPC_URL_<chainId>``; with none of them a
+    :class:`~toolkit.client.TargetError` naming that variable (never a silent simulator).
 
     ``options`` (``timeout``, ``retry``) go to :class:`ChainProvider`.
     """
     chain_id = whole(chain_id, "chain_id", minimum=1)
     if url is not None and embedded is not None:
         raise ValueError("url: give a url or an embedded service, not both")
-    target = url if url is not None or embedded is not None else rpc_url(chain_id, env)
-    if target is not None:
-        return Web3(ChainProvider(target, **options))
     if embedded is None:
-        service = EmbeddedService(env=env)
-        url = f"{service.base_url}/rpc/{chain_id}"
-        transport = service.sync_transport()
-        return Web3(ChainProvider(url, transport=transport, service=service, **options))
+        return Web3(ChainProvider(url or Target.load(env=env).rpc(chain_id), **options))
     return Web3(chain_provider(embedded, chain_id, **options))
 
 
@@ -282,17 +266,14 @@ def async_chain_web3(
     env: Mapping[str, str] | None = None,
     **options: Any,
 ) -> AsyncWeb3[Any]:
-    """``AsyncWeb3`` on chain ``chain_id``, resolved as :func:`chain_web3` (a new embedded
-    service when nothing else is given, which the caller then cannot close: pass one)."""
+    """``AsyncWeb3`` on chain ``chain_id``, resolved as :func:`chain_web3`."""
     chain_id = whole(chain_id, "chain_id", minimum=1)
     if url is not None and embedded is not None:
         raise ValueError("url: give a url or an embedded service, not both")
-    target = url if url is not None or embedded is not None else rpc_url(chain_id, env)
-    if target is not None:
-        return AsyncWeb3(AsyncChainProvider(target, **options))
-    service = embedded if embedded is not None else EmbeddedService(env=env)
+    if embedded is None:
+        return AsyncWeb3(AsyncChainProvider(url or Target.load(env=env).rpc(chain_id), **options))
     return AsyncWeb3(
         AsyncChainProvider(
-            f"{service.base_url}/rpc/{chain_id}", transport=service.async_transport(), **options
+            f"{embedded.base_url}/rpc/{chain_id}", transport=embedded.async_transport(), **options
         )
     )

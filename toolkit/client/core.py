@@ -7,23 +7,22 @@ import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, Self
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 
-from toolkit.client.config import (
-    display_url,
-    resolve_api_key,
-    resolve_base_url,
-    resolve_timeout,
-)
+from toolkit.client.config import resolve_timeout
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import ServiceError, TransportError
 from toolkit.client.operations import Operation
 from toolkit.client.retry import Attempt, RetryPolicy
+from toolkit.client.target import Surface, TargetError, check_url
+from toolkit.client.target import Target as ConfigTarget
 from toolkit.clock import WALL, Clock
 from toolkit.scenario.secret import Secret
+from toolkit.store.urls import shown_url
 
-__all__ = ["AttemptHook", "ClientCore", "Target"]
+__all__ = ["AttemptHook", "ClientCore", "Endpoint"]
 
 AttemptHook = Callable[[Attempt], None]
 _log = logging.getLogger("toolkit.client")
@@ -33,43 +32,101 @@ _TRANSPORT_ONLY_URL = "http://service.invalid"
 DEFAULT_STREAM_TIMEOUT = 45.0
 
 
-class Target:
-    """Where a client sends requests: the base URL, the embedded service if in-process, and
-    the clock: the embedded service's (which runs on the one given, if it is started here),
-    else the one given, else the wall clock."""
+class Endpoint:
+    """Where a client sends requests: the base URL (credentials split off), the key for it,
+    the embedded service if in-process, and the clock: the embedded service's (which runs on
+    the one given, if it is started here), else the one given, else the wall clock.
+
+    Resolution, first match: ``embedded`` (a service, or ``True`` for a new one owned by the
+    client); ``url``; a ``transport`` alone (tests, fault injection); the configured
+    :class:`~toolkit.client.target.Target` (environment, profile) for ``surface``. Nothing
+    configured is :class:`~toolkit.client.target.NoTarget`, never a silent simulator.
+    """
 
     def __init__(
         self,
-        base_url: str | None,
+        url: str | None,
         *,
+        surface: Surface = "service",
         transport_given: bool,
-        embedded: EmbeddedService | None,
+        embedded: EmbeddedService | bool | None,
         env: Mapping[str, str] | None,
         clock: Clock | None = None,
+        field: str = "base_url",
     ) -> None:
         self.owned = False
         self.embedded: EmbeddedService | None = None
+        self.key: Secret | None = None
+        self.username: str | None = None
+        config: ConfigTarget | None = None
+        if embedded is not None and embedded is not False and url is not None:
+            raise TargetError(f"{field}: give a URL or the embedded service, not both")
+        if embedded is None or embedded is False:
+            embedded = None
+            if url is None:
+                config = ConfigTarget.load(env=env)
+                if config.embedded:
+                    embedded = True
+                elif not transport_given or _configured(config, surface):
+                    url = config.require(surface)
+                    field = _VARIABLE[surface]
         if embedded is not None:
             if transport_given:
-                raise ValueError("transport: give a transport or an embedded service, not both")
+                raise TargetError("transport: give a transport or an embedded service, not both")
+            if embedded is True:
+                scenario = None if config is None else config.scenario
+                embedded = EmbeddedService(
+                    scenario, env=env, clock=WALL if clock is None else clock
+                )
+                self.owned = True
+            assert isinstance(embedded, EmbeddedService)
             self.embedded = embedded
             self.base_url = embedded.base_url
             self.clock: Clock = embedded.clock if clock is None else clock
+            self.key = embedded.api_key
             return
-        resolved = resolve_base_url(base_url, env)
-        if resolved is None and not transport_given:
-            self.embedded = EmbeddedService(env=env, clock=WALL if clock is None else clock)
-            self.owned = True
-            self.base_url = self.embedded.base_url
-            self.clock = self.embedded.clock
-            return
-        self.base_url = resolved or _TRANSPORT_ONLY_URL
         self.clock = WALL if clock is None else clock
+        if url is None:
+            self.base_url = _TRANSPORT_ONLY_URL
+            return
+        self.base_url, self.username, password = _split_userinfo(check_url(url, field))
+        if config is None:
+            config = ConfigTarget.load(env=env)
+        self.key = config.swap_api_key if surface == "swap" else config.api_key
+        if password is not None:
+            self.key = Secret(password)
+        if surface == "swap" and self.username is None:
+            self.username = config.swap_username
 
     def close(self) -> None:
-        """Close the embedded service if this target created it."""
+        """Close the embedded service if this endpoint created it."""
         if self.owned and self.embedded is not None:
             self.embedded.close()
+
+
+_VARIABLE: dict[str, str] = {
+    "service": "TOOLKIT_BASE_URL",
+    "swap": "TOOLKIT_SWAP_URL",
+    "credit": "TOOLKIT_CREDIT_URL",
+}
+
+
+def _configured(config: ConfigTarget, surface: Surface) -> bool:
+    try:
+        config.require(surface)
+    except TargetError:
+        return False
+    return True
+
+
+def _split_userinfo(url: str) -> tuple[str, str | None, str | None]:
+    """``url`` without its userinfo, and the username and password it carried."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None, None
+    netloc = parts.netloc.rpartition("@")[2]
+    bare = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return bare, unquote(parts.username or "") or None, unquote(parts.password or "") or None
 
 
 class ClientCore:
@@ -77,7 +134,7 @@ class ClientCore:
 
     def __init__(
         self,
-        target: Target,
+        target: Endpoint,
         *,
         api_key: str | Secret | None,
         protocol: str,
@@ -85,11 +142,14 @@ class ClientCore:
         stream_timeout: float,
         retry: RetryPolicy | None,
         on_attempt: AttemptHook | None,
-        env: Mapping[str, str] | None,
     ) -> None:
-        key = resolve_api_key(api_key, env)
-        if key is None and target.embedded is not None:
-            key = target.embedded.api_key
+        key = target.key
+        if isinstance(api_key, Secret):
+            key = api_key
+        elif api_key is not None:
+            if not isinstance(api_key, str) or not api_key.strip():
+                raise ValueError("api_key: must be a non-empty string")
+            key = Secret(api_key.strip())
         if not isinstance(protocol, str) or not protocol.strip() or "/" in protocol:
             raise ValueError("protocol: must be a non-empty protocol name without '/'")
         if (
@@ -113,7 +173,7 @@ class ClientCore:
     @property
     def url(self) -> str:
         """The base URL without credentials."""
-        return display_url(self.target.base_url)
+        return shown_url(self.target.base_url)
 
     def headers(self, operation: Operation[Any]) -> dict[str, str]:
         """Request headers: the key only for operations that need it."""

@@ -6,7 +6,7 @@ the built calls through a chain client and waits for their receipts.
 method returns the list of :class:`~toolkit.resources.ContractCall` the service built.
 
 >>> from toolkit.client import ServiceClient
->>> with ServiceClient() as service:
+>>> with ServiceClient(embedded=True) as service:
 ...     credit = CreditClient(service)
 ...     sorted(credit.protocol().chains)  # the hubs on Base, collateral also on Ethereum
 ['eip155:1', 'eip155:8453']

@@ -26,11 +26,11 @@ SSE_HEADERS = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
 class CallSession:
     """The attempts of one call: numbering, retry budgets, records.
 
-    >>> from toolkit.client.core import ClientCore, Target
+    >>> from toolkit.client.core import ClientCore, Endpoint
     >>> from toolkit.client.liquidity import health
-    >>> core = ClientCore(Target("https://x.example", transport_given=True, embedded=None,
+    >>> core = ClientCore(Endpoint("https://x.example", transport_given=True, embedded=None,
     ...     env={}), api_key=None, protocol="partner-escrow", timeout=None, stream_timeout=9,
-    ...     retry=None, on_attempt=None, env={})
+    ...     retry=None, on_attempt=None)
     >>> session = CallSession(core, health(), None)
     >>> session.start(); session.succeeded(200); session.number
     1

@@ -1,10 +1,14 @@
 """Clients of the swap API, sync and async: ``GET {swap_url}/{network}/v1/route``.
 
-``swap_url`` is the real service's (``TOOLKIT_SWAP_URL``, e.g. ``https://swap.example/``,
-networks ``mainnet`` and ``base`` below it) or, by default, the embedded service's
-``{base_url}/swap`` in-process. Authentication is HTTP Basic: a username (``username`` or
-``TOOLKIT_SWAP_USERNAME``, default ``toolkit``) and an API key as password (``api_key`` or
-``TOOLKIT_SWAP_API_KEY``; the embedded service's key by default). The retry policy is the one
+``swap_url`` is the real service's (``TOOLKIT_SWAP_URL`` of the :class:`~toolkit.client.Target`,
+e.g. ``https://swap.example/``, networks ``mainnet`` and ``base`` below it) or, named with
+``embedded``, the embedded service's ``{base_url}/swap`` in-process; with neither it raises
+(:class:`~toolkit.client.NoTarget`, or a :class:`~toolkit.client.TargetError` naming
+``TOOLKIT_SWAP_URL`` when the main interface is configured but the swap URL is not).
+Authentication is HTTP Basic: a username (``username``, the URL's userinfo or
+``TOOLKIT_SWAP_USERNAME``, default ``toolkit``) and an API key as password (``api_key``, the
+URL's userinfo or ``TOOLKIT_SWAP_API_KEY``; the embedded service's key by default). Neither
+is ever shown: reprs and messages carry the URL without them. The retry policy is the one
 :class:`~toolkit.client.RetryPolicy` of the other clients: transport errors, timeouts and 5xx
 are retried with its backoff and error budget; 400, 401 and 404 are not. Every attempt goes to
 ``on_attempt`` as an :class:`~toolkit.client.Attempt`. Errors are the typed errors of
@@ -29,14 +33,13 @@ NotFound True 404
 from __future__ import annotations
 
 import base64
-import os
 from collections.abc import Mapping
 from typing import Any, Final
 
 import httpx
 
 from toolkit.client import operations as ops
-from toolkit.client.core import AsyncLifecycle, AttemptHook, ClientCore, SyncLifecycle, Target
+from toolkit.client.core import AsyncLifecycle, AttemptHook, ClientCore, Endpoint, SyncLifecycle
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import (
     BadRequest,
@@ -47,9 +50,11 @@ from toolkit.client.errors import (
 )
 from toolkit.client.retry import RetryPolicy, retry_after_seconds
 from toolkit.client.session import CallSession
+from toolkit.client.target import ENV
 from toolkit.clock import Clock, sleep_async
 from toolkit.resources import ErrorBody, InvalidInput, RouteQuery, RouteResult, SwapErrorBody, parse
 from toolkit.scenario.secret import Secret
+from toolkit.store.urls import shown_url
 
 __all__ = [
     "NETWORKS",
@@ -61,9 +66,9 @@ __all__ = [
     "route_operation",
 ]
 
-SWAP_URL_ENV: Final = "TOOLKIT_SWAP_URL"
-SWAP_USERNAME_ENV: Final = "TOOLKIT_SWAP_USERNAME"
-SWAP_API_KEY_ENV: Final = "TOOLKIT_SWAP_API_KEY"
+SWAP_URL_ENV: Final = ENV["swap_url"]
+SWAP_USERNAME_ENV: Final = ENV["swap_username"]
+SWAP_API_KEY_ENV: Final = ENV["swap_api_key"]
 #: The swap API's networks.
 NETWORKS: Final = ("mainnet", "base")
 _SNIPPET: Final = 200
@@ -163,36 +168,33 @@ class _Base:
         retry: RetryPolicy | None,
         on_attempt: AttemptHook | None,
         transport_given: bool,
-        embedded: EmbeddedService | None,
+        embedded: EmbeddedService | bool | None,
         clock: Clock | None,
         env: Mapping[str, str] | None,
     ) -> None:
-        environ = os.environ if env is None else env
-        url = swap_url or environ.get(SWAP_URL_ENV, "").strip() or None
-        target = Target(
-            url,
+        target = Endpoint(
+            swap_url,
+            surface="swap",
             transport_given=transport_given,
-            embedded=embedded if url is None else None,
-            env={},
+            embedded=embedded,
+            env=env,
             clock=clock,
+            field="swap_url",
         )
-        key = api_key if api_key is not None else environ.get(SWAP_API_KEY_ENV) or None
-        user = username or environ.get(SWAP_USERNAME_ENV, "").strip() or "toolkit"
         try:
             core = _SwapCore(
                 target,
-                api_key=key,
+                api_key=api_key,
                 protocol=ops.DEFAULT_PROTOCOL,
                 timeout=timeout,
                 stream_timeout=45.0,
                 retry=retry,
                 on_attempt=on_attempt,
-                env={},
             )
         except BaseException:
             target.close()
             raise
-        core.username = user
+        core.username = username or target.username or "toolkit"
         self._core: ClientCore = core
         self.base = target.base_url.rstrip("/") + ("/swap" if target.embedded else "")
         self.clock: Clock = target.clock
@@ -200,7 +202,7 @@ class _Base:
     @property
     def url(self) -> str:
         """The swap URL (without credentials)."""
-        return self.base
+        return shown_url(self.base)
 
     @property
     def embedded(self) -> EmbeddedService | None:
@@ -208,7 +210,8 @@ class _Base:
         return self._core.target.embedded
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.base!r})"
+        key = ", api_key=Secret('***')" if self._core.key is not None else ""
+        return f"{type(self).__name__}({self.url!r}{key})"
 
 
 class SwapClient(_Base, SyncLifecycle):
@@ -224,7 +227,7 @@ class SwapClient(_Base, SyncLifecycle):
         retry: RetryPolicy | None = None,
         on_attempt: AttemptHook | None = None,
         transport: httpx.BaseTransport | None = None,
-        embedded: EmbeddedService | None = None,
+        embedded: EmbeddedService | bool | None = None,
         clock: Clock | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
@@ -306,7 +309,7 @@ class AsyncSwapClient(_Base, AsyncLifecycle):
         retry: RetryPolicy | None = None,
         on_attempt: AttemptHook | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
-        embedded: EmbeddedService | None = None,
+        embedded: EmbeddedService | bool | None = None,
         clock: Clock | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:

@@ -14,8 +14,8 @@ from toolkit.client.core import (
     AttemptHook,
     ClientCore,
     ClientSettings,
+    Endpoint,
     SyncLifecycle,
-    Target,
 )
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import InvalidResponse, ServiceError
@@ -45,15 +45,18 @@ T = TypeVar("T")
 class ServiceClient(ClientSettings, SyncLifecycle):
     """Sync client for the partner-intents and liquidity surfaces.
 
-    With no ``base_url`` (and no ``TOOLKIT_BASE_URL``) it talks to the embedded service
-    in-process. ``api_key`` defaults to ``TOOLKIT_API_KEY`` (or the embedded scenario's key).
+    The target is ``base_url``, else ``embedded`` (an :class:`~toolkit.client.EmbeddedService`,
+    or ``True`` for a new simulated one this client owns), else the configured
+    :class:`~toolkit.client.Target` (``TOOLKIT_BASE_URL`` or a profile); with none of these it
+    raises :class:`~toolkit.client.NoTarget` saying how to choose one: the simulator is never
+    started unasked. ``api_key`` defaults to ``TOOLKIT_API_KEY`` (or the embedded scenario's key).
     Every HTTP attempt is reported to ``on_attempt`` as an :class:`~toolkit.client.Attempt`;
     ``retry`` is the :class:`~toolkit.client.RetryPolicy`; back-offs wait on ``clock`` (a
     :mod:`toolkit.clock` clock), which collectors on this client read and sleep on too. It
     defaults to the embedded service's clock (given a ``clock``, an embedded service this
     client starts runs on it), else the wall clock.
 
-    >>> with ServiceClient() as client:
+    >>> with ServiceClient(embedded=True) as client:
     ...     client.health().status
     'ok'
     """
@@ -69,11 +72,11 @@ class ServiceClient(ClientSettings, SyncLifecycle):
         retry: RetryPolicy | None = None,
         on_attempt: AttemptHook | None = None,
         transport: httpx.BaseTransport | None = None,
-        embedded: EmbeddedService | None = None,
+        embedded: EmbeddedService | bool | None = None,
         clock: Clock | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        target = Target(
+        target = Endpoint(
             base_url,
             transport_given=transport is not None,
             embedded=embedded,
@@ -89,7 +92,6 @@ class ServiceClient(ClientSettings, SyncLifecycle):
                 stream_timeout=stream_timeout,
                 retry=retry,
                 on_attempt=on_attempt,
-                env=env,
             )
             if target.embedded is not None:
                 transport = target.embedded.sync_transport()

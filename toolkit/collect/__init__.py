@@ -11,7 +11,7 @@ code: give them a :class:`toolkit.client.ServiceClient`.
 >>> from toolkit.clock import VirtualClock
 >>> from toolkit.collect import RfqSweep
 >>> from toolkit.store import Store
->>> with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
+>>> with ServiceClient(embedded=True, clock=VirtualClock()) as client, Store(":memory:") as store:
 ...     result = RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
 >>> result.status, result.rows_written > 0
 ('completed', True)
@@ -31,10 +31,9 @@ from toolkit.collect.grid import (
 )
 from toolkit.collect.pools import PoolCollector
 from toolkit.collect.rfq import DEFAULT_USER, RfqSweep
-from toolkit.collect.run import BaseCollector, Collector, RunResult
+from toolkit.collect.run import BaseCollector, CollectionFailed, Collector, RunResult
 from toolkit.collect.snapshot import Snapshot
 from toolkit.collect.stream import LiquidityStream, stream_source
-from toolkit.collect.traffic import Traffic
 from toolkit.collect.writer import BatchWriter
 
 __all__ = [
@@ -46,6 +45,7 @@ __all__ = [
     "BatchWriter",
     "BorrowSweep",
     "ChainCollector",
+    "CollectionFailed",
     "Collector",
     "CreditCollector",
     "DiscoveredRoute",
@@ -56,7 +56,6 @@ __all__ = [
     "RpcFailure",
     "RunResult",
     "Snapshot",
-    "Traffic",
     "discover_routes",
     "grid_for",
     "known_accounts",

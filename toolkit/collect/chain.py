@@ -384,8 +384,13 @@ class ChainCollector(BaseCollector):
 
     def prepare(self) -> None:
         self._check_chain()
+        head = _int(self._call("eth_blockNumber", []))
+        # A range past the head would store empty chunks as if read: refuse it with the head.
+        for name, block in (("from_block", self.from_block), ("to_block", self.to_block)):
+            if block is not None and block > head:
+                raise ValueError(f"{name}: block {block} is beyond the chain head ({head})")
         if self.to_block is None:
-            self.to_block = max(self.from_block, _int(self._call("eth_blockNumber", [])))
+            self.to_block = head
 
     def total(self) -> int | None:
         return None if self.to_block is None else self.to_block - self.from_block + 1

@@ -21,7 +21,7 @@ needs no key: against the real service only its URL is needed.
 >>> from toolkit.client import ServiceClient
 >>> from toolkit.clock import VirtualClock
 >>> from toolkit.store import Store
->>> with ServiceClient(clock=VirtualClock()) as client, Store(":memory:") as store:
+>>> with ServiceClient(embedded=True, clock=VirtualClock()) as client, Store(":memory:") as store:
 ...     result = CreditCollector(client, store, accounts=["0x" + "11" * 20], progress=False).run()
 ...     store.query("SELECT asset, health_factor FROM credit_accounts ORDER BY asset").rows()
 [('EURE', None), ('USDC', None)]
@@ -42,6 +42,7 @@ from toolkit.client import NotFound, ServiceClient, chain_web3, rpc_url
 from toolkit.client.credit import CreditClient
 from toolkit.client.operations import Operation, read_model
 from toolkit.codecs.functions import decode_result, encode_call
+from toolkit.collect.accounts import discover_accounts
 from toolkit.collect.rows import utc
 from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter
@@ -86,22 +87,12 @@ def _account(value: str) -> str:
     return checked.lower()
 
 
-def known_accounts(client: ServiceClient, store: Store) -> list[str]:
-    """Accounts the store has seen in earlier credit runs, and, against the embedded service,
-    its scenario's seeded book (a real service has no public list of accounts)."""
+def known_accounts(store: Store) -> list[str]:
+    """Accounts the store has seen in earlier credit runs."""
     found: set[str] = set()
     for table in ("credit_accounts", "credit_operators"):
         frame = store.query(f"SELECT DISTINCT account FROM {table}")
         found.update(str(a) for a in frame["account"].to_list())
-    embedded = client.embedded
-    if embedded is not None:
-        from toolkit.world.chain.credit import book_account
-
-        state = getattr(embedded.app, "state", None)
-        service = getattr(state, "service", None)
-        settings = getattr(getattr(service, "scenario", None), "credit", None)
-        if settings is not None:
-            found.update(book_account(settings, i) for i in range(settings.book_accounts))
     return sorted(found)
 
 
@@ -145,7 +136,8 @@ def _batch(
 
 class CreditCollector(Collector):
     """``rounds`` snapshots, ``interval`` seconds apart, of the credit surface for ``accounts``
-    (``all_known`` adds :func:`known_accounts`); ``web3s`` (chain id → ``Web3``) reads the
+    (``all_known`` adds :func:`known_accounts` and every account the hubs' events name,
+    :func:`~toolkit.collect.accounts.discover_accounts`); ``web3s`` (chain id → ``Web3``) reads the
     collateral mix where the defaults (module docstring) do not reach."""
 
     kind = "credit"
@@ -180,14 +172,42 @@ class CreditCollector(Collector):
         self.asset = asset
         self.credit = CreditClient(client)
         self.start_round = 0
+        #: chain id → the last block account discovery scanned (``all_known``).
+        self.discovered: dict[int, int] = {}
 
     def prepare(self) -> None:
         if self.all_known:
-            self.accounts = sorted(
-                set(self.accounts) | set(known_accounts(self.client, self.store))
-            )
+            found = set(known_accounts(self.store)) | set(self._discover())
+            self.accounts = sorted(set(self.accounts) | found)
         if not self.accounts:
-            raise ValueError("accounts: give at least one account, or all_known with known ones")
+            raise ValueError(
+                "accounts: give at least one account, or all_known: none was stored before "
+                "and the credit hubs' events name none"
+            )
+
+    def _discover(self) -> list[str]:
+        """Every account the hubs' and escrows' events name, on each chain with a web3."""
+        config, _ = self.client.call(_PROTOCOL)
+        found: list[str] = []
+        unread: list[int] = []
+        for caip, chain in config.chains.items():
+            chain_id = int(caip.split(":")[1])
+            w3 = self._web3(chain_id)
+            if w3 is None:
+                unread.append(chain_id)
+                continue
+            hubs = [hub.credit_hub_address for hub in chain.credit_hubs.values()]
+            escrows = sorted({c.escrow_address.lower() for c in chain.collateral.values()})
+            discovery = discover_accounts(w3, hubs, escrows)
+            self.discovered[chain_id] = discovery.to_block
+            found += discovery.accounts
+        if unread and not found and not self.accounts:
+            variables = ", ".join(f"TOOLKIT_RPC_URL_{c}" for c in sorted(unread))
+            raise ValueError(
+                "all_known: accounts are discovered from the credit hubs' events on chain, "
+                f"and no JSON-RPC URL is set for {variables}; set it or give accounts"
+            )
+        return found
 
     def parameters(self) -> dict[str, Any]:
         return {
@@ -195,6 +215,7 @@ class CreditCollector(Collector):
             "rounds": self.rounds,
             "interval": self.interval,
             "asset": self.asset,
+            "discovered_to_block": {str(k): v for k, v in self.discovered.items()},
         }
 
     def restore(self, parameters: Mapping[str, Any]) -> None:

@@ -11,17 +11,34 @@ parameters it was started with.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from toolkit.arguments import whole
 from toolkit.client import ServiceClient
+from toolkit.collect.prices import record_scenario
+from toolkit.collect.rows import utc
 from toolkit.collect.writer import BatchWriter
 from toolkit.progress import progress_bar
+from toolkit.scenario import Scenario
 from toolkit.store import Recording, Store
 
-__all__ = ["BaseCollector", "Collector", "Progress", "RunResult", "rows_in_run"]
+__all__ = [
+    "BaseCollector",
+    "CollectionFailed",
+    "Collector",
+    "Progress",
+    "RunResult",
+    "rows_in_run",
+]
+
+
+class CollectionFailed(RuntimeError):
+    """Every request of a run failed: the run is recorded ``failed``; the message is the
+    first error."""
+
 
 _BY_RUN = (
     "credit_protocol",
@@ -125,6 +142,16 @@ class BaseCollector:
         self.store = store
         self.progress = bool(progress)
         self.batch_size = whole(batch_size, "batch_size", minimum=1)
+        self._answered = 0
+        self._first_error: str | None = None
+
+    def note(self, ok: bool, error: str | None) -> None:
+        """Count one request's outcome: a run in which every request failed ends ``failed``
+        (:class:`CollectionFailed` with the first error) rather than ``completed``."""
+        if ok:
+            self._answered += 1
+        elif self._first_error is None:
+            self._first_error = error or "no answer"
 
     def target_url(self) -> str:
         """The URL the run records as its target (never with credentials)."""
@@ -142,6 +169,11 @@ class BaseCollector:
 
     def prepare(self) -> None:
         """Work before a new run is recorded (e.g. discover the grid); errors leave no run."""
+
+    def scenario(self) -> Scenario | None:
+        """The scenario of a simulated (embedded) target, whose prices the run stores with
+        source ``scenario``; None for a served or real target."""
+        return None
 
     def total(self) -> int | None:
         """Units of work for the progress bar, or None when open-ended."""
@@ -179,6 +211,11 @@ class BaseCollector:
         run: Recording | None = None
         try:
             with recording as run:
+                scenario = self.scenario()
+                if scenario is not None:
+                    clock = getattr(self, "clock", None)
+                    at = utc(clock() if clock is not None else time.time())
+                    record_scenario(self.store, scenario, at)
                 bar = progress_bar(
                     total=self.total(),
                     desc=f"{self.kind} {run.run_id[:8]}",
@@ -190,6 +227,8 @@ class BaseCollector:
                 finally:
                     bar.close()
                     writer.flush()
+                if self._answered == 0 and self._first_error is not None:
+                    raise CollectionFailed(self._first_error)
         except KeyboardInterrupt:
             if run is None:  # interrupted before the run was recorded: nothing to return
                 raise
@@ -238,3 +277,7 @@ class Collector(BaseCollector):
 
     def target_url(self) -> str:
         return self.client.base_url
+
+    def scenario(self) -> Scenario | None:
+        embedded = self.client.embedded
+        return None if embedded is None else embedded.scenario

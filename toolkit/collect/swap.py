@@ -3,13 +3,15 @@ with its status), the decoded router commands of each route into ``swap_route_le
 AMM pools' state, read through web3.py, into ``amm_pool_snapshots``.
 
 The grid is a list of :class:`SwapPoint` (network, tokens, amount); by default the pairs of
-:data:`DEFAULT_PAIRS` on both networks at :data:`DEFAULT_SIZES_USD`, priced and addressed by the
-simulated markets (:mod:`toolkit.world.chain.markets`), which use the real token addresses for
-USDC, WETH, USDT and the BTC tokens. Pools are snapshot at the start of the run (snapshot id =
-run id) when web3 instances are given per network (``web3s``), e.g. :func:`toolkit.client.
-chain_web3` of the embedded service; with the real service, give the pool addresses to read
-(``pools``). A run resumes where it stopped: grid points with a row are not requested again,
-and a snapshot already stored is not taken again. A 401 ends the run as failed.
+:data:`DEFAULT_PAIRS` on both networks at :data:`DEFAULT_SIZES_USD` (:func:`default_points`):
+tokens named and addressed by the chain registry, and, for a simulated (embedded) target only,
+the default scenario's own tokens too (the long-tail ``TAILA``); sizes converted at the given
+USD prices (the scenario's for a simulated target). Pools are snapshot at the start of the run
+(snapshot id = run id) for the addresses given per network (``pools``) with a web3 per network
+(``web3s``), e.g. :func:`toolkit.client.chain_web3`. A run resumes where it stopped: grid
+points with a row are not requested again, and a snapshot already stored is not taken again.
+A 401 ends the run as failed; a run in which every request failed ends failed too
+(:class:`~toolkit.collect.CollectionFailed`, naming the first error).
 
 >>> from toolkit.client import EmbeddedService, SwapClient
 >>> from toolkit.store import Store
@@ -30,6 +32,7 @@ from typing import Any, Final
 
 from web3.exceptions import ContractLogicError, Web3RPCError
 
+from toolkit.chain.registry import default_registry
 from toolkit.client import Attempt, ServiceError, Unauthorized
 from toolkit.client.swap import NETWORKS, SwapClient
 from toolkit.codecs import universal_router as ur
@@ -39,9 +42,8 @@ from toolkit.collect.rows import Row, attempt_id, parse_attempt_id, utc
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
 from toolkit.resources import RouteResult
-from toolkit.scenario import load_scenario
+from toolkit.scenario import Scenario, load_scenario
 from toolkit.store import Store
-from toolkit.world.chain.markets import MARKET_CHAINS, market_for
 
 __all__ = ["DEFAULT_PAIRS", "DEFAULT_SIZES_USD", "SwapPoint", "SwapSweep", "default_points"]
 
@@ -59,7 +61,9 @@ DEFAULT_SIZES_USD: Final = tuple(10**k for k in range(2, 8))
 USDC_MAINNET: Final = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 WETH_MAINNET: Final = "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"
 _NATIVE: Final = "0x" + "00" * 20
-_CHAIN_OF: Final = {name: chain for chain, name in MARKET_CHAINS.items()}
+_CHAIN_OF: Final = {"mainnet": 1, "base": 8453}
+#: Sized at face value when no price is stored (the grid's sizes are in USD).
+_USD_STABLES: Final = ("USDC", "USDT", "DAI")
 
 
 @dataclass(frozen=True)
@@ -84,29 +88,60 @@ def default_points(
     networks: Sequence[str] = NETWORKS,
     pairs: Sequence[tuple[str, str]] = DEFAULT_PAIRS,
     sizes_usd: Sequence[float] = DEFAULT_SIZES_USD,
+    *,
+    simulated: bool = True,
+    prices: Mapping[str, Decimal] | None = None,
 ) -> list[SwapPoint]:
     """The grid of ``pairs`` × ``sizes_usd`` × ``networks`` (``BTC`` is WBTC or cbBTC).
 
+    Tokens come from the chain registry; ``simulated`` adds the default scenario's own tokens
+    and prices them at the scenario's prices. ``prices`` (symbol → USD, e.g. the store's
+    :func:`toolkit.store.latest_prices`) sizes the rest, and a USD stablecoin with no price is
+    sized at face value (a grid size, not a figure shown as a price); a pair whose input token
+    has no price is left out.
+
     >>> len(default_points()), default_points(["base"], [("ETH", "USDC")], [3000])[0].amount_in
     (72, 1000000000000000000)
+    >>> len(default_points(simulated=False))  # no stored price of WETH: USDC in only
+    24
     """
     scenario = load_scenario("default", env={})
+    usd: dict[str, Decimal] = dict.fromkeys(_USD_STABLES, Decimal(1))
+    if simulated:
+        usd.update({k.upper(): v for k, v in scenario.pricing.prices_usd})
+        usd.update({t.symbol.upper(): t.price_usd for t in scenario.amm.tokens})
+    usd.update({k.upper(): Decimal(str(v)) for k, v in (prices or {}).items()})
     points = []
     for network in networks:
         if network not in _CHAIN_OF:
             raise ValueError(f"networks: {network!r} is not one of {', '.join(NETWORKS)}")
-        market = market_for(scenario, _CHAIN_OF[network])
-        assert market is not None
-        btc = "WBTC" if "WBTC" in market.tokens else "cbBTC"
+        tokens = _tokens(_CHAIN_OF[network], scenario if simulated else None)
+        btc = "WBTC" if "WBTC" in tokens else "cbBTC"
         for a, b in pairs:
             sym_in, sym_out = (btc if s == "BTC" else s for s in (a, b))
-            token = market.tokens["WETH" if sym_in == "ETH" else sym_in]
-            address_in = _NATIVE if sym_in == "ETH" else token.address
-            address_out = _NATIVE if sym_out == "ETH" else market.tokens[sym_out].address
-            for usd in sizes_usd:
-                amount = int(Decimal(str(usd)) / token.price_usd * 10**token.decimals)
+            wrapped = "WETH" if sym_in == "ETH" else sym_in
+            if wrapped not in tokens or (sym_out != "ETH" and sym_out not in tokens):
+                continue
+            price = usd.get(wrapped.upper())
+            if price is None:
+                continue
+            address_in = _NATIVE if sym_in == "ETH" else tokens[sym_in][0]
+            address_out = _NATIVE if sym_out == "ETH" else tokens[sym_out][0]
+            decimals = tokens[wrapped][1]
+            for size in sizes_usd:
+                amount = int(Decimal(str(size)) / price * 10**decimals)
                 points.append(SwapPoint(network, address_in, address_out, max(1, amount)))
     return points
+
+
+def _tokens(chain: int, scenario: Any | None) -> dict[str, tuple[str, int]]:
+    """symbol → (address, decimals) on ``chain``: the registry's, plus a scenario's own."""
+    found = {t.symbol: (t.address, t.decimals) for t in default_registry().tokens(chain)}
+    if scenario is not None:
+        for token in (*scenario.tokens, *scenario.amm.tokens):
+            if token.chain == chain:
+                found.setdefault(token.symbol, (token.address, token.decimals))
+    return found
 
 
 def _legs(run_id: str, attempt: str, call_data: str) -> list[Row]:
@@ -230,6 +265,10 @@ class SwapSweep(BaseCollector):
     def target_url(self) -> str:
         return self.client.url
 
+    def scenario(self) -> Scenario | None:
+        embedded = self.client.embedded
+        return None if embedded is None else embedded.scenario
+
     def parameters(self) -> dict[str, Any]:
         return {
             "points": [p.to_json() for p in self.points],
@@ -285,6 +324,7 @@ class SwapSweep(BaseCollector):
         except ServiceError as exc:
             failure = exc
         finally:
+            self.note(route is not None, None if failure is None else str(failure))
             rows = []
             for position, (attempt, observed) in enumerate(attempts):
                 row: Row = {
@@ -328,10 +368,7 @@ class SwapSweep(BaseCollector):
             if network not in _CHAIN_OF:
                 raise ValueError(f"web3s: {network!r} is not one of {', '.join(NETWORKS)}")
             chain = int(w3.eth.chain_id)  # the node's, not the network label's
-            addresses = self.pools.get(network)
-            if addresses is None:
-                market = market_for(load_scenario("default", env={}), _CHAIN_OF[network])
-                addresses = [] if market is None else [p.address for p in market.pools]
+            addresses = self.pools.get(network, [])
             observed = utc(self.clock())
             rows = [
                 {"snapshot_id": run_id, "chain": chain, "pool": address, "observed_at": observed}

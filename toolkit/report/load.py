@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from toolkit.report.result import ReportError
-from toolkit.store import Store, StoreError
+from toolkit.store import Store, StoreError, price_table
 
 __all__ = ["ReportData", "credit_book", "display_path", "load_data"]
 
@@ -54,6 +54,11 @@ class ReportData:
     market: pl.DataFrame = field(default_factory=pl.DataFrame)
     #: The first pool snapshot's balances (``chain``, ``token``, ``balance``).
     pools: pl.DataFrame = field(default_factory=pl.DataFrame)
+    #: The stored prices (:func:`toolkit.store.price_table`) and token names figures use.
+    prices: pl.DataFrame = field(default_factory=pl.DataFrame)
+    tokens: pl.DataFrame = field(default_factory=pl.DataFrame)
+    #: True when any run observed a simulated target (embedded service or backtest).
+    simulated: bool = False
 
 
 def _open(path: Path, where: str) -> Store:
@@ -147,6 +152,9 @@ def _read(store: Store, where: str) -> ReportData:
             "SELECT chain, token, balance FROM pool_snapshots WHERE snapshot_id = (SELECT "
             "snapshot_id FROM pool_snapshots ORDER BY observed_at, snapshot_id LIMIT 1)"
         ),
+        prices=price_table(store),
+        tokens=store.query("SELECT chain, address, symbol, decimals FROM tokens"),
+        simulated=bool(runs.filter(pl.col("target_kind").is_in(["embedded", "simulated"])).height),
     )
 
 

@@ -20,8 +20,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +128,21 @@ def spans_decades(values: Iterable[float | None]) -> bool:
     return bool(positive) and max(positive) / min(positive) >= DECADES_RATIO
 
 
+#: Set while a report of simulated data is drawn: every figure's title says so.
+_SIMULATED: ContextVar[bool] = ContextVar("simulated", default=False)
+
+
+@contextlib.contextmanager
+def simulated_titles(simulated: bool) -> Iterator[None]:
+    """Prefix every figure title drawn inside the block with "Simulated: " when
+    ``simulated`` (the data came from the embedded service or a backtest)."""
+    mark = _SIMULATED.set(simulated)
+    try:
+        yield
+    finally:
+        _SIMULATED.reset(mark)
+
+
 def dress(
     ax: Axes,
     *,
@@ -146,7 +163,7 @@ def dress(
     if y is not None and spans_decades(y):
         ax.set_yscale("log")
         ylabel += ", log scale"
-    ax.set_title(title)
+    ax.set_title(f"Simulated: {title}" if _SIMULATED.get() else title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, axis=grid, which="both", alpha=0.3)  # type: ignore[arg-type]

@@ -1,32 +1,41 @@
 """Human units for frames and figures meant for people; storage keeps exact integers.
 
 Amounts are stored in a token's smallest units (``HUGEINT``); a report shows them in whole
-tokens and in USD at the default scenario's prices (``[pricing] prices_usd``, then the simulated
-AMM markets' prices for tokens the scenario does not price). Chains show their registry name,
-tokens their symbol, timestamps a UTC date.
+tokens and in USD at the prices the store holds (``prices``: a simulated run's scenario prices,
+oracle and pool reads, or a user's table; :func:`toolkit.store.price_at`, the one lookup),
+taken into use for a report with :func:`priced`. Without a stored price a figure has no USD
+value rather than an invented one. Chains show their registry name, tokens their symbol (the
+registry's, else the store's ``tokens`` names read from chains), timestamps a UTC date.
 
->>> whole_tokens(2_500_000, 8453, "USDC"), usd(10**18, 1, "WETH")
-(2.5, 3000.0)
+>>> from datetime import UTC, datetime
+>>> at = datetime(2026, 1, 1, tzinfo=UTC)
+>>> prices = pl.DataFrame({"chain": [1], "token": ["0x" + "aa" * 20], "symbol": ["WETH"],
+...                        "observed_at": [at], "usd": [3000.0]})
+>>> with priced(prices):
+...     whole_tokens(2_500_000, 8453, "USDC"), usd(10**18, 1, "WETH"), usd(10**6, 1, "USDC")
+(2.5, 3000.0, None)
 >>> chain_name(8453), format_usd(1_234_567.8), format_usd(0.42)
 ('Base', '$1.23M', '$0.42')
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from datetime import UTC, datetime
-from decimal import Decimal
-from functools import cache
 
 import polars as pl
 
 from toolkit.chain.registry import default_registry
+from toolkit.store import price_at
 
 __all__ = [
     "chain_name",
     "for_people",
     "format_usd",
     "price_usd",
+    "priced",
     "symbol_of",
     "token_decimals",
     "usd",
@@ -36,6 +45,37 @@ __all__ = [
 ]
 
 NATIVE = "0x" + "00" * 20
+_EMPTY = pl.DataFrame()
+#: The stored prices and token names in use (:func:`priced`): a report reads them once.
+_PRICES: ContextVar[pl.DataFrame] = ContextVar("prices", default=_EMPTY)
+_TOKENS: ContextVar[pl.DataFrame] = ContextVar("tokens", default=_EMPTY)
+
+
+@contextlib.contextmanager
+def priced(prices: pl.DataFrame, tokens: pl.DataFrame | None = None) -> Iterator[None]:
+    """Use ``prices`` (:func:`toolkit.store.price_table`) and ``tokens`` (the store's token
+    names: chain, address, symbol, decimals) for every figure inside the block."""
+    marks = _PRICES.set(prices), _TOKENS.set(_EMPTY if tokens is None else tokens)
+    try:
+        yield
+    finally:
+        _PRICES.reset(marks[0])
+        _TOKENS.reset(marks[1])
+
+
+def _stored_token(
+    chain: int, *, symbol: str | None = None, address: str | None = None
+) -> tuple[str, int] | None:
+    """(symbol, decimals) of a token in the store's ``tokens`` names, by symbol or address."""
+    tokens = _TOKENS.get()
+    if tokens.is_empty():
+        return None
+    rows = tokens.filter(pl.col("chain") == chain)
+    if symbol is not None:
+        rows = rows.filter(pl.col("symbol").str.to_uppercase() == symbol.upper())
+    if address is not None:
+        rows = rows.filter(pl.col("address") == address.lower())
+    return (str(rows["symbol"][0]), int(rows["decimals"][0])) if rows.height else None
 
 
 def chain_name(chain: int | None) -> str:
@@ -53,8 +93,8 @@ def chain_name(chain: int | None) -> str:
 
 
 def token_decimals(chain: int | None, symbol: str | None) -> int:
-    """A token's decimals from the registry, then the AMM markets (0 when neither knows the
-    token: amounts then stay in smallest units, and the axis says so).
+    """A token's decimals from the registry, then the store's token names (0 when neither knows
+    the token: amounts then stay in smallest units, and the axis says so).
 
     >>> token_decimals(8453, "USDC"), token_decimals(1, "WBTC"), token_decimals(None, "XYZ")
     (6, 8, 0)
@@ -67,64 +107,25 @@ def token_decimals(chain: int | None, symbol: str | None) -> int:
         return default_registry().token(chain, symbol).decimals
     except LookupError:
         pass
-    known = _market_tokens().get((chain, symbol.upper()))
+    known = _stored_token(chain, symbol=symbol)
     return known[1] if known is not None else 0
 
 
-@cache
-def _market_tokens() -> dict[tuple[int, str], tuple[str, int, Decimal, str]]:
-    """``(chain, SYMBOL) -> (address, decimals, price, symbol)`` of the simulated AMM
-    markets."""
-    from toolkit.scenario import load_scenario
-    from toolkit.world.chain.markets import MARKET_CHAINS, market_for
+def price_usd(
+    symbol: str | None, chain: int | None = None, at: datetime | None = None
+) -> float | None:
+    """USD per whole token at ``at`` (None: the latest) from the stored prices in use
+    (:func:`priced`), else None. ``ETH`` is priced as ``WETH``.
 
-    scenario = load_scenario("default", env={})
-    found: dict[tuple[int, str], tuple[str, int, Decimal, str]] = {}
-    for chain in MARKET_CHAINS:
-        market = market_for(scenario, chain)
-        if market is None:
-            continue
-        for symbol, token in market.tokens.items():
-            found[(chain, symbol.upper())] = (
-                token.address.lower(),
-                token.decimals,
-                token.price_usd,
-                symbol,
-            )
-    return found
-
-
-@cache
-def _scenario_prices() -> dict[str, Decimal]:
-    from toolkit.scenario import load_scenario
-
-    pricing = load_scenario("default", env={}).pricing
-    return {symbol.upper(): price for symbol, price in pricing.prices_usd}
-
-
-def price_usd(symbol: str | None, chain: int | None = None) -> float | None:
-    """USD per whole token: the default scenario's price, else the AMM market's, else None.
-
-    ``ETH`` is priced as ``WETH``.
-
-    >>> price_usd("USDC"), price_usd("ETH"), price_usd("WBTC", 1) is not None, price_usd("XYZ")
-    (1.0, 3000.0, True, None)
+    >>> price_usd("USDC"), price_usd(None)
+    (None, None)
     """
-    if symbol is None:
-        return None
-    key = "WETH" if symbol.upper() == "ETH" else symbol.upper()
-    price = _scenario_prices().get(key)
-    if price is None:
-        for (market_chain, market_symbol), (_, _, market_price, _) in _market_tokens().items():
-            if market_symbol == key and (chain is None or chain == market_chain):
-                price = market_price
-                break
-    return None if price is None else float(price)
+    return price_at(_PRICES.get(), symbol, chain, at)
 
 
 def symbol_of(chain: int, address: str) -> str:
     """A token's symbol from its address on ``chain`` (``ETH`` for the native coin), or the
-    shortened address when no market lists it.
+    shortened address when neither the registry nor the store's token names know it.
 
     >>> symbol_of(1, "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"), symbol_of(1, NATIVE)
     ('USDC', 'ETH')
@@ -136,13 +137,12 @@ def symbol_of(chain: int, address: str) -> str:
     lowered = address.lower()
     if lowered == NATIVE:
         return "ETH"
-    for (market_chain, _), (market_address, _, _, symbol) in _market_tokens().items():
-        if market_chain == chain and market_address == lowered:
-            return symbol
     try:
         return default_registry().token_by_address(chain, address).symbol
     except (LookupError, ValueError):
-        return f"{address[:6]}…{address[-4:]}"
+        pass
+    known = _stored_token(chain, address=lowered)
+    return known[0] if known is not None else f"{address[:6]}…{address[-4:]}"
 
 
 def whole_tokens(amount: int | None, chain: int | None, symbol: str | None) -> float | None:
@@ -152,40 +152,53 @@ def whole_tokens(amount: int | None, chain: int | None, symbol: str | None) -> f
     return int(amount) / 10 ** token_decimals(chain, symbol)
 
 
-def usd(amount: int | None, chain: int | None, symbol: str | None) -> float | None:
-    """``amount`` smallest units in USD, or None when the token has no price."""
+def usd(
+    amount: int | None, chain: int | None, symbol: str | None, at: datetime | None = None
+) -> float | None:
+    """``amount`` smallest units in USD at ``at`` (the observation's time; None: the latest
+    stored price), or None when the token has no stored price."""
     tokens = whole_tokens(amount, chain, symbol)
-    price = price_usd(symbol, chain)
+    price = price_usd(symbol, chain, at)
     return None if tokens is None or price is None else tokens * price
 
 
 def with_human_amounts(
-    frame: pl.DataFrame, columns: Sequence[str], *, chain: str, token: str
+    frame: pl.DataFrame,
+    columns: Sequence[str],
+    *,
+    chain: str,
+    token: str,
+    at: str | None = None,
 ) -> pl.DataFrame:
     """Add ``<column>_tokens`` and ``<column>_usd`` beside each smallest-unit ``column``.
 
-    ``chain`` and ``token`` name the columns holding each row's chain id and symbol; the
-    original integer columns are kept as they are.
+    ``chain`` and ``token`` name the columns holding each row's chain id and symbol, ``at``
+    the column of its observation time (each row priced at its time; default: the latest
+    stored price); the original integer columns are kept as they are.
 
     >>> frame = pl.DataFrame({"chain": [1], "token": ["WETH"], "amount": [5 * 10**17]})
-    >>> with_human_amounts(frame, ["amount"], chain="chain", token="token").row(0)
+    >>> prices = pl.DataFrame({"chain": [1], "token": ["0x"], "symbol": ["WETH"],
+    ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)], "usd": [3000.0]})
+    >>> with priced(prices):
+    ...     with_human_amounts(frame, ["amount"], chain="chain", token="token").row(0)
     (1, 'WETH', 500000000000000000, 0.5, 1500.0)
     """
-    keys = frame.select(chain, token).rows()
+    times = frame[at].to_list() if at is not None else [None] * frame.height
+    keys = [(c, t, w) for (c, t), w in zip(frame.select(chain, token).rows(), times, strict=True)]
     added = []
     for column in columns:
         values = frame[column].to_list()
         added.append(
             pl.Series(
                 f"{column}_tokens",
-                [whole_tokens(v, c, t) for v, (c, t) in zip(values, keys, strict=True)],
+                [whole_tokens(v, c, t) for v, (c, t, _) in zip(values, keys, strict=True)],
                 dtype=pl.Float64,
             )
         )
         added.append(
             pl.Series(
                 f"{column}_usd",
-                [usd(v, c, t) for v, (c, t) in zip(values, keys, strict=True)],
+                [usd(v, c, t, w) for v, (c, t, w) in zip(values, keys, strict=True)],
                 dtype=pl.Float64,
             )
         )

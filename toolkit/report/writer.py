@@ -17,6 +17,7 @@ from toolkit.report.economics import capital_sweep, pool_economics
 from toolkit.report.load import ReportData, display_path, load_data
 from toolkit.report.refusals import refusal_table
 from toolkit.report.result import ReportError, ReportResult
+from toolkit.report.style import simulated_titles
 from toolkit.report.surfaces import (
     HF_WATCH,
     authorizations,
@@ -38,8 +39,14 @@ from toolkit.report.tables import (
     summary_rows,
     summary_table,
 )
-from toolkit.report.units import format_usd, utc_date, with_human_amounts
+from toolkit.report.units import format_usd, priced, utc_date, with_human_amounts
 from toolkit.store import Store
+
+#: What summary.md says when any run observed a simulated target.
+_SIMULATED_NOTE = (
+    "\n\n**Simulated data**: runs in this database observed the embedded (simulated) service "
+    "or a backtest (`collection_runs.target_kind`); its prices are the scenario's."
+)
 
 __all__ = ["REPORT_FILES", "write_report"]
 
@@ -118,7 +125,11 @@ def write_report(
     has rows; :attr:`ReportResult.skipped` says which were left out and why.
     """
     data = load_data(store_or_path)
-    out = _out_dir(out_dir)
+    with priced(data.prices, data.tokens), simulated_titles(data.simulated):
+        return _write(data, _out_dir(out_dir))
+
+
+def _write(data: ReportData, out: Path) -> ReportResult:
     writer = _Writer(out)
     try:
         routes = _rfq_sections(data, writer)
@@ -495,7 +506,8 @@ def _markdown(
     data: ReportData, summary: pl.DataFrame, routes: pl.DataFrame | None, writer: _Writer
 ) -> str:
     parts = [
-        f"# Toolkit report\n\nSource: `{data.where}`.\n",
+        f"# Toolkit report{' (simulated)' if data.simulated else ''}\n\n"
+        f"Source: `{data.where}`.{_SIMULATED_NOTE if data.simulated else ''}\n",
         "## Summary\n",
         markdown_table(summary),
     ]

@@ -5,8 +5,7 @@ Amounts are exact (DuckDB ``HUGEINT`` <-> polars ``Int128``), times are UTC
 URLs are stored without credentials and secret-looking run parameters are refused.
 
 Example:
-    >>> from toolkit.store import Store
-    >>> from toolkit.store.migrations import MIGRATIONS
+    >>> from toolkit.store import MIGRATIONS, Store
     >>> with Store(":memory:") as store:
     ...     store.schema_version == len(MIGRATIONS)
     True
@@ -16,6 +15,7 @@ from toolkit.store.connection import DATA_DIR_ENV, data_dir, default_path
 from toolkit.store.errors import StoreError
 from toolkit.store.frames import has_credentials
 from toolkit.store.migrations import MIGRATIONS, Migration, apply_migrations, schema_version
+from toolkit.store.prices import latest_prices, load_prices, price_at, price_table, store_tokens
 from toolkit.store.schema import (
     QUOTE_TYPES,
     RUN_KINDS,
@@ -27,7 +27,7 @@ from toolkit.store.schema import (
     table_spec,
 )
 from toolkit.store.store import Recording, Store
-from toolkit.store.urls import redact_url
+from toolkit.store.urls import redact_url, shown_url
 
 __all__ = [
     "DATA_DIR_ENV",
@@ -46,8 +46,14 @@ __all__ = [
     "data_dir",
     "default_path",
     "has_credentials",
+    "latest_prices",
+    "load_prices",
     "polars_schema",
+    "price_at",
+    "price_table",
     "redact_url",
     "schema_version",
+    "shown_url",
+    "store_tokens",
     "table_spec",
 ]

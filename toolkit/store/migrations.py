@@ -554,6 +554,30 @@ CREATE TABLE nft_transfers (
 """
 
 #: Every migration, in order. Append only; never edit a released entry.
+# Which target a run observed (embedded: the simulated service in-process; served: a service on
+# a loopback host; real: any other; simulated: a backtest), USD prices by source, chain, token
+# and time, and token names read from chains (symbol and decimals, cached).
+_TARGETS_AND_PRICES = """
+ALTER TABLE collection_runs ADD COLUMN target_kind VARCHAR;
+
+CREATE TABLE prices (
+    source      VARCHAR NOT NULL,   -- scenario, oracle, pool, user
+    chain       BIGINT NOT NULL,
+    token       VARCHAR NOT NULL,   -- lowercase address
+    symbol      VARCHAR,
+    observed_at TIMESTAMPTZ NOT NULL,
+    usd         DECIMAL(38,18) NOT NULL
+);
+
+CREATE TABLE tokens (
+    chain    BIGINT NOT NULL,
+    address  VARCHAR NOT NULL,      -- lowercase
+    symbol   VARCHAR NOT NULL,
+    decimals INTEGER NOT NULL,
+    source   VARCHAR NOT NULL       -- registry, contract, scenario
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "collection tables", _COLLECTION_TABLES),
     Migration(2, "backtest tables", _BACKTEST_TABLES),
@@ -563,6 +587,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "credit collateral", _CREDIT_COLLATERAL_TABLE),
     Migration(7, "amm pools", _AMM_POOL_TABLES),
     Migration(8, "pool events", _POOL_EVENT_TABLES),
+    Migration(9, "run targets, prices and tokens", _TARGETS_AND_PRICES),
 )
 
 _LEDGER = """
@@ -652,8 +677,7 @@ def apply_migrations(
 
     Example:
         >>> con = duckdb.connect(":memory:")
-        >>> applied = apply_migrations(con)
-        >>> applied == [m.version for m in MIGRATIONS], apply_migrations(con)
+        >>> len(apply_migrations(con)) == len(MIGRATIONS), apply_migrations(con)
         (True, [])
     """
     versions = [m.version for m in migrations]

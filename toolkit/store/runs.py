@@ -19,9 +19,9 @@ import polars as pl
 
 from toolkit.store.errors import StoreError
 from toolkit.store.frames import has_credentials, to_polars
-from toolkit.store.schema import RUN_KINDS, RUN_STATUSES, TABLES, table_spec
+from toolkit.store.schema import RUN_KINDS, RUN_STATUSES, TABLES, TARGET_KINDS, table_spec
 from toolkit.store.sql import first_row
-from toolkit.store.urls import redact_url
+from toolkit.store.urls import redact_url, target_kind_of
 
 __all__ = [
     "attempt_ids",
@@ -110,12 +110,18 @@ def start_run(
     *,
     run_id: str | None = None,
     started_at: datetime | None = None,
+    target_kind: str | None = None,
 ) -> str:
-    """Record a new run with status ``running``; return its id (a uuid4 unless given)."""
+    """Record a new run with status ``running``; return its id (a uuid4 unless given).
+    ``target_kind`` (embedded, served, real, simulated) defaults to what the URL says
+    (:func:`~toolkit.store.urls.target_kind_of`)."""
     if kind not in RUN_KINDS:
         raise StoreError(f"kind: must be one of {', '.join(RUN_KINDS)}; got {kind!r}")
     encoded = encode_parameters(parameters)
     url = redact_url(target_url)
+    observed = target_kind_of(url) if target_kind is None else target_kind
+    if observed not in TARGET_KINDS:
+        raise StoreError(f"target_kind: must be one of {', '.join(TARGET_KINDS)}; got {observed!r}")
     new_id = str(uuid.uuid4()) if run_id is None else _run_id(run_id)
     stamp = _aware(started_at, "started_at")
     exists = first_row(con, "SELECT 1 FROM collection_runs WHERE run_id = ?", [new_id])
@@ -123,9 +129,9 @@ def start_run(
         raise StoreError(f"run_id: run {new_id!r} already exists; use resume_run to continue it")
     con.execute(
         "INSERT INTO collection_runs "
-        "(run_id, kind, parameters, target_url, started_at, ended_at, status, rows_written) "
-        "VALUES (?, ?, ?, ?, ?, NULL, 'running', NULL)",
-        [new_id, kind, encoded, url, stamp],
+        "(run_id, kind, parameters, target_url, started_at, ended_at, status, rows_written, "
+        "target_kind) VALUES (?, ?, ?, ?, ?, NULL, 'running', NULL, ?)",
+        [new_id, kind, encoded, url, stamp, observed],
     )
     return new_id
 

@@ -41,6 +41,10 @@ RUN_KINDS: tuple[str, ...] = (
 )
 FLOW_KINDS: tuple[str, ...] = ("deposit", "withdrawal")
 RUN_STATUSES: tuple[str, ...] = ("running", "completed", "interrupted", "failed")
+#: What a run observed: the embedded (simulated) service in-process, a service on a loopback
+#: host, any other host, or a backtest (simulated).
+TARGET_KINDS: tuple[str, ...] = ("embedded", "served", "real", "simulated")
+PRICE_SOURCES: tuple[str, ...] = ("scenario", "oracle", "pool", "user")
 QUOTE_TYPES: tuple[str, ...] = ("ExactInput", "ExactOutput")
 EVENT_KINDS: tuple[str, ...] = ("liquidity", "fee")
 AMM_KINDS: tuple[str, ...] = ("v2", "v3")
@@ -174,6 +178,7 @@ _SPECS: tuple[TableSpec, ...] = (
             _c("ended_at", _TS),
             _c("status", _V, required=True, choices=RUN_STATUSES),
             _c("rows_written", _BIG),
+            _c("target_kind", _V, choices=TARGET_KINDS),
         ),
         ("run_id",),
     ),
@@ -689,8 +694,36 @@ _SPECS: tuple[TableSpec, ...] = (
     ),
 )
 
+_PRICE_SPECS: tuple[TableSpec, ...] = (
+    TableSpec(
+        "prices",
+        (
+            _c("source", _V, required=True, choices=PRICE_SOURCES),
+            _c("chain", _BIG, required=True),
+            _c("token", _V, required=True),
+            _c("symbol", _V),
+            _c("observed_at", _TS, required=True),
+            _c("usd", "DECIMAL(38,18)", required=True),
+        ),
+        ("source", "chain", "token", "observed_at"),
+    ),
+    TableSpec(
+        "tokens",
+        (
+            _c("chain", _BIG, required=True),
+            _c("address", _V, required=True),
+            _c("symbol", _V, required=True),
+            _c("decimals", _I, required=True),
+            _c("source", _V, required=True),
+        ),
+        ("chain", "address"),
+    ),
+)
+
 #: Every table of the contract, by name.
-TABLES: Mapping[str, TableSpec] = MappingProxyType({spec.name: spec for spec in _SPECS})
+TABLES: Mapping[str, TableSpec] = MappingProxyType(
+    {spec.name: spec for spec in (*_SPECS, *_PRICE_SPECS)}
+)
 
 
 def table_spec(table: str) -> TableSpec:

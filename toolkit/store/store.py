@@ -194,6 +194,7 @@ class Store:
         *,
         run_id: str | None = None,
         started_at: datetime | None = None,
+        target_kind: str | None = None,
     ) -> str:
         """Record a new run (status ``running``) and return its id, a uuid4 unless given.
 
@@ -215,6 +216,7 @@ class Store:
                 target_url,
                 run_id=run_id,
                 started_at=started_at,
+                target_kind=target_kind,
             )
 
     def finish_run(
@@ -263,6 +265,7 @@ class Store:
         run_id: str | None = None,
         started_at: datetime | None = None,
         count_rows: Callable[[str], int] | None = None,
+        target_kind: str | None = None,
     ) -> Iterator[Recording]:
         """The lifecycle of a run, defined once: the block's work is recorded as one run.
 
@@ -288,7 +291,12 @@ class Store:
         """
         if resume is None:
             new_id = self.start_run(
-                kind, parameters, target_url, run_id=run_id, started_at=started_at
+                kind,
+                parameters,
+                target_url,
+                run_id=run_id,
+                started_at=started_at,
+                target_kind=target_kind,
             )
         else:
             self.resume_run(resume)

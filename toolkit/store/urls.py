@@ -1,9 +1,11 @@
-"""Credential stripping for the URLs the store records (run targets, event sources).
+"""The one credential-stripping policy for URLs: what the store records (run targets, event
+sources) and what clients, providers, logs and messages show.
 
-Secrets are never written to DuckDB. A URL can carry them in two places: the userinfo
-(``https://user:pass@host``, HTTP Basic on the swap surface) and the query string
-(``?apiKey=...``). Both are removed, not masked: a stored URL says where data came from,
-not how the collector logged in.
+Secrets are never written to DuckDB, reprs, logs or messages. A URL can carry them in three
+places: the userinfo (``https://user:pass@host``, HTTP Basic on the swap surface), the query
+string (``?apiKey=...``) and, for JSON-RPC node URLs, the path (``/v2/<key>``). The first two
+are always removed, not masked: a URL shown or stored says where data came from, not how the
+collector logged in; ``path=False`` drops the path too (node URLs).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from toolkit.store.errors import StoreError
 
-__all__ = ["is_secret_name", "redact_url"]
+__all__ = ["is_secret_name", "redact_url", "shown_url", "target_kind_of"]
 
 # Matched against a parameter name lowered and stripped of "-" and "_": "apiKey", "api_key",
 # "X-Auth-Token", "access_token", "signature", "password" all match. Over-matching (a
@@ -46,14 +48,17 @@ def is_secret_name(name: str) -> bool:
     return any(part in normal for part in _SECRET_PARTS)
 
 
-def redact_url(url: str, *, field: str = "target_url") -> str:
-    """Return ``url`` without userinfo and without secret-looking query parameters.
+def redact_url(url: str, *, field: str = "target_url", path: bool = True) -> str:
+    """Return ``url`` without userinfo and without secret-looking query parameters (and,
+    with ``path=False``, without its path, query and fragment: node URLs keep keys in paths).
 
     ``url`` must be absolute (``scheme://host...``); ``field`` names it in the error.
 
     Example:
         >>> redact_url("https://user:pass@host:8443/x?apiKey=abc&chain=1")
         'https://host:8443/x?chain=1'
+        >>> redact_url("https://user:pw@base.example.com/v2/s3cr3t?key=x", path=False)
+        'https://base.example.com'
     """
     if not isinstance(url, str) or not url.strip():
         raise StoreError(f"{field}: must be a non-empty URL string")
@@ -69,6 +74,8 @@ def redact_url(url: str, *, field: str = "target_url") -> str:
     if ":" in host:  # IPv6 literal: brackets were stripped by urlsplit
         host = f"[{host}]"
     netloc = host if port is None else f"{host}:{port}"
+    if not path:
+        return urlunsplit((parts.scheme, netloc, "", "", ""))
     query = _without_secrets(parts.query)
     # A fragment is usually a plain label, but OAuth-style "#access_token=..." exists too.
     fragment = _without_secrets(parts.fragment) if "=" in parts.fragment else parts.fragment
@@ -82,3 +89,40 @@ def _without_secrets(pairs: str) -> str:
         if not is_secret_name(name)
     ]
     return urlencode(kept)
+
+
+def shown_url(url: str, *, path: bool = True) -> str:
+    """:func:`redact_url` for a message or repr: ``<invalid URL>`` instead of an error.
+
+    >>> shown_url("https://user:secretpw@host/swap"), shown_url("http://[::1")
+    ('https://host/swap', '<invalid URL>')
+    """
+    try:
+        return redact_url(url, path=path)
+    except StoreError:
+        return "<invalid URL>"
+
+
+def target_kind_of(url: str) -> str:
+    """What a run's target URL says it observed: ``embedded`` (the in-process simulated
+    service, ``http://embedded-<id>.invalid``), ``simulated`` (a backtest, ``backtest://``),
+    ``served`` (a loopback host, such as ``toolkit serve``) or ``real``.
+
+    >>> [target_kind_of(u) for u in ("http://embedded-ab12.invalid/swap", "backtest://default",
+    ...  "http://127.0.0.1:8700", "https://svc.example")]
+    ['embedded', 'simulated', 'served', 'real']
+    """
+    import ipaddress
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.scheme not in ("http", "https"):
+        return "simulated"
+    if host.startswith("embedded-") and host.endswith(".invalid"):
+        return "embedded"
+    if host == "localhost":
+        return "served"
+    try:
+        return "served" if ipaddress.ip_address(host).is_loopback else "real"
+    except ValueError:
+        return "real"

@@ -60,6 +60,7 @@ class Chains:
             run = ledger.direct(genesis)
             for contract in list(ledger.state.contracts.values()):
                 contract.genesis(run)
+            ledger.seal_genesis(run)
             for account in self.accounts:
                 address = account.address.lower()
                 ledger.state.balances[address] = NATIVE_FUNDING

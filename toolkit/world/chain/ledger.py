@@ -420,6 +420,31 @@ class Ledger:
         self._known_hashes[block_hash] = number
         return block
 
+    def seal_genesis(self, run: Execution) -> Block | None:
+        """Keep the logs of the genesis set-up ``run`` (a seeded book's locks and draws) as
+        block 0: one seeding transaction from the zero address whose receipt holds them, so
+        ``eth_getLogs`` from block 0 finds what was set up. None when it emitted nothing."""
+        if not run.logs or self._numbers:
+            return None
+        number = 0
+        timestamp = self.block_timestamp(number)
+        seed = _hash(b"toolkit genesis seeding", self.chain_id.to_bytes(8, "big"))
+        tx = Tx(seed, 2, self.chain_id, ZERO, 0, ZERO, 0, b"", 0, self.base_fee, 0)
+        block_hash = _hash(
+            b"toolkit block", self.chain_id.to_bytes(8, "big"), bytes(8), bytes.fromhex(seed[2:])
+        )
+        logs = tuple(
+            Log(raw.address, raw.topics, raw.data, number, block_hash, seed, 0, i)
+            for i, raw in enumerate(run.logs)
+        )
+        receipt = Receipt(tx, 1, 0, 0, self.base_fee, logs, number, block_hash, 0)
+        self._receipts[seed] = receipt
+        block = Block(number, block_hash, timestamp, (receipt,), 0, self.base_fee)
+        self._blocks[number] = block
+        self._numbers.append(number)
+        self._known_hashes[block_hash] = number
+        return block
+
     def _payable(self, tx: Tx) -> bool:
         return (
             self.state.nonces.get(tx.sender, 0) == tx.nonce

@@ -62,7 +62,7 @@ seeded accounts' addresses and top-ups) and :mod:`.support` (what they share).
 from __future__ import annotations
 
 from toolkit.world.chain.contracts import register
-from toolkit.world.chain.credit.book import book_account, book_topup
+from toolkit.world.chain.credit.book import book_account, book_accounts, book_topup
 from toolkit.world.chain.credit.hub import CollateralEscrow, CreditHub, CreditOperator, seed_book
 from toolkit.world.chain.credit.remote import RemoteEscrow
 from toolkit.world.chain.credit.tokens import CreditToken
@@ -77,6 +77,7 @@ __all__ = [
     "EarnVault",
     "RemoteEscrow",
     "book_account",
+    "book_accounts",
     "book_topup",
     "seed_book",
 ]

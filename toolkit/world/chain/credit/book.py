@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from eth_utils import keccak
 
+from toolkit.scenario import Scenario
 from toolkit.scenario.credit import CreditSettings
 
-__all__ = ["book_account", "book_topup"]
+__all__ = ["book_account", "book_accounts", "book_topup"]
 
 
 def book_account(settings: CreditSettings, index: int) -> str:
@@ -18,6 +19,20 @@ def book_account(settings: CreditSettings, index: int) -> str:
     '0x'
     """
     return "0x" + keccak(text=f"toolkit credit book:{settings.hub.lower()}:{index}")[-20:].hex()
+
+
+def book_accounts(scenario: Scenario) -> list[str]:
+    """Every seeded account of ``scenario``'s credit book, sorted (the simulation's own list:
+    collectors find accounts from the chain's events instead).
+
+    >>> from toolkit.scenario import load_scenario
+    >>> len(book_accounts(load_scenario("default", env={})))
+    1200
+    """
+    settings = scenario.credit
+    if settings is None:
+        return []
+    return sorted(book_account(settings, i) for i in range(settings.book_accounts))
 
 
 def book_topup(settings: CreditSettings, account: str) -> tuple[int, int]:

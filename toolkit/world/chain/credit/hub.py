@@ -294,7 +294,10 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
     some are past their due date and accrue interest); three in ten of those have the scenario's
     operator with one whitelisted receiver, a card holding its auto top-up target
     (:func:`book_topup`). The collateral tokens are minted to the escrow, so
-    the escrow holds exactly what the books say.
+    the escrow holds exactly what the books say. Each lock, draw and operator is emitted as
+    the contracts would emit it (``Deposited``, ``CreditDrawn``, ``OperatorSet``) and sealed
+    into the genesis block (:meth:`~toolkit.world.chain.ledger.Ledger.seal_genesis`), so an
+    observer finds the book from the chain's logs as it would a real one's.
     """
     s = hub.settings
     if s.book_accounts == 0:
@@ -319,6 +322,8 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
                 continue
             token.mint(run, escrow, units)
             hub.lock(run, borrower, c.address.lower(), units)
+            # As the escrow's deposit() would: the lock is public in the genesis block's logs.
+            run.emit(escrow, "collateralEscrow.Deposited", borrower, c.address.lower(), units)
         if rng.random() >= 0.7:
             continue
         capacity = hub.figures(borrower, now).total_credit_capacity
@@ -328,9 +333,11 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
         first_draw = now - rng.randrange(0, 45 * 86_400)
         run.write(hub.principal, borrower, principal)
         run.write(hub.due, borrower, s.rules.due_date(first_draw))
+        run.emit(hub.address, "creditHub.CreditDrawn", borrower, borrower, principal, 0)
         if isinstance(operator, CreditOperator) and rng.random() < 0.3:
             receiver = "0x" + keccak(text=f"toolkit credit card:{borrower}")[-20:].hex()
             run.write(hub.operators, borrower, operator.address)
+            run.emit(hub.address, "creditHub.OperatorSet", borrower, operator.address)
             run.write(operator.whitelist, (borrower, receiver), True)
             asset = run.state.contracts.get(hub.asset)
             if isinstance(asset, ERC20):  # the card starts full (its top-up target)

@@ -17,11 +17,12 @@ import polars as pl
 from web3 import Web3
 
 from toolkit.client import EmbeddedService, TransportError
-from toolkit.client.config import resolve_base_url
 from toolkit.client.credit import CreditClient
+from toolkit.client.target import check_url
 from toolkit.clock import WALL, Clock
-from toolkit.collect.traffic.actions import Actions
-from toolkit.collect.traffic.schedule import (
+from toolkit.scenario import Scenario, load_scenario
+from toolkit.simulate.traffic.actions import Actions
+from toolkit.simulate.traffic.schedule import (
     CREDIT_FLOW_COLUMNS,
     FLOW_COLUMNS,
     SWAP_FLOW_COLUMNS,
@@ -30,8 +31,7 @@ from toolkit.collect.traffic.schedule import (
     checked_frame,
     merge_flows,
 )
-from toolkit.collect.traffic.target import Target
-from toolkit.scenario import Scenario, load_scenario
+from toolkit.simulate.traffic.target import Target
 
 __all__ = ["LATE", "WAIT_SLICE", "Traffic"]
 
@@ -70,7 +70,7 @@ class Traffic(Actions):
     ...     "token_out": ["WETH"], "amount_in": [2_000 * 10**6]})
     >>> credit = pl.DataFrame({"t": [0.0, 30.0], "borrower": [0, 0], "action": ["lock", "draw"],
     ...     "amount": [1_000 * 10**6, 100 * 10**6]})
-    >>> with ServiceClient(clock=ScaledClock(50.0)) as fast:
+    >>> with ServiceClient(embedded=True, clock=ScaledClock(50.0)) as fast:
     ...     with Traffic(fast.embedded, flow, swaps=swaps, credit=credit) as traffic:
     ...         traffic.join(timeout=20)
     >>> traffic.counts["rfq"], traffic.counts["quoted"], traffic.counts["opened"]
@@ -93,8 +93,7 @@ class Traffic(Actions):
         if embedded is not None and base_url is not None:
             raise ValueError("base_url: give an embedded service or the base_url of one, not both")
         if base_url is not None:
-            url = resolve_base_url(base_url, env={})
-            assert url is not None  # a URL was given
+            url = check_url(base_url, "base_url")
             if scenario is None:
                 raise ValueError(
                     "scenario: give the Scenario (or its name) the service at base_url runs"

@@ -17,9 +17,9 @@ from toolkit.client import ServiceClient, ServiceError, SwapClient
 from toolkit.client.credit import CreditClient
 from toolkit.clock import Clock
 from toolkit.codecs.functions import encode_call
-from toolkit.collect.traffic.target import Target
 from toolkit.resources import Quote
 from toolkit.scenario import Scenario
+from toolkit.simulate.traffic.target import Target
 from toolkit.world.chain.markets import MARKET_CHAINS, Market
 
 __all__ = ["GAS", "MAX_APPROVAL", "RECEIPT_BLOCKS", "RECEIPT_TRIES", "Actions"]
@@ -34,7 +34,7 @@ RECEIPT_TRIES = 10
 
 
 class Actions:
-    """The steps of :class:`~toolkit.collect.traffic.Traffic` that act on the service and the
+    """The steps of :class:`~toolkit.simulate.traffic.Traffic` that act on the service and the
     chains, each returning the steps it leads to as ``(delay, kind, payload)``; the thread
     holds the state they read and count into."""
 

@@ -28,16 +28,16 @@ RFQ and the service's answer, and :func:`record_traffic` stores them as the mark
 observations (a run of kind ``traffic``).
 """
 
-from toolkit.collect.traffic.actions import GAS as GAS
-from toolkit.collect.traffic.actions import MAX_APPROVAL as MAX_APPROVAL
-from toolkit.collect.traffic.actions import RECEIPT_BLOCKS as RECEIPT_BLOCKS
-from toolkit.collect.traffic.actions import RECEIPT_TRIES as RECEIPT_TRIES
-from toolkit.collect.traffic.record import MARKET_KIND, record_traffic
-from toolkit.collect.traffic.replay import LATE as LATE
-from toolkit.collect.traffic.replay import WAIT_SLICE as WAIT_SLICE
-from toolkit.collect.traffic.replay import Traffic
-from toolkit.collect.traffic.schedule import CREDIT_ACTIONS as CREDIT_ACTIONS
-from toolkit.collect.traffic.schedule import (
+from toolkit.simulate.traffic.actions import GAS as GAS
+from toolkit.simulate.traffic.actions import MAX_APPROVAL as MAX_APPROVAL
+from toolkit.simulate.traffic.actions import RECEIPT_BLOCKS as RECEIPT_BLOCKS
+from toolkit.simulate.traffic.actions import RECEIPT_TRIES as RECEIPT_TRIES
+from toolkit.simulate.traffic.record import MARKET_KIND, record_traffic
+from toolkit.simulate.traffic.replay import LATE as LATE
+from toolkit.simulate.traffic.replay import WAIT_SLICE as WAIT_SLICE
+from toolkit.simulate.traffic.replay import Traffic
+from toolkit.simulate.traffic.schedule import CREDIT_ACTIONS as CREDIT_ACTIONS
+from toolkit.simulate.traffic.schedule import (
     CREDIT_FLOW_COLUMNS,
     FLOW_COLUMNS,
     SWAP_FLOW_COLUMNS,

@@ -16,12 +16,12 @@ from toolkit.client import EmbeddedService, ServiceClient, chain_web3
 from toolkit.client.credit import CreditClient
 from toolkit.clock import ScaledClock
 from toolkit.codecs.events import EVENTS
-from toolkit.collect import Traffic
-from toolkit.collect.traffic import CREDIT_ACTIONS as COLLECT_CREDIT_ACTIONS
-from toolkit.collect.traffic import CREDIT_FLOW_COLUMNS, SWAP_FLOW_COLUMNS
 from toolkit.scenario import load_scenario
 from toolkit.server import create_app
 from toolkit.server.loopback import serve_in_thread
+from toolkit.simulate import Traffic
+from toolkit.simulate.traffic import CREDIT_ACTIONS as COLLECT_CREDIT_ACTIONS
+from toolkit.simulate.traffic import CREDIT_FLOW_COLUMNS, SWAP_FLOW_COLUMNS
 from toolkit.world.chain.markets import market_for
 
 FLOW = pl.DataFrame(
@@ -40,7 +40,7 @@ FLOW = pl.DataFrame(
 
 def test_converting_quotes_are_opened_on_chain_then_filled_and_settled() -> None:
     clock = ScaledClock(100.0)
-    with ServiceClient(clock=clock) as client:
+    with ServiceClient(embedded=True, clock=clock) as client:
         assert client.embedded is not None
         with Traffic(client.embedded, FLOW) as traffic:
             traffic.join(timeout=30)
@@ -111,7 +111,7 @@ def _pool_state(w3: Web3, pools: list[str]) -> list[bytes]:
 
 
 def test_swaps_and_credit_actions_move_pools_and_accounts_on_chain() -> None:
-    with ServiceClient(clock=ScaledClock(100.0)) as client:
+    with ServiceClient(embedded=True, clock=ScaledClock(100.0)) as client:
         embedded = client.embedded
         assert embedded is not None and embedded.scenario is not None
         market = market_for(embedded.scenario, 8453)
@@ -141,7 +141,7 @@ def test_swaps_and_credit_actions_move_pools_and_accounts_on_chain() -> None:
 
 
 def test_intents_only_traffic_keeps_its_counters() -> None:
-    with ServiceClient(clock=ScaledClock(100.0)) as client:
+    with ServiceClient(embedded=True, clock=ScaledClock(100.0)) as client:
         assert client.embedded is not None
         with Traffic(client.embedded, FLOW.head(1)) as traffic:
             traffic.join(timeout=30)

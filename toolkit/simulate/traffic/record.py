@@ -14,7 +14,7 @@ from __future__ import annotations
 import polars as pl
 
 from toolkit.collect.rows import attempt_id, utc
-from toolkit.collect.traffic.replay import Traffic
+from toolkit.simulate.traffic.replay import Traffic
 from toolkit.store import Store
 
 __all__ = ["MARKET_KIND", "record_traffic"]
