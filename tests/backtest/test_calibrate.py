@@ -10,9 +10,9 @@ from toolkit.backtest.calibrate import calibrate
 from toolkit.client import ServiceClient
 from toolkit.clock import ScaledClock, VirtualClock
 from toolkit.collect import RfqSweep, Snapshot
+from toolkit.scenario import load_scenario
 from toolkit.simulate import Traffic
 from toolkit.simulate.traffic import record_traffic
-from toolkit.scenario import load_scenario
 from toolkit.store import Store, StoreError
 
 #: Other users' flow: a minute and a half of the default scenario at 2 RFQs/s.

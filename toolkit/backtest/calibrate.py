@@ -23,7 +23,8 @@ free of DuckDB, and a calibration exists to feed a backtest.)
 >>> from toolkit.simulate.traffic import record_traffic
 >>> from toolkit.store import Store
 >>> users = generate_flow("default", hours=0.02, rate=1.0, seed=3)
->>> with ServiceClient(embedded=True, clock=ScaledClock(100.0)) as client, Store(":memory:") as store:
+>>> client = ServiceClient(embedded=True, clock=ScaledClock(100.0))
+>>> with client, Store(":memory:") as store:
 ...     _ = Snapshot(client, store, progress=False).run()
 ...     with Traffic(client.embedded, users) as traffic:
 ...         _ = RfqSweep(client, store, rounds=1, interval=15, progress=False).run()

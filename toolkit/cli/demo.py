@@ -186,10 +186,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step: Any) -> None:
     from toolkit.collect import BorrowSweep, LiquidityStream, RfqSweep, Snapshot
-    from toolkit.simulate import Traffic
-    from toolkit.simulate.traffic import record_traffic
     from toolkit.scenario import load_scenario
     from toolkit.simulate import Traffic
+    from toolkit.simulate.traffic import record_traffic
     from toolkit.world.chain import dev_accounts
 
     progress = not args.no_progress
