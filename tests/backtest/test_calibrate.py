@@ -75,7 +75,7 @@ def test_an_empty_store_cannot_be_calibrated() -> None:
 
 
 def test_a_collectors_own_sweep_is_not_demand() -> None:
-    with Store(":memory:") as store, ServiceClient(clock=VirtualClock()) as client:
+    with Store(":memory:") as store, ServiceClient(embedded=True, clock=VirtualClock()) as client:
         RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
         assert store.table("rfq_observations").height > 2
         with pytest.raises(StoreError, match="a collector's own sweeps are its design"):

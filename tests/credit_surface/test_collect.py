@@ -111,10 +111,10 @@ def test_bad_accounts_are_refused() -> None:
 
 def test_cli_collects_credit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "credit.duckdb"
-    code = main(["collect", "credit", "--accounts", account(102), "--db", str(db), "--no-progress"])
+    code = main(["collect", "credit", "--embedded", "--accounts", account(102), "--db", str(db), "--no-progress"])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "credit_accounts 2" in out  # USDC and EURE
-    code = main(["collect", "credit", "--accounts", "0x12", "--db", str(db), "--no-progress"])
+    code = main(["collect", "credit", "--embedded", "--accounts", "0x12", "--db", str(db), "--no-progress"])
     assert code == 2
     assert "accounts: '0x12'" in capsys.readouterr().err

@@ -35,7 +35,7 @@ def record_traffic(store: Store, traffic: Traffic) -> str | None:
     ...     "token": ["USDC", "USDC"], "amount": [10**9, 10**9],
     ...     "type": ["ExactOutput", "ExactInput"], "converts": [False, False],
     ...     "convert_delay": [0.0, 0.0]})
-    >>> with ServiceClient(clock=ScaledClock(50.0)) as fast, Store(":memory:") as store:
+    >>> with ServiceClient(embedded=True, clock=ScaledClock(50.0)) as fast, Store(":memory:") as store:
     ...     with Traffic(fast.embedded, flow) as traffic:
     ...         traffic.join(timeout=20)
     ...     run = record_traffic(store, traffic)
