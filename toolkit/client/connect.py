@@ -13,12 +13,12 @@ never falling back to the simulator.
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from web3 import Web3
 
 from toolkit.client.chain import chain_web3
+from toolkit.client.closing import Closing
 from toolkit.client.credit import CreditClient
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.retry import RetryPolicy
@@ -30,7 +30,7 @@ from toolkit.clock import Clock
 __all__ = ["Connection"]
 
 
-class Connection:
+class Connection(Closing):
     """The surfaces of ``target``: :attr:`service` (intents and liquidity), :attr:`swap`,
     :attr:`credit` and :meth:`chain` (web3.py per chain id), built on first use. ``clock``
     is the embedded service's clock (embedded target) or the clients' (others); ``retry``
@@ -127,17 +127,6 @@ class Connection:
             w3.provider.close()  # type: ignore[attr-defined]
         if self.embedded is not None:
             self.embedded.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"Connection({self.target!r})"

@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 
+from toolkit.client.closing import Closing
 from toolkit.client.config import resolve_timeout
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import ServiceError, TransportError
@@ -282,7 +283,7 @@ class ClientSettings:
         return self._core.describe(type(self).__name__)
 
 
-class SyncLifecycle:
+class SyncLifecycle(Closing):
     """``close()`` and ``with`` for a client over ``_http`` (an ``httpx.Client``) and its
     target: closing ends the connections, then the embedded service if this client started it."""
 
@@ -295,17 +296,6 @@ class SyncLifecycle:
             self._http.close()
         finally:
             self._core.target.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class AsyncLifecycle:

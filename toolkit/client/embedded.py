@@ -22,12 +22,12 @@ import threading
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import httpx
 
 from toolkit.client.asgi import ASGIApp, StreamingASGITransport, SyncASGITransport
+from toolkit.client.closing import Closing
 from toolkit.clock import WALL, Clock
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.scenario.secret import Secret
@@ -45,7 +45,7 @@ class _SharedTransport(httpx.BaseTransport):
         return self._inner.handle_request(request)
 
 
-class EmbeddedService:
+class EmbeddedService(Closing):
     """The embedded service app plus in-process transports for the clients.
 
     ``scenario`` is a loaded :class:`~toolkit.scenario.Scenario`, a scenario name or a path;
@@ -110,17 +110,6 @@ class EmbeddedService:
             transport, self._sync = self._sync, None
         if transport is not None:
             transport.close()
-
-    def __enter__(self) -> EmbeddedService:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"EmbeddedService(base_url={self.base_url!r})"
