@@ -21,6 +21,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal, localcontext
 from fractions import Fraction
+from statistics import median
 from typing import Any, Final
 
 from toolkit.chain.registry import default_registry
@@ -64,15 +65,15 @@ def pool_mid_usd(
 
 def record_pool_prices(store: Store, snapshot_id: str, w3: Any | None = None) -> int:
     """Store, with source ``pool``, the USD price of each token that snapshot ``snapshot_id``
-    holds a pool of against a USD stablecoin, one row per such pool (the lookup then takes
-    the latest at each observation's time); a token the registry lacks is named through ``w3``
+    holds a pool of against a USD stablecoin: the median of those pools' mid prices (a thin
+    pool off the market moves it least); a token the registry lacks is named through ``w3``
     (:func:`token_name`). Returns the rows stored."""
     frame = store.query(
         "SELECT chain, pool, observed_at, token0, token1, reserve0, reserve1, sqrt_price_x96 "
         "FROM amm_pool_snapshots WHERE snapshot_id = $id AND token0 IS NOT NULL",
         {"id": snapshot_id},
     )
-    rows = []
+    mids: dict[tuple[int, str, str, Any], list[Decimal]] = {}
     for state in frame.iter_rows(named=True):
         chain = int(state["chain"])
         name0 = token_name(store, w3, chain, state["token0"])
@@ -86,8 +87,11 @@ def record_pool_prices(store: Store, snapshot_id: str, w3: Any | None = None) ->
         if usd is None:
             continue
         token, symbol = (state["token0"], name0[0]) if stable1 else (state["token1"], name1[0])
-        rows.append({"chain": chain, "token": token, "symbol": symbol,
-                     "observed_at": state["observed_at"], "usd": usd})  # fmt: skip
+        mids.setdefault((chain, token.lower(), symbol, state["observed_at"]), []).append(usd)
+    rows = [
+        {"chain": chain, "token": token, "symbol": symbol, "observed_at": at, "usd": median(usd)}
+        for (chain, token, symbol, at), usd in mids.items()
+    ]
     return load_prices(store, rows, source="pool")
 
 
