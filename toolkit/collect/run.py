@@ -7,6 +7,12 @@ rows already read are written, the run is marked ``interrupted`` and :meth:`Coll
 *returns* its :class:`RunResult` (so a notebook cell or the CLI can print the run id to resume)
 instead of raising. ``run(resume=run_id)`` continues an interrupted or failed run with the
 parameters it was started with.
+
+A run in which every request failed ends ``failed`` with :class:`CollectionFailed` naming the
+first error, whichever collector ran it: collectors :meth:`~BaseCollector.note` the requests
+whose errors they keep as observations (a refused quote, a missing pool), and a request error
+(``request_errors``) raised before anything answered — in the collection or while planning it —
+ends the run the same way (the error is its ``__cause__``).
 """
 
 from __future__ import annotations
