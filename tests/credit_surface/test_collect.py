@@ -3,6 +3,7 @@ client's clock, idempotent resume, ``--all-known`` from the store and the seeded
 
 from __future__ import annotations
 
+import itertools
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -111,10 +112,102 @@ def test_bad_accounts_are_refused() -> None:
 
 def test_cli_collects_credit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "credit.duckdb"
-    code = main(["collect", "credit", "--embedded", "--accounts", account(102), "--db", str(db), "--no-progress"])
+    code = main(
+        [
+            "collect",
+            "credit",
+            "--embedded",
+            "--accounts",
+            account(102),
+            "--db",
+            str(db),
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "credit_accounts 2" in out  # USDC and EURE
-    code = main(["collect", "credit", "--embedded", "--accounts", "0x12", "--db", str(db), "--no-progress"])
+    code = main(
+        ["collect", "credit", "--embedded", "--accounts", "0x12", "--db", str(db), "--no-progress"]
+    )
     assert code == 2
     assert "accounts: '0x12'" in capsys.readouterr().err
+
+
+class _CutW3:
+    """``w3`` whose ``eth_getLogs`` is interrupted (Ctrl-C) at its ``cut_at``-th call."""
+
+    def __init__(self, w3: Any, cut_at: int) -> None:
+        self.w3, self.cut_at, self.calls = w3, cut_at, 0
+        self.eth = self
+        self.to_checksum_address, self.provider = w3.to_checksum_address, w3.provider
+
+    @property
+    def block_number(self) -> int:
+        return int(self.w3.eth.block_number)
+
+    def get_logs(self, query: Any) -> Any:
+        self.calls += 1
+        if self.calls == self.cut_at:
+            raise KeyboardInterrupt
+        return self.w3.eth.get_logs(query)
+
+
+def _ranges(store: Store, run_id: str) -> list[tuple[int, int]]:
+    frame = store.query(
+        "SELECT from_block, to_block FROM chain_ranges WHERE run_id = $run AND chain = 8453 "
+        "ORDER BY from_block",
+        {"run": run_id},
+    )
+    return [(int(a), int(b)) for a, b in frame.rows()]
+
+
+def test_account_discovery_resumes_by_range_and_later_runs_scan_only_new_blocks() -> None:
+    with credit_book() as book, Store(":memory:") as store:
+        # The seeded book is opened in the genesis block; one borrower later, then 12 blocks.
+        _borrow(book, account(106))
+        book.rpc("anvil_mine", hex(12))
+        head = int(book.w3.eth.block_number)
+        chunk = 3
+        cut = _CutW3(book.w3, cut_at=3)
+        first = CreditCollector(
+            book.svc.client, store, all_known=True, web3s={8453: cut}, chunk=chunk, progress=False
+        ).run()
+        assert first.status == "interrupted"
+        done = _ranges(store, first.run_id)
+        assert done == [(0, chunk - 1), (chunk, 2 * chunk - 1)]  # two chunks stored, then Ctrl-C
+        assert store.query("SELECT count(*) AS n FROM credit_accounts")["n"][0] == 0
+
+        resumed = CreditCollector(
+            book.svc.client, store, web3s={8453: _CutW3(book.w3, 0)}, chunk=chunk, progress=False
+        )
+        again = resumed.run(resume=first.run_id)
+        assert again.status == "completed"
+        ranges = _ranges(store, first.run_id)
+        # Contiguous from block 0 to the head, each block read once.
+        assert ranges[0][0] == 0 and ranges[-1][1] == head
+        assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(ranges))
+        assert ranges[:2] == done
+        logs = store.query(
+            "SELECT count(*) AS n, count(DISTINCT (block_number, log_index)) AS d FROM chain_logs "
+            "WHERE chain = 8453"
+        ).row(0)
+        assert logs[0] == logs[1] > 0
+        assert book.settings.book_accounts == 1200
+        assert len(resumed.accounts) == 1201 and account(106).lower() in resumed.accounts
+
+        # A new borrower after the scan: the next run reads only the blocks since, and adds it.
+        _borrow(book, account(105))
+        later = CreditCollector(book.svc.client, store, all_known=True, progress=False)
+        result = later.run()
+        assert later.discover_from[8453] == head + 1
+        assert _ranges(store, result.run_id)[0][0] == head + 1
+        assert len(later.accounts) == 1202 and account(105).lower() in later.accounts
+
+
+def _borrow(book: Any, user: str) -> None:
+    usdc = book.settings.asset_address
+    book.deal(user, usdc, 1_000 * USDC)
+    v2 = f"/credit/v2/accounts/{user}/assets/usdc"
+    book.run(user, book.ok(f"{v2}/lock", amount=str(1_000 * USDC), earnAsset=usdc)["calls"])
+    book.run(user, book.ok(f"{v2}/draw", amount=str(10 * USDC), receiver=user)["calls"])

@@ -187,12 +187,8 @@ def run(args: argparse.Namespace) -> int:
     """Run one collection; print the run id, rows written and database path."""
     from toolkit.client import (
         RetryPolicy,
-        ServiceError,
         TargetError,
-        TransportError,
-        Unauthorized,
     )
-    from toolkit.collect import CollectionFailed
     from toolkit.store import Store, StoreError
 
     if args.kind == "pools":
@@ -221,27 +217,45 @@ def run(args: argparse.Namespace) -> int:
         except StoreError as exc:
             return _fail(f"cannot use the database: {exc}")
         with store:
-            try:
-                result = _collect(conn, client, store, args)
-            except Unauthorized:
-                return _fail(
-                    f"the service at {client.base_url} rejected the API key (401); "
-                    "set TOOLKIT_API_KEY to a key it accepts"
-                )
-            except CollectionFailed as exc:
-                return _fail(f"every request to {client.base_url} failed; the first: {exc}")
-            except TransportError as exc:
-                return _fail(f"cannot reach the service at {client.base_url} ({exc})")
-            except ServiceError as exc:
-                return _fail(f"the service at {client.base_url} answered an error: {exc}")
-            except (StoreError, ValueError) as exc:
-                return _fail(str(exc))
+            return _outcome(
+                lambda: _collect(conn, client, store, args),
+                f"the service at {client.base_url}",
+                "the API key (401); set TOOLKIT_API_KEY to a key it accepts",
+            )
+
+
+def _outcome(collect: Any, target: str, rejected: str = "") -> int:
+    """Run ``collect`` (a collector's ``run``) and turn its outcome into the exit status: the
+    one place where every collector's errors become one-line messages. A run in which every
+    request failed is recorded ``failed`` and named by its first error."""
+    import httpx
+
+    from toolkit.client import ServiceError, TransportError, Unauthorized
+    from toolkit.collect import CollectionFailed, RpcFailure
+    from toolkit.store import StoreError
+
+    try:
+        result = collect()
+    except Unauthorized:
+        return _fail(f"{target} rejected {rejected}")
+    except CollectionFailed as exc:
+        cause = exc.__cause__
+        if isinstance(cause, TransportError | httpx.TransportError):
+            reason = cause if isinstance(cause, TransportError) else type(cause).__name__
+            return _fail(f"cannot reach {target} ({reason})")
+        return _fail(f"run failed: every request to {target} failed; the first: {exc}")
+    except TransportError as exc:
+        return _fail(f"cannot reach {target} ({exc})")
+    except (ServiceError, RpcFailure) as exc:
+        return _fail(f"{target} answered an error: {exc}")
+    except httpx.HTTPError as exc:
+        return _fail(f"cannot reach {target} ({type(exc).__name__})")
+    except (StoreError, ValueError) as exc:
+        return _fail(_flag(str(exc)))
     return _report(result)
 
 
 def _swap(conn: Any, args: argparse.Namespace) -> int:
-    from toolkit.client import ServiceError, TransportError, Unauthorized
-    from toolkit.collect import CollectionFailed
     from toolkit.collect.swap import SwapSweep, default_points
     from toolkit.store import Store, StoreError
 
@@ -271,24 +285,11 @@ def _swap(conn: Any, args: argparse.Namespace) -> int:
         sweep = SwapSweep(
             client, store, points=points, web3s=web3s, pools=pools, progress=not args.no_progress
         )
-        try:
-            result = sweep.run(resume=args.resume)
-        except Unauthorized:
-            return _fail(
-                f"the swap service at {client.url} rejected the credentials (401); set "
-                "TOOLKIT_SWAP_USERNAME and TOOLKIT_SWAP_API_KEY"
-            )
-        except CollectionFailed as exc:
-            return _fail(
-                f"every request to the swap service at {client.url} failed; the first: {exc}"
-            )
-        except TransportError as exc:
-            return _fail(f"cannot reach the swap service at {client.url} ({exc})")
-        except ServiceError as exc:
-            return _fail(f"the swap service at {client.url} answered an error: {exc}")
-        except (StoreError, ValueError) as exc:
-            return _fail(str(exc))
-    return _report(result)
+        return _outcome(
+            lambda: sweep.run(resume=args.resume),
+            f"the swap service at {client.url}",
+            "the credentials (401); set TOOLKIT_SWAP_USERNAME and TOOLKIT_SWAP_API_KEY",
+        )
 
 
 def _report(result: Any) -> int:
@@ -357,10 +358,9 @@ def _collect(conn: Any, client: Any, store: Any, args: argparse.Namespace) -> An
 
 
 def _chain(conn: Any, args: argparse.Namespace) -> int:
-    import httpx
 
     from toolkit.client import TargetError, chain_web3
-    from toolkit.collect import ChainCollector, RpcFailure
+    from toolkit.collect import ChainCollector
     from toolkit.store import Store, StoreError
 
     if args.chain is None and args.resume is None:
@@ -393,27 +393,22 @@ def _chain(conn: Any, args: argparse.Namespace) -> int:
             return _fail(str(exc))
         target = getattr(w3.provider, "public_url", "the node")
         try:
-            collector = ChainCollector(
-                w3,
-                store,
-                chain=chain,
-                from_block=args.from_block,
-                to_block=args.to_block,
-                events=args.events,
-                chunk=args.chunk,
-                progress=not args.no_progress,
+            return _outcome(
+                lambda: ChainCollector(
+                    w3,
+                    store,
+                    chain=chain,
+                    from_block=args.from_block,
+                    to_block=args.to_block,
+                    events=args.events,
+                    chunk=args.chunk,
+                    progress=not args.no_progress,
+                ).run(resume=args.resume),
+                f"the node at {target}",
             )
-            result = collector.run(resume=args.resume)
-        except RpcFailure as exc:
-            return _fail(f"the node at {target} answered an error: {exc}")
-        except (StoreError, ValueError) as exc:
-            return _fail(str(exc))
-        except httpx.HTTPError as exc:
-            return _fail(f"cannot reach the node at {target} ({type(exc).__name__})")
         finally:
             if args.rpc_url is not None:
                 w3.provider.close()  # type: ignore[union-attr]
-    return _report(result)
 
 
 # -- collect pools: Uniswap pools from their factories' logs, snapshot at the last block ------
@@ -446,10 +441,8 @@ def _add_pool_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _pools(args: argparse.Namespace) -> int:
-    import httpx
 
     from toolkit.client import chain_web3
-    from toolkit.collect import RpcFailure
     from toolkit.collect.pool_state import DEFAULT_DEPTH_TICKS
     from toolkit.collect.pools import PoolCollector
     from toolkit.store import Store, StoreError
@@ -475,29 +468,24 @@ def _pools(args: argparse.Namespace) -> int:
         w3 = chain_web3(chain, url=args.rpc_url)
         target = getattr(w3.provider, "public_url", "the node")
         try:
-            collector = PoolCollector(
-                w3,
-                store,
-                chain=chain,
-                tokens=tokens,
-                v3_factory=args.v3_factory,
-                v2_factory=args.v2_factory,
-                from_block=args.from_block,
-                to_block=args.to_block,
-                chunk=args.chunk,
-                depth_ticks=args.depth_ticks or DEFAULT_DEPTH_TICKS,
-                progress=not args.no_progress,
+            return _outcome(
+                lambda: PoolCollector(
+                    w3,
+                    store,
+                    chain=chain,
+                    tokens=tokens,
+                    v3_factory=args.v3_factory,
+                    v2_factory=args.v2_factory,
+                    from_block=args.from_block,
+                    to_block=args.to_block,
+                    chunk=args.chunk,
+                    depth_ticks=args.depth_ticks or DEFAULT_DEPTH_TICKS,
+                    progress=not args.no_progress,
+                ).run(resume=args.resume),
+                f"the node at {target}",
             )
-            result = collector.run(resume=args.resume)
-        except RpcFailure as exc:
-            return _fail(f"the node at {target} answered an error: {exc}")
-        except (StoreError, ValueError) as exc:
-            return _fail(_flag(str(exc)))
-        except httpx.HTTPError as exc:
-            return _fail(f"cannot reach the node at {target} ({type(exc).__name__})")
         finally:
             w3.provider.close()  # type: ignore[attr-defined]
-    return _report(result)
 
 
 def _flag(message: str) -> str:

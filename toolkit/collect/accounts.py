@@ -4,8 +4,14 @@ escrows' events name, read through ``eth_getLogs`` in block-range chunks.
 The events are public on any chain: ``Deposited(user, token, amount)`` of each collateral escrow
 (the protocol's ``escrowAddress``) and ``CreditDrawn(borrower, receiver, amount, fee)`` and
 ``OperatorSet(borrower, operator)`` of each credit hub. A range a node refuses is halved, as in
-:class:`~toolkit.collect.ChainCollector`. A credit run records the block it scanned to per chain
-(``discovered_to_block`` in its parameters); ``from_block`` starts a scan after it.
+:class:`~toolkit.collect.ChainCollector`.
+
+A credit run scanning for accounts (:func:`discover_into`) stores each chunk's logs in
+``chain_logs`` and then the chunk in ``chain_ranges`` under its run id, as a chain run does, so
+the scan is resumable by range: an interrupted run continues after its last stored range, and
+a later run on the same target starts after the last block any earlier credit run scanned
+(:func:`scanned_to`), adding the accounts of the new blocks to those already found
+(:func:`stored_accounts`).
 
 >>> from toolkit.client import EmbeddedService, chain_web3
 >>> service = EmbeddedService("single-pool", env={})
@@ -17,16 +23,27 @@ The events are public on any chain: ``Deposited(user, token, amount)`` of each c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import polars as pl
 from web3.exceptions import Web3RPCError
 
 from toolkit.arguments import whole
 from toolkit.codecs.events import EVENTS
+from toolkit.collect.chain import log_rows
+from toolkit.collect.writer import BatchWriter
+from toolkit.store import Store, polars_schema
 
-__all__ = ["DISCOVERY_EVENTS", "Discovery", "discover_accounts"]
+__all__ = [
+    "DISCOVERY_EVENTS",
+    "Discovery",
+    "discover_accounts",
+    "discover_into",
+    "scanned_to",
+    "stored_accounts",
+]
 
 #: event key → the indexed argument naming the account (its topic position).
 DISCOVERY_EVENTS: Final = {
@@ -55,9 +72,12 @@ def discover_accounts(
     from_block: int = 0,
     to_block: int | None = None,
     chunk: int = 5000,
+    on_range: Callable[[int, int, list[Any]], None] | None = None,
 ) -> Discovery:
     """The accounts named by the hubs' and escrows' events in ``from_block``..``to_block``
-    (default: the chain head), read in chunks of ``chunk`` blocks (halved on a refusal)."""
+    (default: the chain head), read in chunks of ``chunk`` blocks (halved on a refusal).
+    ``on_range(first, last, logs)`` is called after each chunk read (to store it). A
+    ``from_block`` past the head (nothing new since the last scan) scans nothing."""
     head = int(w3.eth.block_number)
     end = head if to_block is None else whole(to_block, "to_block", minimum=0)
     if end > head:
@@ -81,6 +101,8 @@ def discover_accounts(
                 raise
             size = max(1, size // 2)
             continue
+        if on_range is not None:
+            on_range(block, last, list(batch))
         for log in batch:
             logs += 1
             topic = log["topics"][1]
@@ -88,3 +110,66 @@ def discover_accounts(
             found.add("0x" + word.removeprefix("0x")[-40:].lower())
         block = last + 1
     return Discovery(sorted(found), start, end, logs, requests)
+
+
+def _topics() -> list[str]:
+    return [EVENTS[key].topic0 for key in DISCOVERY_EVENTS]
+
+
+def scanned_to(store: Store, chain: int, target_url: str, run_id: str | None = None) -> int | None:
+    """The last block of ``chain`` a credit run on ``target_url`` scanned for accounts (only
+    run ``run_id``'s when given); None when none did.
+
+    >>> scanned_to(Store(":memory:"), 8453, "http://h")
+    """
+    frame = store.query(
+        "SELECT max(r.to_block) AS b FROM chain_ranges r JOIN collection_runs c USING (run_id) "
+        "WHERE c.kind = 'credit' AND r.chain = $chain AND c.target_url = $target "
+        "AND ($run IS NULL OR r.run_id = $run)",
+        {"chain": chain, "target": target_url, "run": run_id},
+    )
+    value = frame["b"][0]
+    return None if value is None else int(value)
+
+
+def stored_accounts(store: Store, target_url: str) -> list[str]:
+    """Every account the discovery logs stored by credit runs on ``target_url`` name.
+
+    >>> stored_accounts(Store(":memory:"), "http://h")
+    []
+    """
+    frame = store.query(
+        "SELECT DISTINCT '0x' || right(l.topic1, 40) AS account FROM chain_logs l "
+        "JOIN collection_runs c USING (run_id) WHERE c.kind = 'credit' "
+        "AND c.target_url = $target AND l.topic1 IS NOT NULL AND list_contains($topics, l.topic0)",
+        {"target": target_url, "topics": _topics()},
+    )
+    return sorted(str(a).lower() for a in frame["account"].to_list())
+
+
+def discover_into(
+    store: Store,
+    writer: BatchWriter,
+    w3: Any,
+    *,
+    chain: int,
+    hubs: Sequence[str],
+    escrows: Sequence[str],
+    run_id: str,
+    from_block: int,
+    chunk: int = 5000,
+) -> Discovery:
+    """:func:`discover_accounts` from ``from_block``, storing each chunk's logs in
+    ``chain_logs`` and then the chunk itself in ``chain_ranges`` (under ``run_id``), so that an
+    interruption loses at most the chunk being read."""
+
+    def store_range(first: int, last: int, logs: list[Any]) -> None:
+        writer.add("chain_logs", log_rows(chain, logs, run_id)["chain_logs"])
+        writer.flush()  # the logs first, then the record that the range is stored
+        row = {"run_id": run_id, "chain": chain, "from_block": first, "to_block": last,
+               "logs": len(logs)}  # fmt: skip
+        store.append("chain_ranges", pl.DataFrame([row], schema=polars_schema("chain_ranges")))
+
+    return discover_accounts(
+        w3, hubs, escrows, from_block=from_block, chunk=chunk, on_range=store_range
+    )

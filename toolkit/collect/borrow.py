@@ -97,6 +97,7 @@ class BorrowSweep(Sweep):
         except ServiceError as exc:
             failure = exc
         finally:
+            self.note(quote is not None, None if failure is None else str(failure))
             writer.add(
                 self.table,
                 borrow_rows(run_id, round_no, index, point, self.exclusive, attempts, quote),

@@ -304,6 +304,7 @@ class ChainCollector(BaseCollector):
     """
 
     kind = "chain"
+    request_errors = (*BaseCollector.request_errors, RpcFailure)
     unit = "block"
     #: Whether the headers of the blocks that hold a log read go to ``chain_blocks``.
     with_blocks: bool = True
@@ -463,6 +464,7 @@ class ChainCollector(BaseCollector):
                 self.size = max(1, (end - start + 1) // 2)
                 streak = 0
                 continue
+            self.note(True)
             streak += 1
             if streak >= _GROW_AFTER and self.size < self.chunk:
                 self.size = min(self.chunk, self.size * 2)

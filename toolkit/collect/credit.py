@@ -42,7 +42,7 @@ from toolkit.client import NotFound, ServiceClient, chain_web3, rpc_url
 from toolkit.client.credit import CreditClient
 from toolkit.client.operations import Operation, read_model
 from toolkit.codecs.functions import decode_result, encode_call
-from toolkit.collect.accounts import discover_accounts
+from toolkit.collect.accounts import discover_into, scanned_to, stored_accounts
 from toolkit.collect.rows import utc
 from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter
@@ -138,7 +138,9 @@ class CreditCollector(Collector):
     """``rounds`` snapshots, ``interval`` seconds apart, of the credit surface for ``accounts``
     (``all_known`` adds :func:`known_accounts` and every account the hubs' events name,
     :func:`~toolkit.collect.accounts.discover_accounts`); ``web3s`` (chain id → ``Web3``) reads the
-    collateral mix where the defaults (module docstring) do not reach."""
+    collateral mix where the defaults (module docstring) do not reach. The discovery reads
+    ``chunk`` blocks per ``eth_getLogs`` request, storing each range read, so an interrupted
+    run resumes it by range and a later run scans only the blocks after the last one read."""
 
     kind = "credit"
     unit = "account"
@@ -154,10 +156,12 @@ class CreditCollector(Collector):
         interval: float = 60.0,
         asset: str = "usdc",
         web3s: Mapping[int, Any] | None = None,
+        chunk: int = 5000,
         progress: bool = True,
         batch_size: int = 500,
     ) -> None:
         super().__init__(client, store, progress=progress, batch_size=batch_size)
+        self.chunk = whole(chunk, "chunk", minimum=1)
         self.web3s = {whole(chain, "web3s", minimum=1): w3 for chain, w3 in (web3s or {}).items()}
         self._hubs: list[_Hub] = []
         self._tokens: list[_Token] = []
@@ -172,50 +176,69 @@ class CreditCollector(Collector):
         self.asset = asset
         self.credit = CreditClient(client)
         self.start_round = 0
-        #: chain id → the last block account discovery scanned (``all_known``).
-        self.discovered: dict[int, int] = {}
+        #: chain id → (hubs, escrows) whose events name the accounts (``all_known``).
+        self._scan: dict[int, tuple[list[str], list[str]]] = {}
+        #: chain id → the first block this run scans for accounts (``all_known``).
+        self.discover_from: dict[int, int] = {}
 
     def prepare(self) -> None:
         if self.all_known:
-            found = set(known_accounts(self.store)) | set(self._discover())
-            self.accounts = sorted(set(self.accounts) | found)
-        if not self.accounts:
-            raise ValueError(
-                "accounts: give at least one account, or all_known: none was stored before "
-                "and the credit hubs' events name none"
-            )
+            self._plan_discovery()
+            known = set(known_accounts(self.store))
+            known |= set(stored_accounts(self.store, self.target_url()))
+            self.accounts = sorted(set(self.accounts) | known)
+        elif not self.accounts:
+            raise ValueError("accounts: give at least one account, or all_known")
 
-    def _discover(self) -> list[str]:
-        """Every account the hubs' and escrows' events name, on each chain with a web3."""
+    def _plan_discovery(self) -> None:
+        """The chains to scan for accounts, each from the block after the last one an earlier
+        credit run on this target scanned (the whole chain the first time)."""
         config, _ = self.client.call(_PROTOCOL)
-        found: list[str] = []
         unread: list[int] = []
         for caip, chain in config.chains.items():
             chain_id = int(caip.split(":")[1])
-            w3 = self._web3(chain_id)
-            if w3 is None:
+            if self._web3(chain_id) is None:
                 unread.append(chain_id)
                 continue
             hubs = [hub.credit_hub_address for hub in chain.credit_hubs.values()]
             escrows = sorted({c.escrow_address.lower() for c in chain.collateral.values()})
-            discovery = discover_accounts(w3, hubs, escrows)
-            self.discovered[chain_id] = discovery.to_block
-            found += discovery.accounts
-        if unread and not found and not self.accounts:
+            self._scan[chain_id] = (hubs, escrows)
+            last = scanned_to(self.store, chain_id, self.target_url())
+            self.discover_from[chain_id] = 0 if last is None else last + 1
+        if unread and not self._scan and not self.accounts:
             variables = ", ".join(f"TOOLKIT_RPC_URL_{c}" for c in sorted(unread))
             raise ValueError(
                 "all_known: accounts are discovered from the credit hubs' events on chain, "
                 f"and no JSON-RPC URL is set for {variables}; set it or give accounts"
             )
-        return found
+
+    def _discover(self, run_id: str, writer: BatchWriter, resumed: bool) -> None:
+        """Scan each planned chain for accounts (a resumed run after its last stored range)
+        and add every account found, by this run or an earlier one, to the run's accounts."""
+        for chain_id, (hubs, escrows) in self._scan.items():
+            start = self.discover_from.get(chain_id, 0)
+            if resumed:
+                done = scanned_to(self.store, chain_id, self.target_url(), run_id)
+                start = start if done is None else max(start, done + 1)
+            w3 = self._web3(chain_id)
+            discover_into(self.store, writer, w3, chain=chain_id, hubs=hubs, escrows=escrows,
+                          run_id=run_id, from_block=start, chunk=self.chunk)  # fmt: skip
+        found = stored_accounts(self.store, self.target_url())
+        self.accounts = sorted(set(self.accounts) | set(found))
+        if not self.accounts:
+            raise ValueError(
+                "all_known: no credit run stored an account before and the credit hubs' "
+                "events name none; give accounts"
+            )
 
     def parameters(self) -> dict[str, Any]:
         return {
             "accounts": self.accounts,
+            "all_known": self.all_known,
+            "discover_from": {str(k): v for k, v in self.discover_from.items()},
             "rounds": self.rounds,
             "interval": self.interval,
             "asset": self.asset,
-            "discovered_to_block": {str(k): v for k, v in self.discovered.items()},
         }
 
     def restore(self, parameters: Mapping[str, Any]) -> None:
@@ -223,6 +246,11 @@ class CreditCollector(Collector):
         self.rounds = int(parameters.get("rounds", self.rounds))
         self.interval = float(parameters.get("interval", self.interval))
         self.asset = str(parameters.get("asset", self.asset))
+        self.all_known = bool(parameters.get("all_known", False))
+        if self.all_known:
+            self._plan_discovery()
+            stored = parameters.get("discover_from") or {}
+            self.discover_from.update({int(k): int(v) for k, v in stored.items()})
 
     def total(self) -> int | None:
         return (self.rounds - self.start_round) * (len(self.accounts) + 1)
@@ -235,9 +263,14 @@ class CreditCollector(Collector):
             )
             last = frame["r"][0]
             first = 0 if last is None else int(last)
+        if self.all_known and first == 0:
+            self._discover(run_id, writer, resumed)
+            bar.total = self.total()
+            bar.refresh()
         for round_ in range(first, self.rounds):
             started = self.clock()
             self._protocol(run_id, round_, writer)
+            self.note(True)
             bar.update(1)
             for start in range(0, len(self.accounts), HOLDINGS_BATCH):
                 chunk = self.accounts[start : start + HOLDINGS_BATCH]

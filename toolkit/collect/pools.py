@@ -38,6 +38,7 @@ from toolkit.collect.pool_state import (
     read_pool_states,
     tick_rows,
 )
+from toolkit.collect.prices import record_pool_prices
 from toolkit.collect.run import Progress
 from toolkit.collect.writer import BatchWriter
 from toolkit.store import Store
@@ -252,3 +253,4 @@ class PoolCollector(ChainCollector):
         writer.add("amm_pool_snapshots", [place | row for row in rows])
         writer.add("amm_pool_ticks", tick_rows(run_id, self.chain, ticks))
         writer.flush()
+        record_pool_prices(self.store, run_id, self.w3)

@@ -1,6 +1,11 @@
 """Prices and token names into the store: a simulated run's scenario prices (source
-``scenario``), and token names from the chain registry or, for a token it lacks, the token
-contract through web3.py (cached in ``tokens``).
+``scenario``), pools' mid prices read on chain (source ``pool``), and token names from the
+chain registry or, for a token it lacks, the token contract through web3.py (cached in
+``tokens``).
+
+A pool's mid price comes from its stored state (``amm_pool_snapshots``, read through web3.py
+by ``toolkit collect pools``): a V3 pool's ``slot0`` square-root price, a V2 pair's reserves.
+Only pools against a USD stablecoin (USDC, USDT, DAI), taken at $1, price their other token.
 
 >>> from datetime import UTC, datetime
 >>> from toolkit.scenario import load_scenario
@@ -14,7 +19,10 @@ Decimal('3000.000000000000000000')
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from statistics import median
+from typing import Any, Final
 
 from toolkit.chain.registry import default_registry
 from toolkit.codecs.functions import decode_result, encode_call
@@ -22,7 +30,69 @@ from toolkit.scenario import Scenario
 from toolkit.scenario.prices import scenario_prices, scenario_tokens
 from toolkit.store import Store, load_prices, store_tokens
 
-__all__ = ["record_scenario", "token_name"]
+__all__ = ["USD_STABLES", "pool_mid_usd", "record_pool_prices", "record_scenario", "token_name"]
+
+#: Stablecoins a pool's mid price is quoted against, taken at $1.
+USD_STABLES: Final = ("USDC", "USDT", "DAI")
+
+
+def pool_mid_usd(
+    state: dict[str, Any], decimals0: int, decimals1: int, stable_is_token1: bool
+) -> Decimal | None:
+    """USD per whole non-stable token of one pool snapshot row (``sqrt_price_x96`` for V3,
+    ``reserve0``/``reserve1`` for V2); None for an empty pool.
+
+    >>> pool_mid_usd({"sqrt_price_x96": str(2**96)}, 18, 18, True)
+    Decimal('1')
+    >>> pool_mid_usd({"reserve0": 10**18, "reserve1": 3000 * 10**6}, 18, 6, True)
+    Decimal('3000')
+    """
+    if state.get("sqrt_price_x96"):
+        # token1 per token0 in smallest units (Uniswap V3 whitepaper, 6.1), exactly
+        raw = Fraction(int(str(state["sqrt_price_x96"])) ** 2, 2**192)
+    elif state.get("reserve0") and state.get("reserve1"):
+        raw = Fraction(int(state["reserve1"]), int(state["reserve0"]))
+    else:
+        return None
+    if raw == 0:
+        return None
+    per_token0 = raw * Fraction(10) ** (decimals0 - decimals1)  # whole token1 per whole token0
+    price = per_token0 if stable_is_token1 else 1 / per_token0
+    with localcontext() as context:
+        context.prec = 30
+        return Decimal(price.numerator) / Decimal(price.denominator)
+
+
+def record_pool_prices(store: Store, snapshot_id: str, w3: Any | None = None) -> int:
+    """Store, with source ``pool``, the USD price of each token that snapshot ``snapshot_id``
+    holds a pool of against a USD stablecoin: the median of those pools' mid prices (a thin
+    pool off the market moves it least); a token the registry lacks is named through ``w3``
+    (:func:`token_name`). Returns the rows stored."""
+    frame = store.query(
+        "SELECT chain, pool, observed_at, token0, token1, reserve0, reserve1, sqrt_price_x96 "
+        "FROM amm_pool_snapshots WHERE snapshot_id = $id AND token0 IS NOT NULL",
+        {"id": snapshot_id},
+    )
+    mids: dict[tuple[int, str, str, Any], list[Decimal]] = {}
+    for state in frame.iter_rows(named=True):
+        chain = int(state["chain"])
+        name0 = token_name(store, w3, chain, state["token0"])
+        name1 = token_name(store, w3, chain, state["token1"])
+        if name0 is None or name1 is None:
+            continue
+        stable1 = name1[0].upper() in USD_STABLES
+        if stable1 == (name0[0].upper() in USD_STABLES):
+            continue  # both or neither a stablecoin: no USD price to read
+        usd = pool_mid_usd(state, name0[1], name1[1], stable1)
+        if usd is None:
+            continue
+        token, symbol = (state["token0"], name0[0]) if stable1 else (state["token1"], name1[0])
+        mids.setdefault((chain, token.lower(), symbol, state["observed_at"]), []).append(usd)
+    rows = [
+        {"chain": chain, "token": token, "symbol": symbol, "observed_at": at, "usd": median(usd)}
+        for (chain, token, symbol, at), usd in mids.items()
+    ]
+    return load_prices(store, rows, source="pool")
 
 
 def record_scenario(store: Store, scenario: Scenario, at: datetime) -> None:

@@ -109,6 +109,7 @@ class RfqSweep(Sweep):
         except ServiceError as exc:
             failure = exc
         finally:
+            self.note(quote is not None, None if failure is None else str(failure))
             # Also on Ctrl-C: the attempts that happened are observations.
             writer.add(self.table, rfq_rows(run_id, round_no, index, point, attempts, quote))
         if isinstance(failure, Unauthorized):

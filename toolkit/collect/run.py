@@ -7,6 +7,12 @@ rows already read are written, the run is marked ``interrupted`` and :meth:`Coll
 *returns* its :class:`RunResult` (so a notebook cell or the CLI can print the run id to resume)
 instead of raising. ``run(resume=run_id)`` continues an interrupted or failed run with the
 parameters it was started with.
+
+A run in which every request failed ends ``failed`` with :class:`CollectionFailed` naming the
+first error, whichever collector ran it: collectors :meth:`~BaseCollector.note` the requests
+whose errors they keep as observations (a refused quote, a missing pool), and a request error
+(``request_errors``) raised before anything answered — in the collection or while planning it —
+ends the run the same way (the error is its ``__cause__``).
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import httpx
+
 from toolkit.arguments import whole
-from toolkit.client import ServiceClient
+from toolkit.client import ServiceClient, ServiceError, Unauthorized
 from toolkit.collect.prices import record_scenario
 from toolkit.collect.rows import utc
 from toolkit.collect.writer import BatchWriter
@@ -37,7 +45,11 @@ __all__ = [
 
 class CollectionFailed(RuntimeError):
     """Every request of a run failed: the run is recorded ``failed``; the message is the
-    first error."""
+    first error, and ``__cause__`` the error raised, when the run stopped on one."""
+
+
+class _Unanswered(Exception):
+    """Raised inside the recording when nothing answered, so the run is recorded ``failed``."""
 
 
 _BY_RUN = (
@@ -135,6 +147,10 @@ class BaseCollector:
 
     kind: ClassVar[str] = ""
     unit: ClassVar[str] = "request"
+    #: Errors of a request to the target (not of the caller's input): raised before anything
+    #: answered, they end the run as :class:`CollectionFailed`. Unauthorized is left as it is:
+    #: the caller names the key to set.
+    request_errors: ClassVar[tuple[type[Exception], ...]] = (ServiceError, httpx.HTTPError)
 
     def __init__(self, store: Store, *, progress: bool = True, batch_size: int = 500) -> None:
         if not isinstance(store, Store):
@@ -145,9 +161,11 @@ class BaseCollector:
         self._answered = 0
         self._first_error: str | None = None
 
-    def note(self, ok: bool, error: str | None) -> None:
+    def note(self, ok: bool, error: str | None = None) -> None:
         """Count one request's outcome: a run in which every request failed ends ``failed``
-        (:class:`CollectionFailed` with the first error) rather than ``completed``."""
+        (:class:`CollectionFailed` with the first error) rather than ``completed``. Collectors
+        note the requests whose errors they swallow (a refused quote, a missing pool) and
+        at least one answered request of those that raise."""
         if ok:
             self._answered += 1
         elif self._first_error is None:
@@ -192,7 +210,12 @@ class BaseCollector:
         any other error marks the run ``failed`` and is raised.
         """
         if resume is None:
-            self.prepare()
+            try:
+                self.prepare()
+            except self.request_errors as exc:
+                if isinstance(exc, Unauthorized):
+                    raise
+                self._record_unanswered(exc)
         else:
             record = self.store.run_record(resume)
             if record["kind"] != self.kind:
@@ -224,11 +247,19 @@ class BaseCollector:
                 )
                 try:
                     self.collect(run.run_id, writer, bar, resume is not None)
+                except self.request_errors as exc:
+                    if self._answered or isinstance(exc, Unauthorized):
+                        raise
+                    self.note(False, str(exc))
+                    raise _Unanswered(exc) from exc
                 finally:
                     bar.close()
                     writer.flush()
                 if self._answered == 0 and self._first_error is not None:
-                    raise CollectionFailed(self._first_error)
+                    raise _Unanswered()
+        except _Unanswered as stop:
+            cause = stop.args[0] if stop.args else None
+            raise CollectionFailed(self._first_error) from cause
         except KeyboardInterrupt:
             if run is None:  # interrupted before the run was recorded: nothing to return
                 raise
@@ -246,6 +277,20 @@ class BaseCollector:
             db_path=":memory:" if path is None else str(path),
             by_table=dict(writer.by_table),
         )
+
+    def _record_unanswered(self, exc: Exception) -> None:
+        """Record a run that failed before its plan was known (its first request failed):
+        ``failed`` with the parameters known so far, then :class:`CollectionFailed`."""
+        try:
+            parameters = self.parameters()
+        except (AssertionError, TypeError, ValueError, AttributeError):
+            parameters = {}
+        self.note(False, str(exc))
+        try:
+            with self.store.recording(self.kind, parameters, self.target_url()):
+                raise _Unanswered(exc) from exc
+        except _Unanswered:
+            raise CollectionFailed(self._first_error) from exc
 
 
 class Collector(BaseCollector):

@@ -64,7 +64,9 @@ class Snapshot(Collector):
         for chain in self.chains:
             try:
                 tokens = self.client.tokens(chain)
-            except (NotFound, BadRequest):
+                self.note(True)
+            except (NotFound, BadRequest) as exc:
+                self.note(False, str(exc))
                 tokens = {}
             observed = utc(self.clock())
             writer.add(

@@ -93,6 +93,7 @@ class LiquidityStream(Collector):
             else:
                 writer.add("liquidity_events", [event_row(self.source, run_id, event, received)])
             self.events += 1
+            self.note(True)
             bar.update(1)
 
     def _snapshot(

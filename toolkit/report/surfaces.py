@@ -19,7 +19,7 @@ from decimal import Decimal
 import polars as pl
 
 from toolkit.models.intervals import wilson_exprs
-from toolkit.report.units import chain_name, price_usd, symbol_of, usd, whole_tokens
+from toolkit.report.units import chain_name, symbol_of, usd_column, whole_tokens
 
 __all__ = [
     "HF_WATCH",
@@ -38,13 +38,18 @@ HF_WATCH = 1.3
 _NETWORK_CHAINS = {"mainnet": 1, "base": 8453}
 
 
+def _at(frame: pl.DataFrame) -> str | None:
+    """The observation-time column of a stored frame (each row priced at its time)."""
+    return "observed_at" if "observed_at" in frame.columns else None
+
+
 def borrow_table(borrow: pl.DataFrame) -> pl.DataFrame:
     """One row per borrow route (source, destination, token): attempts by status, the 404
     share, median fee (bps) and median amount asked in whole tokens and USD."""
     frame = _borrow_symbols(borrow)
     rows = frame.select("amount", "dst_chain", "token").rows()
     frame = frame.with_columns(
-        pl.Series("amount_usd", [usd(a, d, t) for a, d, t in rows], dtype=pl.Float64),
+        usd_column(frame, "amount", chain="dst_chain", token="token", at=_at(frame)),
         pl.Series("amount_tokens", [whole_tokens(a, d, t) for a, d, t in rows], dtype=pl.Float64),
     )
     status = pl.col("status")
@@ -103,10 +108,11 @@ def _borrow_symbols(borrow: pl.DataFrame) -> pl.DataFrame:
 def borrow_points(borrow: pl.DataFrame) -> pl.DataFrame:
     """The priced borrow answers: route label, amount in USD and fee (bps)."""
     ok = _borrow_symbols(borrow).filter((pl.col("status") == 200) & pl.col("fee_bps").is_not_null())
+    ok = ok.with_columns(usd_column(ok, "amount", chain="dst_chain", token="token", at=_at(ok)))
     rows = [
-        (f"{chain_name(s)}→{chain_name(d)}", chain_name(d), t, usd(a, d, t), f)
+        (f"{chain_name(s)}→{chain_name(d)}", chain_name(d), t, a, f)
         for s, d, t, a, f in ok.select(
-            "src_chain", "dst_chain", "token", "amount", "fee_bps"
+            "src_chain", "dst_chain", "token", "amount_usd", "fee_bps"
         ).iter_rows()
     ]
     return pl.DataFrame(
@@ -154,17 +160,28 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     included). Columns: ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in,
     token_out, amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``.
     """
+    answered = swaps.filter((pl.col("status") == 200) & pl.col("amount_out").is_not_null())
+    chains = [_NETWORK_CHAINS.get(str(n), 0) for n in answered["network"].to_list()]
+    symbols = {
+        name: [symbol_of(c, t) for c, t in zip(chains, answered[column], strict=True)]
+        for name, column in (("_in", "token_in"), ("_out", "token_out"))
+    }
+    answered = answered.with_columns(
+        pl.Series("_chain", chains, dtype=pl.Int64),
+        *(pl.Series(name, values, dtype=pl.String) for name, values in symbols.items()),
+    )
+    at = _at(answered)
+    answered = answered.with_columns(
+        usd_column(answered, "amount_in", chain="_chain", token="_in", at=at),
+        usd_column(answered, "amount_out", chain="_chain", token="_out", at=at),
+    )
     rows = []
-    for network, token_in, token_out, amount_in, amount_out in (
-        swaps.filter((pl.col("status") == 200) & pl.col("amount_out").is_not_null())
-        .select("network", "token_in", "token_out", "amount_in", "amount_out")
-        .iter_rows()
-    ):
-        chain = _NETWORK_CHAINS.get(str(network), 0)
-        sym_in, sym_out = symbol_of(chain, token_in), symbol_of(chain, token_out)
+    for network, chain, sym_in, sym_out, amount_in, amount_out, usd_in, usd_out in answered.select(
+        "network", "_chain", "_in", "_out", "amount_in", "amount_out", "amount_in_usd",
+        "amount_out_usd",
+    ).iter_rows():  # fmt: skip
         size_in = whole_tokens(amount_in, chain, sym_in)
         size_out = whole_tokens(amount_out, chain, sym_out)
-        usd_in, usd_out = usd(amount_in, chain, sym_in), usd(amount_out, chain, sym_out)
         rate = size_out / size_in if size_in and size_out is not None else None
         cost = (1 - usd_out / usd_in) * 10_000 if usd_in and usd_out is not None else None
         rows.append(
@@ -240,7 +257,14 @@ def credit_accounts_table(accounts: pl.DataFrame) -> pl.DataFrame:
     ]
     debt = [_float(v) for v in accounts["debt"].to_list()]
     collateral = [_float(v) for v in accounts["total_collateral_value"].to_list()]
-    prices = [price_usd(a) for a in accounts["asset"].to_list()]
+    # Debt is in the asset's whole units: one whole token priced at the observation's time.
+    one = accounts.select(
+        pl.col("asset"),
+        pl.lit(None, dtype=pl.Int64).alias("chain"),
+        pl.lit(1).alias("unit"),
+        *([pl.col("observed_at")] if "observed_at" in accounts.columns else []),
+    )
+    prices = usd_column(one, "unit", chain="chain", token="asset", at=_at(one)).to_list()
     return pl.DataFrame(
         {
             "account": accounts["account"],

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 import polars as pl
 
 from toolkit.chain.registry import default_registry
-from toolkit.store import price_at
+from toolkit.store import price_at, prices_at
 
 __all__ = [
     "chain_name",
@@ -39,6 +39,7 @@ __all__ = [
     "symbol_of",
     "token_decimals",
     "usd",
+    "usd_column",
     "utc_date",
     "whole_tokens",
     "with_human_amounts",
@@ -162,6 +163,33 @@ def usd(
     return None if tokens is None or price is None else tokens * price
 
 
+def usd_column(
+    frame: pl.DataFrame, amount: str, *, chain: str, token: str, at: str | None = None
+) -> pl.Series:
+    """Column ``amount`` (smallest units) of ``frame`` in USD, each row priced at its
+    observation time (column ``at``; None: the latest stored price) by one as-of join
+    (:func:`toolkit.store.prices_at`); null where the token has no stored price.
+
+    >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> t1 = datetime(2026, 1, 2, tzinfo=UTC)
+    >>> prices = pl.DataFrame({"chain": [1, 1], "token": ["0x", "0x"], "symbol": ["WETH"] * 2,
+    ...     "observed_at": [t0, t1], "usd": [3000.0, 2000.0]})
+    >>> seen = pl.DataFrame({"c": [1, 1], "t": ["WETH"] * 2, "a": [10**18] * 2, "w": [t0, t1]})
+    >>> with priced(prices):
+    ...     usd_column(seen, "a", chain="c", token="t", at="w").to_list()
+    [3000.0, 2000.0]
+    """
+    tokens = pl.Series(
+        [whole_tokens(v, c, t) for v, c, t in frame.select(amount, chain, token).iter_rows()],
+        dtype=pl.Float64,
+    )
+    times = frame[at] if at is not None else pl.Series([None] * frame.height, dtype=pl.Datetime)
+    wanted = pl.DataFrame(
+        {"symbol": frame[token].cast(pl.String), "chain": frame[chain], "at": times}
+    )
+    return (tokens * prices_at(_PRICES.get(), wanted)).alias(f"{amount}_usd")
+
+
 def with_human_amounts(
     frame: pl.DataFrame,
     columns: Sequence[str],
@@ -183,25 +211,18 @@ def with_human_amounts(
     ...     with_human_amounts(frame, ["amount"], chain="chain", token="token").row(0)
     (1, 'WETH', 500000000000000000, 0.5, 1500.0)
     """
-    times = frame[at].to_list() if at is not None else [None] * frame.height
-    keys = [(c, t, w) for (c, t), w in zip(frame.select(chain, token).rows(), times, strict=True)]
+    keys = frame.select(chain, token).rows()
     added = []
     for column in columns:
         values = frame[column].to_list()
         added.append(
             pl.Series(
                 f"{column}_tokens",
-                [whole_tokens(v, c, t) for v, (c, t, _) in zip(values, keys, strict=True)],
+                [whole_tokens(v, c, t) for v, (c, t) in zip(values, keys, strict=True)],
                 dtype=pl.Float64,
             )
         )
-        added.append(
-            pl.Series(
-                f"{column}_usd",
-                [usd(v, c, t, w) for v, (c, t, w) in zip(values, keys, strict=True)],
-                dtype=pl.Float64,
-            )
-        )
+        added.append(usd_column(frame, column, chain=chain, token=token, at=at))
     return frame.with_columns(added)
 
 

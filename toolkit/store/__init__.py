@@ -15,7 +15,15 @@ from toolkit.store.connection import DATA_DIR_ENV, data_dir, default_path
 from toolkit.store.errors import StoreError
 from toolkit.store.frames import has_credentials
 from toolkit.store.migrations import MIGRATIONS, Migration, apply_migrations, schema_version
-from toolkit.store.prices import latest_prices, load_prices, price_at, price_table, store_tokens
+from toolkit.store.prices import (
+    SOURCE_PRIORITY,
+    latest_prices,
+    load_prices,
+    price_at,
+    price_table,
+    prices_at,
+    store_tokens,
+)
 from toolkit.store.schema import (
     QUOTE_TYPES,
     RUN_KINDS,
@@ -35,6 +43,7 @@ __all__ = [
     "QUOTE_TYPES",
     "RUN_KINDS",
     "RUN_STATUSES",
+    "SOURCE_PRIORITY",
     "TABLES",
     "Column",
     "Migration",
@@ -51,6 +60,7 @@ __all__ = [
     "polars_schema",
     "price_at",
     "price_table",
+    "prices_at",
     "redact_url",
     "schema_version",
     "shown_url",

@@ -3,9 +3,11 @@
 ``prices`` holds one row per (source, chain, token, time): ``scenario`` (a simulated run's
 scenario prices, stored when the run starts), ``oracle`` (a credit hub's oracle read on chain),
 ``pool`` (a pool's mid price against a priced token) or ``user`` (:func:`load_prices`, a user's
-own table). :func:`price_at` is the one lookup every USD figure uses: the latest price at or
-before the observation's time, else the earliest after it (a run that started before its first
-price read), preferring the chain asked and falling back to the same symbol on any chain.
+own table). :func:`prices_at` is the one lookup every USD figure uses, an as-of join over a
+whole frame of observations: the latest price at or before each observation's time, else the
+earliest after it (a run that started before its first price read); the chain asked before the
+same symbol on any chain, and within those a user's prices before oracle, pool and scenario
+prices (:data:`SOURCE_PRIORITY`). :func:`price_at` is the same lookup for one observation.
 
 ``tokens`` caches what a token is called and how many decimals it has, per chain and address
 (from the registry, a scenario or the token contract).
@@ -20,6 +22,9 @@ price read), preferring the chain asked and falling back to the same symbol on a
 >>> table = price_table(store)
 >>> price_at(table, "WETH", 1, at), price_at(table, "weth", 8453, None), price_at(table, "X", 1, at)
 (2500.0, 2500.0, None)
+>>> wanted = pl.DataFrame({"symbol": ["ETH", "X"], "chain": [1, 1], "at": [at, at]})
+>>> prices_at(table, wanted).to_list()
+[2500.0, None]
 """
 
 from __future__ import annotations
@@ -35,7 +40,22 @@ from toolkit.store.errors import StoreError
 from toolkit.store.schema import polars_schema
 from toolkit.store.store import Store
 
-__all__ = ["latest_prices", "load_prices", "price_at", "price_table", "store_tokens"]
+__all__ = [
+    "SOURCE_PRIORITY",
+    "latest_prices",
+    "load_prices",
+    "price_at",
+    "price_table",
+    "prices_at",
+    "store_tokens",
+]
+
+#: Which source's price stands when several have one: a user's own table first, then what was
+#: read on chain (an oracle, then a pool's mid price), then a simulated run's scenario.
+SOURCE_PRIORITY = ("user", "oracle", "pool", "scenario")
+_UTC = pl.Datetime("us", "UTC")
+#: The time of an observation without one: after every stored price (so: the latest).
+_LATEST = datetime(9999, 1, 1, tzinfo=UTC)
 
 
 def load_prices(store: Store, rows: Iterable[Mapping[str, Any]], *, source: str = "user") -> int:
@@ -95,22 +115,81 @@ def latest_prices(store: Store) -> dict[str, Decimal]:
     return {str(s): Decimal(str(u)) for s, u in frame.select("symbol", "usd").rows()}
 
 
+def prices_at(table: pl.DataFrame, wanted: pl.DataFrame) -> pl.Series:
+    """USD per whole token for each row of ``wanted`` (columns ``symbol``, ``chain``, ``at``;
+    ``chain`` or ``at`` may be null: any chain, the latest price) from :func:`price_table`'s
+    frame, as one as-of join per (chain match, source) tier rather than a filter per row.
+    ``ETH`` is priced as ``WETH``; null where no price of the symbol is stored."""
+    n = wanted.height
+    if n == 0 or table.is_empty():
+        return pl.Series("usd", [None] * n, dtype=pl.Float64)
+    symbol = pl.col("symbol").cast(pl.String).str.to_uppercase()
+    rows = wanted.select(
+        pl.int_range(n, dtype=pl.UInt32).alias("_row"),
+        pl.when(symbol == "ETH").then(pl.lit("WETH")).otherwise(symbol).alias("symbol"),
+        pl.col("chain").cast(pl.Int64),
+        _as_utc(wanted, "at").fill_null(_LATEST).alias("at"),
+    ).sort("at")
+    rank = {name: i for i, name in enumerate(SOURCE_PRIORITY)}
+    prices = (
+        table.select(
+            pl.col("symbol").cast(pl.String).str.to_uppercase(),
+            pl.col("chain").cast(pl.Int64),
+            _as_utc(table, "observed_at").alias("observed_at"),
+            pl.col("usd").cast(pl.Float64),
+            # A frame without sources (a user's own) is one tier.
+            (
+                pl.col("source").replace_strict(rank, default=len(rank), return_dtype=pl.Int64)
+                if "source" in table.columns
+                else pl.lit(0, dtype=pl.Int64)
+            ).alias("_rank"),
+        )
+        .drop_nulls(["symbol", "usd", "observed_at"])
+        .sort("observed_at")
+    )
+    # Coalesced in order: the chain asked before any chain; a price known at the time before
+    # the earliest one after it; then by source.
+    value = pl.Series("usd", [None] * n, dtype=pl.Float64)
+    tiers = sorted(set(prices["_rank"].to_list()))
+    for by in (["symbol", "chain"], ["symbol"]):
+        for strategy in ("backward", "forward"):
+            for tier in tiers:
+                part = prices.filter(pl.col("_rank") == tier).select(*by, "observed_at", "usd")
+                joined = rows.join_asof(
+                    part,
+                    left_on="at",
+                    right_on="observed_at",
+                    by=by,
+                    strategy=strategy,
+                    check_sortedness=False,  # both sides sorted by time above
+                )["usd"]
+                value = value.fill_null(joined)
+    return rows.select("_row").with_columns(value).sort("_row")["usd"]
+
+
+def _as_utc(frame: pl.DataFrame, name: str) -> pl.Expr:
+    """Column ``name`` of ``frame`` as UTC microseconds (a naive time is taken as UTC)."""
+    dtype = frame.schema[name]
+    column = pl.col(name)
+    if isinstance(dtype, pl.Datetime) and dtype.time_zone is not None:
+        return column.dt.convert_time_zone("UTC").cast(_UTC)
+    if dtype == pl.Null:
+        return column.cast(_UTC)
+    return column.cast(pl.Datetime("us")).dt.replace_time_zone("UTC").cast(_UTC)
+
+
 def price_at(
     table: pl.DataFrame, symbol: str | None, chain: int | None, at: datetime | None
 ) -> float | None:
-    """USD per whole ``symbol`` at ``at`` (None: the latest) from :func:`price_table`'s frame;
-    ``ETH`` is priced as ``WETH``. None when no price of the symbol is stored."""
-    if symbol is None or table.is_empty():
+    """USD per whole ``symbol`` at ``at`` (None: the latest) from :func:`price_table`'s frame:
+    :func:`prices_at` for one observation. None when no price of the symbol is stored."""
+    if symbol is None:
         return None
-    key = "WETH" if symbol.upper() == "ETH" else symbol.upper()
-    rows = table.filter(pl.col("symbol") == key)
-    if chain is not None and (on_chain := rows.filter(pl.col("chain") == chain)).height:
-        rows = on_chain
-    if rows.is_empty():
-        return None
-    if at is None:
-        return float(rows["usd"][-1])
-    stamp = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
-    before = rows.filter(pl.col("observed_at") <= stamp)
-    chosen = before["usd"][-1] if before.height else rows["usd"][0]
-    return float(chosen)
+    if at is not None and at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    wanted = pl.DataFrame(
+        {"symbol": [symbol], "chain": [chain], "at": [at]},
+        schema={"symbol": pl.String, "chain": pl.Int64, "at": _UTC},
+    )
+    value = prices_at(table, wanted)[0]
+    return None if value is None else float(value)

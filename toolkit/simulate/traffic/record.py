@@ -35,7 +35,8 @@ def record_traffic(store: Store, traffic: Traffic) -> str | None:
     ...     "token": ["USDC", "USDC"], "amount": [10**9, 10**9],
     ...     "type": ["ExactOutput", "ExactInput"], "converts": [False, False],
     ...     "convert_delay": [0.0, 0.0]})
-    >>> with ServiceClient(embedded=True, clock=ScaledClock(50.0)) as fast, Store(":memory:") as store:
+    >>> fast = ServiceClient(embedded=True, clock=ScaledClock(50.0))
+    >>> with fast, Store(":memory:") as store:
     ...     with Traffic(fast.embedded, flow) as traffic:
     ...         traffic.join(timeout=20)
     ...     run = record_traffic(store, traffic)
