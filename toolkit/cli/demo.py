@@ -31,6 +31,7 @@ from toolkit.cli.argtypes import integer, real
 from toolkit.cli.backtest import DEFAULT_RATE
 from toolkit.cli.traffic import (
     BORROWERS,
+    RFQ_RATE,
     SWAP_RATE,
     background_flows,
     describe_flows,
@@ -203,8 +204,10 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
     # The quotes and orders of the first ten simulated minutes build up the pools' state.
     warmup = min(600.0, seconds / 3)
     step(
-        f"background traffic over {args.minutes:g} simulated minutes at the default scenario's "
-        f"rates: {describe_flows(flows)}; {warmup / 60:g} minutes to warm up"
+        f"background traffic over {args.minutes:g} simulated minutes, other users' RFQs at "
+        f"{RFQ_RATE:g}/s (busier than the backtest's calibrated {DEFAULT_RATE:g}/s, so the "
+        f"market's 404 shares have samples): {describe_flows(flows)}; "
+        f"{warmup / 60:g} minutes to warm up"
     )
     with Traffic(embedded, flows.intents, swaps=flows.swaps, credit=flows.credit) as traffic:
         began = client.clock()
