@@ -381,12 +381,10 @@ def _chain(conn: Any, args: argparse.Namespace) -> int:
     except StoreError as exc:
         return _fail(f"cannot use the database: {exc}")
     with store:
-        chain = args.chain
-        if chain is None:
-            try:
-                chain = int(store.run_record(args.resume)["parameters"]["chain"])
-            except (StoreError, KeyError, TypeError, ValueError) as exc:
-                return _fail(str(exc))
+        try:
+            chain = _chain_of(store, args)
+        except (StoreError, KeyError, TypeError, ValueError) as exc:
+            return _fail(str(exc))
         try:
             w3 = conn.chain(chain) if args.rpc_url is None else chain_web3(chain, url=args.rpc_url)
         except TargetError as exc:
@@ -440,6 +438,14 @@ def _add_pool_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _chain_of(store: Any, args: argparse.Namespace) -> int:
+    """The chain a chain or pools run reads: ``--chain``, else the chain of the run ``--resume``
+    names (``StoreError`` when there is no such run)."""
+    if args.chain is not None:
+        return int(args.chain)
+    return int(store.run_record(args.resume)["parameters"]["chain"])
+
+
 def _pools(args: argparse.Namespace) -> int:
 
     from toolkit.client import chain_web3
@@ -459,12 +465,10 @@ def _pools(args: argparse.Namespace) -> int:
     except StoreError as exc:
         return _fail(f"cannot use the database: {exc}")
     with store:
-        chain = args.chain
-        if chain is None:
-            try:
-                chain = int(store.run_record(args.resume)["parameters"]["chain"])
-            except (StoreError, KeyError, TypeError, ValueError) as exc:
-                return _fail(str(exc))
+        try:
+            chain = _chain_of(store, args)
+        except (StoreError, KeyError, TypeError, ValueError) as exc:
+            return _fail(str(exc))
         w3 = chain_web3(chain, url=args.rpc_url)
         target = getattr(w3.provider, "public_url", "the node")
         try:
