@@ -10,7 +10,7 @@ Without an anvil binary the tests skip, naming where it was looked for (``make n
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -41,14 +41,26 @@ class Market:
     block: int  # the block after the set-up
 
 
-@pytest.fixture(scope="session")
-def market() -> Iterator[Market]:
+def start_node(chain_id: int) -> Anvil:
+    """anvil for Uniswap's bytecode (a block gas limit the deployments fit in), or a skip that
+    names what is missing (the artifacts or the binary: `make node` installs both)."""
     if find_artifacts() is None:
         pytest.skip("Uniswap artifacts not installed: run `make node`")
     try:
-        node = start_anvil(chain_id=31337, args=("--gas-limit", "300000000"))
+        return start_anvil(chain_id=chain_id, args=("--gas-limit", "300000000"))
     except AnvilUnavailable as exc:
         pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def node_starter() -> Callable[[int], Anvil]:
+    """:func:`start_node` for tests that need a node of their own (the caller stops it)."""
+    return start_node
+
+
+@pytest.fixture(scope="session")
+def market() -> Iterator[Market]:
+    node = start_node(31337)
     try:
         w3 = chain_web3(31337, url=node.url)
         uniswap = deploy_uniswap(w3)

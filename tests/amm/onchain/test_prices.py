@@ -4,23 +4,22 @@ with source ``pool``, at the prices the market was built at."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from toolkit.client import chain_web3
 from toolkit.collect.pools import PoolCollector
 from toolkit.store import Store, price_at, price_table
-from toolkit.testing.anvil import AnvilUnavailable, start_anvil
-from toolkit.testing.uniswap import deploy_uniswap, find_artifacts
+from toolkit.testing.anvil import Anvil
+from toolkit.testing.uniswap import deploy_uniswap
 from toolkit.testing.uniswap_market import deploy_market
 
 
-def test_pool_prices_come_from_the_pools_read_on_chain() -> None:
-    if find_artifacts() is None:
-        pytest.skip("Uniswap artifacts not installed: run `make node`")
-    try:
-        node = start_anvil(chain_id=1, args=("--gas-limit", "300000000"))
-    except AnvilUnavailable as exc:
-        pytest.skip(str(exc))
+def test_pool_prices_come_from_the_pools_read_on_chain(
+    node_starter: Callable[[int], Anvil],
+) -> None:
+    node = node_starter(1)
     try:
         w3 = chain_web3(1, url=node.url)
         uniswap = deploy_uniswap(w3)
