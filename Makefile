@@ -41,13 +41,14 @@ unit: $(STAMP) $(NODE_STAMP)
 	$(BIN)/pytest -n 2 tests
 	$(BIN)/pytest -n 2 -p tests.doctest_namespace --doctest-modules toolkit
 
-# Regression notebooks are checked strictly (twice: identical output on every run); the others lax.
+# Regression notebooks are checked strictly (twice: identical output on every run); the others lax,
+# two at a time (each notebook whole on one worker: --dist loadfile keeps its cells in order).
 # Progress bars are not results: TQDM_DISABLE=1 hides every tqdm bar while nbval runs.
 notebooks: export TQDM_DISABLE := 1
 notebooks: $(STAMP) $(NODE_STAMP)
 	$(BIN)/pytest -p no:randomly --nbval notebooks/regression --nbval-sanitize-with notebooks/sanitize.cfg
 	$(BIN)/pytest -p no:randomly --nbval notebooks/regression --nbval-sanitize-with notebooks/sanitize.cfg
-	$(BIN)/pytest -p no:randomly --nbval-lax notebooks --ignore=notebooks/regression
+	$(BIN)/pytest -p no:randomly --nbval-lax -n 2 --dist loadfile notebooks --ignore=notebooks/regression
 
 # The package installed from its wheel (not this checkout) runs a backtest and serves a request.
 wheel-check: $(STAMP)
