@@ -114,6 +114,60 @@ def build_open(
         >>> (built.transaction.chain_id, built.order.fill_deadline - 1_760_000_000)
         (8453, 360)
     """
+    _check_arguments(quote, registry, now, nonce, windows)
+    filler = _address(filler, "filler")
+    origin = _origin_chain(quote)
+    _known_chain(registry, origin, "preview.inputs[0].asset")
+    output_chains = [_output_chain(out, i) for i, out in enumerate(quote.preview.outputs)]
+    for i, chain_id in enumerate(output_chains):
+        _known_chain(registry, chain_id, f"preview.outputs[{i}].asset")
+    same_chain = all(chain_id == origin for chain_id in output_chains)
+    fill_deadline, expires = _deadlines(quote, now, windows, same_chain)
+    overrides = quote.order
+    order_nonce = nonce
+    if overrides is not None and overrides.nonce_int is not None:
+        order_nonce = overrides.nonce_int
+    # Same-chain orders are proven by the output settler itself, which acts as its own oracle.
+    input_oracle = registry.output_settler(origin) if same_chain else registry.oracle(origin)
+    if overrides is not None and overrides.input_oracle is not None:
+        input_oracle = overrides.input_oracle
+
+    exclusive_for = filler
+    if quote.metadata is not None and quote.metadata.exclusive_for is not None:
+        exclusive_for = quote.metadata.exclusive_for
+    context = _context(exclusive_for, now + windows.exclusive_seconds)
+    outputs = _mandate_outputs(quote, output_chains, registry, origin, same_chain, context)
+    inputs = tuple((token_id(item.asset_address), item.amount_int) for item in quote.preview.inputs)
+    native = sum(
+        item.amount_int for item in quote.preview.inputs if item.asset_address == abi.ZERO_ADDRESS
+    )
+    try:
+        order = StandardOrder(
+            user=quote.preview.inputs[0].user_address,
+            nonce=order_nonce,
+            origin_chain_id=origin,
+            expires=expires,
+            fill_deadline=fill_deadline,
+            input_oracle=input_oracle,
+            inputs=inputs,
+            outputs=outputs,
+        )
+    except InvalidValue as exc:
+        raise InvalidInput(f"order.{exc.field}", exc.rule) from None
+    escrow = registry.escrow(origin)
+    transaction = TransactionRequest(
+        from_=order.user,
+        to=escrow,
+        chain_id=origin,
+        data=encode_open(order),
+        value=hex(native),
+    )
+    return OpenTransaction(transaction=transaction, order=order, order_id=order_id(order, escrow))
+
+
+def _check_arguments(
+    quote: Quote, registry: Registry, now: int, nonce: int, windows: OrderWindows
+) -> None:
     if not isinstance(quote, Quote):
         raise InvalidInput("quote", "must be a Quote")
     if not isinstance(registry, Registry):
@@ -122,15 +176,11 @@ def build_open(
     _abi_uint(nonce, "nonce")
     for name in _WINDOW_FIELDS:
         _non_negative(getattr(windows, name, None), f"windows.{name}")
-    filler = _address(filler, "filler")
 
-    origin = _origin_chain(quote)
-    _known_chain(registry, origin, "preview.inputs[0].asset")
-    output_chains = [_output_chain(out, i) for i, out in enumerate(quote.preview.outputs)]
-    for i, chain_id in enumerate(output_chains):
-        _known_chain(registry, chain_id, f"preview.outputs[{i}].asset")
-    same_chain = all(chain_id == origin for chain_id in output_chains)
 
+def _deadlines(quote: Quote, now: int, windows: OrderWindows, same_chain: bool) -> tuple[int, int]:
+    """The order's (fillDeadline, expires): the windows' defaults unless the quote's order sets
+    them, both uint32 and in order."""
     overrides = quote.order
     fill_deadline = now + windows.exclusive_seconds + windows.open_seconds
     if overrides is not None and overrides.fill_deadline is not None:
@@ -148,19 +198,17 @@ def build_open(
             raise InvalidInput(name, f"is {value}, past the uint32 timestamps the escrow takes")
     if fill_deadline > expires:
         raise InvalidInput("order.fillDeadline", f"must not be after expires ({expires})")
-    order_nonce = nonce
-    if overrides is not None and overrides.nonce_int is not None:
-        order_nonce = overrides.nonce_int
-    # Same-chain orders are proven by the output settler itself, which acts as its own oracle.
-    input_oracle = registry.output_settler(origin) if same_chain else registry.oracle(origin)
-    if overrides is not None and overrides.input_oracle is not None:
-        input_oracle = overrides.input_oracle
+    return fill_deadline, expires
 
-    exclusive_for = filler
-    if quote.metadata is not None and quote.metadata.exclusive_for is not None:
-        exclusive_for = quote.metadata.exclusive_for
-    context = _context(exclusive_for, now + windows.exclusive_seconds)
 
+def _mandate_outputs(
+    quote: Quote,
+    output_chains: list[int],
+    registry: Registry,
+    origin: int,
+    same_chain: bool,
+    context: bytes,
+) -> tuple[MandateOutput, ...]:
     outputs = []
     for out, chain_id in zip(quote.preview.outputs, output_chains, strict=True):
         settler = registry.output_settler(chain_id)
@@ -176,32 +224,7 @@ def build_open(
                 context=context,
             )
         )
-    inputs = tuple((token_id(item.asset_address), item.amount_int) for item in quote.preview.inputs)
-    native = sum(
-        item.amount_int for item in quote.preview.inputs if item.asset_address == abi.ZERO_ADDRESS
-    )
-    try:
-        order = StandardOrder(
-            user=quote.preview.inputs[0].user_address,
-            nonce=order_nonce,
-            origin_chain_id=origin,
-            expires=expires,
-            fill_deadline=fill_deadline,
-            input_oracle=input_oracle,
-            inputs=inputs,
-            outputs=tuple(outputs),
-        )
-    except InvalidValue as exc:
-        raise InvalidInput(f"order.{exc.field}", exc.rule) from None
-    escrow = registry.escrow(origin)
-    transaction = TransactionRequest(
-        from_=order.user,
-        to=escrow,
-        chain_id=origin,
-        data=encode_open(order),
-        value=hex(native),
-    )
-    return OpenTransaction(transaction=transaction, order=order, order_id=order_id(order, escrow))
+    return tuple(outputs)
 
 
 def _origin_chain(quote: Quote) -> int:
