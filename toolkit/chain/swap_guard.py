@@ -25,6 +25,7 @@ deadline has not passed. Re-exported by :mod:`toolkit.chain.guard`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from toolkit.chain.finding import Finding
@@ -77,6 +78,23 @@ def check_swap_route(
         return [*findings, Finding("callData", f"not a supported router call ({exc})")]
     if now is not None and deadline < now:
         findings.append(Finding("callData", f"deadline {deadline} has passed ({now})"))
+    findings += _minimum_findings(amount_out, min_amount_out, slippage_bps)
+    native_in, native_out = token_in == _NATIVE, token_out == _NATIVE
+    start = weth if native_in else token_in
+    end = weth if native_out else token_out
+    swaps = [c for c in commands if isinstance(c, ur.V3SwapExactIn | ur.V2SwapExactIn)]
+    if not swaps:
+        findings.append(Finding("callData", "holds no swap"))
+    findings += _funding_findings(commands, swaps, native_in, amount_in, value)
+    findings += _recipient_findings(commands, swaps, start)
+    findings += _delivery_findings(commands, swaps, native_out, end, min_amount_out)
+    return findings
+
+
+def _minimum_findings(
+    amount_out: int, min_amount_out: int, slippage_bps: int | None
+) -> list[Finding]:
+    findings = []
     if min_amount_out > amount_out:
         findings.append(
             Finding("minAmountOut", f"{min_amount_out} is more than amountOut {amount_out}")
@@ -87,12 +105,19 @@ def check_swap_route(
         findings.append(
             Finding("minAmountOut", f"{min_amount_out} is not amountOut less {slippage_bps} bps")
         )
-    native_in, native_out = token_in == _NATIVE, token_out == _NATIVE
-    start = weth if native_in else token_in
-    end = weth if native_out else token_out
-    swaps = [c for c in commands if isinstance(c, ur.V3SwapExactIn | ur.V2SwapExactIn)]
-    if not swaps:
-        findings.append(Finding("callData", "holds no swap"))
+    return findings
+
+
+def _funding_findings(
+    commands: Sequence[ur.Command],
+    swaps: Sequence[ur.V3SwapExactIn | ur.V2SwapExactIn],
+    native_in: bool,
+    amount_in: int,
+    value: int | None,
+) -> list[Finding]:
+    """How the input reaches the router: a native input wrapped first from the value sent, a
+    token input pulled from the caller, exactly the quoted amount either way."""
+    findings = []
     pulled = sum(c.amount_in for c in swaps if c.payer_is_user)
     wraps = [c for c in commands if isinstance(c, ur.WrapEth)]
     if native_in:
@@ -114,6 +139,17 @@ def check_swap_route(
             findings.append(Finding("callData", "wraps native coin for a token input"))
         if value:
             findings.append(Finding("value", f"is {value} for a token input"))
+    return findings
+
+
+def _recipient_findings(
+    commands: Sequence[ur.Command],
+    swaps: Sequence[ur.V3SwapExactIn | ur.V2SwapExactIn],
+    start: str,
+) -> list[Finding]:
+    """Nothing taken from the caller but tokenIn, nothing paid to anyone but the caller or the
+    router itself."""
+    findings = []
     for command in swaps:
         if command.payer_is_user and _first_token(command) != start:
             findings.append(
@@ -126,7 +162,21 @@ def check_swap_route(
             other.recipient.lower() not in (_CALLER, _ROUTER_SELF)
         ):
             findings.append(Finding("callData", f"pays a third party {other.recipient}"))
+    return findings
+
+
+def _delivery_findings(
+    commands: Sequence[ur.Command],
+    swaps: Sequence[ur.V3SwapExactIn | ur.V2SwapExactIn],
+    native_out: bool,
+    end: str,
+    min_amount_out: int,
+) -> list[Finding]:
+    """The last command delivers tokenOut to the caller with the quote's minimum, and no swap
+    pays the caller in another token."""
+    findings = []
     last = commands[-1]
+    minimum: int | None
     if native_out:
         delivered = isinstance(last, ur.UnwrapWeth) and last.recipient.lower() == _CALLER
         minimum = last.amount_min if isinstance(last, ur.UnwrapWeth) else None
