@@ -99,15 +99,7 @@ def check_transaction(
                 )
             )
 
-    if tx.chain_id != origin:
-        findings.append(Finding("chainId", f"is {tx.chain_id}, the quote's origin is {origin}"))
-    if tx.from_.lower() != expected_from.lower():
-        findings.append(Finding("from", f"is {tx.from_}, the payer is {expected_from}"))
-    native = sum(i.amount_int for i in preview.inputs if i.asset_address == abi.ZERO_ADDRESS)
-    if tx.value_int != native:
-        findings.append(
-            Finding("value", f"sends {tx.value_int} wei, the quote's native inputs are {native}")
-        )
+    findings += _check_envelope(quote, tx, origin, expected_from)
     try:
         escrow = reg.escrow(origin)
     except NotInRegistry as exc:
@@ -131,6 +123,24 @@ def check_transaction(
     findings += _check_inputs(quote, order)
     findings += _check_outputs(quote, order, reg, origin, windows)
     findings += _check_order_fields(quote, order, reg, origin, windows)
+    return findings
+
+
+def _check_envelope(
+    quote: Quote, tx: TransactionRequest, origin: int, expected_from: str
+) -> list[Finding]:
+    """The transaction's chain, sender and value against the quote."""
+    findings = []
+    if tx.chain_id != origin:
+        findings.append(Finding("chainId", f"is {tx.chain_id}, the quote's origin is {origin}"))
+    if tx.from_.lower() != expected_from.lower():
+        findings.append(Finding("from", f"is {tx.from_}, the payer is {expected_from}"))
+    inputs = quote.preview.inputs
+    native = sum(i.amount_int for i in inputs if i.asset_address == abi.ZERO_ADDRESS)
+    if tx.value_int != native:
+        findings.append(
+            Finding("value", f"sends {tx.value_int} wei, the quote's native inputs are {native}")
+        )
     return findings
 
 
