@@ -82,6 +82,23 @@ def assert_frame_close(
     ignored = _names(ignore, "ignore")
     rel = _tolerance(rel_tol, "rel_tol")
     absolute = _tolerance(abs_tol, "abs_tol")
+    left, right = _aligned(left, right, keys, exact_names, ignored, check_dtypes)
+    if keys:
+        left = left.sort(keys, nulls_last=True, maintain_order=True)
+        right = right.sort(keys, nulls_last=True, maintain_order=True)
+    _compare(left, right, keys, exact_names, rel, absolute)
+
+
+def _aligned(
+    left: pl.DataFrame,
+    right: pl.DataFrame,
+    keys: tuple[str, ...],
+    exact_names: tuple[str, ...] | None,
+    ignored: tuple[str, ...],
+    check_dtypes: bool,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Both frames without the ignored columns and with the same column order, once the
+    arguments name real columns and the frames have the same columns, height (and dtypes)."""
     unknown = [c for c in ignored if c not in left.columns and c not in right.columns]
     if unknown:
         raise ValueError(f"ignore: no column {unknown[0]!r} in either frame")
@@ -116,10 +133,17 @@ def assert_frame_close(
                     f"column {name!r}: dtypes differ: left {left.schema[name]}, "
                     f"right {right.schema[name]}"
                 )
-    if keys:
-        left = left.sort(keys, nulls_last=True, maintain_order=True)
-        right = right.sort(keys, nulls_last=True, maintain_order=True)
+    return left, right
 
+
+def _compare(
+    left: pl.DataFrame,
+    right: pl.DataFrame,
+    keys: tuple[str, ...],
+    exact_names: tuple[str, ...] | None,
+    rel: float,
+    absolute: float,
+) -> None:
     if exact_names is None:
         exact_names = tuple(c for c in left.columns if _is_exact_type(left.schema[c]))
     exact_cols = [c for c in left.columns if c in exact_names]
