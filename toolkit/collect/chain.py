@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 from web3 import Web3
@@ -191,40 +191,17 @@ def log_rows(
     >>> rows["token_transfers"][0]["amount"], rows["chain_logs"][0]["block_number"]
     (5, 7)
     """
-    raw: list[dict[str, Any]] = []
-    tables: dict[str, list[dict[str, Any]]] = {table: [] for table in POOL_TABLES}
-    transfers: list[dict[str, Any]] = []
-    approvals: list[dict[str, Any]] = []
-    flows: list[dict[str, Any]] = []
+    tables: dict[str, list[dict[str, Any]]] = {
+        table: [] for table in ("chain_logs", *_TOKEN_TABLES, *POOL_TABLES)
+    }
     for log in logs:
         topics = [_hex(t) for t in log["topics"]]
         data = _hex(log["data"])
-        block = _int(log["blockNumber"])
-        index = _int(log["logIndex"])
-        tx_hash = _hex(log["transactionHash"])
         address = _hex(log["address"])
-        tx_index = log.get("transactionIndex")
-        block_hash = log.get("blockHash")
-        padded = topics + [None] * (4 - len(topics))
-        raw.append(
-            {
-                "chain": chain,
-                "block_number": block,
-                "log_index": index,
-                "tx_hash": tx_hash,
-                "tx_index": None if tx_index is None else _int(tx_index),
-                "block_hash": None if block_hash is None else _hex(block_hash),
-                "address": address,
-                "topic0": padded[0],
-                "topic1": padded[1],
-                "topic2": padded[2],
-                "topic3": padded[3],
-                "data": data,
-                "run_id": run_id,
-            }
-        )
-        where = {"chain": chain, "block_number": block, "log_index": index, "tx_hash": tx_hash,
-                 "run_id": run_id}  # fmt: skip
+        raw = _raw_row(chain, log, topics, data, address, run_id)
+        tables["chain_logs"].append(raw)
+        where = {key: raw[key] for key in ("chain", "block_number", "log_index", "tx_hash")}
+        where["run_id"] = run_id
         if len(topics) == 4 and topics[0] == _TRANSFER:  # ERC-721: the tokenId indexed too
             tables["nft_transfers"].append(nft_transfer_row(topics, where, address))
             continue
@@ -232,51 +209,63 @@ def log_rows(
         if decoded is None:
             continue
         key, args = decoded
-        pooled = pool_event_row(key, args, address, where)
-        if pooled is not None:
-            tables[pooled[0]].append(pooled[1])
-            continue
-        place = where | {"token": address}
-        if key == "erc20.Transfer":
-            value = args["value"]
-            transfers.append(
-                place
-                | {
-                    "from_address": args["from"],
-                    "to_address": args["to"],
-                    "amount": _amount(value),
-                    "amount_text": str(value),
-                }
-            )
-        elif key == "erc20.Approval":
-            value = args["value"]
-            approvals.append(
-                place
-                | {
-                    "owner": args["owner"],
-                    "spender": args["spender"],
-                    "amount": _amount(value),
-                    "amount_text": str(value),
-                }
-            )
-        elif key in ("weth.Deposit", "weth.Withdrawal"):
-            value = args["wad"]
-            deposit = key == "weth.Deposit"
-            flows.append(
-                place
-                | {
-                    "kind": "deposit" if deposit else "withdrawal",
-                    "account": args["dst" if deposit else "src"],
-                    "amount": _amount(value),
-                    "amount_text": str(value),
-                }
-            )
+        row = pool_event_row(key, args, address, where) or _token_row(key, args, where, address)
+        if row is not None:
+            tables[row[0]].append(row[1])
+    return tables
+
+
+#: The token tables :func:`log_rows` fills besides the pool tables.
+_TOKEN_TABLES: Final = ("token_transfers", "token_approvals", "weth_flows")
+
+
+def _raw_row(
+    chain: int, log: Mapping[str, Any], topics: list[str], data: str, address: str, run_id: str
+) -> dict[str, Any]:
+    tx_index = log.get("transactionIndex")
+    block_hash = log.get("blockHash")
+    padded = topics + [None] * (4 - len(topics))
     return {
-        "chain_logs": raw,
-        "token_transfers": transfers,
-        "token_approvals": approvals,
-        "weth_flows": flows,
-    } | tables
+        "chain": chain,
+        "block_number": _int(log["blockNumber"]),
+        "log_index": _int(log["logIndex"]),
+        "tx_hash": _hex(log["transactionHash"]),
+        "tx_index": None if tx_index is None else _int(tx_index),
+        "block_hash": None if block_hash is None else _hex(block_hash),
+        "address": address,
+        "topic0": padded[0],
+        "topic1": padded[1],
+        "topic2": padded[2],
+        "topic3": padded[3],
+        "data": data,
+        "run_id": run_id,
+    }
+
+
+def _token_row(
+    key: str, args: Mapping[str, Any], where: dict[str, Any], address: str
+) -> tuple[str, dict[str, Any]] | None:
+    """The (table, row) of an ERC-20 transfer or approval or a WETH deposit or withdrawal."""
+    place = where | {"token": address}
+    if key == "erc20.Transfer":
+        value = args["value"]
+        parties = {"from_address": args["from"], "to_address": args["to"]}
+        table = "token_transfers"
+    elif key == "erc20.Approval":
+        value = args["value"]
+        parties = {"owner": args["owner"], "spender": args["spender"]}
+        table = "token_approvals"
+    elif key in ("weth.Deposit", "weth.Withdrawal"):
+        value = args["wad"]
+        deposit = key == "weth.Deposit"
+        parties = {
+            "kind": "deposit" if deposit else "withdrawal",
+            "account": args["dst" if deposit else "src"],
+        }
+        table = "weth_flows"
+    else:
+        return None
+    return table, place | parties | {"amount": _amount(value), "amount_text": str(value)}
 
 
 def _block_row(chain: int, block: Mapping[str, Any], run_id: str) -> dict[str, Any]:
