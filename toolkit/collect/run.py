@@ -209,20 +209,7 @@ class BaseCollector:
         Returns the :class:`RunResult` (also after Ctrl-C, with status ``interrupted``);
         any other error marks the run ``failed`` and is raised.
         """
-        if resume is None:
-            try:
-                self.prepare()
-            except self.request_errors as exc:
-                if isinstance(exc, Unauthorized):
-                    raise
-                self._record_unanswered(exc)
-        else:
-            record = self.store.run_record(resume)
-            if record["kind"] != self.kind:
-                raise ValueError(
-                    f"resume: run {resume} is a {record['kind']} run, not a {self.kind} run"
-                )
-            self.restore(record["parameters"])
+        self._start(resume)
         writer = BatchWriter(self.store, batch_size=self.batch_size)
         recording = self.store.recording(
             self.kind,
@@ -264,13 +251,33 @@ class BaseCollector:
             if run is None:  # interrupted before the run was recorded: nothing to return
                 raise
             # recorded as interrupted, with every row read so far written
-        run_id, status = run.run_id, run.status
-        record = self.store.run_record(run_id)
+        return self._result(run, writer)
+
+    def _start(self, resume: str | None) -> None:
+        """Plan a new run (a first request that fails is recorded as a failed run), or restore
+        the plan of the run to resume."""
+        if resume is None:
+            try:
+                self.prepare()
+            except self.request_errors as exc:
+                if isinstance(exc, Unauthorized):
+                    raise
+                self._record_unanswered(exc)
+            return
+        record = self.store.run_record(resume)
+        if record["kind"] != self.kind:
+            raise ValueError(
+                f"resume: run {resume} is a {record['kind']} run, not a {self.kind} run"
+            )
+        self.restore(record["parameters"])
+
+    def _result(self, run: Recording, writer: BatchWriter) -> RunResult:
+        record = self.store.run_record(run.run_id)
         path = self.store.path
         return RunResult(
-            run_id=run_id,
+            run_id=run.run_id,
             kind=self.kind,
-            status=status,
+            status=run.status,
             rows_written=writer.written,
             total_rows=int(record["rows_written"] or 0),
             target_url=str(record["target_url"]),
