@@ -7,6 +7,7 @@ from __future__ import annotations
 from toolkit.amm.snapshot import pool_from_snapshot
 from toolkit.amm.v2 import Pair
 from toolkit.client import EmbeddedService, chain_web3
+from toolkit.clock import VirtualClock
 from toolkit.collect.pool_state import PoolRef, StateReader, read_pool_states, word_range
 from toolkit.scenario import load_scenario
 from toolkit.world.chain.amm import V3PoolContract
@@ -14,7 +15,9 @@ from toolkit.world.chain.markets import market_for
 
 
 def test_snapshots_of_the_simulated_pools_rebuild_them_exactly() -> None:
-    service = EmbeddedService("default", env={})
+    # A virtual clock: the simulated chain keeps the latest state only, so on the wall clock a
+    # block mined during the read (a slow machine) would refuse the reader's pinned block.
+    service = EmbeddedService("default", env={}, clock=VirtualClock())
     w3 = chain_web3(1, embedded=service)
     try:
         market = market_for(load_scenario("default", env={}), 1)

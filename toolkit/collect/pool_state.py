@@ -51,6 +51,9 @@ DEFAULT_DEPTH_TICKS: Final = 4000
 #: About the most call data (hex characters) one HTTP request carries.
 BATCH_BYTES: Final = 400_000
 _CALL = RPCEndpoint("eth_call")
+#: EIP-1474's code for a reverted call (geth, anvil); other nodes answer -32000 and say so in
+#: the message, which is then the only sign on the wire.
+_EXECUTION_REVERTED = 3
 
 
 def _selector(signature: str) -> bytes:
@@ -171,8 +174,10 @@ class StateReader:
     def _one(self, to: str, data: bytes, block: str) -> bytes | None:
         try:
             (answer,) = self._send([(_CALL, [{"to": to, "data": "0x" + data.hex()}, block])])
-        except RpcFailure:
-            return None
+        except RpcFailure as exc:
+            if exc.code == _EXECUTION_REVERTED or "revert" in exc.message:
+                return None
+            raise  # not the call's answer: a node refusing the block, a limit, …
         return bytes.fromhex(answer[2:])
 
 
