@@ -91,7 +91,7 @@ def test_liquidity_stream_survives_dropped_connections_without_gaps_or_duplicate
     service = embedded.log.state.service
     flow = grid_flow(small_grid, spacing=0.01, count=1000, converts_every=2)
     with Traffic(embedded.service, flow, scenario=DEFAULT, clock=WALL):
-        result = LiquidityStream(client, store, duration=1.5, progress=False).run()
+        result = LiquidityStream(client, store, duration=3.0, progress=False).run()
     assert result.status == "completed"
     connections = transport.seen["/liquidity/protocol/partner-escrow/events"]
     assert connections >= 3
