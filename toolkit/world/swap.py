@@ -38,6 +38,7 @@ True
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final
@@ -288,14 +289,7 @@ def search_route(
     now: float,
 ) -> SwapRoute:
     """:func:`find_route` without its cache: always searches."""
-    if isinstance(amount_in, bool) or not isinstance(amount_in, int) or amount_in <= 0:
-        raise ArgumentError("amountIn", "a positive integer", amount_in)
-    if amount_in >= 1 << 255:
-        raise ArgumentError("amountIn", "below 2**255", amount_in)
-    if isinstance(slippage_bps, bool) or not isinstance(slippage_bps, int):
-        raise ArgumentError("slippageBps", "an integer in [0, 10000]", slippage_bps)
-    if not 0 <= slippage_bps <= 10_000:
-        raise ArgumentError("slippageBps", "an integer in [0, 10000]", slippage_bps)
+    _check_amounts(amount_in, slippage_bps)
     router = _router_of(ledger)
     if router is None:
         raise NoSwapRoute("this chain has no AMM pools")
@@ -322,17 +316,16 @@ def search_route(
         candidates = route_candidates(venues, t_in, t_out, amount_in, max_paths=4, timeout=timeout)
     except AmmError as exc:
         raise NoSwapRoute(str(exc)) from None
-    best: tuple[Decimal, SplitRoute, str, int] | None = None
-    for route in candidates:
-        min_out = route.amount_out * (10_000 - slippage_bps) // 10_000
-        commands = _commands(route, token_out, native_in, native_out, min_out)
-        data = ur.encode_execute(commands, deadline=call_deadline)
-        gas_used = gas.intrinsic(bytes.fromhex(data[2:])) + router_gas(commands)
-        net = route.amount_out - Decimal(gas_used * ledger.base_fee) * eth_price
-        if best is None or net > best[0]:
-            best = (net, route, data, gas_used)
-    assert best is not None
-    _, route, data, gas_used = best
+    route, data, gas_used = _best_net_of_gas(
+        candidates,
+        token_out,
+        native_in,
+        native_out,
+        slippage_bps,
+        call_deadline,
+        ledger.base_fee,
+        eth_price,
+    )
     if route.amount_out < value_out * MIN_VALUE_SHARE:
         raise NoSwapRoute(_too_large(amount_in, route.amount_out, value_out))
     try:
@@ -365,6 +358,43 @@ def search_route(
         gas_limit=gas_used * 13 // 10,
         mid_amount_out=value_out,
     )
+
+
+def _check_amounts(amount_in: int, slippage_bps: int) -> None:
+    if isinstance(amount_in, bool) or not isinstance(amount_in, int) or amount_in <= 0:
+        raise ArgumentError("amountIn", "a positive integer", amount_in)
+    if amount_in >= 1 << 255:
+        raise ArgumentError("amountIn", "below 2**255", amount_in)
+    if isinstance(slippage_bps, bool) or not isinstance(slippage_bps, int):
+        raise ArgumentError("slippageBps", "an integer in [0, 10000]", slippage_bps)
+    if not 0 <= slippage_bps <= 10_000:
+        raise ArgumentError("slippageBps", "an integer in [0, 10000]", slippage_bps)
+
+
+def _best_net_of_gas(
+    candidates: Sequence[SplitRoute],
+    token_out: str,
+    native_in: bool,
+    native_out: bool,
+    slippage_bps: int,
+    call_deadline: int,
+    base_fee: int,
+    eth_price: Decimal,
+) -> tuple[SplitRoute, str, int]:
+    """The candidate delivering most after its gas (``base_fee`` wei per gas, ``eth_price``
+    tokenOut per wei), with its router call data and gas; the first of equals."""
+    best: tuple[Decimal, SplitRoute, str, int] | None = None
+    for route in candidates:
+        min_out = route.amount_out * (10_000 - slippage_bps) // 10_000
+        commands = _commands(route, token_out, native_in, native_out, min_out)
+        data = ur.encode_execute(commands, deadline=call_deadline)
+        gas_used = gas.intrinsic(bytes.fromhex(data[2:])) + router_gas(commands)
+        net = route.amount_out - Decimal(gas_used * base_fee) * eth_price
+        if best is None or net > best[0]:
+            best = (net, route, data, gas_used)
+    if best is None:
+        raise NoSwapRoute("no candidate route")
+    return best[1], best[2], best[3]
 
 
 #: How many answers :func:`find_route` keeps.
