@@ -3,17 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Unpack
 
 from toolkit.client import Attempt, ServiceClient, ServiceError, Unauthorized
 from toolkit.collect.grid import (
-    DEFAULT_CHAINS,
-    DEFAULT_SYMBOLS,
     GridPoint,
 )
 from toolkit.collect.rows import borrow_rows
-from toolkit.collect.sweep import Sweep
+from toolkit.collect.sweep import Sweep, SweepOptions
 from toolkit.collect.writer import BatchWriter
 from toolkit.resources import BorrowQuote
 from toolkit.store import Store
@@ -40,28 +38,10 @@ class BorrowSweep(Sweep):
         client: ServiceClient,
         store: Store,
         *,
-        grid: Sequence[GridPoint] | None = None,
-        rounds: int | None = None,
-        duration: float | None = None,
-        interval: float | None = None,
         exclusive: bool | None = None,
-        chains: Sequence[int] = DEFAULT_CHAINS,
-        symbols: Sequence[str] = DEFAULT_SYMBOLS,
-        progress: bool = True,
-        batch_size: int = 500,
+        **options: Unpack[SweepOptions],
     ) -> None:
-        super().__init__(
-            client,
-            store,
-            grid=grid,
-            rounds=rounds,
-            duration=duration,
-            interval=interval,
-            chains=chains,
-            symbols=symbols,
-            progress=progress,
-            batch_size=batch_size,
-        )
+        super().__init__(client, store, **options)
         if exclusive is not None and not isinstance(exclusive, bool):
             raise ValueError("exclusive: must be true, false or None")
         self.exclusive = exclusive

@@ -3,17 +3,15 @@ the transaction endpoint and the calldata guard into ``transactions``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Unpack
 
 from toolkit.client import Attempt, ServiceClient, ServiceError, Unauthorized
 from toolkit.collect.grid import (
-    DEFAULT_CHAINS,
-    DEFAULT_SYMBOLS,
     GridPoint,
 )
 from toolkit.collect.rows import rfq_rows, transaction_row
-from toolkit.collect.sweep import Sweep
+from toolkit.collect.sweep import Sweep, SweepOptions
 from toolkit.collect.writer import BatchWriter
 from toolkit.resources import HexAddress, Quote, parse_value
 from toolkit.store import Store
@@ -48,31 +46,11 @@ class RfqSweep(Sweep):
         client: ServiceClient,
         store: Store,
         *,
-        grid: Sequence[GridPoint] | None = None,
-        rounds: int | None = None,
-        duration: float | None = None,
-        interval: float | None = None,
-        spread: bool = False,
         follow_transactions: bool = False,
         user: str = DEFAULT_USER,
-        chains: Sequence[int] = DEFAULT_CHAINS,
-        symbols: Sequence[str] = DEFAULT_SYMBOLS,
-        progress: bool = True,
-        batch_size: int = 500,
+        **options: Unpack[SweepOptions],
     ) -> None:
-        super().__init__(
-            client,
-            store,
-            grid=grid,
-            rounds=rounds,
-            duration=duration,
-            interval=interval,
-            spread=spread,
-            chains=chains,
-            symbols=symbols,
-            progress=progress,
-            batch_size=batch_size,
-        )
+        super().__init__(client, store, **options)
         self.follow_transactions = bool(follow_transactions)
         self.user = str(parse_value(HexAddress, user, "user"))
 

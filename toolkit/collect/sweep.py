@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from toolkit.arguments import number, whole
 from toolkit.client import Attempt, ServiceClient
@@ -38,6 +38,21 @@ __all__ = ["DEFAULT_INTERVAL", "Sweep"]
 #: Seconds between the starts of two rounds: a quote reservation lapses in 15 s, so by default
 #: each round sees the capacity the previous round's quotes held come back.
 DEFAULT_INTERVAL = 15.0
+
+
+class SweepOptions(TypedDict, total=False):
+    """The options every sweep takes (:class:`Sweep`), passed through by the RFQ and borrow
+    sweeps as they are: declared once, here."""
+
+    grid: Sequence[GridPoint] | None
+    rounds: int | None
+    duration: float | None
+    interval: float | None
+    spread: bool
+    chains: Sequence[int]
+    symbols: Sequence[str]
+    progress: bool
+    batch_size: int
 
 
 class Sweep(Collector):
