@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from toolkit.arguments import number
+from toolkit.models.bps import answer_counts, share_404
 from toolkit.models.frames import Kind, check_keys, duration_seconds, epoch_seconds, prepare
 
 _EVENT_SPEC: dict[str, Kind] = {
@@ -140,23 +141,14 @@ def empirical_blocking(
         windowed = frame.with_columns(
             pl.col("observed_at").dt.truncate(window).alias("window_start")
         ).with_columns(pl.col("window_start").dt.offset_by(window).alias("window_end"))
-    status = pl.col("status")
     counts = (
         windowed.group_by([*keys, "window_start", "window_end"])
-        .agg(
-            pl.len().cast(pl.Int64).alias("attempts"),
-            (status == 200).sum().cast(pl.Int64).alias("ok"),
-            (status == 404).sum().cast(pl.Int64).alias("blocked"),
-        )
+        .agg(answer_counts())
         .with_columns(
             (pl.col("ok") + pl.col("blocked")).alias("answered"),
+            share_404(name="blocking"),
         )
-        .with_columns(
-            (pl.col("attempts") - pl.col("answered")).alias("other"),
-            pl.when(pl.col("answered") > 0)
-            .then(pl.col("blocked") / pl.col("answered"))
-            .alias("blocking"),
-        )
+        .with_columns((pl.col("attempts") - pl.col("answered")).alias("other"))
     )
     span = epoch_seconds("window_end") - epoch_seconds("window_start")
     length = span if window is None else pl.lit(seconds)

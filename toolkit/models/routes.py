@@ -34,7 +34,8 @@ from toolkit.amm.routing import (
     quote_path,
 )
 from toolkit.arguments import ArgumentError, fraction, number, whole
-from toolkit.models.frames import Kind, prepare
+from toolkit.models.bps import gain_bps, shortfall_bps
+from toolkit.models.frames import Kind, check_keys, prepare
 from toolkit.models.intervals import clustered_share, wilson_exprs
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "firm_vs_indicative",
     "gas_threshold",
     "grid_split",
+    "impact_against_best",
     "impact_curves",
     "needed_slippage",
     "network_comparison",
@@ -51,12 +53,6 @@ __all__ = [
 
 #: A slippage no ``slippageBps`` (0 to 10000) covers: the route reverted even without minimum.
 NEVER: int = 10_001
-
-
-def _gain_bps(better: int | None, base: int | None) -> float | None:
-    if better is None or not base:
-        return None
-    return (better - base) / base * 1e4
 
 
 def route_comparison(
@@ -126,11 +122,11 @@ def route_comparison(
                 "paths": len(route.splits),
                 "direct_out": direct,
                 "grid_out": grid,
-                "split_gain_bps": _gain_bps(route.amount_out, single),
-                "hop_gain_bps": _gain_bps(route.amount_out, direct),
-                "grid_gain_bps": _gain_bps(route.amount_out, grid),
-                "single_impact_bps": (1 - single / ideal) * 1e4 if ideal else None,
-                "split_impact_bps": (1 - route.amount_out / ideal) * 1e4 if ideal else None,
+                "split_gain_bps": gain_bps(route.amount_out, single),
+                "hop_gain_bps": gain_bps(route.amount_out, direct),
+                "grid_gain_bps": gain_bps(route.amount_out, grid),
+                "single_impact_bps": shortfall_bps(single, ideal) if ideal else None,
+                "split_impact_bps": shortfall_bps(route.amount_out, ideal) if ideal else None,
             }
         )
     return pl.DataFrame(
@@ -219,12 +215,49 @@ def impact_curves(observations: pl.DataFrame) -> pl.DataFrame:
     return (
         frame.filter(pl.col("status") == 200)
         .with_columns(
-            impact_bps=(1 - pl.col("amount_out").cast(pl.Float64) / pl.col("mid_out")) * 1e4,
+            impact_bps=shortfall_bps(pl.col("amount_out").cast(pl.Float64), pl.col("mid_out")),
             gas_bps=pl.col("gas_usd") / pl.col("amount_in_usd") * 1e4,
         )
         .with_columns(total_bps=pl.col("impact_bps") + pl.col("gas_bps"))
         .sort("network", "pair", "amount_in_usd")
     )
+
+
+def impact_against_best(
+    routes: pl.DataFrame, *, by: Sequence[str] = ("network", "pair")
+) -> pl.DataFrame:
+    """Price impact of stored routes, against the best rate observed for the same trade.
+
+    A collected ``swap_routes`` table (:func:`toolkit.store.queries.swap_routes`) holds what
+    the endpoint answered but no pool mid price, so :func:`impact_curves`' reference is not
+    there; the best rate answered for the same pair and network (its smallest size, in
+    practice) stands in for it. The figure is then the cost of size, and
+    :func:`toolkit.models.bps.shortfall_bps` is the one definition of both.
+
+    Parameters
+    ----------
+    routes : polars.DataFrame
+        One row per answered route with ``rate`` (output per input, in any fixed units) and
+        the ``by`` columns.
+    by : sequence of str
+        What makes two routes the same trade at different sizes (default: network and pair).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``routes`` with ``impact_bps``: ``(1 − rate / best rate of its group) × 10 000``.
+
+    Examples
+    --------
+    >>> routes = pl.DataFrame({"network": ["base"] * 2, "pair": ["USDC→WETH"] * 2,
+    ...     "rate": [0.0004, 0.000398]})
+    >>> [round(x, 6) for x in impact_against_best(routes)["impact_bps"]]
+    [0.0, 50.0]
+    """
+    keys = check_keys(routes, "impact_against_best", by)
+    frame = prepare(routes, "impact_against_best", {"rate": "float"})
+    best = pl.col("rate").max().over(keys)
+    return frame.with_columns(shortfall_bps(pl.col("rate"), best).alias("impact_bps"))
 
 
 def gas_threshold(curves: pl.DataFrame, *, within_bps: float = 1.0) -> pl.DataFrame:
@@ -351,7 +384,7 @@ def needed_slippage(trials: pl.DataFrame) -> pl.DataFrame:
     needed = [_needed(q, e) for q, e in zip(quoted, executed, strict=True)]
     return frame.with_columns(
         needed_bps=pl.Series(needed, dtype=pl.Int64),
-        slip_bps=(1 - pl.col("executed_out").cast(pl.Float64) / pl.col("quoted_out")) * 1e4,
+        slip_bps=shortfall_bps(pl.col("executed_out").cast(pl.Float64), pl.col("quoted_out")),
     )
 
 

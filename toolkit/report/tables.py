@@ -21,6 +21,7 @@ from toolkit.models import (
     eta_validity_stats,
     fee_curve,
 )
+from toolkit.models.bps import answer_counts, share_404
 from toolkit.models.intervals import (
     clustered_share,
     mean_interval,
@@ -93,13 +94,11 @@ def route_table(data: ReportData) -> pl.DataFrame:
     """One row per route: attempts by outcome, fee quantiles, the fitted fee curve, timing."""
     obs = effective_fee_bps(data.observations)
     keys = list(ROUTE_KEYS)
-    status, fee = pl.col("status"), pl.col("effective_fee_bps")
+    fee = pl.col("effective_fee_bps")
     counts = (
         obs.group_by(keys)
         .agg(
-            pl.len().cast(pl.Int64).alias("attempts"),
-            (status == 200).sum().cast(pl.Int64).alias("ok"),
-            (status == 404).sum().cast(pl.Int64).alias("blocked"),
+            *answer_counts(),
             fee.median().alias("fee_median_bps"),
             fee.quantile(0.1, interpolation="linear").alias("fee_p10_bps"),
             fee.quantile(0.9, interpolation="linear").alias("fee_p90_bps"),
@@ -107,9 +106,7 @@ def route_table(data: ReportData) -> pl.DataFrame:
         )
         .with_columns(
             (pl.col("attempts") - pl.col("ok") - pl.col("blocked")).alias("other"),
-            pl.when(pl.col("ok") + pl.col("blocked") > 0)
-            .then(pl.col("blocked") / (pl.col("ok") + pl.col("blocked")))
-            .alias("share_404"),
+            share_404(),
         )
     )
     fits = fee_curve(data.observations, by=keys).select(

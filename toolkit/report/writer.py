@@ -10,10 +10,11 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from toolkit.models import effective_fee_bps, fee_curve
+from toolkit.models.economics import capital_sweep, pool_economics
 from toolkit.models.pricing import ROUTE
 from toolkit.report import figures as figs
 from toolkit.report import surface_figures as sfigs
-from toolkit.report.economics import capital_sweep, pool_economics
+from toolkit.report.economics import priced_pool_totals
 from toolkit.report.load import ReportData, display_path, load_data
 from toolkit.report.refusals import refusal_table
 from toolkit.report.result import ReportError, ReportResult
@@ -440,7 +441,8 @@ def _economics_section(data: ReportData, writer: _Writer) -> None:
     if data.backtest_run is None or data.backtest_pool_totals.height == 0:
         writer.skipped.append("economics: no rows in backtest_pools")
         return
-    pools = pool_economics(data.backtest_pool_totals, data.backtest_run)
+    priced = priced_pool_totals(data.backtest_pool_totals)
+    pools = pool_economics(priced, data.backtest_run)
     writer.table("economics.csv", pools)
     total = pools.row(pools.height - 1, named=True)
     writer.summary += summary_rows(
@@ -469,7 +471,7 @@ def _economics_section(data: ReportData, writer: _Writer) -> None:
         )
     )
     writer.figure("economics.png", sfigs.economics_figure(pools, data.backtest_run))
-    sweep = capital_sweep(data.backtest_runs, data.backtest_pool_totals)
+    sweep = capital_sweep(data.backtest_runs, priced)
     if sweep.height < 2:
         writer.skipped.append(
             "capital against 404 rate: no pool_scale sweep stored (store backtests of one flow "
