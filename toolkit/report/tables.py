@@ -233,6 +233,14 @@ class Estimate:
         return cls(hits / trials if trials else None, trials, low, high)
 
     @classmethod
+    def share_404(cls, answers: pl.DataFrame) -> Estimate:
+        """The 404 share of the 200/404 answers of ``answers`` (a ``status`` column; other
+        statuses left out), each answer taken as an independent trial (Wilson)."""
+        counts = answers.select(answer_counts())
+        ok, blocked = int(counts["ok"][0]), int(counts["blocked"][0])
+        return cls.share(blocked, ok + blocked)
+
+    @classmethod
     def median(cls, values: Sequence[float | None]) -> Estimate:
         """A median with its distribution-free interval."""
         clean = [float(v) for v in values if v is not None and not math.isnan(float(v))]
@@ -365,7 +373,7 @@ def summary_table(
                 ("requests answered 200 or 404", market.height),
                 (
                     "404 share (Wilson 95 %: each request an independent trial)",
-                    Estimate.share(int((market["status"] == 404).sum()), market.height),
+                    Estimate.share_404(market),
                 ),
             ],
         )

@@ -10,6 +10,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from toolkit.models import effective_fee_bps, fee_curve
+from toolkit.models.bps import gain_bps
 from toolkit.models.economics import capital_sweep, pool_economics
 from toolkit.models.pricing import ROUTE
 from toolkit.report import figures as figs
@@ -257,7 +258,6 @@ def _borrow_section(data: ReportData, writer: _Writer) -> None:
         return
     table = borrow_table(borrow)
     writer.table("borrow.csv", table)
-    answered = borrow.filter(pl.col("status").is_in([200, 404]))
     writer.summary += summary_rows(
         "borrow",
         [
@@ -266,7 +266,7 @@ def _borrow_section(data: ReportData, writer: _Writer) -> None:
             (
                 "404 share of 200/404 answers (Wilson 95 %; consecutive requests of a sweep are "
                 "not independent: read as a lower bound on the uncertainty)",
-                _share(answered, 404),
+                Estimate.share_404(borrow),
             ),
             ("median fee (bps)", Estimate.median(borrow["fee_bps"].to_list())),
             ("loans authorized (liquidity events)", authorizations(data.events)),
@@ -293,10 +293,6 @@ def _borrow_section(data: ReportData, writer: _Writer) -> None:
         writer.figure("borrow.png", sfigs.borrow_figure(points))
     else:
         writer.skipped.append("borrow figure: borrow_quotes holds no priced 200 answer")
-
-
-def _share(frame: pl.DataFrame, status: int) -> Estimate:
-    return Estimate.share(int((frame["status"] == status).sum()), frame.height)
 
 
 def _findings_section(data: ReportData, writer: _Writer) -> None:
@@ -348,10 +344,9 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
         moved = [
             (f"rate change since the first run: {pair} ({network}) (bps)", round(bps, 2))
             for network, pair, bps in change.select(
-                "chain", "pair", (10_000 * (pl.col("rate") / pl.col("rate_first") - 1))
+                "chain", "pair", gain_bps(pl.col("rate"), pl.col("rate_first"))
             ).rows()
         ]
-    answered = swaps.filter(pl.col("status").is_in([200, 404]))
     largest = impact.filter(pl.col("size_usd") == pl.col("size_usd").max().over("chain", "pair"))
     writer.summary += summary_rows(
         "swap",
@@ -359,7 +354,7 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
             ("route requests", swaps.height),
             ("swap-route runs", runs.len()),
             ("routes (200)", int((swaps["status"] == 200).sum())),
-            ("no route (404) share (Wilson 95 %)", _share(answered, 404)),
+            ("no route (404) share (Wilson 95 %)", Estimate.share_404(swaps)),
             ("pairs × chains", impact.select("chain", "pair").n_unique()),
             *[
                 (f"impact at {format_usd(size)}: {pair} ({network}) (bps)", bps)
