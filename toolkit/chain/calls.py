@@ -71,9 +71,6 @@ def erc20_approve(chain_id: int, token: str, spender: str, amount: int) -> Contr
     return contract_call(chain_id, token, "erc20.approve", spender, amount)
 
 
-
-
-
 def vault_deposit(chain_id: int, vault: str, assets: int, receiver: str) -> ContractCall:
     """ERC-4626 ``deposit(assets, receiver)`` on ``vault``.
 
@@ -132,8 +129,6 @@ def draw_credit(chain_id: int, hub: str, borrower: str, receiver: str, amount: i
         '0xf83bc7b8'
     """
     return contract_call(chain_id, hub, "creditHub.drawCredit", borrower, receiver, amount)
-
-
 
 
 def set_operator(chain_id: int, hub: str, operator: str) -> ContractCall:
