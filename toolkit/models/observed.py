@@ -55,6 +55,18 @@ def capacity_timeline(events: pl.DataFrame) -> pl.DataFrame:
     total``, null when the total is zero or a part is unknown. An empty input gives an empty
     frame with these columns.
 
+    Parameters
+    ----------
+    events : polars.DataFrame
+        Liquidity events: the store's liquidity_events as stored.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per pool state with the columns above, sorted by pool and valid_from.
+
+    Examples
+    --------
     >>> import datetime as dt
     >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     >>> events = pl.DataFrame({
@@ -117,6 +129,26 @@ def empirical_blocking(
     Retries after a 404 are new arrivals here; they break the Poisson assumption of the
     formulas, which is one reason observed and theoretical blocking differ.
 
+    Parameters
+    ----------
+    observations : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    by : str or sequence of str
+        The grouping keys (default: source chain, destination chain, token).
+    window : str or None
+        The window length, a fixed-length polars duration; None for each group whole.
+    hold_s : float
+        Mean hold in seconds for the offered load (mean_hold).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group and window: the keys, window_start, window_end, attempts, answered,
+        ok, blocked, other, blocking, std_error, rate_per_s, offered_load.
+
+    Examples
+    --------
     >>> import datetime as dt
     >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     >>> obs = pl.DataFrame({
@@ -199,6 +231,25 @@ def observer_share(
     A sweep whose own holds reach a large share is measuring itself: the 404s it then sees are
     partly its own. An empty frame (same columns) when nothing was reserved.
 
+    Parameters
+    ----------
+    observations : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    pools : polars.DataFrame
+        One pool snapshot: chain, token, balance (the store's pool_snapshots).
+    transactions : polars.DataFrame, optional
+        The collector's converted quotes (quote_id, observed_at: the store's transactions).
+    order_window_s : float
+        How long an order holds its amount after the conversion (60 s).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per destination (dst_chain, token): quotes, held_mean_share, held_peak_share.
+
+    Examples
+    --------
     >>> import datetime as dt
     >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     >>> t0 = int(at.timestamp())
