@@ -7,7 +7,8 @@ import pytest
 
 from toolkit.models import empirical_blocking
 from toolkit.models.bps import answer_counts, gain_bps, share_404, shortfall_bps
-from toolkit.models.routes import impact_against_best, impact_curves, needed_slippage
+from toolkit.models.routes import impact_against_best, impact_curves
+from toolkit.models.slippage import needed_slippage
 
 
 def test_shortfall_is_the_same_figure_on_numbers_and_on_columns() -> None:

@@ -31,7 +31,8 @@ health                      the credit book (:mod:`toolkit.models.health`)
 cards, top-up               simulated swipes and spends (:func:`card_swipes`, :func:`spending`)
 ==========================  ===================================================================
 
-``toolkit.models.pricing``, ``toolkit.models.capacity``, ``toolkit.models.routes``,
+``toolkit.models.pricing``, ``toolkit.models.capacity``, ``toolkit.models.routes`` (with
+``toolkit.models.splits`` and ``toolkit.models.slippage``),
 ``toolkit.models.economics``, ``toolkit.models.health``, ``toolkit.models.topup`` and
 ``toolkit.models.cards`` hold the functions by topic; the most used are re-exported here.
 """
@@ -77,17 +78,14 @@ from toolkit.models.pricing import (
     tier_premium_summary,
 )
 from toolkit.models.routes import (
-    delay_outcomes,
     firm_vs_indicative,
     gas_threshold,
-    grid_split,
     impact_against_best,
     impact_curves,
-    needed_slippage,
     network_comparison,
-    route_comparison,
-    slippage_for_revert_rate,
 )
+from toolkit.models.slippage import delay_outcomes, needed_slippage, slippage_for_revert_rate
+from toolkit.models.splits import grid_split, route_comparison
 from toolkit.models.topup import cheapest_config, simulate_topups, spending
 
 __all__ = [
