@@ -21,7 +21,25 @@ def display_path(path: str | os.PathLike[str]) -> str:
     """``path`` relative to the working directory when it is an absolute path below it.
 
     Messages and the Markdown page then read ``data/toolkit.duckdb`` rather than a
-    machine-specific absolute path; a relative path is shown as given.
+    machine-specific absolute path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file or folder path.
+
+    Returns
+    -------
+    str
+        The path relative to the working directory when below it; a relative path as given;
+        otherwise the absolute path.
+
+    Examples
+    --------
+    >>> display_path("data/toolkit.duckdb")
+    'data/toolkit.duckdb'
+    >>> display_path(Path.cwd() / "data" / "toolkit.duckdb")
+    'data/toolkit.duckdb'
     """
     given = Path(os.fspath(path))
     if not given.is_absolute():

@@ -120,11 +120,33 @@ def write_report(
 ) -> ReportResult:
     """Write the report's figures (PNG) and tables (CSV, Markdown) for a toolkit DuckDB file.
 
-    ``store_or_path`` is an open :class:`toolkit.store.Store` (used as is, left open) or the
-    path of a DuckDB file (opened read-only, then closed); pass the Store when this process
-    already has the file open. ``out_dir`` is created if needed; report files from an earlier
-    run that this one does not write are removed. Each section is written only when its table
-    has rows; :attr:`ReportResult.skipped` says which were left out and why.
+    Each section is written only when its table has rows; report files from an earlier run that
+    this one does not write are removed. The figures come from :mod:`toolkit.models`; this
+    package prices them (whole tokens, USD at the stored prices) and draws them.
+
+    Parameters
+    ----------
+    store_or_path : toolkit.store.Store or path
+        An open store (used as is, left open: pass it when this process already has the file
+        open) or the path of a DuckDB file (opened read-only, then closed).
+    out_dir : path
+        Where the files go; created if needed.
+
+    Returns
+    -------
+    ReportResult
+        The figures and tables written, the Markdown summary, and ``skipped``: the sections
+        left out and why. :class:`ReportError` (naming the path and what to run) for a missing
+        file or a store without collection runs.
+
+    Examples
+    --------
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     write_report(store, "unused")
+    Traceback (most recent call last):
+    ...
+    toolkit.report.result.ReportError: no collection runs in an in-memory store: run ...
     """
     data = load_data(store_or_path)
     with priced(data.prices, data.tokens), simulated_titles(data.simulated):
