@@ -9,6 +9,7 @@ import polars as pl
 from toolkit.arguments import number
 from toolkit.models.bps import answer_counts, share_404
 from toolkit.models.frames import Kind, check_keys, duration_seconds, epoch_seconds, prepare
+from toolkit.models.intervals import clustered_share
 
 _EVENT_SPEC: dict[str, Kind] = {
     "source": "str",
@@ -330,3 +331,40 @@ def _state_changed() -> pl.Expr:
         changed = changed | pl.col(column).ne_missing(pl.col(column).shift(1).over(_POOL))
     first = pl.int_range(pl.len()).over(_POOL) == 0
     return first | changed
+
+
+def sweep_refusal_share(
+    observations: pl.DataFrame,
+) -> tuple[float | None, int, float | None, float | None]:
+    """The 404 share of a sweep's 200/404 answers, with its 95 % interval clustered by round.
+
+    A sweep asks each route several amounts in a row within one ``round``; those RFQs meet the
+    same pool state, so they are not independent trials: the interval is
+    :func:`toolkit.models.intervals.clustered_share` over ``(run_id, round)`` clusters.
+
+    Parameters
+    ----------
+    observations : polars.DataFrame
+        RFQ observations (the store's ``rfq_observations``): ``run_id``, ``round``,
+        ``status``; statuses other than 200 and 404 are left out.
+
+    Returns
+    -------
+    tuple
+        ``(share, n, low, high)``: the share, the 200/404 answers it rests on and the
+        interval; ``(None, 0, None, None)`` without answers.
+
+    Examples
+    --------
+    >>> obs = pl.DataFrame({"run_id": ["r"] * 6, "round": [0, 0, 0, 1, 1, 1],
+    ...     "status": [200, 404, 500, 200, 200, 404]})
+    >>> share, n, low, high = sweep_refusal_share(obs)
+    >>> share, n, low, high
+    (0.4, 5, 0.0, 1.0)
+    """
+    answered = observations.filter(pl.col("status").is_in([200, 404]))
+    rounds = answered.group_by("run_id", "round").agg(
+        pl.len().alias("n"), (pl.col("status") == 404).sum().alias("k")
+    )
+    share, low, high = clustered_share(rounds["k"].to_list(), rounds["n"].to_list())
+    return share, answered.height, low, high

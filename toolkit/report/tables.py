@@ -23,12 +23,13 @@ from toolkit.models import (
 )
 from toolkit.models.bps import answer_counts, share_404
 from toolkit.models.intervals import (
+    batch_means,
     clustered_share,
-    mean_interval,
     median_interval,
     wilson,
     wilson_exprs,
 )
+from toolkit.models.observed import sweep_refusal_share
 from toolkit.report.load import ReportData
 from toolkit.report.units import chain_name, token_decimals
 
@@ -265,13 +266,8 @@ Row = tuple[str, str, str, str, str, str]
 
 def sweep_estimate(observations: pl.DataFrame) -> Estimate:
     """The 404 share of a sweep's 200/404 answers with its 95 % interval clustered by
-    ``(run_id, round)``: the consecutive RFQs of one round are not independent trials."""
-    answered = observations.filter(pl.col("status").is_in([200, 404]))
-    rounds = answered.group_by("run_id", "round").agg(
-        pl.len().alias("n"), (pl.col("status") == 404).sum().alias("k")
-    )
-    share, low, high = clustered_share(rounds["k"].to_list(), rounds["n"].to_list())
-    return Estimate(share, answered.height, low, high)
+    ``(run_id, round)`` (:func:`toolkit.models.observed.sweep_refusal_share`)."""
+    return Estimate(*sweep_refusal_share(observations))
 
 
 def _clustered(frame: pl.DataFrame, hits: str, trials: str) -> Estimate:
@@ -282,14 +278,7 @@ def _clustered(frame: pl.DataFrame, hits: str, trials: str) -> Estimate:
 def _batch_mean(pools: pl.DataFrame) -> Estimate:
     """The mean utilization over every pool sample, its interval from the means of (about 20)
     consecutive time batches: successive samples of a pool are strongly correlated."""
-    if pools.height == 0:
-        return Estimate(None, 0, None, None)
-    span = float(pools["t"].max()) - float(pools["t"].min()) or 1.0  # type: ignore[arg-type]
-    batches = pools.group_by((pl.col("t") - pl.col("t").min()) * 20 // (span * 1.000001)).agg(
-        pl.col("utilization").mean()
-    )
-    _, low, high = mean_interval(batches["utilization"].to_list())
-    return Estimate(float(pools["utilization"].mean()), pools.height, low, high)  # type: ignore[arg-type]
+    return Estimate(*batch_means(pools, "utilization"))
 
 
 def _row(section: str, metric: str, value: object) -> Row:
