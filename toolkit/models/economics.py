@@ -2,7 +2,7 @@
 404 rate across backtests that differ only in ``pool_scale``.
 
 Input (the frame schema; :func:`toolkit.store.queries.backtest_pool_totals` gives the exact
-columns, and the caller prices them):
+columns, and the caller prices them into :data:`POOLS_SCHEMA`):
 
 - ``pools``: one row per pool of one or more backtest runs: ``run_id``, ``pool``, ``label``,
   ``chain``, ``token``, ``pool_type`` (text for people), ``capital_tokens`` and
@@ -28,21 +28,28 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["YEAR_S", "annualised_pct", "capital_sweep", "pool_economics"]
+__all__ = ["POOLS_SCHEMA", "YEAR_S", "annualised_pct", "capital_sweep", "pool_economics"]
 
 #: Seconds in the 365-day year the annualised return is quoted over.
 YEAR_S = 365 * 86_400.0
 
+_NAMES = {name: pl.String for name in ("pool", "label", "chain", "token", "pool_type")}
+_AMOUNTS = {
+    name: pl.Float64
+    for name in ("capital_tokens", "capital_usd", "fee_revenue_tokens", "fee_revenue_usd")
+}
+#: The ``pools`` input: priced pool totals, one row per pool of each run.
+POOLS_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    **{k: v() for k, v in _NAMES.items()},
+    **{k: v() for k, v in _AMOUNTS.items()},
+    "start_t": pl.Float64(),
+    "end_t": pl.Float64(),
+    "mean_utilization": pl.Float64(),
+}
 _SCHEMA = {
-    "pool": pl.String,
-    "label": pl.String,
-    "chain": pl.String,
-    "token": pl.String,
-    "pool_type": pl.String,
-    "capital_tokens": pl.Float64,
-    "capital_usd": pl.Float64,
-    "fee_revenue_tokens": pl.Float64,
-    "fee_revenue_usd": pl.Float64,
+    **_NAMES,
+    **_AMOUNTS,
     "return_pct": pl.Float64,
     "annualised_return_pct": pl.Float64,
     "mean_utilization_pct": pl.Float64,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from toolkit.models.economics import POOLS_SCHEMA
 from toolkit.report.units import chain_name, usd, whole_tokens
 
 __all__ = ["capital_assumptions", "economics_assumptions", "priced_pool_totals"]
@@ -42,24 +43,7 @@ def priced_pool_totals(totals: pl.DataFrame) -> pl.DataFrame:
                 "mean_utilization": r["mean_utilization"],
             }
         )
-    return pl.DataFrame(rows, schema=_PRICED, orient="row")
-
-
-_PRICED = {
-    "run_id": pl.String,
-    "pool": pl.String,
-    "label": pl.String,
-    "chain": pl.String,
-    "token": pl.String,
-    "pool_type": pl.String,
-    "capital_tokens": pl.Float64,
-    "capital_usd": pl.Float64,
-    "fee_revenue_tokens": pl.Float64,
-    "fee_revenue_usd": pl.Float64,
-    "start_t": pl.Float64,
-    "end_t": pl.Float64,
-    "mean_utilization": pl.Float64,
-}
+    return pl.DataFrame(rows, schema=POOLS_SCHEMA, orient="row")
 
 
 def economics_assumptions(pools: pl.DataFrame) -> str:
