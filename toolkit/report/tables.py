@@ -266,7 +266,26 @@ Row = tuple[str, str, str, str, str, str]
 
 def sweep_estimate(observations: pl.DataFrame) -> Estimate:
     """The 404 share of a sweep's 200/404 answers with its 95 % interval clustered by
-    ``(run_id, round)`` (:func:`toolkit.models.observed.sweep_refusal_share`)."""
+    ``(run_id, round)`` (:func:`toolkit.models.observed.sweep_refusal_share`).
+
+    Parameters
+    ----------
+    observations : polars.DataFrame
+        A sweep's RFQ observations (run_id, round, status).
+
+    Returns
+    -------
+    Estimate
+        The share, the 200/404 answers it rests on (n) and its 95 % interval.
+
+    Examples
+    --------
+    >>> obs = pl.DataFrame({"run_id": ["r"] * 4, "round": [0, 0, 1, 1],
+    ...     "status": [200, 404, 200, 200]})
+    >>> estimate = sweep_estimate(obs)
+    >>> estimate.value, estimate.n
+    (0.25, 4)
+    """
     return Estimate(*sweep_refusal_share(observations))
 
 
