@@ -79,7 +79,7 @@ def routing_figures() -> None:
         Venue.v2("u", "USDC", "USDT", v2.Pair(10**24, 10**24)),
         Venue.v2("w", "USDT", "WETH", v2.Pair(10**24, 10**24)),
     ]
-    from toolkit.models.routes import grid_split
+    from toolkit.models.splits import grid_split
 
     amount = 10**23
     samples = []

@@ -15,7 +15,7 @@ over loopback at 16 concurrent clients.
 3. The pathfinder against the 5 %-grid baseline on the same state: on each network's default
    pools (fresh, then after 100 blocks of background flow), for pairs × sizes ($1k to $100M),
    :func:`toolkit.amm.routing.best_route` (3 hops, 4 splits) timed ``--repeat`` times (p50/p99
-   ms over all samples) and :func:`toolkit.models.routes.grid_split` (every path quoted at each
+   ms over all samples) and :func:`toolkit.models.splits.grid_split` (every path quoted at each
    5 %, the best combination of at most 4 paths, executed exactly) once: how often the split is
    worse, its mean and largest gain in bps, and the ratio of their times.
 
@@ -45,7 +45,7 @@ from loopback import start_loopback
 
 from toolkit.amm import AmmError
 from toolkit.amm.routing import best_route
-from toolkit.models.routes import grid_split
+from toolkit.models.splits import grid_split
 from toolkit.scenario import load_scenario
 from toolkit.world.chain import Chains
 from toolkit.world.chain.flow import BackgroundTraders, reference_path

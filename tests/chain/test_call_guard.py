@@ -35,7 +35,7 @@ def _fields(findings: list[Finding]) -> list[str]:
 def test_a_repay_flow_is_clean(expected: Expectation) -> None:
     flow = [
         calls.erc20_approve(8453, USDC, HUB, 1_000_000),
-        calls.repay_credit(8453, HUB, USER, 1_000_000),
+        calls.contract_call(8453, HUB, "creditHub.repay", USER, 1_000_000),
     ]
     assert check_calls(flow, expected=expected) == []
     assert check_calls(Calls(calls=flow), expected=expected) == []
@@ -46,7 +46,7 @@ def test_auto_top_up_flow_is_clean(expected: Expectation) -> None:
     flow = [
         calls.set_operator(8453, HUB, OPERATOR),
         calls.add_credit_receiver(8453, OPERATOR, CARD),
-        calls.open_credit_line(8453, OPERATOR, USER, CARD, 1_000_000),
+        calls.contract_call(8453, OPERATOR, "operator.openCreditLine", USER, CARD, 1_000_000),
         calls.draw_credit(8453, HUB, USER, CARD, 1_000_000),
     ]
     assert check_calls(flow, expected=expected) == []
@@ -66,7 +66,7 @@ def test_approval_to_an_unknown_spender(expected: Expectation) -> None:
 
 
 def test_wrong_chain_target_and_value(expected: Expectation) -> None:
-    call = calls.repay_credit(10, STRANGER, USER, 1_000_000)
+    call = calls.contract_call(10, STRANGER, "creditHub.repay", USER, 1_000_000)
     call = call.model_copy(update={"value": "7"})
     findings = check_calls([call], expected=expected)
     assert _fields(findings) == ["calls[0].chain", "calls[0].to", "calls[0].value"]
@@ -79,21 +79,38 @@ def test_wrong_chain_target_and_value(expected: Expectation) -> None:
         (calls.draw_credit(8453, HUB, USER, STRANGER, 1_000_000), "calls[0].args.receiver"),
         (calls.draw_credit(8453, HUB, USER, CARD, 2_000_000), "calls[0].args.amount"),
         (calls.draw_credit(8453, HUB, STRANGER, CARD, 1_000_000), "calls[0].args.borrower"),
-        (calls.erc20_transfer(8453, USDC, STRANGER, 1_000_000), "calls[0].args.to"),
+        (
+            calls.contract_call(8453, USDC, "erc20.transfer", STRANGER, 1_000_000),
+            "calls[0].args.to",
+        ),
         (calls.vault_deposit(8453, HUB, 5, CARD), "calls[0].args.assets"),
         (calls.vault_redeem(8453, HUB, 1_000_000, CARD, STRANGER), "calls[0].args.owner"),
         (calls.set_operator(8453, HUB, STRANGER), "calls[0].args.operator"),
         (
-            calls.router_swap(8453, HUB, USDC, USDC, 1_000_000, 1, STRANGER),
+            calls.contract_call(8453, HUB, "router.swap", USDC, USDC, 1_000_000, 1, STRANGER),
             "calls[0].args.recipient",
         ),
         (
-            calls.pool_borrow(8453, HUB, USDC, 1_000_000, STRANGER, b"", 0, 1, b"\x00" * 65),
+            calls.contract_call(
+                8453,
+                HUB,
+                "liquidityPool.borrow",
+                USDC,
+                1_000_000,
+                STRANGER,
+                b"",
+                0,
+                1,
+                b"\x00" * 65,
+            ),
             "calls[0].args.target",
         ),
         (
-            calls.escrow_open(
-                8453, HUB, StandardOrder(STRANGER, 1, 8453, 2, 1, HUB, ((1, 1_000_000),), ())
+            calls.contract_call(
+                8453,
+                HUB,
+                "escrow.open",
+                StandardOrder(STRANGER, 1, 8453, 2, 1, HUB, ((1, 1_000_000),), ()),
             ),
             "calls[0].args.order.user",
         ),
@@ -117,7 +134,7 @@ def test_empty_expectations_skip_those_checks() -> None:
 def test_indexes_name_the_call(expected: Expectation) -> None:
     flow = [
         calls.erc20_approve(8453, USDC, HUB, 1_000_000),
-        calls.repay_credit(8453, HUB, USER, 3),
+        calls.contract_call(8453, HUB, "creditHub.repay", USER, 3),
     ]
     assert _fields(check_calls(flow, expected=expected)) == ["calls[1].args.amount"]
 

@@ -11,8 +11,9 @@ import pytest
 
 from tests.report.conftest import BORROWS, HEALTH, SCALES, SWAPS
 from toolkit.backtest import BacktestResult
+from toolkit.models.economics import YEAR_S, pool_economics
 from toolkit.report import ReportResult, write_report
-from toolkit.report.economics import YEAR_S, pool_economics
+from toolkit.report.economics import priced_pool_totals
 from toolkit.report.load import load_data
 from toolkit.report.units import priced
 from toolkit.report.writer import REPORT_FILES
@@ -161,7 +162,7 @@ def test_economics_are_fee_revenue_and_annualised_return_in_usd(surfaces_db: Sur
     data = load_data(path)
     result = results["bt-scale-1"]
     with priced(data.prices, data.tokens):  # the stored prices, as write_report uses them
-        table = pool_economics(data.backtest_pool_totals, "bt-scale-1")
+        table = pool_economics(priced_pool_totals(data.backtest_pool_totals), "bt-scale-1")
     capital, revenue = _usd_revenue(result)
     total = table.row(table.height - 1, named=True)
     assert total["pool"] == "total"

@@ -8,11 +8,11 @@ the routes' calldata executed on the simulated chains after background flow
 only when the lab moves it) and gives frames, nothing else:
 
 - :meth:`~RouteLab.venues`: the network's pools as symbol-named venues, for
-  :func:`~toolkit.models.routes.route_comparison`;
+  :func:`~toolkit.models.splits.route_comparison`;
 - :meth:`~RouteLab.observe`: pairs × USD sizes × networks through the endpoint, with the pools'
   mid output and the gas in USD (:func:`~toolkit.models.routes.impact_curves`);
 - :meth:`~RouteLab.delay_trials`: routes quoted, then executed ``delays`` seconds later while
-  the pools move (:func:`~toolkit.models.routes.delay_outcomes`);
+  the pools move (:func:`~toolkit.models.slippage.delay_outcomes`);
 - :meth:`~RouteLab.strategy_legs`: USDC on one chain into WETH on another, intents order then
   swap against swap then intents order (:func:`~toolkit.models.routes.firm_vs_indicative`).
 

@@ -2,7 +2,8 @@
 
 - :mod:`~toolkit.chain.registry`: chains, tokens and contract addresses (package data).
 - :mod:`~toolkit.chain.builder`: ``build_open``, the escrow ``open()`` transaction of a quote.
-- :mod:`~toolkit.chain.calls`: typed ``ContractCall`` builders for every function of the table.
+- :mod:`~toolkit.chain.calls`: ``ContractCall`` builders: ``contract_call`` for any function of
+  the table, typed ones for the calls the toolkit hands out.
 - :mod:`~toolkit.chain.borrow`: EIP-712 borrow authorizations (sign and recover).
 - :mod:`~toolkit.chain.guard`: the calldata guard, which checks a transaction or a list of
   calls against what the caller expects and reports :class:`Finding` objects.

@@ -1,7 +1,10 @@
 """Typed builders of unsigned contract calls (:class:`~toolkit.resources.ContractCall`).
 
 Each builder takes the chain id, the contract to call and the function's arguments, and returns
-a ``ContractCall`` with ``value="0"`` (none of these functions is payable). The generic codec
+a ``ContractCall`` with ``value="0"`` (none of these functions is payable). There is a typed
+builder for each call the toolkit itself hands out; any other function of the table is built
+by :func:`contract_call` with its key (``contract_call(8453, hub, "creditHub.repay", borrower,
+amount)``). The generic codec
 (:func:`encode_call`, :func:`decode_call`, the :data:`FUNCTIONS` table and the assumptions behind
 it) lives in :mod:`toolkit.codecs.functions` and is re-exported here.
 """
@@ -12,7 +15,6 @@ from typing import Any
 
 from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
-from toolkit.codecs.escrow import StandardOrder
 from toolkit.codecs.functions import (
     FUNCTIONS,
     SIGNATURES,
@@ -36,23 +38,12 @@ __all__ = [
     "draw_credit",
     "encode_call",
     "erc20_approve",
-    "erc20_transfer",
-    "erc20_transfer_from",
-    "escrow_open",
-    "finalize_revoke",
-    "liquidate_credit",
-    "open_credit_line",
-    "pool_borrow",
     "remove_credit_receiver",
-    "repay_credit",
-    "revoke_operator",
-    "router_swap",
     "set_operator",
     "vault_claim_redeem",
     "vault_deposit",
     "vault_redeem",
     "vault_request_redeem",
-    "weth_withdraw",
 ]
 
 
@@ -78,39 +69,6 @@ def erc20_approve(chain_id: int, token: str, spender: str, amount: int) -> Contr
         '0x095ea7b3'
     """
     return contract_call(chain_id, token, "erc20.approve", spender, amount)
-
-
-def erc20_transfer(chain_id: int, token: str, to: str, amount: int) -> ContractCall:
-    """ERC-20 ``transfer(to, amount)`` on ``token``.
-
-    Example:
-        >>> erc20_transfer(1, "0x" + "11" * 20, "0x" + "22" * 20, 5).data[:10]
-        '0xa9059cbb'
-    """
-    return contract_call(chain_id, token, "erc20.transfer", to, amount)
-
-
-def erc20_transfer_from(
-    chain_id: int, token: str, owner: str, to: str, amount: int
-) -> ContractCall:
-    """ERC-20 ``transferFrom(owner, to, amount)`` on ``token`` (spends the caller's allowance).
-
-    Example:
-        >>> a, b, c = ("0x" + d * 20 for d in ("11", "22", "33"))
-        >>> erc20_transfer_from(1, a, b, c, 5).data[:10]
-        '0x23b872dd'
-    """
-    return contract_call(chain_id, token, "erc20.transferFrom", owner, to, amount)
-
-
-def weth_withdraw(chain_id: int, weth: str, amount: int) -> ContractCall:
-    """WETH9 ``withdraw(amount)``: unwrap ``amount`` wei back to the native coin.
-
-    Example:
-        >>> weth_withdraw(1, "0x" + "11" * 20, 5).data[:10]
-        '0x2e1a7d4d'
-    """
-    return contract_call(chain_id, weth, "weth.withdraw", amount)
 
 
 def vault_deposit(chain_id: int, vault: str, assets: int, receiver: str) -> ContractCall:
@@ -173,27 +131,6 @@ def draw_credit(chain_id: int, hub: str, borrower: str, receiver: str, amount: i
     return contract_call(chain_id, hub, "creditHub.drawCredit", borrower, receiver, amount)
 
 
-def repay_credit(chain_id: int, hub: str, borrower: str, amount: int) -> ContractCall:
-    """Credit hub ``repay(borrower, amount)`` (anyone may repay for any borrower).
-
-    Example:
-        >>> repay_credit(8453, "0x" + "11" * 20, "0x" + "22" * 20, 5).data[:10]
-        '0x22867d78'
-    """
-    return contract_call(chain_id, hub, "creditHub.repay", borrower, amount)
-
-
-def liquidate_credit(chain_id: int, hub: str, borrower: str, amount: int) -> ContractCall:
-    """Credit hub ``liquidate(borrower, amount)``: anyone repays up to ``amount`` of a
-    liquidatable borrower's debt and receives its collateral plus the liquidation bonus.
-
-    Example:
-        >>> liquidate_credit(8453, "0x" + "11" * 20, "0x" + "22" * 20, 5).data[:10]
-        '0xbcbaf487'
-    """
-    return contract_call(chain_id, hub, "creditHub.liquidate", borrower, amount)
-
-
 def set_operator(chain_id: int, hub: str, operator: str) -> ContractCall:
     """Credit hub ``setOperator(operator)``, called by the user.
 
@@ -242,104 +179,3 @@ def collateral_withdraw(chain_id: int, escrow: str, token: str, amount: int) -> 
         '0xf3fef3a3'
     """
     return contract_call(chain_id, escrow, "collateralEscrow.withdraw", token, amount)
-
-
-def open_credit_line(
-    chain_id: int, operator: str, borrower: str, receiver: str, amount: int
-) -> ContractCall:
-    """Operator ``openCreditLine(borrower, receiver, amount)``, called by its authorized caller.
-
-    Example:
-        >>> a = "0x" + "22" * 20
-        >>> open_credit_line(8453, "0x" + "11" * 20, a, a, 5).data[:10]
-        '0xd30776a7'
-    """
-    return contract_call(chain_id, operator, "operator.openCreditLine", borrower, receiver, amount)
-
-
-def revoke_operator(chain_id: int, operator: str) -> ContractCall:
-    """Operator ``revoke()``: schedule the revocation (the delay starts).
-
-    Example:
-        >>> revoke_operator(8453, "0x" + "11" * 20).data
-        '0xb6549f75'
-    """
-    return contract_call(chain_id, operator, "operator.revoke")
-
-
-def finalize_revoke(chain_id: int, operator: str) -> ContractCall:
-    """Operator ``finalizeRevoke()``: complete the revocation after the delay.
-
-    Example:
-        >>> finalize_revoke(8453, "0x" + "11" * 20).data
-        '0x4cd48a89'
-    """
-    return contract_call(chain_id, operator, "operator.finalizeRevoke")
-
-
-def escrow_open(chain_id: int, escrow: str, order: StandardOrder) -> ContractCall:
-    """The escrow ``open(order)``; the order's origin chain must be ``chain_id``.
-
-    Example:
-        >>> o = StandardOrder("0x" + "11" * 20, 1, 8453, 2, 1, "0x" + "22" * 20, (), ())
-        >>> escrow_open(8453, "0x000025c3226C00B2Cdc200005a1600509f4e00C0", o).data[:10]
-        '0x7515fd56'
-    """
-    if isinstance(order, StandardOrder) and order.origin_chain_id != chain_id:
-        raise InvalidValue(
-            "order.originChainId", f"is {order.origin_chain_id}, must equal chain {chain_id}"
-        )
-    return contract_call(chain_id, escrow, "escrow.open", order)
-
-
-def pool_borrow(
-    chain_id: int,
-    pool: str,
-    borrow_token: str,
-    amount: int,
-    target: str,
-    target_call_data: bytes | str,
-    nonce: int,
-    deadline: int,
-    signature: bytes | str,
-) -> ContractCall:
-    """Liquidity pool ``borrow(...)`` carrying a borrow authorization signature.
-
-    Example:
-        >>> a = "0x" + "22" * 20
-        >>> pool_borrow(42161, "0x" + "11" * 20, a, 5, a, b"", 0, 9, b"\\x00" * 65).data[:10]
-        '0x3b15c8ec'
-    """
-    return contract_call(
-        chain_id,
-        pool,
-        "liquidityPool.borrow",
-        borrow_token,
-        amount,
-        target,
-        target_call_data,
-        nonce,
-        deadline,
-        signature,
-    )
-
-
-def router_swap(
-    chain_id: int,
-    router: str,
-    token_in: str,
-    token_out: str,
-    amount_in: int,
-    min_amount_out: int,
-    recipient: str,
-) -> ContractCall:
-    """The embedded service's router ``swap(tokenIn, tokenOut, amountIn, minAmountOut, recipient)``.
-
-    Example:
-        >>> a = "0x" + "22" * 20
-        >>> router_swap(8453, "0x" + "11" * 20, a, a, 10, 9, a).data[:10]
-        '0xd5bcb9b5'
-    """
-    return contract_call(
-        chain_id, router, "router.swap", token_in, token_out, amount_in, min_amount_out, recipient
-    )

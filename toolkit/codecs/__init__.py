@@ -18,7 +18,16 @@ Malformed values raise :class:`InvalidValue` naming the field and the rule.
 (8453, 'eip155:8453')
 """
 
-from toolkit.codecs import caip2, context, erc7930, escrow, events, functions
+from toolkit.codecs import caip2, context, erc7930, escrow, events, functions, universal_router
 from toolkit.codecs.errors import InvalidValue
 
-__all__ = ["InvalidValue", "caip2", "context", "erc7930", "escrow", "events", "functions"]
+__all__ = [
+    "InvalidValue",
+    "caip2",
+    "context",
+    "erc7930",
+    "escrow",
+    "events",
+    "functions",
+    "universal_router",
+]

@@ -1,14 +1,43 @@
-"""Analytics on collected frames: quote pricing, pool capacity, swap routes and credit health.
+"""Analytics on collected frames: quote pricing, pool capacity, swap routes, economics and
+credit health.
 
 Pure functions: polars frames (with the store's column names and dtypes) or numbers in,
 polars frames or numbers out; no I/O, no clock. Amounts stay exact (Int128); floats appear
-only for derived figures such as fees in basis points and blocking probabilities.
+only for derived figures such as fees in basis points and blocking probabilities. The figures
+several families share (price impact, slippage and cost in bps, the 404 share) are defined
+once, in :mod:`toolkit.models.bps`.
 
-``toolkit.models.pricing``, ``toolkit.models.capacity``, ``toolkit.models.health``,
-``toolkit.models.topup`` and ``toolkit.models.cards`` hold the functions by topic; the most used
-are re-exported here.
+Each family's input, and where a store gives it (``store.query("SELECT * FROM name")`` for a
+table as stored; :mod:`toolkit.store.queries` for a query):
+
+==========================  ===================================================================
+family                      store input
+==========================  ===================================================================
+pricing (fees, tiers,       ``rfq_observations`` as stored; ``fee_tiers`` for the tier
+quotes)                     comparison
+capacity (observed)         ``liquidity_events`` (:func:`capacity_timeline`),
+                            ``rfq_observations`` (:func:`empirical_blocking`), with
+                            ``pool_snapshots`` and ``transactions`` (:func:`observer_share`)
+capacity (formulas)         numbers: rates, holds and pool sizes
+routes                      :func:`toolkit.store.queries.swap_routes` priced by the caller,
+                            through :func:`impact_against_best` (no pool mid is stored);
+                            :func:`impact_curves` and the delay models take what
+                            :class:`toolkit.backtest.routes.RouteLab` measures;
+                            :func:`toolkit.models.real_routes.snapshot_venues` takes
+                            ``amm_pool_snapshots`` and ``amm_pool_ticks``
+economics                   :func:`toolkit.store.queries.backtest_pool_totals` and
+                            :func:`~toolkit.store.queries.backtest_runs`, priced by the caller
+health                      the credit book (:mod:`toolkit.models.health`)
+cards, top-up               simulated swipes and spends (:func:`card_swipes`, :func:`spending`)
+==========================  ===================================================================
+
+``toolkit.models.pricing``, ``toolkit.models.capacity``, ``toolkit.models.routes`` (with
+``toolkit.models.splits`` and ``toolkit.models.slippage``),
+``toolkit.models.economics``, ``toolkit.models.health``, ``toolkit.models.topup`` and
+``toolkit.models.cards`` hold the functions by topic; the most used are re-exported here.
 """
 
+from toolkit.models.bps import answer_counts, gain_bps, share_404, shortfall_bps
 from toolkit.models.capacity import (
     capacity_timeline,
     empirical_blocking,
@@ -26,6 +55,7 @@ from toolkit.models.capacity import (
 )
 from toolkit.models.cards import card_swipes, compare_prefunded, simulate_cards
 from toolkit.models.cascade import PoolMarket, liquidation_cascade
+from toolkit.models.economics import annualised_pct, capital_sweep, pool_economics
 from toolkit.models.health import (
     collected_book,
     collected_monte_carlo,
@@ -48,21 +78,22 @@ from toolkit.models.pricing import (
     tier_premium_summary,
 )
 from toolkit.models.routes import (
-    delay_outcomes,
     firm_vs_indicative,
     gas_threshold,
-    grid_split,
+    impact_against_best,
     impact_curves,
-    needed_slippage,
     network_comparison,
-    route_comparison,
-    slippage_for_revert_rate,
 )
+from toolkit.models.slippage import delay_outcomes, needed_slippage, slippage_for_revert_rate
+from toolkit.models.splits import grid_split, route_comparison
 from toolkit.models.topup import cheapest_config, simulate_topups, spending
 
 __all__ = [
     "PoolMarket",
+    "annualised_pct",
+    "answer_counts",
     "capacity_timeline",
+    "capital_sweep",
     "card_swipes",
     "cheapest_config",
     "collected_book",
@@ -81,9 +112,11 @@ __all__ = [
     "fee_by_amount_bucket",
     "fee_curve",
     "firm_vs_indicative",
+    "gain_bps",
     "gas_threshold",
     "grid_split",
     "health_factor",
+    "impact_against_best",
     "impact_curves",
     "kaufman_roberts",
     "kaufman_roberts_occupancy",
@@ -97,9 +130,12 @@ __all__ = [
     "network_comparison",
     "observer_share",
     "offered_load",
+    "pool_economics",
     "pool_size_for",
     "price_drift",
     "route_comparison",
+    "share_404",
+    "shortfall_bps",
     "simulate_cards",
     "simulate_topups",
     "slippage_for_revert_rate",

@@ -140,6 +140,33 @@ def liquidation_cascade(
     than ``min_repay`` credit units is left alone (no liquidator pays gas for dust), which is
     what ends the geometric tail of small rounds.
 
+    Parameters
+    ----------
+    collateral : numpy.ndarray
+        (n_accounts, n_assets) collateral in asset units, assets in the order of prices.
+    debt : numpy.ndarray
+        Each account's debt in credit units.
+    prices : mapping of str to float
+        Each asset's price in credit units before the shock.
+    markets : mapping of str to PoolMarket, optional
+        The assets sold through a pool; the others keep their price.
+    shock : mapping of str to float, optional
+        Asset to relative price change (-0.3: down 30 %).
+    max_rounds : int
+        The most rounds run.
+    min_repay : float
+        The smallest repayment a liquidator makes (credit units).
+    rules : ProductRules
+        The credit product's LTVs and liquidation bonus.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per round (0: the shock): liquidated, collateral seized, debt repaid, bad debt
+        and each market asset's price.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> held = np.array([[0.0, 0.02], [0.0, 0.05], [1_000.0, 0.0]])
     >>> rounds = liquidation_cascade(held, np.array([780.0, 2_000.0, 500.0]),

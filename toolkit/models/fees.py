@@ -59,6 +59,19 @@ def effective_fee_bps(obs: pl.DataFrame) -> pl.DataFrame:
     (Int128) before the division. It compares like with like only when the input and output
     tokens share a denomination (same symbol on both chains), as in ``rfq_observations``.
 
+    Parameters
+    ----------
+    obs : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+
+    Returns
+    -------
+    polars.DataFrame
+        obs with an effective_fee_bps column (Float64).
+
+    Examples
+    --------
     >>> obs = pl.DataFrame(
     ...     {"status": [200, 404], "input_amount": [10**22, None],
     ...      "output_amount": [10**22 - 5 * 10**18, None]},
@@ -88,6 +101,22 @@ def fee_curve(obs: pl.DataFrame, *, by: str | Sequence[str] = ROUTE) -> pl.DataF
     when no degree of freedom is left. An empty input gives an empty frame with these
     columns.
 
+    Parameters
+    ----------
+    obs : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    by : str or sequence of str
+        The grouping keys (default: source chain, destination chain, token, quote type); () for
+        one group of all rows.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group with the columns above.
+
+    Examples
+    --------
     >>> obs = pl.DataFrame(
     ...     {"status": [200] * 3, "amount": [10**6, 10**7, 10**8],
     ...      "input_amount": [10**6, 10**7, 10**8],
@@ -184,6 +213,24 @@ def fee_by_amount_bucket(
     ``bucket_hi`` (null for the open bucket), ``n``, ``fee_median``, ``fee_p10``,
     ``fee_p90`` (linear interpolation), ``fee_mean``, ``fee_min``, ``fee_max``.
 
+    Parameters
+    ----------
+    obs : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    buckets : sequence of int, optional
+        Ascending lower edges in smallest units; decades when omitted.
+    by : str or sequence of str
+        The grouping keys (default: source chain, destination chain, token, quote type); () for
+        one group of all rows.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group and bucket with the columns above.
+
+    Examples
+    --------
     >>> obs = pl.DataFrame({"status": [200] * 3, "amount": [5, 50, 70],
     ...     "input_amount": [10_000] * 3, "output_amount": [9_990, 9_980, 9_970]})
     >>> fee_by_amount_bucket(obs, by=()).select("bucket_lo", "n", "fee_median").rows()

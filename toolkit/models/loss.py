@@ -36,6 +36,20 @@ def erlang_b(servers: int, load: float) -> float:
     Uses the stable recursion ``B(0) = 1``, ``B(n) = A·B(n−1) / (n + A·B(n−1))``, which
     neither overflows nor loses precision for large ``servers``.
 
+    Parameters
+    ----------
+    servers : int
+        Servers (here: capacity units), at least 0.
+    load : float
+        Offered load in erlangs (arrival rate × mean hold), at least 0.
+
+    Returns
+    -------
+    float
+        The probability that an arrival finds every server busy (0 to 1).
+
+    Examples
+    --------
     >>> round(erlang_b(15, 8.108), 4)
     0.01
     >>> erlang_b(2, 1.0)
@@ -55,6 +69,20 @@ def erlang_b_load(servers: int, blocking: float) -> float:
     Bisection on ``erlang_b(servers, ·)``, which increases strictly from 0 to 1; the answer is
     accurate to a relative 1e-13.
 
+    Parameters
+    ----------
+    servers : int
+        Servers, at least 1.
+    blocking : float
+        The target blocking probability, strictly between 0 and 1.
+
+    Returns
+    -------
+    float
+        The load in erlangs.
+
+    Examples
+    --------
     >>> round(erlang_b_load(10, 0.01), 4)
     4.4612
     """
@@ -75,6 +103,20 @@ def erlang_b_load(servers: int, blocking: float) -> float:
 def erlang_b_servers(load: float, blocking: float) -> int:
     """Smallest number of servers whose Erlang-B blocking at ``load`` is at most ``blocking``.
 
+    Parameters
+    ----------
+    load : float
+        Offered load in erlangs, at least 0.
+    blocking : float
+        The largest acceptable blocking probability, strictly between 0 and 1.
+
+    Returns
+    -------
+    int
+        The number of servers.
+
+    Examples
+    --------
     >>> erlang_b_servers(8.108, 0.0101)
     15
     """
@@ -102,9 +144,25 @@ def kaufman_roberts_occupancy(
 
     Class ``k`` offers ``loads[k]`` erlangs of requests for ``sizes[k]`` units each. The
     recursion is ``q(0) = 1``, ``j·q(j) = Σ_k a_k·b_k·q(j − b_k)``, normalised to sum 1.
-    Given :class:`fractions.Fraction` loads (ints allowed alongside) it computes in exact
-    rationals; otherwise in floats, rescaled so that large capacities cannot overflow.
 
+    Parameters
+    ----------
+    capacity : int
+        Units in the pool, at least 0.
+    loads : sequence of float or of fractions.Fraction
+        Erlangs offered by each class. Given :class:`fractions.Fraction` loads (ints allowed
+        alongside) it computes in exact rationals; otherwise in floats, rescaled so that large
+        capacities cannot overflow.
+    sizes : sequence of int
+        Units each class's request takes (positive), one per load.
+
+    Returns
+    -------
+    list of float or of fractions.Fraction
+        ``capacity + 1`` probabilities summing to 1.
+
+    Examples
+    --------
     >>> kaufman_roberts_occupancy(1, [Fraction(1)], [1])
     [Fraction(1, 2), Fraction(1, 2)]
     """
@@ -129,9 +187,19 @@ def kaufman_roberts(
 
     Class ``k`` is blocked when fewer than ``sizes[k]`` units are free:
     ``B_k = Σ_{j > capacity − b_k} q(j)`` (time congestion, which Poisson arrivals see).
-    A class larger than the whole pool is always blocked (``B_k = 1``). Fraction loads give
-    exact rationals, as for :func:`kaufman_roberts_occupancy`.
 
+    Parameters
+    ----------
+    capacity, loads, sizes
+        As for :func:`kaufman_roberts_occupancy`; Fraction loads give exact rationals.
+
+    Returns
+    -------
+    list of float or of fractions.Fraction
+        Each class's blocking probability; 1 for a class larger than the whole pool.
+
+    Examples
+    --------
     >>> kaufman_roberts(6, [Fraction(2), Fraction(1)], [1, 2])
     [Fraction(173, 1532), Fraction(407, 1532)]
     """

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 import polars as pl
 
 from toolkit.arguments import number
+from toolkit.models.bps import answer_counts, share_404
 from toolkit.models.frames import Kind, check_keys, duration_seconds, epoch_seconds, prepare
+from toolkit.models.intervals import clustered_share
 
 _EVENT_SPEC: dict[str, Kind] = {
     "source": "str",
@@ -54,6 +56,18 @@ def capacity_timeline(events: pl.DataFrame) -> pl.DataFrame:
     total``, null when the total is zero or a part is unknown. An empty input gives an empty
     frame with these columns.
 
+    Parameters
+    ----------
+    events : polars.DataFrame
+        Liquidity events: the store's liquidity_events as stored.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per pool state with the columns above, sorted by pool and valid_from.
+
+    Examples
+    --------
     >>> import datetime as dt
     >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     >>> events = pl.DataFrame({
@@ -116,6 +130,26 @@ def empirical_blocking(
     Retries after a 404 are new arrivals here; they break the Poisson assumption of the
     formulas, which is one reason observed and theoretical blocking differ.
 
+    Parameters
+    ----------
+    observations : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    by : str or sequence of str
+        The grouping keys (default: source chain, destination chain, token).
+    window : str or None
+        The window length, a fixed-length polars duration; None for each group whole.
+    hold_s : float
+        Mean hold in seconds for the offered load (mean_hold).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group and window: the keys, window_start, window_end, attempts, answered,
+        ok, blocked, other, blocking, std_error, rate_per_s, offered_load.
+
+    Examples
+    --------
     >>> import datetime as dt
     >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     >>> obs = pl.DataFrame({
@@ -140,23 +174,14 @@ def empirical_blocking(
         windowed = frame.with_columns(
             pl.col("observed_at").dt.truncate(window).alias("window_start")
         ).with_columns(pl.col("window_start").dt.offset_by(window).alias("window_end"))
-    status = pl.col("status")
     counts = (
         windowed.group_by([*keys, "window_start", "window_end"])
-        .agg(
-            pl.len().cast(pl.Int64).alias("attempts"),
-            (status == 200).sum().cast(pl.Int64).alias("ok"),
-            (status == 404).sum().cast(pl.Int64).alias("blocked"),
-        )
+        .agg(answer_counts())
         .with_columns(
             (pl.col("ok") + pl.col("blocked")).alias("answered"),
+            share_404(name="blocking"),
         )
-        .with_columns(
-            (pl.col("attempts") - pl.col("answered")).alias("other"),
-            pl.when(pl.col("answered") > 0)
-            .then(pl.col("blocked") / pl.col("answered"))
-            .alias("blocking"),
-        )
+        .with_columns((pl.col("attempts") - pl.col("answered")).alias("other"))
     )
     span = epoch_seconds("window_end") - epoch_seconds("window_start")
     length = span if window is None else pl.lit(seconds)
@@ -207,6 +232,25 @@ def observer_share(
     A sweep whose own holds reach a large share is measuring itself: the 404s it then sees are
     partly its own. An empty frame (same columns) when nothing was reserved.
 
+    Parameters
+    ----------
+    observations : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    pools : polars.DataFrame
+        One pool snapshot: chain, token, balance (the store's pool_snapshots).
+    transactions : polars.DataFrame, optional
+        The collector's converted quotes (quote_id, observed_at: the store's transactions).
+    order_window_s : float
+        How long an order holds its amount after the conversion (60 s).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per destination (dst_chain, token): quotes, held_mean_share, held_peak_share.
+
+    Examples
+    --------
     >>> import datetime as dt
     >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     >>> t0 = int(at.timestamp())
@@ -287,3 +331,40 @@ def _state_changed() -> pl.Expr:
         changed = changed | pl.col(column).ne_missing(pl.col(column).shift(1).over(_POOL))
     first = pl.int_range(pl.len()).over(_POOL) == 0
     return first | changed
+
+
+def sweep_refusal_share(
+    observations: pl.DataFrame,
+) -> tuple[float | None, int, float | None, float | None]:
+    """The 404 share of a sweep's 200/404 answers, with its 95 % interval clustered by round.
+
+    A sweep asks each route several amounts in a row within one ``round``; those RFQs meet the
+    same pool state, so they are not independent trials: the interval is
+    :func:`toolkit.models.intervals.clustered_share` over ``(run_id, round)`` clusters.
+
+    Parameters
+    ----------
+    observations : polars.DataFrame
+        RFQ observations (the store's ``rfq_observations``): ``run_id``, ``round``,
+        ``status``; statuses other than 200 and 404 are left out.
+
+    Returns
+    -------
+    tuple
+        ``(share, n, low, high)``: the share, the 200/404 answers it rests on and the
+        interval; ``(None, 0, None, None)`` without answers.
+
+    Examples
+    --------
+    >>> obs = pl.DataFrame({"run_id": ["r"] * 6, "round": [0, 0, 0, 1, 1, 1],
+    ...     "status": [200, 404, 500, 200, 200, 404]})
+    >>> share, n, low, high = sweep_refusal_share(obs)
+    >>> share, n, low, high
+    (0.4, 5, 0.0, 1.0)
+    """
+    answered = observations.filter(pl.col("status").is_in([200, 404]))
+    rounds = answered.group_by("run_id", "round").agg(
+        pl.len().alias("n"), (pl.col("status") == 404).sum().alias("k")
+    )
+    share, low, high = clustered_share(rounds["k"].to_list(), rounds["n"].to_list())
+    return share, answered.height, low, high

@@ -43,6 +43,22 @@ def eta_validity_stats(obs: pl.DataFrame, *, by: str | Sequence[str] = ROUTE) ->
     ``eta_p90`` (seconds, linear interpolation), ``validity_mean_s``, ``validity_min_s``,
     ``validity_max_s``. An empty input gives an empty frame with these columns.
 
+    Parameters
+    ----------
+    obs : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    by : str or sequence of str
+        The grouping keys (default: source chain, destination chain, token, quote type); () for
+        one group of all rows.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group with the columns above.
+
+    Examples
+    --------
     >>> import datetime as dt
     >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     >>> obs = pl.DataFrame({"observed_at": [at, at], "status": [200, 200], "eta": [10, 20],
@@ -85,6 +101,24 @@ def price_drift(
     buckets' means), ``change_bps`` (last − first) and, per bucket, ``drift_bps`` (its mean
     − first). An empty input gives an empty frame with these columns.
 
+    Parameters
+    ----------
+    obs : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    every : str
+        The bucket length, a fixed-length polars duration ('30s', '1m').
+    by : str or sequence of str
+        The grouping keys (default: source chain, destination chain, token, quote type); () for
+        one group of all rows.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per run, group, amount and bucket with the columns above.
+
+    Examples
+    --------
     >>> import datetime as dt
     >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     >>> obs = pl.DataFrame({"run_id": ["r"] * 2, "observed_at": [at, at + dt.timedelta(minutes=1)],
@@ -132,6 +166,21 @@ def latency_stats(obs: pl.DataFrame, *, by: str | Sequence[str] = ()) -> pl.Data
     ``latency_p50_ms``, ``latency_p90_ms``, ``latency_p99_ms`` (linear interpolation) and
     ``latency_max_ms``; rows with a null latency count in ``n`` but not in the figures.
 
+    Parameters
+    ----------
+    obs : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    by : str or sequence of str
+        More grouping keys besides status (default: none).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group and status with the columns above.
+
+    Examples
+    --------
     >>> obs = pl.DataFrame({"status": [200, 200, 404], "latency_ms": [10.0, 30.0, 5.0]})
     >>> latency_stats(obs).select("status", "n", "latency_p50_ms").rows()
     [(200, 2, 20.0), (404, 1, 5.0)]

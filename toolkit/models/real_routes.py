@@ -41,6 +41,7 @@ from toolkit.amm.routing import best_route
 from toolkit.amm.snapshot import venues_from_snapshot
 from toolkit.amm.v2 import Pair
 from toolkit.arguments import ArgumentError, number, whole
+from toolkit.models.bps import gain_bps
 
 __all__ = [
     "GasModel",
@@ -237,7 +238,7 @@ def real_liquidity_comparison(
                                       f"optimum_vs_{other}_net_usd"))  # fmt: skip
                 continue
             gain_usd = (optimum.amount_out - out) * price_out_usd
-            row[f"optimum_vs_{other}_bps"] = (optimum.amount_out - out) / out * 1e4
+            row[f"optimum_vs_{other}_bps"] = gain_bps(optimum.amount_out, out)
             row[f"optimum_vs_{other}_usd"] = gain_usd
             row[f"optimum_vs_{other}_net_usd"] = gain_usd - (
                 row["optimum_gas_usd"] - row[f"{other}_gas_usd"]

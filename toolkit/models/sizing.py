@@ -48,6 +48,24 @@ def mean_hold(
     ``convert_delay=d`` (with ``mode="replace"``). ``d = 0`` is ``replace`` and
     ``d = quote_seconds`` is ``add``, so the two modes bound the truth.
 
+    Parameters
+    ----------
+    p_convert : float
+        Share of quotes posted as orders (0 to 1).
+    quote_seconds, order_seconds : float
+        The quote reservation (15 s) and the order reservation (60 s).
+    mode : {"replace", "add"}
+        When a converted quote's order hold starts (above).
+    convert_delay : float, optional
+        Seconds from the quote to its conversion: the exact mean instead of a bound.
+
+    Returns
+    -------
+    float
+        The mean hold in seconds.
+
+    Examples
+    --------
     >>> mean_hold(0.2)
     24.0
     >>> mean_hold(0.2, mode="add")
@@ -75,6 +93,20 @@ def mean_hold(
 def offered_load(rate_per_s: float, hold_s: float) -> float:
     """Offered load in erlangs: arrival rate (per second) times mean hold (seconds).
 
+    Parameters
+    ----------
+    rate_per_s : float
+        Arrivals per second, at least 0.
+    hold_s : float
+        Mean hold in seconds (:func:`mean_hold`), at least 0.
+
+    Returns
+    -------
+    float
+        Erlangs.
+
+    Examples
+    --------
     >>> offered_load(0.5, 24.0)
     12.0
     """
@@ -86,10 +118,23 @@ def offered_load(rate_per_s: float, hold_s: float) -> float:
 def to_units(amounts: Sequence[int], unit: int | None = None) -> tuple[int, list[int]]:
     """Express amount classes as whole multiples of a capacity unit.
 
-    Returns ``(unit, sizes)``. The unit defaults to the gcd of the amounts, the largest unit
-    in which every class is a whole number of units. A given ``unit`` must divide every
-    amount: nothing is rounded.
+    The unit defaults to the gcd of the amounts, the largest unit in which every class is a
+    whole number of units. A given ``unit`` must divide every amount: nothing is rounded.
 
+    Parameters
+    ----------
+    amounts : sequence of int
+        The request amounts (smallest units), each positive.
+    unit : int, optional
+        The capacity unit; the gcd of ``amounts`` when omitted.
+
+    Returns
+    -------
+    tuple of (int, list of int)
+        ``(unit, sizes)``: the unit and each amount in units.
+
+    Examples
+    --------
     >>> to_units([500_000, 2_000_000, 10_000_000])
     (500000, [1, 4, 20])
     """
@@ -118,21 +163,40 @@ def max_rfq_rate(
 ) -> float:
     """Largest total RFQ rate (per second) a pool carries with blocking at most the target.
 
-    The total rate splits over ``amount_classes`` by ``class_mix`` (shares summing to 1);
-    each class holds its amount for ``hold_s`` (one mean for all, or one per class, e.g. from
-    :func:`mean_hold`). Blocking comes from Kaufman-Roberts on ``pool_balance // unit``
-    units (a remainder below one unit can serve no request). ``criterion`` picks what must
-    stay under the target:
+    The total rate splits over ``amount_classes`` by ``class_mix``; each class holds its amount
+    for ``hold_s``. Blocking comes from Kaufman-Roberts on ``pool_balance // unit`` units (a
+    remainder below one unit can serve no request). Found by bisection (relative 1e-10) on the
+    rate. Like the formula, it assumes Poisson RFQs that are not retried: clients retrying after
+    a 404 add load it does not see.
 
-    - ``"worst"`` (default): the largest blocking of any class with a positive share. Large
-      amounts are blocked first, so this protects the biggest RFQs.
-    - ``"average"``: the share of RFQs refused, ``Σ mix_k·B_k``.
-    - ``"volume"``: the share of requested amount refused, ``Σ mix_k·x_k·B_k / Σ mix_k·x_k``.
+    Parameters
+    ----------
+    pool_balance : int
+        The pool's balance (smallest units).
+    amount_classes : sequence of int
+        Request amounts (smallest units).
+    class_mix : sequence of float
+        Each class's share of the requests (summing to 1).
+    hold_s : float or sequence of float
+        Mean hold in seconds, one for all classes or one per class (:func:`mean_hold`).
+    target_blocking : float
+        The largest acceptable blocking (0 to 1).
+    criterion : {"worst", "average", "volume"}
+        What must stay under the target: ``"worst"`` (default) the largest blocking of any class
+        with a positive share (large amounts are blocked first, so this protects the biggest
+        RFQs); ``"average"`` the share of RFQs refused, ``Σ mix_k·B_k``; ``"volume"`` the share
+        of requested amount refused, ``Σ mix_k·x_k·B_k / Σ mix_k·x_k``.
+    unit : int, optional
+        The capacity unit (:func:`to_units`).
 
-    Found by bisection (relative 1e-10) on the rate; returns 0.0 when even a vanishing rate
-    misses the target (a class larger than the pool). Like the formula, it assumes Poisson
-    RFQs that are not retried: clients retrying after a 404 add load it does not see.
+    Returns
+    -------
+    float
+        RFQs per second; 0.0 when even a vanishing rate misses the target (a class larger than
+        the pool).
 
+    Examples
+    --------
     >>> round(max_rfq_rate(15, [1], [1.0], 1.0, 0.01), 3)
     8.108
     """
@@ -179,9 +243,25 @@ def pool_size_for(
 
     Same traffic model and ``criterion`` as :func:`max_rfq_rate`. The occupancy recursion does
     not depend on the capacity, so capacities are tried upward in one pass: the answer is the
-    true smallest, even where Kaufman-Roberts blocking is not monotone in the capacity. Raises
-    ``ValueError`` if more than ``max_units`` units would be needed.
+    true smallest, even where Kaufman-Roberts blocking is not monotone in the capacity.
 
+    Parameters
+    ----------
+    rate_per_s : float
+        Total RFQs per second.
+    amount_classes, class_mix, hold_s, target_blocking, criterion, unit
+        As for :func:`max_rfq_rate`.
+    max_units : int
+        The most capacity units tried.
+
+    Returns
+    -------
+    int
+        The balance in smallest units. ``ValueError`` when more than ``max_units`` units would
+        be needed.
+
+    Examples
+    --------
     >>> pool_size_for(8.108, [1_000_000], [1.0], 1.0, 0.0101)
     15000000
     """

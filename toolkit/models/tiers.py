@@ -53,6 +53,23 @@ def compare_with_tiers(
     wins. Observations without a tier keep nulls in the tier columns. An empty input gives an
     empty frame with these columns.
 
+    Parameters
+    ----------
+    obs : polars.DataFrame
+        RFQ observations: the store's rfq_observations as stored (extra columns are kept); the
+        columns named above are required.
+    tiers : polars.DataFrame
+        Published fee tiers: the store's fee_tiers as stored.
+    tolerance_bps : float
+        How far below the tier fee a quote may be before below_tier flags it.
+
+    Returns
+    -------
+    polars.DataFrame
+        The 200 rows of obs with the columns above.
+
+    Examples
+    --------
     >>> import datetime as dt
     >>> at = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
     >>> route = {"src_chain": [1], "dst_chain": [10], "token": ["USDC"]}
@@ -115,6 +132,21 @@ def tier_premium_summary(
     ``below`` (flagged below the tier), ``share_below`` (of matched), and ``premium_mean``,
     ``premium_median``, ``premium_min``, ``premium_max`` in basis points.
 
+    Parameters
+    ----------
+    compared : polars.DataFrame
+        The output of compare_with_tiers.
+    by : str or sequence of str
+        The grouping keys (default: source chain, destination chain, token, quote type); () for
+        one group of all rows.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group with the columns above.
+
+    Examples
+    --------
     >>> compared = pl.DataFrame({"token": ["USDC"] * 3, "premium_bps": [1.0, -0.5, None],
     ...     "below_tier": [False, True, None]})
     >>> tier_premium_summary(compared, by="token").select("matched", "below").row(0)

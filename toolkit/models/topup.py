@@ -39,6 +39,26 @@ def spending(
     """Card spends: Poisson arrivals at ``rate_per_day``, log-normal amounts around ``median``
     (smallest units) with log-sd ``sigma``; columns ``t`` (seconds) and ``amount``.
 
+    Parameters
+    ----------
+    rate_per_day : float
+        Mean spends per day, positive.
+    median : int
+        Median spend in smallest units, positive.
+    sigma : float
+        Log-sd of the spend amounts, at least 0.
+    days : float
+        The span in days, positive.
+    seed : int
+        The random seed.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns t (seconds, sorted) and amount (Int64, smallest units).
+
+    Examples
+    --------
     >>> spending(rate_per_day=10, median=25 * 10**6, sigma=0.4, days=1, seed=3).columns
     ['t', 'amount']
     """
@@ -87,6 +107,34 @@ def simulate_topups(
     ``collateral_value`` is the account's collateral in credit units, weighted by
     ``maintenance_ltv`` for the health factor and by ``ltv`` for capacity (fractions).
 
+    Parameters
+    ----------
+    spends : polars.DataFrame
+        Card spends: t (seconds) and amount (smallest units), e.g. spending().
+    collateral_value : int
+        The account's collateral value in credit units (smallest units).
+    maintenance_ltv, ltv : float
+        The collateral weights (fractions) for the health factor and for capacity.
+    threshold, target_balance : int
+        The config: top up below threshold, back to target_balance (smallest units).
+    min_health_factor : float
+        The health floor a draw may not cross (at least 1).
+    balance, principal : int
+        The receiver's balance and the account's principal at the start.
+    idle_rate : float
+        The annual carrying cost of an idle balance (a fraction).
+    gas_per_top_up : int
+        Each top-up transaction's cost in smallest units.
+    rules : ProductRules
+        The credit product's fees and rules.
+
+    Returns
+    -------
+    TopUpRun
+        Every spend (events) and the summary figures (TopUpRun).
+
+    Examples
+    --------
     >>> spends = pl.DataFrame({"t": [60.0], "amount": [250 * 10**6]})
     >>> run = simulate_topups(spends, collateral_value=10**10, maintenance_ltv=0.925, ltv=0.9,
     ...                       threshold=100 * 10**6, target_balance=300 * 10**6)
@@ -175,6 +223,29 @@ def cheapest_config(
     """Every (threshold, target) of the grid with its cost and declines, cheapest first among
     the configs that keep the spending funded (no declined spend).
 
+    Parameters
+    ----------
+    spends : polars.DataFrame
+        Card spends: t (seconds) and amount (smallest units), e.g. spending().
+    thresholds : iterable of int
+        The thresholds to try (smallest units).
+    targets : sequence of int
+        The target balances to try; pairs with a target below the threshold are skipped.
+    collateral_value : int
+        The account's collateral value in credit units (smallest units).
+    maintenance_ltv, ltv : float
+        The collateral weights (fractions) for the health factor and for capacity.
+    min_health_factor, idle_rate, gas_per_top_up : float, float, int
+        As for simulate_topups.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per config: ``threshold, target_balance, funded, cost, fees, idle, top_ups,
+        declined`` (the run's figures, smallest units), funded ones first, cheapest first.
+
+    Examples
+    --------
     >>> spends = spending(rate_per_day=4, median=40 * 10**6, sigma=0.5, days=30, seed=1)
     >>> grid = cheapest_config(spends, thresholds=[50 * 10**6, 200 * 10**6],
     ...     targets=[200 * 10**6, 500 * 10**6], collateral_value=10_000 * 10**6,

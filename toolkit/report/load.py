@@ -10,6 +10,7 @@ import polars as pl
 
 from toolkit.report.result import ReportError
 from toolkit.store import Store, StoreError, price_table
+from toolkit.store.queries import backtest_pool_totals, backtest_runs, swap_routes
 
 __all__ = ["ReportData", "credit_book", "display_path", "load_data"]
 
@@ -20,7 +21,25 @@ def display_path(path: str | os.PathLike[str]) -> str:
     """``path`` relative to the working directory when it is an absolute path below it.
 
     Messages and the Markdown page then read ``data/toolkit.duckdb`` rather than a
-    machine-specific absolute path; a relative path is shown as given.
+    machine-specific absolute path.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file or folder path.
+
+    Returns
+    -------
+    str
+        The path relative to the working directory when below it; a relative path as given;
+        otherwise the absolute path.
+
+    Examples
+    --------
+    >>> display_path("data/toolkit.duckdb")
+    'data/toolkit.duckdb'
+    >>> display_path(Path.cwd() / "data" / "toolkit.duckdb")
+    'data/toolkit.duckdb'
     """
     given = Path(os.fspath(path))
     if not given.is_absolute():
@@ -138,15 +157,11 @@ def _read(store: Store, where: str) -> ReportData:
             "SELECT run_id, quote_id, observed_at, chain_id, status, findings, error "
             "FROM transactions ORDER BY observed_at, run_id, quote_id"
         ),
-        swaps=store.query(
-            "SELECT run_id, attempt_id, observed_at, network, token_in, token_out, amount_in, "
-            "status, latency_ms, amount_out, min_amount_out, gas_used, error "
-            "FROM swap_routes ORDER BY observed_at, run_id, attempt_id"
-        ),
+        swaps=swap_routes(store),
         credit_accounts=credit_book(store),
         credit_protocol=_latest_credit(store, "credit_protocol", "chain, collateral"),
-        backtest_runs=store.query(_BACKTEST_RUNS),
-        backtest_pool_totals=store.query(_POOL_TOTALS),
+        backtest_runs=backtest_runs(store),
+        backtest_pool_totals=backtest_pool_totals(store),
         market=market,
         pools=store.query(
             "SELECT chain, token, balance FROM pool_snapshots WHERE snapshot_id = (SELECT "
@@ -191,26 +206,4 @@ SELECT o.*, coalesce(TRY_CAST(json_extract_string(r.parameters, '$.follow_transa
 FROM rfq_observations o LEFT JOIN collection_runs r ON r.run_id = o.run_id
 WHERE coalesce(r.kind, 'rfq') {market} 'traffic'
 ORDER BY o.observed_at, o.run_id, o.attempt_id
-"""
-
-# Every backtest run with its parameters, request count and 404 count.
-_BACKTEST_RUNS = """
-SELECT r.run_id, r.started_at, r.parameters,
-       count(q.run_id) AS requests,
-       count(q.run_id) FILTER (WHERE q.status = 404) AS refused
-FROM collection_runs r LEFT JOIN backtest_requests q ON q.run_id = r.run_id
-WHERE r.kind = 'backtest'
-GROUP BY r.run_id, r.started_at, r.parameters
-ORDER BY r.started_at, r.run_id
-"""
-
-# Each backtest pool: its balance at the first sample (the capital), its cumulative fee revenue
-# at the last (exact, from the JSON text), the span sampled and its mean utilization.
-_POOL_TOTALS = """
-SELECT run_id, pool, any_value(chain) AS chain, any_value(token) AS token,
-       any_value(pool_type) AS pool_type, arg_min(capacity, t) AS capital,
-       min(t) AS start_t, max(t) AS end_t, avg(utilization) AS mean_utilization,
-       CAST(json_extract_string(arg_max(attributes, t), '$.fee_revenue') AS HUGEINT)
-           AS fee_revenue
-FROM backtest_pools GROUP BY run_id, pool ORDER BY run_id, pool
 """

@@ -17,6 +17,7 @@ from __future__ import annotations
 import polars as pl
 
 from toolkit.models import observer_share
+from toolkit.models.bps import answer_counts, share_404
 from toolkit.models.intervals import wilson_exprs
 from toolkit.report.load import ReportData
 from toolkit.report.tables import ROUTE_KEYS, route_label, sweep_estimate
@@ -66,12 +67,13 @@ def _market(market: pl.DataFrame) -> pl.DataFrame:
     return (
         _answered(market)
         .group_by(keys)
-        .agg(
-            pl.len().cast(pl.Int64).alias("answered"),
-            (pl.col("status") == 404).sum().cast(pl.Int64).alias("refused"),
+        .agg(answer_counts())
+        .with_columns(
+            (pl.col("ok") + pl.col("blocked")).alias("answered"),
+            pl.col("blocked").alias("refused"),
+            share_404(),
         )
         .with_columns(
-            (pl.col("refused") / pl.col("answered")).alias("share_404"),
             *wilson_exprs("refused", "answered"),
             pl.lit(MARKET).alias("source"),
             pl.lit(INTERVALS[MARKET]).alias("interval"),

@@ -91,6 +91,18 @@ def chain_color(chain: int | str | None) -> str:
     """The colour of a chain (its id or registry name) in every figure: :data:`CHAIN_COLORS`,
     else a spare colour picked by the chain id (grey when unknown).
 
+    Parameters
+    ----------
+    chain : int, str or None
+        A chain id or registry name.
+
+    Returns
+    -------
+    str
+        A matplotlib colour name.
+
+    Examples
+    --------
     >>> chain_color(1), chain_color("Optimism"), chain_color(None)
     ('tab:blue', 'tab:red', 'tab:gray')
     """
@@ -154,7 +166,32 @@ def dress(
     grid: str = "both",
 ) -> Axes:
     """Title, axis labels (with units) and a light grid; an axis whose values (``x``, ``y``)
-    span decades goes to log scale and its label says so."""
+    span decades goes to log scale and its label says so.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel to dress.
+    title, xlabel, ylabel : str
+        Its title and axis labels (with units).
+    x, y : iterable of float, optional
+        The plotted values: an axis whose values span decades goes to log scale.
+    grid : str
+        Which grid lines to draw ('both', 'x', 'y').
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``, dressed.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> dress(ax, title="Fee", xlabel="amount (USD)", ylabel="fee (bps)", x=[1e2, 1e6]).get_xscale()
+    'log'
+    >>> plt.close(fig)
+    """
     if not title or not xlabel or not ylabel:
         raise ValueError("dress: every figure needs a title and both axis labels")
     if x is not None and spans_decades(x):
@@ -171,7 +208,31 @@ def dress(
 
 
 def legend(ax: Axes, n: int, *, title: str | None = None) -> None:
-    """A legend sized to ``n`` entries: inside for a few, outside on the right for many."""
+    """A legend sized to ``n`` entries: inside for a few, outside on the right for many.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel.
+    n : int
+        How many entries the legend has.
+    title : str, optional
+        The legend's title.
+
+    Returns
+    -------
+    None
+        The legend is drawn on ``ax``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], label="Base")
+    >>> legend(ax, 1); ax.get_legend() is not None
+    True
+    >>> plt.close(fig)
+    """
     if n == 0:
         return
     if n <= 6:
@@ -188,5 +249,24 @@ def legend(ax: Axes, n: int, *, title: str | None = None) -> None:
 
 
 def usd_ticks(axis: Axis) -> None:
-    """Label ``axis`` (``ax.xaxis`` or ``ax.yaxis``) in dollars: ``$100``, ``$10k``, ``$1M``."""
+    """Label ``axis`` (``ax.xaxis`` or ``ax.yaxis``) in dollars: ``$100``, ``$10k``, ``$1M``.
+
+    Parameters
+    ----------
+    axis : matplotlib.axis.Axis
+        ``ax.xaxis`` or ``ax.yaxis``.
+
+    Returns
+    -------
+    None
+        The axis's tick labels are set.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> usd_ticks(ax.xaxis); ax.xaxis.get_major_formatter()(1e6, 0)
+    '$1M'
+    >>> plt.close(fig)
+    """
     axis.set_major_formatter(FuncFormatter(lambda value, _: format_usd(value)))

@@ -18,7 +18,9 @@ from decimal import Decimal
 
 import polars as pl
 
+from toolkit.models.bps import answer_counts, share_404, shortfall_bps
 from toolkit.models.intervals import wilson_exprs
+from toolkit.models.routes import impact_against_best
 from toolkit.report.units import chain_name, symbol_of, usd_column, whole_tokens
 
 __all__ = [
@@ -52,22 +54,17 @@ def borrow_table(borrow: pl.DataFrame) -> pl.DataFrame:
         usd_column(frame, "amount", chain="dst_chain", token="token", at=_at(frame)),
         pl.Series("amount_tokens", [whole_tokens(a, d, t) for a, d, t in rows], dtype=pl.Float64),
     )
-    status = pl.col("status")
     table = (
         frame.group_by("src_chain", "dst_chain", "token")
         .agg(
-            pl.len().cast(pl.Int64).alias("attempts"),
-            (status == 200).sum().cast(pl.Int64).alias("ok"),
-            (status == 404).sum().cast(pl.Int64).alias("blocked"),
+            *answer_counts(),
             pl.col("fee_bps").median().alias("fee_median_bps"),
             pl.col("amount_tokens").median().alias("amount_median_tokens"),
             pl.col("amount_usd").median().alias("amount_median_usd"),
         )
         .with_columns(
             (pl.col("attempts") - pl.col("ok") - pl.col("blocked")).alias("other"),
-            pl.when(pl.col("ok") + pl.col("blocked") > 0)
-            .then(pl.col("blocked") / (pl.col("ok") + pl.col("blocked")))
-            .alias("share_404"),
+            share_404(),
             (pl.col("ok") + pl.col("blocked")).alias("answered"),
         )
         .with_columns(wilson_exprs("blocked", "answered", "share_404_"))
@@ -155,10 +152,11 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     """Each answered swap route in human units, with its price impact.
 
     ``rate`` is output per input in whole tokens; ``impact_bps`` is how much worse it is than
-    the best rate of the same pair and network (its smallest size, in practice): the cost of
-    size. ``cost_bps`` is the all-in loss against the scenario's USD prices (pool fee
-    included). Columns: ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in,
-    token_out, amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``.
+    the best rate of the same pair and network (its smallest size, in practice: the cost of
+    size, :func:`toolkit.models.routes.impact_against_best`). ``cost_bps`` is the all-in loss
+    against the stored USD prices, pool fee included (:func:`toolkit.models.bps.shortfall_bps`).
+    Columns: ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in, token_out,
+    amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``.
     """
     answered = swaps.filter((pl.col("status") == 200) & pl.col("amount_out").is_not_null())
     chains = [_NETWORK_CHAINS.get(str(n), 0) for n in answered["network"].to_list()]
@@ -183,7 +181,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
         size_in = whole_tokens(amount_in, chain, sym_in)
         size_out = whole_tokens(amount_out, chain, sym_out)
         rate = size_out / size_in if size_in and size_out is not None else None
-        cost = (1 - usd_out / usd_in) * 10_000 if usd_in and usd_out is not None else None
+        cost = shortfall_bps(usd_out, usd_in) if usd_in and usd_out is not None else None
         rows.append(
             (
                 chain_name(chain) if chain else str(network),
@@ -214,9 +212,8 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
         },
         orient="row",
     )
-    best = pl.col("rate").max().over("network", "pair")
     return (
-        frame.with_columns(((1 - pl.col("rate") / best) * 10_000).alias("impact_bps"))
+        impact_against_best(frame)
         .select(
             "chain",
             "network",

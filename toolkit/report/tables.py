@@ -21,13 +21,15 @@ from toolkit.models import (
     eta_validity_stats,
     fee_curve,
 )
+from toolkit.models.bps import answer_counts, share_404
 from toolkit.models.intervals import (
+    batch_means,
     clustered_share,
-    mean_interval,
     median_interval,
     wilson,
     wilson_exprs,
 )
+from toolkit.models.observed import sweep_refusal_share
 from toolkit.report.load import ReportData
 from toolkit.report.units import chain_name, token_decimals
 
@@ -93,13 +95,11 @@ def route_table(data: ReportData) -> pl.DataFrame:
     """One row per route: attempts by outcome, fee quantiles, the fitted fee curve, timing."""
     obs = effective_fee_bps(data.observations)
     keys = list(ROUTE_KEYS)
-    status, fee = pl.col("status"), pl.col("effective_fee_bps")
+    fee = pl.col("effective_fee_bps")
     counts = (
         obs.group_by(keys)
         .agg(
-            pl.len().cast(pl.Int64).alias("attempts"),
-            (status == 200).sum().cast(pl.Int64).alias("ok"),
-            (status == 404).sum().cast(pl.Int64).alias("blocked"),
+            *answer_counts(),
             fee.median().alias("fee_median_bps"),
             fee.quantile(0.1, interpolation="linear").alias("fee_p10_bps"),
             fee.quantile(0.9, interpolation="linear").alias("fee_p90_bps"),
@@ -107,9 +107,7 @@ def route_table(data: ReportData) -> pl.DataFrame:
         )
         .with_columns(
             (pl.col("attempts") - pl.col("ok") - pl.col("blocked")).alias("other"),
-            pl.when(pl.col("ok") + pl.col("blocked") > 0)
-            .then(pl.col("blocked") / (pl.col("ok") + pl.col("blocked")))
-            .alias("share_404"),
+            share_404(),
         )
     )
     fits = fee_curve(data.observations, by=keys).select(
@@ -236,6 +234,14 @@ class Estimate:
         return cls(hits / trials if trials else None, trials, low, high)
 
     @classmethod
+    def share_404(cls, answers: pl.DataFrame) -> Estimate:
+        """The 404 share of the 200/404 answers of ``answers`` (a ``status`` column; other
+        statuses left out), each answer taken as an independent trial (Wilson)."""
+        counts = answers.select(answer_counts())
+        ok, blocked = int(counts["ok"][0]), int(counts["blocked"][0])
+        return cls.share(blocked, ok + blocked)
+
+    @classmethod
     def median(cls, values: Sequence[float | None]) -> Estimate:
         """A median with its distribution-free interval."""
         clean = [float(v) for v in values if v is not None and not math.isnan(float(v))]
@@ -260,13 +266,27 @@ Row = tuple[str, str, str, str, str, str]
 
 def sweep_estimate(observations: pl.DataFrame) -> Estimate:
     """The 404 share of a sweep's 200/404 answers with its 95 % interval clustered by
-    ``(run_id, round)``: the consecutive RFQs of one round are not independent trials."""
-    answered = observations.filter(pl.col("status").is_in([200, 404]))
-    rounds = answered.group_by("run_id", "round").agg(
-        pl.len().alias("n"), (pl.col("status") == 404).sum().alias("k")
-    )
-    share, low, high = clustered_share(rounds["k"].to_list(), rounds["n"].to_list())
-    return Estimate(share, answered.height, low, high)
+    ``(run_id, round)`` (:func:`toolkit.models.observed.sweep_refusal_share`).
+
+    Parameters
+    ----------
+    observations : polars.DataFrame
+        A sweep's RFQ observations (run_id, round, status).
+
+    Returns
+    -------
+    Estimate
+        The share, the 200/404 answers it rests on (n) and its 95 % interval.
+
+    Examples
+    --------
+    >>> obs = pl.DataFrame({"run_id": ["r"] * 4, "round": [0, 0, 1, 1],
+    ...     "status": [200, 404, 200, 200]})
+    >>> estimate = sweep_estimate(obs)
+    >>> estimate.value, estimate.n
+    (0.25, 4)
+    """
+    return Estimate(*sweep_refusal_share(observations))
 
 
 def _clustered(frame: pl.DataFrame, hits: str, trials: str) -> Estimate:
@@ -277,14 +297,7 @@ def _clustered(frame: pl.DataFrame, hits: str, trials: str) -> Estimate:
 def _batch_mean(pools: pl.DataFrame) -> Estimate:
     """The mean utilization over every pool sample, its interval from the means of (about 20)
     consecutive time batches: successive samples of a pool are strongly correlated."""
-    if pools.height == 0:
-        return Estimate(None, 0, None, None)
-    span = float(pools["t"].max()) - float(pools["t"].min()) or 1.0  # type: ignore[arg-type]
-    batches = pools.group_by((pl.col("t") - pl.col("t").min()) * 20 // (span * 1.000001)).agg(
-        pl.col("utilization").mean()
-    )
-    _, low, high = mean_interval(batches["utilization"].to_list())
-    return Estimate(float(pools["utilization"].mean()), pools.height, low, high)  # type: ignore[arg-type]
+    return Estimate(*batch_means(pools, "utilization"))
 
 
 def _row(section: str, metric: str, value: object) -> Row:
@@ -368,7 +381,7 @@ def summary_table(
                 ("requests answered 200 or 404", market.height),
                 (
                     "404 share (Wilson 95 %: each request an independent trial)",
-                    Estimate.share(int((market["status"] == 404).sum()), market.height),
+                    Estimate.share_404(market),
                 ),
             ],
         )

@@ -82,6 +82,18 @@ def _stored_token(
 def chain_name(chain: int | None) -> str:
     """A chain's registry name (``Base``), or its id when the registry does not know it.
 
+    Parameters
+    ----------
+    chain : int or None
+        A chain id.
+
+    Returns
+    -------
+    str
+        The registry's name; the id as text when unknown; '?' for None.
+
+    Examples
+    --------
     >>> chain_name(1), chain_name(999_999), chain_name(None)
     ('Ethereum', '999999', '?')
     """
@@ -241,6 +253,22 @@ def for_people(
     and each smallest-unit column of ``amounts`` as whole tokens (the ``token`` column's symbol
     on the ``chain`` column's chain). Storage keeps the integers; this is for display.
 
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        A stored frame (exact amounts, chain ids).
+    amounts : sequence of str
+        The smallest-unit columns to show in whole tokens.
+    token, chain : str
+        The columns naming each row's token symbol and its chain.
+
+    Returns
+    -------
+    polars.DataFrame
+        A new frame in human units; the input is unchanged.
+
+    Examples
+    --------
     >>> frame = pl.DataFrame({"src_chain": [1], "dst_chain": [8453], "token": ["USDC"],
     ...                       "amount": [2_500_000]})
     >>> for_people(frame, ["amount"]).row(0)

@@ -10,10 +10,12 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from toolkit.models import effective_fee_bps, fee_curve
+from toolkit.models.bps import gain_bps
+from toolkit.models.economics import capital_sweep, pool_economics
 from toolkit.models.pricing import ROUTE
 from toolkit.report import figures as figs
 from toolkit.report import surface_figures as sfigs
-from toolkit.report.economics import capital_sweep, pool_economics
+from toolkit.report.economics import priced_pool_totals
 from toolkit.report.load import ReportData, display_path, load_data
 from toolkit.report.refusals import refusal_table
 from toolkit.report.result import ReportError, ReportResult
@@ -118,11 +120,33 @@ def write_report(
 ) -> ReportResult:
     """Write the report's figures (PNG) and tables (CSV, Markdown) for a toolkit DuckDB file.
 
-    ``store_or_path`` is an open :class:`toolkit.store.Store` (used as is, left open) or the
-    path of a DuckDB file (opened read-only, then closed); pass the Store when this process
-    already has the file open. ``out_dir`` is created if needed; report files from an earlier
-    run that this one does not write are removed. Each section is written only when its table
-    has rows; :attr:`ReportResult.skipped` says which were left out and why.
+    Each section is written only when its table has rows; report files from an earlier run that
+    this one does not write are removed. The figures come from :mod:`toolkit.models`; this
+    package prices them (whole tokens, USD at the stored prices) and draws them.
+
+    Parameters
+    ----------
+    store_or_path : toolkit.store.Store or path
+        An open store (used as is, left open: pass it when this process already has the file
+        open) or the path of a DuckDB file (opened read-only, then closed).
+    out_dir : path
+        Where the files go; created if needed.
+
+    Returns
+    -------
+    ReportResult
+        The figures and tables written, the Markdown summary, and ``skipped``: the sections
+        left out and why. :class:`ReportError` (naming the path and what to run) for a missing
+        file or a store without collection runs.
+
+    Examples
+    --------
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     write_report(store, "unused")
+    Traceback (most recent call last):
+    ...
+    toolkit.report.result.ReportError: no collection runs in an in-memory store: run ...
     """
     data = load_data(store_or_path)
     with priced(data.prices, data.tokens), simulated_titles(data.simulated):
@@ -256,7 +280,6 @@ def _borrow_section(data: ReportData, writer: _Writer) -> None:
         return
     table = borrow_table(borrow)
     writer.table("borrow.csv", table)
-    answered = borrow.filter(pl.col("status").is_in([200, 404]))
     writer.summary += summary_rows(
         "borrow",
         [
@@ -265,7 +288,7 @@ def _borrow_section(data: ReportData, writer: _Writer) -> None:
             (
                 "404 share of 200/404 answers (Wilson 95 %; consecutive requests of a sweep are "
                 "not independent: read as a lower bound on the uncertainty)",
-                _share(answered, 404),
+                Estimate.share_404(borrow),
             ),
             ("median fee (bps)", Estimate.median(borrow["fee_bps"].to_list())),
             ("loans authorized (liquidity events)", authorizations(data.events)),
@@ -292,10 +315,6 @@ def _borrow_section(data: ReportData, writer: _Writer) -> None:
         writer.figure("borrow.png", sfigs.borrow_figure(points))
     else:
         writer.skipped.append("borrow figure: borrow_quotes holds no priced 200 answer")
-
-
-def _share(frame: pl.DataFrame, status: int) -> Estimate:
-    return Estimate.share(int((frame["status"] == status).sum()), frame.height)
 
 
 def _findings_section(data: ReportData, writer: _Writer) -> None:
@@ -347,10 +366,9 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
         moved = [
             (f"rate change since the first run: {pair} ({network}) (bps)", round(bps, 2))
             for network, pair, bps in change.select(
-                "chain", "pair", (10_000 * (pl.col("rate") / pl.col("rate_first") - 1))
+                "chain", "pair", gain_bps(pl.col("rate"), pl.col("rate_first"))
             ).rows()
         ]
-    answered = swaps.filter(pl.col("status").is_in([200, 404]))
     largest = impact.filter(pl.col("size_usd") == pl.col("size_usd").max().over("chain", "pair"))
     writer.summary += summary_rows(
         "swap",
@@ -358,7 +376,7 @@ def _swap_section(data: ReportData, writer: _Writer) -> None:
             ("route requests", swaps.height),
             ("swap-route runs", runs.len()),
             ("routes (200)", int((swaps["status"] == 200).sum())),
-            ("no route (404) share (Wilson 95 %)", _share(answered, 404)),
+            ("no route (404) share (Wilson 95 %)", Estimate.share_404(swaps)),
             ("pairs × chains", impact.select("chain", "pair").n_unique()),
             *[
                 (f"impact at {format_usd(size)}: {pair} ({network}) (bps)", bps)
@@ -440,7 +458,8 @@ def _economics_section(data: ReportData, writer: _Writer) -> None:
     if data.backtest_run is None or data.backtest_pool_totals.height == 0:
         writer.skipped.append("economics: no rows in backtest_pools")
         return
-    pools = pool_economics(data.backtest_pool_totals, data.backtest_run)
+    priced = priced_pool_totals(data.backtest_pool_totals)
+    pools = pool_economics(priced, data.backtest_run)
     writer.table("economics.csv", pools)
     total = pools.row(pools.height - 1, named=True)
     writer.summary += summary_rows(
@@ -469,7 +488,7 @@ def _economics_section(data: ReportData, writer: _Writer) -> None:
         )
     )
     writer.figure("economics.png", sfigs.economics_figure(pools, data.backtest_run))
-    sweep = capital_sweep(data.backtest_runs, data.backtest_pool_totals)
+    sweep = capital_sweep(data.backtest_runs, priced)
     if sweep.height < 2:
         writer.skipped.append(
             "capital against 404 rate: no pool_scale sweep stored (store backtests of one flow "

@@ -46,6 +46,28 @@ def compare_prefunded(
     ``gas`` (``gas_per_transaction`` each, 0.01 USDC by default), ``idle_cost`` (the pre-funded
     balance's carrying cost at ``idle_rate`` a year) and ``cost``, amounts in smallest units.
 
+    Parameters
+    ----------
+    swipes : polars.DataFrame
+        card_swipes' columns.
+    accounts : mapping of str to Position
+        Each account's position.
+    threshold, target_balance : int
+        The pre-funded receiver's top-up config (smallest units).
+    latencies, budget, min_health_factor, rules, seed
+        As for simulate_cards.
+    idle_rate : float
+        The annual carrying cost of the pre-funded balance.
+    gas_per_transaction : int
+        Each draw transaction's cost in smallest units.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per approach (just-in-time, pre-funded) with the columns above.
+
+    Examples
+    --------
     >>> from toolkit.models.cards import card_accounts, card_swipes
     >>> accounts = card_accounts(10, seed=2)
     >>> table = compare_prefunded(card_swipes(accounts, hours=4, seed=2), accounts, seed=2)

@@ -71,6 +71,32 @@ def card_swipes(
     retries while the first may still be in flight). Columns ``auth_id``, ``account``, ``t``
     (seconds from the start), ``amount``, ``retry``; sorted by ``t``.
 
+    Parameters
+    ----------
+    accounts : mapping of str to Position, or sequence of str
+        The accounts swiping (card_accounts, or names).
+    rate_per_hour : float
+        Swipes per hour per account.
+    median : int
+        Median amount in smallest units.
+    sigma : float
+        Log-sd of the amounts.
+    hours : float
+        The span in hours.
+    retry_share : float
+        The share of swipes the network sends again (0 to 1).
+    retry_after : tuple of float
+        The bounds (seconds) of a retry's delay.
+    seed : int
+        The random seed.
+
+    Returns
+    -------
+    polars.DataFrame
+        auth_id, account, t, amount, retry; sorted by t.
+
+    Examples
+    --------
     >>> swipes = card_swipes(["a", "b"], rate_per_hour=10, hours=1, seed=2)
     >>> swipes.columns, swipes["t"].is_sorted()
     (['auth_id', 'account', 't', 'amount', 'retry'], True)
@@ -227,6 +253,34 @@ def simulate_cards(
     one, :class:`toolkit.client.cards.ServiceCardBackend`) to run the same authorizer against
     it, with ``receiver`` naming each account's card receiver there (an address).
 
+    Parameters
+    ----------
+    swipes : polars.DataFrame
+        card_swipes' columns (retry optional).
+    accounts : mapping of str to Position
+        Each account's position.
+    latencies : Latencies, optional
+        The simulated backend's step latencies.
+    budget : Budget, optional
+        The per-step and total time budgets (2 s in all by default).
+    min_health_factor : float
+        The health rule's floor (1.3).
+    rules : ProductRules
+        The credit product's fees and rules.
+    seed : int
+        The random seed of the simulated backend.
+    backend : CardBackend, optional
+        Another backend (e.g. toolkit.client.cards.ServiceCardBackend).
+    receiver : callable
+        Each account's card receiver (an address on a real backend).
+
+    Returns
+    -------
+    CardRun
+        Every decision (decisions), the latencies and the summary figures.
+
+    Examples
+    --------
     >>> accounts = {"a": Position({"usdc": 1_000 * 10**6}, principal=600 * 10**6)}
     >>> swipes = pl.DataFrame({"auth_id": ["x", "y"], "account": ["a", "a"], "t": [0.0, 60.0],
     ...                        "amount": [10 * 10**6, 200 * 10**6]})
