@@ -89,7 +89,7 @@ class Scheduler:
     >>> sched.schedule(5.0, print, "late")
     Traceback (most recent call last):
     ...
-    toolkit.arguments.ArgumentError: at: must be a time >= now (10.0), got 5.0
+    toolkit.arguments.ArgumentError: at: must be a finite time >= now (10.0), got 5.0
     """
 
     __slots__ = ("_feeds", "_front", "_heap", "_now", "_running", "_seq")
@@ -126,8 +126,8 @@ class Scheduler:
         1.5 y
         1.5 x
         """
-        if not at >= self._now:  # also refuses NaN
-            raise ArgumentError("at", f"a time >= now ({self._now!r})", at)
+        if not self._now <= at < _INF:  # also refuses NaN
+            raise ArgumentError("at", f"a finite time >= now ({self._now!r})", at)
         self._seq = seq = self._seq + 1
         heappush(self._heap, (at, priority, seq, handler, payload))
 
@@ -210,13 +210,14 @@ class Scheduler:
         heap = self._heap
         many = len(self._feeds) > 1
         front = self._front
-        times, f_at, f_prio, n = front.times, front.at, front.priority, len(front.times)
+        times, f_at, f_prio, f_run = front.times, front.at, front.priority, front.handler
+        nxt, n = front.next, len(times)
         while budget:  # -1 (no budget) counts down without reaching 0
             budget -= 1
             if heap:
                 top = heap[0]
                 at = top[0]
-                if not (f_at < at or (f_at == at and f_prio <= top[1])):
+                if f_at > at or (f_at == at and f_prio > top[1]):
                     if at > limit:
                         break
                     heappop(heap)
@@ -228,14 +229,17 @@ class Scheduler:
             at = f_at
             if at > limit:
                 break
-            k = front.next
-            front.next = k + 1
-            front.at = f_at = times[k + 1] if k + 1 < n else _INF
+            k = nxt
+            nxt += 1
+            # Written back at once: a handler may peek() or count what is pending.
+            front.next = nxt
+            front.at = f_at = times[nxt] if nxt < n else _INF
             self._now = at
             if many or f_at == _INF:
-                handler = front.handler
                 self._front = front = self._first_feed()
-                times, f_at, f_prio, n = front.times, front.at, front.priority, len(front.times)
+                handler = f_run
+                times, f_at, f_prio, f_run = front.times, front.at, front.priority, front.handler
+                nxt, n = front.next, len(times)
                 handler(at, k)
             else:
-                front.handler(at, k)
+                f_run(at, k)

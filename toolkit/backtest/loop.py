@@ -82,6 +82,7 @@ OUTCOMES: tuple[str, ...] = (FILLED, EXPIRED, NO_CAPACITY, NO_ROUTE)
 ARRIVALS = 1
 #: Seconds between the filler's attempts at an order it could not fill yet (the world's default).
 FILL_RETRY_SECONDS = 1.0
+_new = tuple.__new__
 #: The simulated user who requests, escrows and receives (one address: balances are not modelled).
 USER = "0x" + "11" * 20
 
@@ -125,7 +126,7 @@ def run_events(
     sampler = Sampler(engine, engine.scenario, interval)
     replay = Replay(engine, flow, sampler, retry=retry, seed=seed)
     sched = replay.scheduler
-    sched.feed(flow.t, replay.arrive, priority=ARRIVALS)
+    sched.feed(flow.t, replay.on_arrive, priority=ARRIVALS)
     # A sample at ``s`` is taken once every event at or before ``s`` has run, if any is left.
     while True:
         sched.run(until=sampler.next)
@@ -172,6 +173,10 @@ class Replay:
         self.max_retries = -1 if retry is None else retry.capacity_retries
         self.uniform = random.Random(seed).random
         self._columns(len(flow.t))
+        # Bound once, not per event: each is stored with every event it schedules.
+        self.schedule = self.scheduler.schedule
+        self.on_arrive, self.on_convert = self.arrive, self.convert
+        self.on_fill, self.on_settle = self.fill, self.settle
         self.rejected = 0
         # When the last quote and the last order reservation lapse (see ``end``), tracked as the
         # loop goes rather than by passes over a million quotes afterwards. Conversions come in
@@ -234,7 +239,7 @@ class Replay:
             self.rejected += 1
             if tries <= self.max_retries:
                 wait = self.retry.capacity_delay(tries - 1, self.uniform())  # type: ignore[union-attr]
-                self.scheduler.schedule(now + wait, self.arrive, k)
+                self.schedule(now + wait, self.on_arrive, k)
             else:
                 self.outcome[k] = NO_CAPACITY
             return
@@ -252,7 +257,7 @@ class Replay:
             self.quote_lapse = q.expires_at
         if self.converts[k]:
             self.pending[k] = q
-            self.scheduler.schedule(now + self.delays[k], self.convert, k)
+            self.schedule(now + self.delays[k], self.on_convert, k)
         else:
             self.outcome[k] = EXPIRED
 
@@ -266,12 +271,17 @@ class Replay:
         self.convert_quote(q.quote_id, oid, now)
         start = math.floor(now)
         self.deadline_of[k] = deadline = start + self.fill_window
-        terms = OrderTerms(
-            q.src_chain, q.src_token, q.input_amount, q.dst_chain, q.dst_token, q.output_amount
+        # Built as the tuples they are: a named tuple's __new__ is one more Python call each.
+        terms = _new(
+            OrderTerms,
+            (q.src_chain, q.src_token, q.input_amount, q.dst_chain, q.dst_token, q.output_amount),
         )
-        order = EscrowOrder(
-            oid, USER, terms, USER, deadline, deadline + self.r_buffer[r], self.filler,
-            start + self.exclusive,
+        order = _new(
+            EscrowOrder,
+            (
+                oid, USER, terms, USER, deadline, deadline + self.r_buffer[r], self.filler,
+                start + self.exclusive,
+            ),
         )  # fmt: skip
         try:
             self.world.deposit(order, now)
@@ -279,7 +289,7 @@ class Replay:
             self.outcome[k] = EXPIRED
             self.error[k] = f"escrow: {exc}"
             return
-        self.scheduler.schedule(now + self.r_eta[r], self.fill, k)
+        self.schedule(now + self.r_eta[r], self.on_fill, k)
 
     def fill(self, now: float, k: int) -> None:
         """The service's filler at order ``k``, every second until its fillDeadline."""
@@ -288,7 +298,7 @@ class Replay:
         except (CapacityExhausted, FillRejected) as exc:
             deadline = self.deadline_of[k]
             if now + FILL_RETRY_SECONDS <= deadline:
-                self.scheduler.schedule(now + FILL_RETRY_SECONDS, self.fill, k)
+                self.schedule(now + FILL_RETRY_SECONDS, self.on_fill, k)
             else:
                 self.outcome[k] = EXPIRED
                 self.error[k] = (
@@ -299,7 +309,7 @@ class Replay:
         self.filled_at[k] = now
         self.pool[k] = done.pool
         self.outcome[k] = FILLED
-        self.scheduler.schedule(now + self.settle_delay, self.settle, k)
+        self.schedule(now + self.settle_delay, self.on_settle, k)
 
     def settle(self, now: float, k: int) -> None:
         """Order ``k``'s settlement: the pool is repaid, the service earns its fee."""
