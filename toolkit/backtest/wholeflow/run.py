@@ -234,6 +234,57 @@ class Run:
         route_a = None if q_a is None else self.dst.route(dst_w, dst_u, q_a.output_amount, now)
         route_b = self.src.route(src_w, src_u, weth, now)
         q_b = None if route_b is None else self.quote("USDC", route_b.amount_out, now, counts)
+        legs = self._legs(size, price, q_a, route_a, route_b, q_b, gas)
+        costs: dict[str, float] = {}
+        if legs:
+            table = firm_vs_indicative(pl.DataFrame(legs, schema=LEG_SCHEMA), NO_REVERTS)
+            for strategy, cost in table.select("strategy", "cost_usd").iter_rows():
+                if cost is not None:
+                    costs[strategy] = cost
+        slip = math.nan
+        if route_b is not None:
+            mid = self.src.mid_out(src_w, src_u, weth)
+            slip = (1 - route_b.amount_out / mid) * 10_000 if mid else math.nan
+            costs["c"] = (
+                size
+                - route_b.amount_out / USDC_UNIT * (1 - s.bridge_bps / 1e4)
+                + route_b.gas_used * gas[self.src]
+            )
+        choice = min(costs, key=lambda c: (costs[c], c)) if costs else None
+        self.users.append(
+            {
+                "user": k,
+                "hour": now / 3600,
+                "size_usd": size,
+                "cost_a_bps": bps(costs.get("a"), size),
+                "cost_b_bps": bps(costs.get("b"), size),
+                "cost_c_bps": bps(costs.get("c"), size),
+                "source_slippage_bps": slip,
+                "choice": choice,
+                "intents": choice in ("a", "b"),
+            }
+        )
+        if choice == "a":
+            self.order(f"or_{k}", q_a, now, True)
+        elif choice in ("b", "c"):
+            self.user_swap(self.src, weth, now, counts)
+            if choice == "b":
+                self.order(f"or_{k}", q_b, now, False)
+        counts["choices"][choice] += 1
+
+    def _legs(
+        self,
+        size: float,
+        price: float,
+        q_a: Any,
+        route_a: Any,
+        route_b: Any,
+        q_b: Any,
+        gas: dict[Market, float],
+    ) -> list[dict[str, Any]]:
+        """The legs of strategies (a), intents then a destination swap, and (b), a source swap
+        then intents, that the pools can serve now (see :func:`~.legs.leg`)."""
+        s = self.settings
         legs: list[dict[str, Any]] = []
         eta = float(self.scenario.eta(s.source, s.destination))
         if route_a is not None:
@@ -280,42 +331,7 @@ class Run:
                     0.0,
                 )
             )
-        costs: dict[str, float] = {}
-        if legs:
-            table = firm_vs_indicative(pl.DataFrame(legs, schema=LEG_SCHEMA), NO_REVERTS)
-            for strategy, cost in table.select("strategy", "cost_usd").iter_rows():
-                if cost is not None:
-                    costs[strategy] = cost
-        slip = math.nan
-        if route_b is not None:
-            mid = self.src.mid_out(src_w, src_u, weth)
-            slip = (1 - route_b.amount_out / mid) * 10_000 if mid else math.nan
-            costs["c"] = (
-                size
-                - route_b.amount_out / USDC_UNIT * (1 - s.bridge_bps / 1e4)
-                + route_b.gas_used * gas[self.src]
-            )
-        choice = min(costs, key=lambda c: (costs[c], c)) if costs else None
-        self.users.append(
-            {
-                "user": k,
-                "hour": now / 3600,
-                "size_usd": size,
-                "cost_a_bps": bps(costs.get("a"), size),
-                "cost_b_bps": bps(costs.get("b"), size),
-                "cost_c_bps": bps(costs.get("c"), size),
-                "source_slippage_bps": slip,
-                "choice": choice,
-                "intents": choice in ("a", "b"),
-            }
-        )
-        if choice == "a":
-            self.order(f"or_{k}", q_a, now, True)
-        elif choice in ("b", "c"):
-            self.user_swap(self.src, weth, now, counts)
-            if choice == "b":
-                self.order(f"or_{k}", q_b, now, False)
-        counts["choices"][choice] += 1
+        return legs
 
     def order(self, oid: str, quote: Any, now: float, weth: bool) -> None:
         """Convert the quote, escrow the order; the filler comes back after the ``eta``."""
