@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import math
+import weakref
 from typing import Any
 
 import pytest
@@ -180,3 +181,22 @@ def test_the_run_order_is_simpys_for_the_same_calendar(
     sched.feed(feed, lambda at, i: order.append(("row", i)))
     sched.run()
     assert order == _simpy_order(events, feed)
+
+
+def test_a_run_to_the_end_keeps_no_handler_so_its_owner_is_freed_without_the_collector() -> None:
+    class Owner:
+        def __init__(self) -> None:
+            self.scheduler = Scheduler()
+            self.scheduler.feed([0.0, 1.0], self.arrive)
+
+        def arrive(self, at: float, k: int) -> None:
+            self.scheduler.schedule(at + 1.0, self.leave, k)
+
+        def leave(self, at: float, k: int) -> None:
+            pass
+
+    owner = Owner()
+    owner.scheduler.run()
+    alive = weakref.ref(owner)
+    del owner  # reference counting alone: the replay's columns go as soon as its trace does
+    assert alive() is None

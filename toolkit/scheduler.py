@@ -159,11 +159,16 @@ class Scheduler:
         for i, (a, b) in enumerate(pairwise(values), start=1):
             if not b >= a:
                 raise ArgumentError(f"times[{i}]", rule, b)
-        self._feeds.append(_Feed(values, handler, priority, len(self._feeds)))
+        rank = self._feeds[-1].rank + 1 if self._feeds else 0  # after every live feed
+        self._feeds.append(_Feed(values, handler, priority, rank))
         self._front = self._first_feed()
 
     def _first_feed(self) -> _Feed:
-        return min((f for f in self._feeds if f.at < _INF), key=_Feed.key, default=_DRY)
+        # Dry feeds are dropped, and their handlers with them: an owner whose handlers are its
+        # own methods is then freed by reference counting once its run is over, not left to
+        # the cycle collector with all its columns.
+        self._feeds = live = [f for f in self._feeds if f.at < _INF]
+        return min(live, key=_Feed.key, default=_DRY)
 
     def peek(self) -> float:
         """The instant of the next event or feed row (``inf`` when none is left).

@@ -126,7 +126,7 @@ def run_events(
     sampler = Sampler(engine, engine.scenario, interval)
     replay = Replay(engine, flow, sampler, retry=retry, seed=seed)
     sched = replay.scheduler
-    sched.feed(flow.t, replay.on_arrive, priority=ARRIVALS)
+    sched.feed(flow.t, replay.arrive, priority=ARRIVALS)
     # A sample at ``s`` is taken once every event at or before ``s`` has run, if any is left.
     while True:
         sched.run(until=sampler.next)
@@ -173,10 +173,7 @@ class Replay:
         self.max_retries = -1 if retry is None else retry.capacity_retries
         self.uniform = random.Random(seed).random
         self._columns(len(flow.t))
-        # Bound once, not per event: each is stored with every event it schedules.
         self.schedule = self.scheduler.schedule
-        self.on_arrive, self.on_convert = self.arrive, self.convert
-        self.on_fill, self.on_settle = self.fill, self.settle
         self.rejected = 0
         # When the last quote and the last order reservation lapse (see ``end``), tracked as the
         # loop goes rather than by passes over a million quotes afterwards. Conversions come in
@@ -239,7 +236,7 @@ class Replay:
             self.rejected += 1
             if tries <= self.max_retries:
                 wait = self.retry.capacity_delay(tries - 1, self.uniform())  # type: ignore[union-attr]
-                self.schedule(now + wait, self.on_arrive, k)
+                self.schedule(now + wait, self.arrive, k)
             else:
                 self.outcome[k] = NO_CAPACITY
             return
@@ -257,7 +254,7 @@ class Replay:
             self.quote_lapse = q.expires_at
         if self.converts[k]:
             self.pending[k] = q
-            self.schedule(now + self.delays[k], self.on_convert, k)
+            self.schedule(now + self.delays[k], self.convert, k)
         else:
             self.outcome[k] = EXPIRED
 
@@ -289,7 +286,7 @@ class Replay:
             self.outcome[k] = EXPIRED
             self.error[k] = f"escrow: {exc}"
             return
-        self.schedule(now + self.r_eta[r], self.on_fill, k)
+        self.schedule(now + self.r_eta[r], self.fill, k)
 
     def fill(self, now: float, k: int) -> None:
         """The service's filler at order ``k``, every second until its fillDeadline."""
@@ -298,7 +295,7 @@ class Replay:
         except (CapacityExhausted, FillRejected) as exc:
             deadline = self.deadline_of[k]
             if now + FILL_RETRY_SECONDS <= deadline:
-                self.schedule(now + FILL_RETRY_SECONDS, self.on_fill, k)
+                self.schedule(now + FILL_RETRY_SECONDS, self.fill, k)
             else:
                 self.outcome[k] = EXPIRED
                 self.error[k] = (
@@ -309,7 +306,7 @@ class Replay:
         self.filled_at[k] = now
         self.pool[k] = done.pool
         self.outcome[k] = FILLED
-        self.schedule(now + self.settle_delay, self.on_settle, k)
+        self.schedule(now + self.settle_delay, self.settle, k)
 
     def settle(self, now: float, k: int) -> None:
         """Order ``k``'s settlement: the pool is repaid, the service earns its fee."""
