@@ -7,7 +7,14 @@
    same arrivals and holding times, with both 404 rates against Erlang-B. A quote holds until
    ``round(t) + 15`` (15 s on average); a conversion after 5 s holds until its settlement.
 
-Run: ``.venv/bin/python bench/bench_backtest.py`` (about a minute). Prints plain tables.
+3. The scheduler alone (:class:`toolkit.scheduler.Scheduler`) against SimPy's ``Environment``
+   on the same calendar: the section-2 arrivals, each scheduling its release after its hold,
+   with handlers that only count. This is the loop's own cost, without the engine.
+
+The issue's goals (23): a 1M-request replay under 5 s of one core, and the replay at 4x the
+SimPy model of section 2; each table says how far off they are.
+
+Run: ``.venv/bin/python bench/bench_backtest.py [requests]`` (a few minutes). Prints plain tables.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from toolkit.backtest.validate import check_flow
 from toolkit.engine import CapacityExhausted, Engine
 from toolkit.models.capacity import erlang_b, mean_hold
 from toolkit.scenario import load_scenario
+from toolkit.scheduler import Scheduler
 
 UNITS = 15
 ETA = 36 + 2  # Ethereum confirmations, then the Base fill: the filler fills after the quote's eta
@@ -104,6 +112,8 @@ def bench_default_day(n_target: int = 1_000_000) -> None:
     print(
         f"attempts {s['attempts']:,}  filled {s['filled']:,}  expired {s['expired']:,}  "
         f"404 rate {100 * s['rfq_404_rate']:.2f} %  peak RSS {peak_mb:,.0f} MB\n"
+        f"goal: {n:,} requests replayed in < 5 cpu s: {cpu_all:.2f} s "
+        f"({'met' if cpu_all < 5 else f'missed, {cpu_all / 5:.1f}x over'})\n"
         "'Engine.quote alone' calls only the engine's quote for every request, with no "
         "conversions, fills or bookkeeping: the floor under the event loop."
     )
@@ -142,23 +152,29 @@ def simpy_loss(times: np.ndarray, holds: np.ndarray, servers: int) -> int:
     return blocked
 
 
+def _loss_flow(p_convert: float, arrivals: int) -> tuple[Any, float]:
+    """The section-2 flow: Poisson arrivals at 8.108 Erl on 15 units, and its mean hold."""
+    hold = mean_hold(p_convert, 15.0, ETA + SETTLEMENT, convert_delay=DELAY)
+    rate = 8.108 / hold  # 15 units at 1 % blocking (erlang.com)
+    flow = generate_flow(
+        "single-pool",
+        hours=arrivals / rate / 3600,
+        rate=rate,
+        seed=7,
+        profile=None,
+        sizes={"USDC": Fixed(1_000_000_000)},
+        exact_output_share=1.0,
+        convert_probability=p_convert,
+        convert_delay=Constant(DELAY),
+    )
+    return flow, hold
+
+
 def bench_loss(arrivals: int = 300_000) -> None:
     rows = []
     for p_convert in (0.0, 0.2):
-        hold = mean_hold(p_convert, 15.0, ETA + SETTLEMENT, convert_delay=DELAY)
-        load = 8.108  # 15 units at 1 % blocking (erlang.com)
-        rate = load / hold
-        flow = generate_flow(
-            "single-pool",
-            hours=arrivals / rate / 3600,
-            rate=rate,
-            seed=7,
-            profile=None,
-            sizes={"USDC": Fixed(1_000_000_000)},
-            exact_output_share=1.0,
-            convert_probability=p_convert,
-            convert_delay=Constant(DELAY),
-        )
+        flow, hold = _loss_flow(p_convert, arrivals)
+        load = 8.108
         n = flow.height
         result, _, cpu_engine = _timed(lambda flow=flow: replay(flow, "single-pool", seed=7))
         times = flow["t"].to_numpy()
@@ -202,7 +218,71 @@ def bench_loss(arrivals: int = 300_000) -> None:
     )
     print(
         "engine arr/s is the whole replay() (validation, loop, frames); z uses the binomial "
-        "standard error, which understates the error of autocorrelated blocking."
+        "standard error, which understates the error of autocorrelated blocking.\n"
+        "goal: speed-up >= 4x (the replay against the SimPy model of the same arrivals)"
+    )
+
+
+def scheduler_calendar(times: list[float], holds: list[float]) -> int:
+    """The toolkit's scheduler: every arrival schedules its release ``hold`` later."""
+    sched = Scheduler()
+    done = 0
+
+    def release(at: float, k: int) -> None:
+        nonlocal done
+        done += 1
+
+    def arrive(at: float, k: int) -> None:
+        sched.schedule(at + holds[k], release, k)
+
+    sched.feed(times, arrive)
+    sched.run()
+    return done
+
+
+def simpy_calendar(times: list[float], holds: list[float]) -> int:
+    """SimPy's Environment on the same calendar: a source process, one timeout per release."""
+    env = simpy.Environment()
+    done = 0
+
+    def release(_: Any) -> None:
+        nonlocal done
+        done += 1
+
+    def source() -> Any:
+        for t, hold in zip(times, holds, strict=True):
+            yield env.timeout(t - env.now)
+            env.timeout(hold).callbacks.append(release)
+
+    env.process(source())
+    env.run()
+    return done
+
+
+def bench_scheduler(arrivals: int = 300_000) -> None:
+    rows = []
+    for p_convert in (0.0, 0.2):
+        flow, hold = _loss_flow(p_convert, arrivals)
+        times = flow["t"].to_numpy()
+        holds = _holds(times, flow["converts"].to_numpy(), DELAY).tolist()
+        t = times.tolist()
+        ours, _, cpu_ours = _timed(scheduler_calendar, t, holds)
+        theirs, _, cpu_simpy = _timed(simpy_calendar, t, holds)
+        assert ours == theirs == len(t)
+        events = 2 * len(t)
+        rows.append(
+            [
+                f"p={p_convert:.1f} h={hold:.1f}s",
+                f"{events:,}",
+                f"{events / cpu_ours:,.0f}",
+                f"{events / cpu_simpy:,.0f}",
+                f"{cpu_simpy / cpu_ours:.1f}x",
+            ]
+        )
+    _table(
+        "3. The scheduler alone vs SimPy's Environment: the section-2 arrivals and releases",
+        ["workload", "events", "scheduler ev/s", "simpy ev/s", "speed-up"],
+        rows,
     )
 
 
@@ -210,6 +290,7 @@ def main(argv: list[str]) -> int:
     n = int(argv[1]) if len(argv) > 1 else 1_000_000
     bench_default_day(n)
     bench_loss()
+    bench_scheduler()
     return 0
 
 

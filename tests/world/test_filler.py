@@ -1,3 +1,4 @@
+import copy
 from collections.abc import Callable
 
 import pytest
@@ -234,3 +235,33 @@ def test_a_driven_world_keeps_no_schedule(single_world):
         world.order("0x1")
     with pytest.raises(WorldError, match=r"refund_expired: needs the world's own filler"):
         World(scenario, engine, driven=True, refund_expired=True)
+
+
+def test_a_deep_copy_keeps_its_own_filler_calendar(single_world):
+    # The embedded service snapshots its world with deepcopy: the copy's due fills must run
+    # on the copy, and leave the original's calendar as it was.
+    scenario, engine, world = single_world
+    q = engine.quote(1, 8453, scenario.token(8453, "USDC").address, UNIT, 0.0, kind=EXACT_OUTPUT)
+    engine.convert(q.quote_id, "0x1", 1.0)
+    world.deposit(_escrow_order(scenario, q, "0x1", 1), now=3.0)
+    twin = copy.deepcopy(world)
+    assert twin.advance(41.0).filled == ("0x1",)
+    assert twin.order("0x1").status is OrderStatus.FILLED
+    assert world.order("0x1").status is OrderStatus.DEPOSITED
+    assert world.advance(41.0).filled == ("0x1",)
+
+
+def test_one_advance_settles_what_is_due_before_it_fills(single_world):
+    # Settlements run first at each advance, whatever their due times: an order due to fill
+    # just before another's settlement still finds that settlement's capacity back.
+    scenario, engine, world = single_world
+    token = scenario.token(8453, "USDC").address
+    q2 = engine.quote(1, 8453, token, UNIT, 0.0, kind=EXACT_OUTPUT)  # lapses: fills from free
+    q1 = engine.quote(1, 8453, token, 15 * UNIT, 20.0, kind=EXACT_OUTPUT)  # the whole pool
+    engine.convert(q1.quote_id, "0x1", 21.0)
+    world.deposit(_escrow_order(scenario, q1, "0x1", 21), now=21.0)
+    assert world.advance(59.0).filled == ("0x1",)  # settles at 359
+    world.deposit(_escrow_order(scenario, q2, "0x2", 320, fill_deadline=800), now=320.5)
+    progress = world.advance(400.0)  # 0x2 due at 358.5, 0x1's settlement at 359
+    assert progress.settled == ("0x1",) and progress.filled == ("0x2",)
+    assert progress.retried == 0

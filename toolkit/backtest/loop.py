@@ -1,9 +1,11 @@
-"""The replay's event loop: one heap of timed events under a virtual clock, no ticking.
+"""The replay's event loop: the toolkit's :class:`~toolkit.scheduler.Scheduler` under a virtual
+clock, no ticking, one handler per kind of event (:class:`Replay`).
 
-Arrivals come from the flow (already sorted) and are merged with a heap of scheduled events:
-retried RFQs, conversions (the transaction call), fills and settlements. Ties are broken by
-the order events were scheduled in, and scheduled events go before a flow arrival at the same
-instant, so a replay is a pure function of its inputs.
+Arrivals are the flow's ``t`` column (already sorted), fed to the scheduler in place; the
+handlers schedule retried RFQs, conversions (the transaction call), fills and settlements.
+Ties are broken by the order events were scheduled in, and scheduled events go before a flow
+arrival at the same instant (arrivals are fed at a later priority), so a replay is a pure
+function of its inputs.
 
 What happens to request ``k`` (the spec's state table), on the same engine and world as the
 embedded service:
@@ -33,15 +35,14 @@ schedule of its own) and forgets settled orders, so memory stays bounded by the 
 flight.
 
 Pools are sampled every ``interval`` seconds of virtual time (``t = 0, interval, ...``), after
-every event at or before that instant, until the last reservation has lapsed and the last fill
-has settled (``end``).
+every event at or before that instant (the scheduler runs to each sampling instant in turn),
+until the last reservation has lapsed and the last fill has settled (``end``).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from heapq import heappop, heappush
 from typing import Any, NamedTuple
 
 from toolkit.backtest.sampler import Sampler
@@ -56,9 +57,19 @@ from toolkit.engine import (
     OrderTerms,
 )
 from toolkit.resources import RetryPolicy
+from toolkit.scheduler import Scheduler
 from toolkit.world import EscrowOrder, World, WorldError
 
-__all__ = ["EXPIRED", "FILLED", "NO_CAPACITY", "NO_ROUTE", "OUTCOMES", "Trace", "run_events"]
+__all__ = [
+    "EXPIRED",
+    "FILLED",
+    "NO_CAPACITY",
+    "NO_ROUTE",
+    "OUTCOMES",
+    "Replay",
+    "Trace",
+    "run_events",
+]
 
 FILLED = "filled"
 EXPIRED = "expired"
@@ -67,9 +78,11 @@ NO_ROUTE = "no_route"
 #: Every outcome a request can end with.
 OUTCOMES: tuple[str, ...] = (FILLED, EXPIRED, NO_CAPACITY, NO_ROUTE)
 
-_ARRIVE, _CONVERT, _FILL, _SETTLE = 0, 1, 2, 3
+#: Arrivals run after the events scheduled for the same instant (those run at priority 0).
+ARRIVALS = 1
 #: Seconds between the filler's attempts at an order it could not fill yet (the world's default).
 FILL_RETRY_SECONDS = 1.0
+_new = tuple.__new__
 #: The simulated user who requests, escrows and receives (one address: balances are not modelled).
 USER = "0x" + "11" * 20
 
@@ -110,191 +123,219 @@ def run_events(
     interval: float,
 ) -> Trace:
     """Replay ``flow`` on ``engine`` (fresh, clock unset) and a world around it; record it all."""
-    scenario = engine.scenario
-    world = World(scenario, engine, driven=True, keep_finished=False)
-    windows = scenario.windows
-    order_window = windows.order_seconds
-    exclusive = windows.exclusive_seconds
-    fill_window = exclusive + windows.open_seconds
-    settle_delay = windows.settlement_delay_seconds
-    filler = scenario.filler
-    sampler = Sampler(engine, scenario, interval)
-    rfqs, rejects, revenue = sampler.rfqs, sampler.rejects, sampler.revenue
-
-    routes = flow.routes
-    r_src = [src for src, _, _ in routes]
-    r_dst = [dst for _, dst, _ in routes]
-    r_token = [scenario.token(dst, sym).address for _, dst, sym in routes]
-    r_eta = [scenario.eta(src, dst) for src, dst, _ in routes]
-    r_buffer = [scenario.expiry_buffer(src, dst) for src, dst, _ in routes]
-    r_group = [sampler.groups[(dst, sym)] for _, dst, sym in routes]
-
-    times, route_of, amounts = flow.t, flow.route, flow.amount
-    kinds = [EXACT_OUTPUT if x else EXACT_INPUT for x in flow.exact_output]
-    converts, delays = flow.converts, flow.convert_delay
-    n = len(times)
-    # The quote's fields go straight into columns: keeping a million ReservedQuote tuples alive cost
-    # memory, time in the loop and a pass over them all to build the frames.
-    quote_id: list[str | None] = [None] * n
-    input_amount: list[int | None] = [None] * n
-    output_amount: list[int | None] = [None] * n
-    fee_bps: list[int | None] = [None] * n
-    pool: list[str | None] = [None] * n
-    pending: dict[int, Any] = {}  # request -> its quote, from the RFQ to the conversion
-    quoted_at: list[float | None] = [None] * n
-    attempts = [0] * n
-    outcome: list[str | None] = [None] * n
-    error: list[str | None] = [None] * n
-    order_id: list[Any] = [None] * n
-    ordered_at: list[float | None] = [None] * n
-    filled_at: list[float | None] = [None] * n
-    settled_at: list[float | None] = [None] * n
-    earned: list[int | None] = [None] * n
-    deadline_of = [0] * n
-
-    quote, convert = engine.quote, engine.convert
-    deposit, world_fill, world_settle = world.deposit, world.fill, world.settle
-    uniform = random.Random(seed).random
-    max_retries = -1 if retry is None else retry.capacity_retries
-    heap: list[tuple[float, int, int, int]] = []
-    seq = 0
-    rejected = 0
-    nxt = 0
-    inf = math.inf
-    next_sample = 0.0
-    now = 0.0
-    # When the last quote and the last order reservation lapse (see ``end``), tracked as the
-    # loop goes rather than by passes over a million quotes afterwards. Conversions come in
-    # time order, so the last one's order reservation lapses last.
-    quote_lapse: float = -inf
-    order_lapse = -inf
-
+    sampler = Sampler(engine, engine.scenario, interval)
+    replay = Replay(engine, flow, sampler, retry=retry, seed=seed)
+    sched = replay.scheduler
+    sched.feed(flow.t, replay.arrive, priority=ARRIVALS)
+    # A sample at ``s`` is taken once every event at or before ``s`` has run, if any is left.
     while True:
-        arrival = times[nxt] if nxt < n else inf
-        if heap and heap[0][0] <= arrival:
-            now, _, kind, k = heappop(heap)
-        elif nxt < n:
-            now, kind, k = arrival, _ARRIVE, nxt
-            nxt += 1
-        else:
+        sched.run(until=sampler.next)
+        if sched.peek() == math.inf:
             break
-        if now > next_sample:
-            sampler.take_until(now)
-            next_sample = sampler.next
-
-        if kind == _ARRIVE:
-            r = route_of[k]
-            group = r_group[r]
-            rfqs[group] += 1
-            attempts[k] = tries = attempts[k] + 1
-            try:
-                q = quote(r_src[r], r_dst[r], r_token[r], amounts[k], now, kind=kinds[k])
-            except CapacityExhausted:
-                rejects[group] += 1
-                rejected += 1
-                if tries <= max_retries:
-                    seq += 1
-                    wait = retry.capacity_delay(tries - 1, uniform())  # type: ignore[union-attr]
-                    heappush(heap, (now + wait, seq, _ARRIVE, k))
-                else:
-                    outcome[k] = NO_CAPACITY
-                continue
-            except NoRoute as exc:
-                outcome[k] = NO_ROUTE
-                error[k] = str(exc)
-                continue
-            quoted_at[k] = now
-            quote_id[k] = q.quote_id
-            input_amount[k] = q.input_amount
-            output_amount[k] = q.output_amount
-            fee_bps[k] = q.fee_bps
-            pool[k] = q.pool
-            if q.expires_at > quote_lapse:
-                quote_lapse = q.expires_at
-            if converts[k]:
-                pending[k] = q
-                seq += 1
-                heappush(heap, (now + delays[k], seq, _CONVERT, k))
-            else:
-                outcome[k] = EXPIRED
-
-        elif kind == _CONVERT:
-            q = pending.pop(k)
-            r = route_of[k]
-            oid = f"or_{k}"
-            order_id[k] = oid
-            ordered_at[k] = now
-            order_lapse = now + order_window
-            convert(q.quote_id, oid, now)
-            start = math.floor(now)
-            deadline_of[k] = deadline = start + fill_window
-            terms = OrderTerms(
-                q.src_chain, q.src_token, q.input_amount, q.dst_chain, q.dst_token, q.output_amount
-            )
-            try:
-                deposit(
-                    EscrowOrder(
-                        oid, USER, terms, USER, deadline, deadline + r_buffer[r], filler,
-                        start + exclusive,
-                    ),
-                    now,
-                )  # fmt: skip
-            except WorldError as exc:
-                outcome[k] = EXPIRED
-                error[k] = f"escrow: {exc}"
-                continue
-            seq += 1
-            heappush(heap, (now + r_eta[r], seq, _FILL, k))
-
-        elif kind == _FILL:
-            oid = order_id[k]
-            try:
-                done = world_fill(oid, now)
-            except (CapacityExhausted, FillRejected) as exc:
-                if now + FILL_RETRY_SECONDS <= deadline_of[k]:
-                    seq += 1
-                    heappush(heap, (now + FILL_RETRY_SECONDS, seq, _FILL, k))
-                else:
-                    outcome[k] = EXPIRED
-                    error[k] = (
-                        f"fill: not filled by the fillDeadline {deadline_of[k]}, the order is "
-                        f"reclaimable on the escrow; last refusal: {exc}"
-                    )
-                continue
-            filled_at[k] = now
-            pool[k] = done.pool
-            outcome[k] = FILLED
-            seq += 1
-            heappush(heap, (now + settle_delay, seq, _SETTLE, k))
-
-        else:
-            repaid = world_settle(order_id[k], now)
-            settled_at[k] = now
-            earned[k] = repaid.earned
-            revenue[repaid.pool] += repaid.earned
-
+        sampler.take()
     # Sample on until the last reservation has lapsed, so the final sample is the settled state.
-    horizon = max(now, quote_lapse, order_lapse)
+    horizon = max(sched.now, replay.quote_lapse, replay.order_lapse)
     end = math.ceil(horizon / interval) * interval
     while sampler.next <= end:
         sampler.take()
-    return Trace(
-        quote_id=quote_id,
-        input_amount=input_amount,
-        output_amount=output_amount,
-        fee_bps=fee_bps,
-        pool=pool,
-        quoted_at=quoted_at,
-        attempts=attempts,
-        outcome=outcome,
-        error=error,
-        order_id=order_id,
-        ordered_at=ordered_at,
-        filled_at=filled_at,
-        settled_at=settled_at,
-        earned=earned,
-        revenue=revenue,
-        rejected=rejected,
-        end=horizon,
-        samples=sampler.columns,
-    )
+    return replay.trace(horizon, sampler.columns)
+
+
+class Replay:
+    """The replay's state, as columns with one entry per request, and its handlers: one per
+    kind of event (:meth:`arrive`, :meth:`convert`, :meth:`fill`, :meth:`settle`), each called
+    by the scheduler as ``handler(now, k)`` for request ``k``.
+
+    RFQs, 404s and fee revenue are counted into ``sampler``'s counters, which its samples read.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        flow: FlowColumns,
+        sampler: Sampler,
+        *,
+        retry: RetryPolicy | None,
+        seed: int,
+    ) -> None:
+        scenario = engine.scenario
+        self.scheduler = Scheduler()
+        self.world = World(scenario, engine, driven=True, keep_finished=False)
+        windows = scenario.windows
+        self.order_window = windows.order_seconds
+        self.exclusive = windows.exclusive_seconds
+        self.fill_window = windows.exclusive_seconds + windows.open_seconds
+        self.settle_delay = windows.settlement_delay_seconds
+        self.filler = scenario.filler
+        self.rfqs, self.rejects, self.revenue = sampler.rfqs, sampler.rejects, sampler.revenue
+        self._routes(engine, flow, sampler.groups)
+        self.retry = retry
+        self.max_retries = -1 if retry is None else retry.capacity_retries
+        self.uniform = random.Random(seed).random
+        self._columns(len(flow.t))
+        self.schedule = self.scheduler.schedule
+        self.rejected = 0
+        # When the last quote and the last order reservation lapse (see ``end``), tracked as the
+        # loop goes rather than by passes over a million quotes afterwards. Conversions come in
+        # time order, so the last one's order reservation lapses last.
+        self.quote_lapse = -math.inf
+        self.order_lapse = -math.inf
+
+    def _routes(
+        self, engine: Engine, flow: FlowColumns, groups: dict[tuple[int, str], int]
+    ) -> None:
+        """Per-route lookups (indexed by ``flow.route``) and the flow's columns."""
+        scenario = engine.scenario
+        routes = flow.routes
+        self.r_src = [src for src, _, _ in routes]
+        self.r_dst = [dst for _, dst, _ in routes]
+        self.r_token = [scenario.token(dst, sym).address for _, dst, sym in routes]
+        self.r_eta = [scenario.eta(src, dst) for src, dst, _ in routes]
+        self.r_buffer = [scenario.expiry_buffer(src, dst) for src, dst, _ in routes]
+        self.r_group = [groups[(dst, sym)] for _, dst, sym in routes]
+        self.route_of, self.amounts = flow.route, flow.amount
+        self.kinds = [EXACT_OUTPUT if x else EXACT_INPUT for x in flow.exact_output]
+        self.converts, self.delays = flow.converts, flow.convert_delay
+        self.quote, self.convert_quote = engine.quote, engine.convert
+
+    def _columns(self, n: int) -> None:
+        # The quote's fields go straight into columns: keeping a million ReservedQuote tuples
+        # alive cost memory, time in the loop and a pass over them all to build the frames.
+        self.quote_id: list[str | None] = [None] * n
+        self.input_amount: list[int | None] = [None] * n
+        self.output_amount: list[int | None] = [None] * n
+        self.fee_bps: list[int | None] = [None] * n
+        self.pool: list[str | None] = [None] * n
+        self.pending: dict[int, Any] = {}  # request -> its quote, from the RFQ to the conversion
+        self.quoted_at: list[float | None] = [None] * n
+        self.attempts = [0] * n
+        self.outcome: list[str | None] = [None] * n
+        self.error: list[str | None] = [None] * n
+        self.order_id: list[Any] = [None] * n
+        self.ordered_at: list[float | None] = [None] * n
+        self.filled_at: list[float | None] = [None] * n
+        self.settled_at: list[float | None] = [None] * n
+        self.earned: list[int | None] = [None] * n
+        self.deadline_of = [0] * n
+
+    # -- the handlers -----------------------------------------------------------------------
+
+    def arrive(self, now: float, k: int) -> None:
+        """The RFQ of request ``k`` (a flow arrival, or a retry after a 404)."""
+        r = self.route_of[k]
+        group = self.r_group[r]
+        self.rfqs[group] += 1
+        self.attempts[k] = tries = self.attempts[k] + 1
+        try:
+            q = self.quote(
+                self.r_src[r], self.r_dst[r], self.r_token[r], self.amounts[k], now,
+                kind=self.kinds[k],
+            )  # fmt: skip
+        except CapacityExhausted:
+            self.rejects[group] += 1
+            self.rejected += 1
+            if tries <= self.max_retries:
+                wait = self.retry.capacity_delay(tries - 1, self.uniform())  # type: ignore[union-attr]
+                self.schedule(now + wait, self.arrive, k)
+            else:
+                self.outcome[k] = NO_CAPACITY
+            return
+        except NoRoute as exc:
+            self.outcome[k] = NO_ROUTE
+            self.error[k] = str(exc)
+            return
+        self.quoted_at[k] = now
+        self.quote_id[k] = q.quote_id
+        self.input_amount[k] = q.input_amount
+        self.output_amount[k] = q.output_amount
+        self.fee_bps[k] = q.fee_bps
+        self.pool[k] = q.pool
+        if q.expires_at > self.quote_lapse:
+            self.quote_lapse = q.expires_at
+        if self.converts[k]:
+            self.pending[k] = q
+            self.schedule(now + self.delays[k], self.convert, k)
+        else:
+            self.outcome[k] = EXPIRED
+
+    def convert(self, now: float, k: int) -> None:
+        """The transaction call of request ``k``: convert its quote, escrow the order."""
+        q = self.pending.pop(k)
+        r = self.route_of[k]
+        self.order_id[k] = oid = f"or_{k}"
+        self.ordered_at[k] = now
+        self.order_lapse = now + self.order_window
+        self.convert_quote(q.quote_id, oid, now)
+        start = math.floor(now)
+        self.deadline_of[k] = deadline = start + self.fill_window
+        # Built as the tuples they are: a named tuple's __new__ is one more Python call each.
+        terms = _new(
+            OrderTerms,
+            (q.src_chain, q.src_token, q.input_amount, q.dst_chain, q.dst_token, q.output_amount),
+        )
+        order = _new(
+            EscrowOrder,
+            (
+                oid, USER, terms, USER, deadline, deadline + self.r_buffer[r], self.filler,
+                start + self.exclusive,
+            ),
+        )  # fmt: skip
+        try:
+            self.world.deposit(order, now)
+        except WorldError as exc:
+            self.outcome[k] = EXPIRED
+            self.error[k] = f"escrow: {exc}"
+            return
+        self.schedule(now + self.r_eta[r], self.fill, k)
+
+    def fill(self, now: float, k: int) -> None:
+        """The service's filler at order ``k``, every second until its fillDeadline."""
+        try:
+            done = self.world.fill(self.order_id[k], now)
+        except (CapacityExhausted, FillRejected) as exc:
+            deadline = self.deadline_of[k]
+            if now + FILL_RETRY_SECONDS <= deadline:
+                self.schedule(now + FILL_RETRY_SECONDS, self.fill, k)
+            else:
+                self.outcome[k] = EXPIRED
+                self.error[k] = (
+                    f"fill: not filled by the fillDeadline {deadline}, the order is "
+                    f"reclaimable on the escrow; last refusal: {exc}"
+                )
+            return
+        self.filled_at[k] = now
+        self.pool[k] = done.pool
+        self.outcome[k] = FILLED
+        self.schedule(now + self.settle_delay, self.settle, k)
+
+    def settle(self, now: float, k: int) -> None:
+        """Order ``k``'s settlement: the pool is repaid, the service earns its fee."""
+        repaid = self.world.settle(self.order_id[k], now)
+        self.settled_at[k] = now
+        self.earned[k] = repaid.earned
+        self.revenue[repaid.pool] += repaid.earned
+
+    # -- the record -------------------------------------------------------------------------
+
+    def trace(self, end: float, samples: dict[str, list[Any]]) -> Trace:
+        """The columns as a :class:`Trace` ending at ``end``."""
+        return Trace(
+            quote_id=self.quote_id,
+            input_amount=self.input_amount,
+            output_amount=self.output_amount,
+            fee_bps=self.fee_bps,
+            pool=self.pool,
+            quoted_at=self.quoted_at,
+            attempts=self.attempts,
+            outcome=self.outcome,
+            error=self.error,
+            order_id=self.order_id,
+            ordered_at=self.ordered_at,
+            filled_at=self.filled_at,
+            settled_at=self.settled_at,
+            earned=self.earned,
+            revenue=self.revenue,
+            rejected=self.rejected,
+            end=end,
+            samples=samples,
+        )

@@ -44,11 +44,6 @@ class Sampler:
             )
         }
 
-    def take_until(self, now: float) -> None:
-        """Take every sample due strictly before ``now``."""
-        while self.next < now:
-            self.take()
-
     def take(self) -> None:
         """Take the sample due at ``next`` and schedule the one after it."""
         t = self.next

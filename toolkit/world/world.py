@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
+import math
 
 from toolkit.arguments import number
 from toolkit.engine import CapacityExhausted, Engine, Fill, FillRejected, Settlement
 from toolkit.scenario import Scenario
+from toolkit.scheduler import Scheduler
 from toolkit.world.order import (
     EscrowOrder,
     OrderState,
@@ -24,6 +25,28 @@ _FILLED = OrderStatus.FILLED
 _SETTLED = OrderStatus.SETTLED
 _REFUNDED = OrderStatus.REFUNDED
 _NOTHING = Progress((), (), (), (), 0)
+
+
+class _Tally:
+    """What one :meth:`World.advance` did, as its handlers go."""
+
+    __slots__ = ("filled", "missed", "refunded", "retried", "settled")
+
+    def __init__(self) -> None:
+        self.filled: list[str] = []
+        self.settled: list[str] = []
+        self.missed: list[str] = []
+        self.refunded: list[str] = []
+        self.retried = 0
+
+    def progress(self) -> Progress:
+        return Progress(
+            tuple(self.filled),
+            tuple(self.settled),
+            tuple(self.missed),
+            tuple(self.refunded),
+            self.retried,
+        )
 
 
 class World:
@@ -93,13 +116,15 @@ class World:
         self._fill_seconds = {c.id: c.fill_seconds for c in scenario.chains}
         self._settle_delay = scenario.windows.settlement_delay_seconds
         self._orders: dict[str, Record] = {}
-        self._seq = 0
-        # Heaps of (time, seq, order id): fills due once the quote's eta passes, settlements due
-        # once the settlement delay passes, refunds due once ``expires`` passes. A driven
-        # world leaves the first two empty.
-        self._to_fill: list[tuple[float, int, str]] = []
-        self._to_settle: list[tuple[float, int, str]] = []
-        self._to_refund: list[tuple[float, int, str]] = []
+        # The filler's calendars, one per kind of event, each run in turn by :meth:`advance`:
+        # fills due once the quote's eta passes, settlements due once the settlement delay
+        # passes, refunds due once ``expires`` passes. A driven world leaves the first two empty.
+        self._to_fill = Scheduler()
+        self._to_settle = Scheduler()
+        self._to_refund = Scheduler()
+        # The instant of the advance running: the filler acts then, on everything due by then.
+        self._now = -math.inf
+        self._tally = _Tally()
         self._counts = dict.fromkeys(OrderStatus, 0)
 
     @property
@@ -151,8 +176,7 @@ class World:
             # Due once the quote's eta has passed. A destination outside the scenario has no
             # route, so every attempt will be refused whatever the delay.
             due = now + confirmations + self._fill_seconds.get(terms.dst_chain, 0)
-            self._seq = seq = self._seq + 1
-            heappush(self._to_fill, (due, seq, key))
+            self._to_fill.schedule(due, self._fill_due, key)
         return key
 
     def refund(self, order_id: str, now: float) -> None:
@@ -204,8 +228,7 @@ class World:
         record.fill = fill
         record.exclusive_fill = exclusive
         if not self._driven:
-            self._seq = seq = self._seq + 1
-            heappush(self._to_settle, (now + self._settle_delay, seq, order_id))
+            self._to_settle.schedule(now + self._settle_delay, self._settle_due, order_id)
         return fill
 
     def settle(self, order_id: str, now: float) -> Settlement:
@@ -245,57 +268,51 @@ class World:
             raise WorldError("advance: this world is driven by its caller (driven=True)")
         self._engine.advance(now)
         fills, settles, refunds = self._to_fill, self._to_settle, self._to_refund
-        if not (
-            (fills and fills[0][0] <= now)
-            or (settles and settles[0][0] <= now)
-            or (refunds and refunds[0][0] < now)
-        ):
+        if fills.peek() > now and settles.peek() > now and not refunds.peek() < now:
             return _NOTHING  # the common case in a replay: one call per request
-        settled: list[str] = []
-        filled: list[str] = []
-        missed: list[str] = []
-        refunded: list[str] = []
-        retried = 0
-        orders = self._orders
-        while settles and settles[0][0] <= now:
-            key = heappop(settles)[2]
-            record = orders.get(key)  # None once settled and forgotten
-            if record is not None and record.status is _FILLED:
-                self._settle(key, record, now)
-                settled.append(key)
-        while fills and fills[0][0] <= now:
-            key = heappop(fills)[2]
-            record = orders.get(key)
-            if record is None or record.status is not _DEPOSITED:
-                continue
-            order = record.order
-            if now > order.fill_deadline:
-                missed.append(key)
+        self._now = now
+        self._tally = tally = _Tally()
+        settles.run(until=now)
+        fills.run(until=now)
+        refunds.run(until=math.nextafter(now, -math.inf))  # refunds need ``now > expires``
+        return tally.progress()
+
+    def _settle_due(self, at: float, key: str) -> None:
+        record = self._orders.get(key)  # None once settled and forgotten
+        if record is not None and record.status is _FILLED:
+            self._settle(key, record, self._now)
+            self._tally.settled.append(key)
+
+    def _fill_due(self, at: float, key: str) -> None:
+        record = self._orders.get(key)
+        if record is None or record.status is not _DEPOSITED:
+            return
+        now, tally, order = self._now, self._tally, record.order
+        if now > order.fill_deadline:
+            tally.missed.append(key)
+            self._missed(key, record)
+            return
+        exclusive = now < record.exclusive_until
+        try:
+            if exclusive and record.foreign:
+                raise Reverted("ExclusiveTo", f"order {key} is exclusive to another filler")
+            self._fill(key, record, now, exclusive)
+        except (CapacityExhausted, FillRejected, Reverted):
+            tally.retried += 1
+            if now + self._retry <= order.fill_deadline:
+                self._to_fill.schedule(now + self._retry, self._fill_due, key)
+            else:
+                tally.missed.append(key)
                 self._missed(key, record)
-                continue
-            exclusive = now < record.exclusive_until
-            try:
-                if exclusive and record.foreign:
-                    raise Reverted("ExclusiveTo", f"order {key} is exclusive to another filler")
-                self._fill(key, record, now, exclusive)
-            except (CapacityExhausted, FillRejected, Reverted):
-                retried += 1
-                if now + self._retry <= order.fill_deadline:
-                    self._seq = seq = self._seq + 1
-                    heappush(fills, (now + self._retry, seq, key))
-                else:
-                    missed.append(key)
-                    self._missed(key, record)
-                continue
-            filled.append(key)
-        while refunds and refunds[0][0] < now:
-            key = heappop(refunds)[2]
-            record = orders.get(key)
-            if record is not None and record.status is _DEPOSITED:
-                self._set_status(key, record, _REFUNDED)
-                record.refunded_at = now
-                refunded.append(key)
-        return Progress(tuple(filled), tuple(settled), tuple(missed), tuple(refunded), retried)
+            return
+        tally.filled.append(key)
+
+    def _refund_due(self, at: float, key: str) -> None:
+        record = self._orders.get(key)
+        if record is not None and record.status is _DEPOSITED:
+            self._set_status(key, record, _REFUNDED)
+            record.refunded_at = self._now
+            self._tally.refunded.append(key)
 
     # -- reads ----------------------------------------------------------------------------------
 
@@ -347,5 +364,7 @@ class World:
 
     def _missed(self, key: str, record: Record) -> None:
         if self._refund_expired:
-            self._seq = seq = self._seq + 1
-            heappush(self._to_refund, (record.order.expires, seq, key))
+            # Due at ``expires``; an order found missed late (its eta longer than its window)
+            # may have expired before a refund already run: it is due at once then.
+            refunds = self._to_refund
+            refunds.schedule(max(record.order.expires, refunds.now), self._refund_due, key)

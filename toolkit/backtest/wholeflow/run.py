@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
@@ -22,14 +21,20 @@ from toolkit.backtest.wholeflow.settings import (
     WholeFlow,
 )
 from toolkit.credit import DEFAULT_RULES
-from toolkit.engine import CapacityExhausted, Engine, FillRejected, NoRoute, OrderTerms
+from toolkit.engine import (
+    CapacityExhausted,
+    Engine,
+    FillRejected,
+    NoRoute,
+    OrderTerms,
+    Settlement,
+)
 from toolkit.models.cards import draw_for
 from toolkit.models.routes import firm_vs_indicative
 from toolkit.scenario import Scenario
+from toolkit.scheduler import Scheduler
 from toolkit.world import EscrowOrder, World, WorldError
 from toolkit.world.chain import Chains
-
-_FILL, _SETTLE, _REPAY = 0, 1, 2
 
 
 class Run:
@@ -58,8 +63,9 @@ class Run:
         self.symbol_of = {p.id: p.symbol for p in self.engine.pools(0.0)}
         self.opening = {p.id: p.balance for p in self.engine.pools(0.0)}
         self.earned = dict.fromkeys(self.opening, 0)
-        self.heap: list[tuple[float, int, int, Any]] = []
-        self.seq = 0
+        # Fills, settlements and repayments, each run at its instant by its handler.
+        self.scheduler = Scheduler()
+        self.counts: dict[str, Any] = {}  # the step's counters the handlers add to
         self._book()
         self.rows: dict[str, list[dict[str, Any]]] = {
             k: [] for k in ("intents", "swaps", "credit", "borrow", "liquidations")
@@ -86,39 +92,45 @@ class Run:
         self.debt = (self.weth * price * self.m[0] + self.usdc * self.m[1]) / hf
         self.opening_debt = float(self.debt.sum())
 
-    def push(self, at: float, kind: int, payload: Any) -> None:
-        self.seq += 1
-        heappush(self.heap, (at, self.seq, kind, payload))
-
     # -- engine events ----------------------------------------------------------------------
 
     def events_until(self, now: float, counts: dict[str, Any]) -> None:
-        """Run every fill, settlement and repayment due at or before ``now``, at its instant."""
-        windows = self.scenario.windows
-        while self.heap and self.heap[0][0] <= now:
-            at, _, kind, payload = heappop(self.heap)
-            if kind == _FILL:
-                oid, deadline, weth = payload
-                try:
-                    fill = self.world.fill(oid, at)
-                except (CapacityExhausted, FillRejected):
-                    if at + 1.0 <= deadline:
-                        self.push(at + 1.0, _FILL, payload)
-                    else:
-                        counts["missed"] += 1
-                    continue
-                counts["fills"] += 1
-                self.push(at + windows.settlement_delay_seconds, _SETTLE, oid)
-                if weth:  # strategy (a): the swap on arrival, once the WETH has arrived
-                    self.user_swap(self.dst, fill.amount, at, counts)
+        """Run every fill, settlement and repayment due at or before ``now``, at its instant,
+        counting into ``counts`` (``now`` may be ``inf``: all of them)."""
+        self.counts = counts
+        self.scheduler.run(until=None if now == math.inf else now)
+
+    def fill(self, at: float, payload: tuple[str, float, bool]) -> None:
+        """The filler at an order, every second until its deadline; settled after the delay."""
+        oid, deadline, weth = payload
+        counts = self.counts
+        try:
+            fill = self.world.fill(oid, at)
+        except (CapacityExhausted, FillRejected):
+            if at + 1.0 <= deadline:
+                self.scheduler.schedule(at + 1.0, self.fill, payload)
             else:
-                done = self.world.settle(payload, at) if kind == _SETTLE else None
-                if kind == _REPAY:
-                    done = self.engine.settle(payload, at)
-                    counts["repaid_usd"] += self.usd(done.pool, done.amount)
-                assert done is not None
-                self.earned[done.pool] += done.earned
-                counts["fees_usd"] += self.usd(done.pool, done.earned)
+                counts["missed"] += 1
+            return
+        counts["fills"] += 1
+        delay = self.scenario.windows.settlement_delay_seconds
+        self.scheduler.schedule(at + delay, self.settle, oid)
+        if weth:  # strategy (a): the swap on arrival, once the WETH has arrived
+            self.user_swap(self.dst, fill.amount, at, counts)
+
+    def settle(self, at: float, oid: str) -> None:
+        """An order's settlement: the pool is repaid and earns the fee."""
+        self.earned_fee(self.world.settle(oid, at))
+
+    def repay(self, at: float, quote_id: str) -> None:
+        """A solver's loan repaid (see :meth:`borrow`)."""
+        done = self.engine.settle(quote_id, at)
+        self.counts["repaid_usd"] += self.usd(done.pool, done.amount)
+        self.earned_fee(done)
+
+    def earned_fee(self, done: Settlement) -> None:
+        self.earned[done.pool] += done.earned
+        self.counts["fees_usd"] += self.usd(done.pool, done.earned)
 
     def usd(self, pool: str, amount: int) -> float:
         if self.symbol_of[pool] == "WETH":
@@ -184,7 +196,7 @@ class Run:
             quotes += 1
             loan = self.engine.authorize(quote.quote_id, now)
             borrowed += loan.amount / USDC_UNIT
-            self.push(now + s.borrow_hold_seconds, _REPAY, quote.quote_id)
+            self.scheduler.schedule(now + s.borrow_hold_seconds, self.repay, quote.quote_id)
         row.update(quotes=quotes, refused=refused, borrowed_usd=borrowed)
 
     # -- users ------------------------------------------------------------------------------
@@ -222,6 +234,57 @@ class Run:
         route_a = None if q_a is None else self.dst.route(dst_w, dst_u, q_a.output_amount, now)
         route_b = self.src.route(src_w, src_u, weth, now)
         q_b = None if route_b is None else self.quote("USDC", route_b.amount_out, now, counts)
+        legs = self._legs(size, price, q_a, route_a, route_b, q_b, gas)
+        costs: dict[str, float] = {}
+        if legs:
+            table = firm_vs_indicative(pl.DataFrame(legs, schema=LEG_SCHEMA), NO_REVERTS)
+            for strategy, cost in table.select("strategy", "cost_usd").iter_rows():
+                if cost is not None:
+                    costs[strategy] = cost
+        slip = math.nan
+        if route_b is not None:
+            mid = self.src.mid_out(src_w, src_u, weth)
+            slip = (1 - route_b.amount_out / mid) * 10_000 if mid else math.nan
+            costs["c"] = (
+                size
+                - route_b.amount_out / USDC_UNIT * (1 - s.bridge_bps / 1e4)
+                + route_b.gas_used * gas[self.src]
+            )
+        choice = min(costs, key=lambda c: (costs[c], c)) if costs else None
+        self.users.append(
+            {
+                "user": k,
+                "hour": now / 3600,
+                "size_usd": size,
+                "cost_a_bps": bps(costs.get("a"), size),
+                "cost_b_bps": bps(costs.get("b"), size),
+                "cost_c_bps": bps(costs.get("c"), size),
+                "source_slippage_bps": slip,
+                "choice": choice,
+                "intents": choice in ("a", "b"),
+            }
+        )
+        if choice == "a":
+            self.order(f"or_{k}", q_a, now, True)
+        elif choice in ("b", "c"):
+            self.user_swap(self.src, weth, now, counts)
+            if choice == "b":
+                self.order(f"or_{k}", q_b, now, False)
+        counts["choices"][choice] += 1
+
+    def _legs(
+        self,
+        size: float,
+        price: float,
+        q_a: Any,
+        route_a: Any,
+        route_b: Any,
+        q_b: Any,
+        gas: dict[Market, float],
+    ) -> list[dict[str, Any]]:
+        """The legs of strategies (a), intents then a destination swap, and (b), a source swap
+        then intents, that the pools can serve now (see :func:`~.legs.leg`)."""
+        s = self.settings
         legs: list[dict[str, Any]] = []
         eta = float(self.scenario.eta(s.source, s.destination))
         if route_a is not None:
@@ -268,42 +331,7 @@ class Run:
                     0.0,
                 )
             )
-        costs: dict[str, float] = {}
-        if legs:
-            table = firm_vs_indicative(pl.DataFrame(legs, schema=LEG_SCHEMA), NO_REVERTS)
-            for strategy, cost in table.select("strategy", "cost_usd").iter_rows():
-                if cost is not None:
-                    costs[strategy] = cost
-        slip = math.nan
-        if route_b is not None:
-            mid = self.src.mid_out(src_w, src_u, weth)
-            slip = (1 - route_b.amount_out / mid) * 10_000 if mid else math.nan
-            costs["c"] = (
-                size
-                - route_b.amount_out / USDC_UNIT * (1 - s.bridge_bps / 1e4)
-                + route_b.gas_used * gas[self.src]
-            )
-        choice = min(costs, key=lambda c: (costs[c], c)) if costs else None
-        self.users.append(
-            {
-                "user": k,
-                "hour": now / 3600,
-                "size_usd": size,
-                "cost_a_bps": bps(costs.get("a"), size),
-                "cost_b_bps": bps(costs.get("b"), size),
-                "cost_c_bps": bps(costs.get("c"), size),
-                "source_slippage_bps": slip,
-                "choice": choice,
-                "intents": choice in ("a", "b"),
-            }
-        )
-        if choice == "a":
-            self.order(f"or_{k}", q_a, now, True)
-        elif choice in ("b", "c"):
-            self.user_swap(self.src, weth, now, counts)
-            if choice == "b":
-                self.order(f"or_{k}", q_b, now, False)
-        counts["choices"][choice] += 1
+        return legs
 
     def order(self, oid: str, quote: Any, now: float, weth: bool) -> None:
         """Convert the quote, escrow the order; the filler comes back after the ``eta``."""
@@ -334,4 +362,5 @@ class Run:
             self.world.deposit(order, now)
         except WorldError:
             return
-        self.push(now + self.scenario.eta(s.source, s.destination), _FILL, (oid, deadline, weth))
+        eta = self.scenario.eta(s.source, s.destination)
+        self.scheduler.schedule(now + eta, self.fill, (oid, deadline, weth))

@@ -4,8 +4,8 @@ each step followed by the steps it leads to; it counts what it did and ends with
 
 from __future__ import annotations
 
-import heapq
 import itertools
+import math
 import os
 import threading
 from collections import Counter
@@ -14,13 +14,16 @@ from typing import Any
 
 import httpx
 import polars as pl
+from hexbytes import HexBytes
 from web3 import Web3
 
 from toolkit.client import EmbeddedService, TransportError
 from toolkit.client.credit import CreditClient
 from toolkit.client.target import check_url
 from toolkit.clock import WALL, Clock
+from toolkit.resources import Quote
 from toolkit.scenario import Scenario, load_scenario
+from toolkit.scheduler import Handler, Scheduler
 from toolkit.simulate.traffic.actions import Actions
 from toolkit.simulate.traffic.schedule import (
     CREDIT_FLOW_COLUMNS,
@@ -29,7 +32,7 @@ from toolkit.simulate.traffic.schedule import (
     check_credit,
     check_swaps,
     checked_frame,
-    merge_flows,
+    feed_rows,
 )
 from toolkit.simulate.traffic.target import Target
 
@@ -152,44 +155,55 @@ class Traffic(Actions):
             self._chains.clear()
 
     def _play(self) -> None:
-        flows = merge_flows(self.clock(), self.flow, self.swaps, self.credit)
-        upcoming = next(flows, None)
-        # Steps the played ones lead to (an order to open, a receipt to read), in time order.
-        later: list[tuple[float, int, str, Any]] = []
-        order = itertools.count(1)
-        accounts = self._chain(self.scenario.chains[0].id).eth.accounts
-        users = itertools.cycle(accounts)
+        # The flows' rows and the steps they lead to (an order to open, a receipt to read) on
+        # one scheduler, its instants clock times; between steps the thread waits on its clock.
+        start = self.clock()
+        self._scheduler = sched = Scheduler(start)
+        self._accounts = accounts = self._chain(self.scenario.chains[0].id).eth.accounts
+        self._users = itertools.cycle(accounts)
+        feed_rows(sched, start, self.flow, self._on_rfq)
+        feed_rows(sched, start, self.swaps, self._on_swap)
+        feed_rows(sched, start, self.credit, self._on_credit)
         with self.target.service() as client, self.target.swap() as swaps:
-            credit = CreditClient(client)
-            while (upcoming is not None or later) and not self._stop.is_set():
-                if upcoming is not None and (not later or upcoming[0] <= later[0][0]):
-                    at, _, kind, payload = upcoming
-                    upcoming = next(flows, None)
-                else:
-                    at, _, kind, payload = heapq.heappop(later)
-                wait = at - self.clock()
+            self._client, self._swaps_client = client, swaps
+            self._credit_client = CreditClient(client)
+            while sched.peek() < math.inf and not self._stop.is_set():
+                wait = sched.peek() - self.clock()
                 if wait > 0:
                     self._wait(wait)
                 elif wait < -LATE:
                     self.counts["late"] += 1
                 if self._stop.is_set():
                     break
-                steps: list[tuple[float, str, Any]] = []
-                if kind == "rfq":
-                    quote = self._rfq(client, payload, next(users))
-                    if quote is not None and payload["converts"]:
-                        steps.append((float(payload["convert_delay"]), "open", quote))
-                elif kind == "open":
-                    self._open(client, payload)
-                elif kind == "swap":
-                    steps.extend(self._swap(swaps, payload, next(users)))
-                elif kind == "credit":
-                    account = accounts[int(payload["borrower"])]
-                    steps.extend(self._credit_action(credit, payload, account))
-                else:
-                    steps.extend(self._receipt(*payload))
-                for delay, step, item in steps:
-                    heapq.heappush(later, (self.clock() + delay, next(order), step, item))
+                sched.step()
+
+    # -- one handler per kind of step ----------------------------------------------------------
+
+    def _on_rfq(self, at: float, row: dict[str, Any]) -> None:
+        quote = self._rfq(self._client, row, next(self._users))
+        if quote is not None and row["converts"]:
+            self._then([(float(row["convert_delay"]), "open", quote)])
+
+    def _on_open(self, at: float, quote: Quote) -> None:
+        self._open(self._client, quote)
+
+    def _on_swap(self, at: float, row: dict[str, Any]) -> None:
+        self._then(self._swap(self._swaps_client, row, next(self._users)))
+
+    def _on_credit(self, at: float, row: dict[str, Any]) -> None:
+        account = self._accounts[int(row["borrower"])]
+        self._then(self._credit_action(self._credit_client, row, account))
+
+    def _on_receipt(self, at: float, payload: tuple[int, HexBytes, str, int]) -> None:
+        self._then(self._receipt(*payload))
+
+    def _then(self, steps: list[tuple[float, str, Any]]) -> None:
+        """Schedule the steps a step leads to, ``delay`` clock seconds from now (never before
+        the step that led to them, should the clock read a hair early or step back)."""
+        handlers: dict[str, Handler] = {"open": self._on_open, "receipt": self._on_receipt}
+        sched = self._scheduler
+        for delay, step, item in steps:
+            sched.schedule(max(self.clock() + delay, sched.now), handlers[step], item)
 
     def _wait(self, seconds: float) -> None:
         """Sleep ``seconds`` on the clock, in slices of :data:`WAIT_SLICE`, until stopped."""

@@ -1,16 +1,16 @@
-"""The flows traffic plays: each frame checked against the scenario and sorted, and the frames
-merged into one time-ordered schedule as their rows fall due."""
+"""The flows traffic plays: each frame checked against the scenario and sorted, and its rows fed
+to the traffic's scheduler as they fall due."""
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
 
 from toolkit.arguments import ArgumentError
 from toolkit.scenario import Scenario
+from toolkit.scheduler import Scheduler
 from toolkit.world.chain.accounts import DEV_ACCOUNTS
 from toolkit.world.chain.markets import MARKET_CHAINS, Market, market_for
 
@@ -22,7 +22,7 @@ __all__ = [
     "check_credit",
     "check_swaps",
     "checked_frame",
-    "merge_flows",
+    "feed_rows",
 ]
 
 #: The columns of a flow frame that traffic reads.
@@ -45,19 +45,26 @@ CREDIT_FLOW_COLUMNS = ("t", "borrower", "action", "amount")
 CREDIT_ACTIONS = ("lock", "draw", "repay", "unlock")
 
 
-def merge_flows(
-    start: float, flow: pl.DataFrame, swaps: pl.DataFrame, credit: pl.DataFrame
-) -> Iterator[tuple[float, int, str, Any]]:
-    """The flows' rows as ``(due, 0, kind, row)`` in time order, times counted from ``start``,
-    each read from its frame when its turn comes (a day of flow at scale is millions of rows:
-    heaping them all first would hold the start up for seconds)."""
+def feed_rows(
+    scheduler: Scheduler,
+    start: float,
+    frame: pl.DataFrame,
+    handler: Callable[[float, dict[str, Any]], None],
+) -> None:
+    """Feed ``frame``'s rows (sorted by ``t``) to ``scheduler`` at ``start + t``: ``handler`` gets
+    each row as a dict, read from the frame when its turn comes (a day of flow at scale is
+    millions of rows: reading them all first would hold the start up for seconds).
 
-    def rows(kind: str, frame: pl.DataFrame) -> Iterator[tuple[float, int, str, Any]]:
-        for row in frame.iter_rows(named=True):
-            yield start + float(row["t"]), 0, kind, row
-
-    streams = [rows("rfq", flow), rows("swap", swaps), rows("credit", credit)]
-    return heapq.merge(*streams, key=lambda item: item[0])
+    >>> from toolkit.scheduler import Scheduler
+    >>> sched = Scheduler(100.0)
+    >>> feed_rows(sched, 100.0, pl.DataFrame({"t": [0.0, 2.5], "x": [1, 2]}), print)
+    >>> sched.run()
+    100.0 {'t': 0.0, 'x': 1}
+    102.5 {'t': 2.5, 'x': 2}
+    """
+    rows = frame.iter_rows(named=True)
+    times = (frame["t"].cast(pl.Float64) + start).to_list()
+    scheduler.feed(times, lambda at, _: handler(at, next(rows)))
 
 
 def checked_frame(
