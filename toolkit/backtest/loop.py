@@ -55,7 +55,7 @@ from toolkit.engine import (
     NoRoute,
     OrderTerms,
 )
-from toolkit.resources import RetryPolicy
+from toolkit.resources.retry import RetryPolicy
 from toolkit.world import EscrowOrder, World, WorldError
 
 __all__ = ["EXPIRED", "FILLED", "NO_CAPACITY", "NO_ROUTE", "OUTCOMES", "Trace", "run_events"]

@@ -25,7 +25,6 @@ from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import InvalidResponse, ServiceError
 from toolkit.client.events import StreamEvent
 from toolkit.client.network import NetworkTransport
-from toolkit.client.retry import RetryPolicy
 from toolkit.client.session import SSE_HEADERS, CallSession, StreamSession
 from toolkit.client.sse import EventStreamDecoder
 from toolkit.clock import Clock, sleep_async
@@ -39,6 +38,7 @@ from toolkit.resources import (
     SolverResponse,
     SupportedToken,
 )
+from toolkit.resources.retry import RetryPolicy
 from toolkit.resources.types import PoolType, QuoteType
 from toolkit.scenario.secret import Secret
 

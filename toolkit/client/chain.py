@@ -31,8 +31,8 @@ from web3.types import RPCEndpoint, RPCResponse
 from toolkit.arguments import whole
 from toolkit.client.config import DEFAULT_TIMEOUT
 from toolkit.client.embedded import EmbeddedService
-from toolkit.client.retry import RetryPolicy
 from toolkit.client.target import RPC_URL_ENV, Target
+from toolkit.resources.retry import RetryPolicy
 from toolkit.store.urls import shown_url
 
 __all__ = [

@@ -16,10 +16,11 @@ from toolkit.client.config import resolve_timeout
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import ServiceError, TransportError
 from toolkit.client.operations import Operation
-from toolkit.client.retry import Attempt, RetryPolicy
+from toolkit.client.retry import Attempt
 from toolkit.client.target import Surface, TargetError, check_url
 from toolkit.client.target import Target as ConfigTarget
 from toolkit.clock import WALL, Clock
+from toolkit.resources.retry import RetryPolicy
 from toolkit.scenario.secret import Secret
 from toolkit.store.urls import shown_url
 

@@ -27,9 +27,10 @@ from toolkit.client.errors import (
     ServiceError,
     Unauthorized,
 )
-from toolkit.client.retry import RetryClass, retry_after_seconds
+from toolkit.client.retry import retry_after_seconds
 from toolkit.codecs import caip2
 from toolkit.resources import ErrorBody, InvalidInput, parse
+from toolkit.resources.retry import RetryClass
 
 __all__ = [
     "DEFAULT_PROTOCOL",

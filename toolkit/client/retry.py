@@ -1,6 +1,7 @@
 """The record of every attempt a service client makes, and the ``Retry-After`` header.
 
-The policy itself is the interface's one retry policy, :class:`toolkit.resources.RetryPolicy`.
+The policy itself is the interface's one retry policy, :class:`toolkit.client.RetryPolicy`
+(defined in :mod:`toolkit.resources.retry`, beside the wire models it governs).
 """
 
 from __future__ import annotations
@@ -8,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from toolkit.resources.retry import RetryClass, RetryPolicy
-
-__all__ = ["Attempt", "RetryClass", "RetryPolicy", "retry_after_seconds"]
+__all__ = ["Attempt", "retry_after_seconds"]
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:

@@ -48,11 +48,12 @@ from toolkit.client.errors import (
     ServiceError,
     Unauthorized,
 )
-from toolkit.client.retry import RetryPolicy, retry_after_seconds
+from toolkit.client.retry import retry_after_seconds
 from toolkit.client.session import CallSession
 from toolkit.client.target import ENV
 from toolkit.clock import Clock, sleep_async
 from toolkit.resources import ErrorBody, InvalidInput, RouteQuery, RouteResult, SwapErrorBody, parse
+from toolkit.resources.retry import RetryPolicy
 from toolkit.scenario.secret import Secret
 from toolkit.store.urls import shown_url
 

@@ -20,7 +20,6 @@ from toolkit.client.core import (
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import InvalidResponse, ServiceError
 from toolkit.client.events import StreamEvent
-from toolkit.client.retry import RetryPolicy
 from toolkit.client.session import SSE_HEADERS, CallSession, StreamSession
 from toolkit.client.sse import EventStreamDecoder
 from toolkit.clock import Clock
@@ -34,6 +33,7 @@ from toolkit.resources import (
     SolverResponse,
     SupportedToken,
 )
+from toolkit.resources.retry import RetryPolicy
 from toolkit.resources.types import PoolType, QuoteType
 from toolkit.scenario.secret import Secret
 

@@ -22,6 +22,7 @@ from toolkit.client.target import check_url
 from toolkit.clock import WALL, Clock
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.simulate.traffic.actions import Actions
+from toolkit.simulate.traffic.clients import TrafficClients
 from toolkit.simulate.traffic.schedule import (
     CREDIT_FLOW_COLUMNS,
     FLOW_COLUMNS,
@@ -31,7 +32,6 @@ from toolkit.simulate.traffic.schedule import (
     checked_frame,
     merge_flows,
 )
-from toolkit.simulate.traffic.target import Target
 
 __all__ = ["LATE", "WAIT_SLICE", "Traffic"]
 
@@ -99,7 +99,9 @@ class Traffic(Actions):
                     "scenario: give the Scenario (or its name) the service at base_url runs"
                 )
             scenario = load_scenario(scenario)
-            self.target = Target(url, scenario.auth.api_keys[0], WALL if clock is None else clock)
+            self.target = TrafficClients(
+                url, scenario.auth.api_keys[0], WALL if clock is None else clock
+            )
         else:
             if not isinstance(embedded, EmbeddedService):
                 raise ValueError(
@@ -111,7 +113,7 @@ class Traffic(Actions):
                 raise ValueError(
                     "scenario: give the Scenario the service runs (its tokens' addresses)"
                 )
-            self.target = Target(embedded, None, embedded.clock if clock is None else clock)
+            self.target = TrafficClients(embedded, None, embedded.clock if clock is None else clock)
         self.embedded = embedded
         self.base_url = self.target.base_url
         self.scenario = scenario
