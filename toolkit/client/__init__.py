@@ -33,7 +33,6 @@ from toolkit.client.chain import (
     async_chain_web3,
     chain_provider,
     chain_web3,
-    public_url,
     rpc_url,
 )
 from toolkit.client.config import API_KEY_ENV, BASE_URL_ENV, DEFAULT_TIMEOUT
@@ -95,7 +94,6 @@ __all__ = [
     "chain_provider",
     "chain_web3",
     "execute_calls",
-    "public_url",
     "rpc_url",
     "run_cards",
 ]

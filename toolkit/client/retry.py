@@ -6,10 +6,10 @@ The policy itself is the interface's one retry policy, :class:`toolkit.client.Re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["Attempt", "retry_after_seconds"]
+__all__ = ["Attempt", "AttemptHook", "retry_after_seconds"]
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
@@ -65,3 +65,7 @@ class Attempt:
     def ok(self) -> bool:
         """Whether this attempt got a 2xx answer that parsed."""
         return 200 <= self.status < 300 and self.error is None
+
+
+#: What receives every attempt: a client's ``on_attempt`` and a call's own.
+AttemptHook = Callable[[Attempt], None]
