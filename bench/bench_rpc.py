@@ -113,11 +113,12 @@ def _row(name: str, latencies: list[float], seconds: float) -> str:
 
 
 def in_process(seconds: float, txs: int) -> list[str]:
+    from toolkit.clock import OffsetClock, VirtualClock
     from toolkit.scenario import load_scenario
-    from toolkit.world.chain import Chains, OffsetClock, Rpc
+    from toolkit.world.chain import Chains, Rpc
 
     scenario = load_scenario("default", env={})
-    clock = OffsetClock(lambda: T0)
+    clock = OffsetClock(VirtualClock(T0))
     rpc = Rpc(Chains(scenario, genesis=T0), clock)
     body = _call_body(rpc.chains.accounts[0].address)
     rows = []

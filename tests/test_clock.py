@@ -1,4 +1,5 @@
-"""Clocks: the wall clock, and a VirtualClock that moves only when told, never backwards."""
+"""Clocks: the wall clock, a VirtualClock that moves only when told, never backwards, and the
+OffsetClock a development chain runs on."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.clock import DEFAULT_START, WALL, VirtualClock
+from toolkit.clock import DEFAULT_START, WALL, OffsetClock, VirtualClock
 
 
 def test_starts_at_the_default_and_reads_the_same_until_moved() -> None:
@@ -85,3 +86,37 @@ def test_the_wall_clock_reads_and_sleeps_real_time() -> None:
     before = time.time()
     WALL.sleep(0.01)
     assert WALL() - before >= 0.01
+
+
+def test_an_offset_clock_runs_ahead_of_the_clock_it_wraps() -> None:
+    base = VirtualClock(1_000.0)
+    clock = OffsetClock(base)
+    clock.offset += 30
+    assert (clock(), clock.now()) == (1_030.0, 1_030.0)
+    clock.sleep(5)  # waits on the wrapped clock, which a virtual clock does by moving
+    assert (base(), clock()) == (1_005.0, 1_035.0)
+    saved = clock.save()
+    clock.offset += 100
+    clock.restore(saved)
+    assert clock() == 1_035.0
+
+
+def test_an_offset_clock_refuses_what_is_not_a_clock() -> None:
+    with pytest.raises(TypeError, match="clock: must be a callable returning seconds"):
+        OffsetClock(1_000.0)  # type: ignore[arg-type]
+
+
+def test_the_simulated_chains_and_the_service_share_one_clock_type() -> None:
+    from toolkit.server.service import Service
+    from toolkit.testing import embedded_service
+
+    with embedded_service("single-pool") as svc:
+        service = svc.app.state.service  # type: ignore[attr-defined]
+        assert isinstance(service, Service) and isinstance(service, OffsetClock)
+        assert service.rpc.clock is service
+        before = service()
+        answer = service.rpc.handle(
+            8453, {"jsonrpc": "2.0", "id": 1, "method": "evm_increaseTime", "params": [60]}
+        )
+        assert answer["result"] == "0x3c" and service.offset == 60.0
+        assert service() == pytest.approx(before + 60.0)

@@ -1,10 +1,13 @@
 """Clocks: the time a client, its collectors and the embedded service agree on.
 
-A clock is called for the current Unix time in seconds and has ``sleep(seconds)``. The
-:data:`WALL` clock is real time; a :class:`VirtualClock` moves only when told to (or when
-something sleeps on it), so a sweep with a 15 s interval finishes at once in a notebook and
-repeats exactly in a regression test. A client carries its clock: its collectors read it and
-sleep on it, and an embedded service it starts runs on it.
+A clock is called for the current Unix time in seconds and has ``sleep(seconds)``: that is the
+one :class:`Clock` type every part of the toolkit takes (clients, collectors, the embedded
+service, the simulated chains' JSON-RPC). The :data:`WALL` clock is real time; a
+:class:`VirtualClock` moves only when told to (or when something sleeps on it), so a sweep with
+a 15 s interval finishes at once in a notebook and repeats exactly in a regression test; an
+:class:`OffsetClock` runs ahead of another by what a development chain's ``evm_increaseTime``
+added. A client carries its clock: its collectors read it and sleep on it, and an embedded
+service it starts runs on it.
 
 Stdlib only, and it imports no other toolkit module: every layer may use it.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from typing import Protocol
+from typing import Any, Protocol
 
 from toolkit.arguments import number
 
@@ -22,6 +25,7 @@ __all__ = [
     "DEFAULT_START",
     "WALL",
     "Clock",
+    "OffsetClock",
     "ScaledClock",
     "VirtualClock",
     "WallClock",
@@ -189,3 +193,47 @@ class ScaledClock:
 
     def __repr__(self) -> str:
         return f"ScaledClock(speed={self.speed!r})"
+
+
+class OffsetClock:
+    """A clock that wraps another and runs ``offset`` seconds ahead of it: a development
+    chain's time, which ``evm_increaseTime`` and ``evm_mine`` move (the simulated chains'
+    JSON-RPC takes one). ``sleep`` waits on the wrapped clock; :meth:`save` and
+    :meth:`restore` are what ``evm_snapshot`` and ``evm_revert`` keep of it (the offset; the
+    embedded service, an offset clock itself, keeps its engine and world too).
+
+    >>> clock = OffsetClock(VirtualClock(100.0))
+    >>> clock.offset += 5
+    >>> clock(), clock.now()
+    (105.0, 105.0)
+    >>> clock.sleep(1.0); clock()  # the wrapped clock moved
+    106.0
+    """
+
+    def __init__(self, base: Clock) -> None:
+        if not callable(base):
+            raise TypeError("clock: must be a callable returning seconds")
+        self.base = base
+        self.offset = 0.0
+
+    def now(self) -> float:
+        """The wrapped clock's time plus the offset."""
+        return float(self.base()) + self.offset
+
+    def __call__(self) -> float:
+        return self.now()
+
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` on the wrapped clock."""
+        self.base.sleep(seconds)
+
+    def save(self) -> Any:
+        """What a snapshot keeps of this clock: its offset."""
+        return self.offset
+
+    def restore(self, state: Any) -> None:
+        """Go back to a :meth:`save`."""
+        self.offset = state
+
+    def __repr__(self) -> str:
+        return f"OffsetClock({self.base!r}, offset={self.offset!r})"

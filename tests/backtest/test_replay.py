@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from toolkit.backtest import Fixed, RetryPolicy, generate_flow, replay
+from toolkit.backtest import Fixed, generate_flow, replay
+from toolkit.client import RetryPolicy
 
 UNIT = 1_000_000_000  # one capacity unit of the single-pool scenario
 
@@ -284,7 +285,8 @@ def test_pool_samples_cover_the_run_at_the_interval(interval: float) -> None:
 
 _DIGEST = """
 import hashlib
-from toolkit.backtest import RetryPolicy, generate_flow, replay
+from toolkit.backtest import generate_flow, replay
+from toolkit.client import RetryPolicy
 flow = generate_flow("default", hours=0.5, rate=2.0, seed=9)
 result = replay(flow, "default", seed=9, retry=RetryPolicy(), overrides={"pool_scale": 0.02})
 text = result.requests.write_csv() + result.pools.write_csv()

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from toolkit.backtest import RetryPolicy, generate_flow, replay
+from toolkit.backtest import generate_flow, replay
+from toolkit.client import RetryPolicy
 from toolkit.store import Store
 
 

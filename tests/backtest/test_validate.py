@@ -7,7 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 import polars as pl
 import pytest
 
-from toolkit.backtest import RetryPolicy, replay, sweep
+from toolkit.backtest import replay, sweep
+from toolkit.client import RetryPolicy
 
 ROWS = [{"t": 0.0}, {"t": 1.0}, {"t": 2.0}, {"t": 3.0}]
 
@@ -178,7 +179,6 @@ def test_sweep_executor_needs_submit(make_flow) -> None:  # type: ignore[no-unty
 
 
 def test_the_backtest_simulates_the_clients_retry_policy() -> None:
-    import toolkit.client
-    import toolkit.resources
+    import toolkit.backtest.loop
 
-    assert RetryPolicy is toolkit.resources.RetryPolicy is toolkit.client.RetryPolicy
+    assert RetryPolicy is toolkit.backtest.loop.RetryPolicy

@@ -31,7 +31,7 @@ def test_an_explicit_url_wins_and_the_environment_comes_next() -> None:
     w3 = chain_web3(8453, env=env)
     assert isinstance(w3.provider, ChainProvider)
     assert w3.provider.url == "https://node.example/v2/k3y"
-    assert repr(w3.provider) == "ChainProvider('https://node.example')"  # no key in the repr
+    assert repr(w3.provider) == "ChainProvider('https://node.example/v2/***')"  # no key in the repr
     w3 = chain_web3(8453, url="http://other:8545", env=env)
     assert w3.provider.url == "http://other:8545"  # type: ignore[attr-defined]
     aw3 = async_chain_web3(8453, env=env)

@@ -37,7 +37,7 @@ def test_every_variable_is_read_and_keys_are_masked() -> None:
     shown = dict(target.describe())
     assert shown["TOOLKIT_API_KEY"] == "*** (set)"
     assert shown["TOOLKIT_SWAP_URL"] == "https://swap.example"
-    assert shown["TOOLKIT_RPC_URL_8453"] == "https://node.example"
+    assert shown["TOOLKIT_RPC_URL_8453"] == "https://node.example/v2/***"
     for secret in ("k-1", "sk-2", "pw-9", "node-key"):
         assert secret not in repr(target)
 

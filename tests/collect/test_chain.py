@@ -313,7 +313,7 @@ def test_the_command_reads_the_rpc_url_from_the_environment(
     code = run_cli("chain", "--chain", "8453", "--db", str(tmp_path / "x.duckdb"), "--no-progress")
     err = capsys.readouterr().err
     assert code == 2
-    assert err.startswith("toolkit collect: cannot reach the node at http://127.0.0.1:9 (")
+    assert err.startswith("toolkit collect: cannot reach the node at http://127.0.0.1:9/v2/*** (")
     assert "s3cr3t" not in err
 
 

@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from toolkit.store import Store, StoreError, has_credentials, polars_schema, redact_url
+from toolkit.store import Store, StoreError, polars_schema, stored_url
+from toolkit.urls import has_credentials
 
 RfqFrame = Callable[..., pl.DataFrame]
 T0 = datetime(2024, 5, 1, tzinfo=UTC)
@@ -19,7 +20,7 @@ def test_target_url_is_stored_without_credentials(store: Store) -> None:
     # A fixed id: a uuid4 contains "abc" about once in 140 runs, failing the scan below.
     run = store.start_run("rfq", {}, "https://user:pass@host/x?apiKey=abc", run_id="run-1")
     stored = store.run_record(run)["target_url"]
-    assert stored == "https://host/x"
+    assert stored == "https://host/x?apiKey=***"
     for secret in ("user", "pass", "abc"):
         assert secret not in stored
     everything = store.query("SELECT * FROM collection_runs")
@@ -36,23 +37,23 @@ def test_target_url_is_stored_without_credentials(store: Store) -> None:
     [
         (
             "https://u:p@host:8443/a/b?chain=1&api_key=k&X-Auth-Token=t#frag",
-            "https://host:8443/a/b?chain=1#frag",
+            "https://host:8443/a/b?chain=1&api_key=***&X-Auth-Token=***#frag",
         ),
-        ("http://[::1]:8080/x?token=secret&page=2", "http://[::1]:8080/x?page=2"),
-        ("wss://host/stream#access_token=abc&view=1", "wss://host/stream#view=1"),
+        ("http://[::1]:8080/x?token=secret&page=2", "http://[::1]:8080/x?token=***&page=2"),
+        ("wss://host/stream#access_token=abc&view=1", "wss://host/stream#access_token=***&view=1"),
         ("https://host", "https://host"),
         ("https://onlyuser@host/x", "https://host/x"),
     ],
 )
-def test_redact_url(url: str, expected: str) -> None:
-    assert redact_url(url) == expected
-    assert not has_credentials(redact_url(url))
+def test_stored_url(url: str, expected: str) -> None:
+    assert stored_url(url) == expected
+    assert not has_credentials(stored_url(url))
 
 
 @pytest.mark.parametrize("url", ["", "host/path", "user:pass@host/x", "https://host:notaport/x"])
-def test_redact_url_refuses_what_is_not_an_absolute_url(url: str) -> None:
+def test_stored_url_refuses_what_is_not_an_absolute_url(url: str) -> None:
     with pytest.raises(StoreError, match=r"^target_url: "):
-        redact_url(url)
+        stored_url(url)
 
 
 def test_run_lifecycle(store: Store, rfq_frame: RfqFrame) -> None:
@@ -169,7 +170,7 @@ def test_asset_parameters_are_not_mistaken_for_secrets(store: Store) -> None:
     run = store.start_run("rfq", params, "https://h/")
     assert store.run_record(run)["parameters"] == {
         "src_token": "0xabc",
-        "target": "https://h/x",
+        "target": "https://h/x?apiKey=***",
         "tokens": ["USDC", "WETH"],
     }
 

@@ -9,8 +9,8 @@ What would a change of pool size, fee tiers or reservation windows have done to 
   :class:`toolkit.simulate.Traffic` plays on a live embedded service beside an order flow.
 - :func:`replay` runs a flow through the same engine that backs the embedded service: RFQ →
   transaction → escrow → fill → settlement, with optional client retries after a 404
-  (:class:`RetryPolicy`). It returns a :class:`BacktestResult` with a request frame, a pool
-  time series and a summary; :meth:`BacktestResult.to_store` writes it to DuckDB.
+  (:class:`toolkit.client.RetryPolicy`). It returns a :class:`BacktestResult` with a request
+  frame, a pool time series and a summary; :meth:`BacktestResult.to_store` writes it to DuckDB.
 - :func:`sweep` replays one flow over a grid of scenario variants (pool size, fee and window
   overrides) through any ``concurrent.futures.Executor``.
 - :func:`replay_credit` runs a credit book (:func:`generate_book`) over days of price paths:
@@ -86,7 +86,6 @@ from toolkit.backtest.wholeflow import (
     whole_flow,
     whole_flow_seeds,
 )
-from toolkit.resources import RetryPolicy
 
 __all__ = [
     "CREDIT_ACTIONS",
@@ -109,7 +108,6 @@ __all__ = [
     "Exponential",
     "Fixed",
     "LogNormal",
-    "RetryPolicy",
     "SizeModel",
     "Uniform",
     "WholeFlow",

@@ -56,7 +56,7 @@ from toolkit.engine import (
     NoRoute,
     OrderTerms,
 )
-from toolkit.resources import RetryPolicy
+from toolkit.resources.retry import RetryPolicy
 from toolkit.scheduler import Scheduler
 from toolkit.world import EscrowOrder, World, WorldError
 

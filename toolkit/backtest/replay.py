@@ -13,7 +13,7 @@ from toolkit.backtest.result import BacktestResult, build_result
 from toolkit.backtest.scenarios import apply_overrides
 from toolkit.backtest.validate import check_flow
 from toolkit.engine import Engine
-from toolkit.resources import RetryPolicy
+from toolkit.resources.retry import RetryPolicy
 from toolkit.scenario import Scenario, load_scenario
 
 __all__ = ["replay"]

@@ -29,7 +29,7 @@ from toolkit.backtest.replay import replay
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
 from toolkit.backtest.validate import check_flow
 from toolkit.progress import progress_bar
-from toolkit.resources import RetryPolicy
+from toolkit.resources.retry import RetryPolicy
 from toolkit.scenario import Scenario, load_scenario
 
 __all__ = ["SWEEP_METRICS", "sweep", "sweep_point"]

@@ -149,7 +149,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Generate the flow, replay it (or sweep it), print the summary and optionally store it;
     0 on success."""
     stream = sys.stdout if out is None else out
-    from toolkit.backtest import RetryPolicy, generate_flow, replay
+    from toolkit.backtest import generate_flow, replay
+    from toolkit.resources.retry import RetryPolicy
     from toolkit.scenario import load_scenario
 
     if (args.workers or args.scheduler) and not args.sweep:

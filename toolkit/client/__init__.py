@@ -25,6 +25,7 @@ False
 
 from toolkit.client.aio import AsyncServiceClient
 from toolkit.client.asgi import StreamingASGITransport, SyncASGITransport
+from toolkit.client.cards import ServiceCardBackend, run_cards
 from toolkit.client.chain import (
     RPC_URL_ENV,
     AsyncChainProvider,
@@ -32,11 +33,11 @@ from toolkit.client.chain import (
     async_chain_web3,
     chain_provider,
     chain_web3,
-    public_url,
     rpc_url,
 )
 from toolkit.client.config import API_KEY_ENV, BASE_URL_ENV, DEFAULT_TIMEOUT
 from toolkit.client.connect import Connection
+from toolkit.client.credit import AsyncCreditClient, CreditClient, execute_calls
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import (
     BadRequest,
@@ -50,10 +51,11 @@ from toolkit.client.errors import (
 )
 from toolkit.client.events import StreamEvent
 from toolkit.client.operations import DEFAULT_PROTOCOL
-from toolkit.client.retry import Attempt, RetryPolicy
+from toolkit.client.retry import Attempt
 from toolkit.client.swap import AsyncSwapClient, SwapClient
 from toolkit.client.sync import ServiceClient
 from toolkit.client.target import NoTarget, Target, TargetError
+from toolkit.resources.retry import RetryPolicy
 
 __all__ = [
     "API_KEY_ENV",
@@ -62,12 +64,14 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "RPC_URL_ENV",
     "AsyncChainProvider",
+    "AsyncCreditClient",
     "AsyncServiceClient",
     "AsyncSwapClient",
     "Attempt",
     "BadRequest",
     "ChainProvider",
     "Connection",
+    "CreditClient",
     "EmbeddedService",
     "InvalidResponse",
     "NoCapacity",
@@ -75,6 +79,7 @@ __all__ = [
     "NotFound",
     "RetryPolicy",
     "ServerError",
+    "ServiceCardBackend",
     "ServiceClient",
     "ServiceError",
     "StreamEvent",
@@ -88,6 +93,7 @@ __all__ = [
     "async_chain_web3",
     "chain_provider",
     "chain_web3",
-    "public_url",
+    "execute_calls",
     "rpc_url",
+    "run_cards",
 ]

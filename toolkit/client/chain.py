@@ -5,7 +5,7 @@
 service when given, else the configured target's ``$TOOLKIT_RPC_URL_<chainId>``; with none of
 them it raises naming that variable. :func:`async_chain_web3` is the same for ``AsyncWeb3``.
 Node URLs often carry an API key in their path (``/v2/<key>``): :attr:`ChainProvider.public_url`
-keeps only scheme, host and port, and the providers' reprs show nothing more.
+and the providers' reprs show them as :func:`toolkit.urls.redact_url` does (``/v2/***``).
 
 >>> from toolkit.client import EmbeddedService
 >>> service = EmbeddedService("single-pool", env={})
@@ -31,9 +31,9 @@ from web3.types import RPCEndpoint, RPCResponse
 from toolkit.arguments import whole
 from toolkit.client.config import DEFAULT_TIMEOUT
 from toolkit.client.embedded import EmbeddedService
-from toolkit.client.retry import RetryPolicy
 from toolkit.client.target import RPC_URL_ENV, Target
-from toolkit.store.urls import shown_url
+from toolkit.resources.retry import RetryPolicy
+from toolkit.urls import shown_url
 
 __all__ = [
     "RPC_URL_ENV",
@@ -42,19 +42,8 @@ __all__ = [
     "async_chain_web3",
     "chain_provider",
     "chain_web3",
-    "public_url",
     "rpc_url",
 ]
-
-
-def public_url(url: str) -> str:
-    """``url`` reduced to scheme, host and port (:func:`toolkit.store.redact_url` without the
-    path: node URLs carry keys in paths and queries).
-
-    >>> public_url("https://user:pw@base-mainnet.example.com/v2/s3cr3t?key=x")
-    'https://base-mainnet.example.com'
-    """
-    return shown_url(url, path=False)
 
 
 def rpc_url(chain_id: int, env: Mapping[str, str] | None = None) -> str | None:
@@ -108,8 +97,8 @@ class ChainProvider(JSONBaseProvider):
 
     @property
     def public_url(self) -> str:
-        """The endpoint without path, query or credentials (what a run records)."""
-        return public_url(self.url)
+        """The endpoint as :func:`toolkit.urls.redact_url` shows it (what a run records)."""
+        return shown_url(self.url)
 
     def _post(self, body: bytes) -> Any:
         attempt = 0
@@ -186,8 +175,8 @@ class AsyncChainProvider(AsyncJSONBaseProvider):
 
     @property
     def public_url(self) -> str:
-        """The endpoint without path, query or credentials."""
-        return public_url(self.url)
+        """The endpoint as :func:`toolkit.urls.redact_url` shows it."""
+        return shown_url(self.url)
 
     async def _post(self, body: bytes) -> Any:
         attempt = 0

@@ -21,11 +21,11 @@ from toolkit.client.chain import chain_web3
 from toolkit.client.closing import Closing
 from toolkit.client.credit import CreditClient
 from toolkit.client.embedded import EmbeddedService
-from toolkit.client.retry import RetryPolicy
 from toolkit.client.swap import SwapClient
 from toolkit.client.sync import ServiceClient
 from toolkit.client.target import Target
 from toolkit.clock import Clock
+from toolkit.resources.retry import RetryPolicy
 
 __all__ = ["Connection"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -16,16 +16,16 @@ from toolkit.client.config import resolve_timeout
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import ServiceError, TransportError
 from toolkit.client.operations import Operation
-from toolkit.client.retry import Attempt, RetryPolicy
+from toolkit.client.retry import Attempt, AttemptHook
 from toolkit.client.target import Surface, TargetError, check_url
 from toolkit.client.target import Target as ConfigTarget
 from toolkit.clock import WALL, Clock
+from toolkit.resources.retry import RetryPolicy
 from toolkit.scenario.secret import Secret
-from toolkit.store.urls import shown_url
+from toolkit.urls import shown_url
 
 __all__ = ["AttemptHook", "ClientCore", "Endpoint"]
 
-AttemptHook = Callable[[Attempt], None]
 _log = logging.getLogger("toolkit.client")
 #: Placeholder origin when a caller passes a transport without a URL (tests, fault injection).
 _TRANSPORT_ONLY_URL = "http://service.invalid"

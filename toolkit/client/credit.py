@@ -15,11 +15,13 @@ method returns the list of :class:`~toolkit.resources.ContractCall` the service 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
+from toolkit.client.endpoints import AsyncCaller, SyncCaller, endpoint
 from toolkit.client.operations import Operation, amount_text, chain_text, path_segment, read_model
+from toolkit.client.retry import AttemptHook
 from toolkit.resources import (
     AutoTopUpConfig,
     AutoTopUpSettings,
@@ -39,7 +41,11 @@ from toolkit.resources import (
 )
 from toolkit.resources.types import HexAddress
 
-__all__ = ["AsyncCreditClient", "CreditClient", "execute_calls", "operations"]
+if TYPE_CHECKING:
+    from toolkit.client.aio import AsyncServiceClient
+    from toolkit.client.sync import ServiceClient
+
+__all__ = ["AsyncCreditClient", "CreditClient", "CreditEndpoints", "execute_calls"]
 
 T = TypeVar("T")
 
@@ -70,15 +76,18 @@ def _op(
     return Operation(name, "GET", path, params=clean, auth=False, parse=parse)
 
 
-class operations:
-    """The credit operations (each builds an :class:`Operation`; parameters are checked here).
+def _v2(account: str, asset: str, action: str) -> str:
+    return f"/credit/v2/accounts/{_address(account, 'account')}/assets/{_asset(asset)}/{action}"
 
-    >>> operations.draw("0x" + "11" * 20, 10**6, "0x" + "22" * 20).params
-    {'amount': '1000000', 'receiver': '0x2222222222222222222222222222222222222222'}
-    """
 
-    @staticmethod
-    def protocol() -> Operation[ProtocolConfig]:
+class CreditEndpoints:
+    """The credit endpoints, defined once for both clients (:mod:`toolkit.client.endpoints`):
+    each checks its parameters and builds the request; ``asset`` is the credit asset
+    (``usdc``, ``eure``)."""
+
+    @endpoint
+    def protocol(self) -> Operation[ProtocolConfig]:
+        """``GET /credit/protocol``."""
         return _op(
             "credit protocol",
             "/credit/protocol",
@@ -86,8 +95,9 @@ class operations:
             _reader(ProtocolConfig, "credit protocol", lambda b: b),
         )
 
-    @staticmethod
-    def info(account: str) -> Operation[dict[str, CreditAccountInfo]]:
+    @endpoint
+    def info(self, account: str) -> Operation[dict[str, CreditAccountInfo]]:
+        """``GET /credit/accounts/{account}/info``: the figures by credit asset symbol."""
         path = f"/credit/accounts/{_address(account, 'account')}/info"
         return _op(
             "credit info",
@@ -96,8 +106,9 @@ class operations:
             _reader(CreditInfoResponse, "credit info", lambda b: dict(b.data)),
         )
 
-    @staticmethod
-    def operator(account: str, asset: str = "usdc") -> Operation[OperatorInfo]:
+    @endpoint
+    def operator(self, account: str, asset: str = "usdc") -> Operation[OperatorInfo]:
+        """The account's operator and whitelisted receivers."""
         path = f"/credit/v2/accounts/{_address(account, 'account')}/assets/{_asset(asset)}/operator"
         return _op(
             "credit operator",
@@ -106,10 +117,11 @@ class operations:
             _reader(OperatorStatus, "credit operator", lambda b: b.data),
         )
 
-    @staticmethod
+    @endpoint
     def collateral(
-        chain: int | str, collateral: str, asset: str = "usdc"
+        self, chain: int | str, collateral: str, asset: str = "usdc"
     ) -> Operation[CollateralDetails]:
+        """Details of a supported collateral."""
         caip = path_segment(chain_text(chain, "chain"))
         token = _address(collateral, "collateral")
         path = f"/credit/v2/assets/{_asset(asset)}/collateral/{caip}/{token}"
@@ -120,12 +132,9 @@ class operations:
             _reader(CollateralDetailsResponse, "credit collateral", lambda b: b.data),
         )
 
-    @staticmethod
-    def _v2(account: str, asset: str, action: str) -> str:
-        return f"/credit/v2/accounts/{_address(account, 'account')}/assets/{_asset(asset)}/{action}"
-
-    @staticmethod
+    @endpoint
     def lock(
+        self,
         account: str,
         amount: int | str,
         earn_asset: str,
@@ -133,18 +142,18 @@ class operations:
         earn: str | None = None,
         asset: str = "usdc",
     ) -> Operation[list[ContractCall]]:
+        """The calls that lock ``amount`` of ``earn_asset`` (wrapping into ``earn`` first)."""
         params = {
             "amount": amount_text(amount, "amount"),
             "earnAsset": _address(earn_asset, "earnAsset"),
         }
         if earn is not None:
             params["earn"] = earn
-        return _op(
-            "credit lock", operations._v2(account, asset, "lock"), params, _calls("credit lock")
-        )
+        return _op("credit lock", _v2(account, asset, "lock"), params, _calls("credit lock"))
 
-    @staticmethod
+    @endpoint
     def unlock(
+        self,
         account: str,
         amount: int | str,
         collateral: str,
@@ -152,6 +161,7 @@ class operations:
         unwrap: bool = False,
         asset: str = "usdc",
     ) -> Operation[list[ContractCall]]:
+        """The calls that unlock ``amount`` of ``collateral`` (and redeem it with ``unwrap``)."""
         params = {
             "amount": amount_text(amount, "amount"),
             "collateral": _address(collateral, "collateral"),
@@ -160,34 +170,33 @@ class operations:
             params["unwrap"] = "true"
         return _op(
             "credit unlock",
-            operations._v2(account, asset, "unlock"),
+            _v2(account, asset, "unlock"),
             params,
             _calls("credit unlock"),
         )
 
-    @staticmethod
+    @endpoint
     def draw(
-        account: str, amount: int | str, receiver: str, *, asset: str = "usdc"
+        self, account: str, amount: int | str, receiver: str, *, asset: str = "usdc"
     ) -> Operation[list[ContractCall]]:
+        """The call that draws ``amount`` of credit to ``receiver``."""
         params = {
             "amount": amount_text(amount, "amount"),
             "receiver": _address(receiver, "receiver"),
         }
-        return _op(
-            "credit draw", operations._v2(account, asset, "draw"), params, _calls("credit draw")
-        )
+        return _op("credit draw", _v2(account, asset, "draw"), params, _calls("credit draw"))
 
-    @staticmethod
+    @endpoint
     def repay(
-        account: str, amount: int | str, *, asset: str = "usdc"
+        self, account: str, amount: int | str, *, asset: str = "usdc"
     ) -> Operation[list[ContractCall]]:
+        """The approve and repay calls for ``amount``."""
         params = {"amount": amount_text(amount, "amount")}
-        return _op(
-            "credit repay", operations._v2(account, asset, "repay"), params, _calls("credit repay")
-        )
+        return _op("credit repay", _v2(account, asset, "repay"), params, _calls("credit repay"))
 
-    @staticmethod
+    @endpoint
     def enable_topup(
+        self,
         account: str,
         receiver: str,
         threshold: int | str,
@@ -197,6 +206,7 @@ class operations:
         asset: str = "usdc",
         update: bool = False,
     ) -> Operation[list[ContractCall]]:
+        """Enable (or ``update``) auto top-up of ``receiver``: the operator set-up calls missing."""
         params = {
             "receiver": _address(receiver, "receiver"),
             "threshold": amount_text(threshold, "threshold"),
@@ -205,22 +215,24 @@ class operations:
         if health_factor is not None:
             params["healthFactor"] = amount_text(health_factor, "healthFactor")
         action = "update" if update else "enable"
-        path = operations._v2(account, asset, f"operator/auto-topup/{action}")
+        path = _v2(account, asset, f"operator/auto-topup/{action}")
         return _op(f"credit auto-topup {action}", path, params, _calls("credit auto-topup"))
 
-    @staticmethod
+    @endpoint
     def disable_topup(
-        account: str, receiver: str, *, asset: str = "usdc"
+        self, account: str, receiver: str, *, asset: str = "usdc"
     ) -> Operation[list[ContractCall]]:
-        path = operations._v2(account, asset, "operator/auto-topup/disable")
+        """Disable auto top-up of ``receiver``: removeCreditReceiver when whitelisted."""
+        path = _v2(account, asset, "operator/auto-topup/disable")
         params = {"receiver": _address(receiver, "receiver")}
         return _op("credit auto-topup disable", path, params, _calls("credit auto-topup disable"))
 
-    @staticmethod
+    @endpoint
     def topup_config(
-        account: str, receiver: str, *, asset: str = "usdc"
+        self, account: str, receiver: str, *, asset: str = "usdc"
     ) -> Operation[AutoTopUpSettings]:
-        path = operations._v2(account, asset, "operator/auto-topup/config")
+        """The auto top-up settings of ``receiver``."""
+        path = _v2(account, asset, "operator/auto-topup/config")
         params = {"receiver": _address(receiver, "receiver")}
         return _op(
             "credit auto-topup config",
@@ -229,10 +241,17 @@ class operations:
             _reader(AutoTopUpConfig, "credit auto-topup config", lambda b: b.config),
         )
 
-    @staticmethod
+    @endpoint
     def wrap(
-        account: str, amount: int | str, token: str, chain: int | str, *, earn: str | None = None
+        self,
+        account: str,
+        amount: int | str,
+        token: str,
+        chain: int | str,
+        *,
+        earn: str | None = None,
     ) -> Operation[WrapResult]:
+        """Wrap ``amount`` of ``token`` into an earn vault: estimated shares and calls."""
         params = {
             "account": _address(account, "account"),
             "amount": amount_text(amount, "amount"),
@@ -248,8 +267,9 @@ class operations:
             _reader(WrapResult, "credit earn wrap", lambda b: b),
         )
 
-    @staticmethod
+    @endpoint
     def unwrap(
+        self,
         owner: str,
         receiver: str,
         shares: int | str,
@@ -258,6 +278,7 @@ class operations:
         *,
         slippage: float = 0.3,
     ) -> Operation[UnwrapResult]:
+        """Redeem ``shares`` of the vault ``asset``: estimated and minimum output, calls."""
         params = {
             "owner": _address(owner, "owner"),
             "receiver": _address(receiver, "receiver"),
@@ -274,190 +295,26 @@ class operations:
         )
 
 
-class _Caller(Protocol):
-    def call(self, op: Operation[T]) -> T: ...
-
-
-class _AsyncCaller(Protocol):
-    async def call(self, op: Operation[T]) -> T: ...
-
-
-class CreditClient:
+class CreditClient(CreditEndpoints, SyncCaller):
     """The credit surface on a sync service client (see the module docstring)."""
 
-    def __init__(self, client: _Caller) -> None:
+    def __init__(self, client: ServiceClient) -> None:
         self.client = client
 
-    def protocol(self) -> ProtocolConfig:
-        """``GET /credit/protocol``."""
-        return self.client.call(operations.protocol())
-
-    def info(self, account: str) -> dict[str, CreditAccountInfo]:
-        """``GET /credit/accounts/{account}/info``: the figures by credit asset symbol."""
-        return self.client.call(operations.info(account))
-
-    def operator(self, account: str, asset: str = "usdc") -> OperatorInfo:
-        """The account's operator and whitelisted receivers."""
-        return self.client.call(operations.operator(account, asset))
-
-    def collateral(
-        self, chain: int | str, collateral: str, asset: str = "usdc"
-    ) -> CollateralDetails:
-        """Details of a supported collateral."""
-        return self.client.call(operations.collateral(chain, collateral, asset))
-
-    def lock(
-        self, account: str, amount: int | str, earn_asset: str, *, earn: str | None = None
-    ) -> list[ContractCall]:
-        """The calls that lock ``amount`` of ``earn_asset`` (wrapping into ``earn`` first)."""
-        return self.client.call(operations.lock(account, amount, earn_asset, earn=earn))
-
-    def unlock(
-        self, account: str, amount: int | str, collateral: str, *, unwrap: bool = False
-    ) -> list[ContractCall]:
-        """The calls that unlock ``amount`` of ``collateral`` (and redeem it with ``unwrap``)."""
-        return self.client.call(operations.unlock(account, amount, collateral, unwrap=unwrap))
-
-    def draw(self, account: str, amount: int | str, receiver: str) -> list[ContractCall]:
-        """The call that draws ``amount`` of credit to ``receiver``."""
-        return self.client.call(operations.draw(account, amount, receiver))
-
-    def repay(self, account: str, amount: int | str) -> list[ContractCall]:
-        """The approve and repay calls for ``amount``."""
-        return self.client.call(operations.repay(account, amount))
-
-    def enable_topup(
-        self,
-        account: str,
-        receiver: str,
-        threshold: int | str,
-        target_balance: int | str,
-        *,
-        health_factor: int | None = None,
-        update: bool = False,
-    ) -> list[ContractCall]:
-        """Enable (or ``update``) auto top-up of ``receiver``: the operator set-up calls missing."""
-        op = operations.enable_topup(
-            account, receiver, threshold, target_balance, health_factor=health_factor, update=update
-        )
-        return self.client.call(op)
-
-    def disable_topup(self, account: str, receiver: str) -> list[ContractCall]:
-        """Disable auto top-up of ``receiver``: removeCreditReceiver when whitelisted."""
-        return self.client.call(operations.disable_topup(account, receiver))
-
-    def topup_config(self, account: str, receiver: str) -> AutoTopUpSettings:
-        """The auto top-up settings of ``receiver``."""
-        return self.client.call(operations.topup_config(account, receiver))
-
-    def wrap(
-        self,
-        account: str,
-        amount: int | str,
-        token: str,
-        chain: int | str,
-        *,
-        earn: str | None = None,
-    ) -> WrapResult:
-        """Wrap ``amount`` of ``token`` into an earn vault: estimated shares and calls."""
-        return self.client.call(operations.wrap(account, amount, token, chain, earn=earn))
-
-    def unwrap(
-        self,
-        owner: str,
-        receiver: str,
-        shares: int | str,
-        asset: str,
-        chain: int | str,
-        *,
-        slippage: float = 0.3,
-    ) -> UnwrapResult:
-        """Redeem ``shares`` of the vault ``asset``: estimated and minimum output, calls."""
-        return self.client.call(
-            operations.unwrap(owner, receiver, shares, asset, chain, slippage=slippage)
-        )
+    def call(self, op: Operation[T], *, on_attempt: AttemptHook | None = None) -> T:
+        """Run ``op`` on the service client (its target, retry policy and clock)."""
+        return self.client.call(op, on_attempt=on_attempt)
 
 
-class AsyncCreditClient:
-    """The credit surface on an async service client (the reads and call builders)."""
+class AsyncCreditClient(CreditEndpoints, AsyncCaller):
+    """The credit surface on an async service client (the same methods, awaitable)."""
 
-    def __init__(self, client: _AsyncCaller) -> None:
+    def __init__(self, client: AsyncServiceClient) -> None:
         self.client = client
 
-    async def protocol(self) -> ProtocolConfig:
-        return await self.client.call(operations.protocol())
-
-    async def info(self, account: str) -> dict[str, CreditAccountInfo]:
-        return await self.client.call(operations.info(account))
-
-    async def operator(self, account: str, asset: str = "usdc") -> OperatorInfo:
-        return await self.client.call(operations.operator(account, asset))
-
-    async def collateral(
-        self, chain: int | str, collateral: str, asset: str = "usdc"
-    ) -> CollateralDetails:
-        return await self.client.call(operations.collateral(chain, collateral, asset))
-
-    async def lock(
-        self, account: str, amount: int | str, earn_asset: str, *, earn: str | None = None
-    ) -> list[ContractCall]:
-        return await self.client.call(operations.lock(account, amount, earn_asset, earn=earn))
-
-    async def unlock(
-        self, account: str, amount: int | str, collateral: str, *, unwrap: bool = False
-    ) -> list[ContractCall]:
-        return await self.client.call(operations.unlock(account, amount, collateral, unwrap=unwrap))
-
-    async def draw(self, account: str, amount: int | str, receiver: str) -> list[ContractCall]:
-        return await self.client.call(operations.draw(account, amount, receiver))
-
-    async def repay(self, account: str, amount: int | str) -> list[ContractCall]:
-        return await self.client.call(operations.repay(account, amount))
-
-    async def topup_config(self, account: str, receiver: str) -> AutoTopUpSettings:
-        return await self.client.call(operations.topup_config(account, receiver))
-
-    async def enable_topup(
-        self,
-        account: str,
-        receiver: str,
-        threshold: int | str,
-        target_balance: int | str,
-        *,
-        health_factor: int | None = None,
-        update: bool = False,
-    ) -> list[ContractCall]:
-        op = operations.enable_topup(
-            account, receiver, threshold, target_balance, health_factor=health_factor, update=update
-        )
-        return await self.client.call(op)
-
-    async def disable_topup(self, account: str, receiver: str) -> list[ContractCall]:
-        return await self.client.call(operations.disable_topup(account, receiver))
-
-    async def wrap(
-        self,
-        account: str,
-        amount: int | str,
-        token: str,
-        chain: int | str,
-        *,
-        earn: str | None = None,
-    ) -> WrapResult:
-        return await self.client.call(operations.wrap(account, amount, token, chain, earn=earn))
-
-    async def unwrap(
-        self,
-        owner: str,
-        receiver: str,
-        shares: int | str,
-        asset: str,
-        chain: int | str,
-        *,
-        slippage: float = 0.3,
-    ) -> UnwrapResult:
-        op = operations.unwrap(owner, receiver, shares, asset, chain, slippage=slippage)
-        return await self.client.call(op)
+    async def call(self, op: Operation[T], *, on_attempt: AttemptHook | None = None) -> T:
+        """Run ``op`` on the async service client."""
+        return await self.client.call(op, on_attempt=on_attempt)
 
 
 def execute_calls(

@@ -1,4 +1,5 @@
-"""Liquidity API requests: discovery, the borrow quote and the signed authorization."""
+"""Liquidity API requests: discovery, the borrow quote, the signed authorization and the event
+stream."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ from toolkit.resources import (
 )
 from toolkit.resources.types import PoolType, QuoteType
 
-__all__ = ["authorize", "borrow_quote", "fees", "health", "pool", "solver", "tokens"]
+__all__ = ["authorize", "borrow_quote", "events", "fees", "health", "pool", "solver", "tokens"]
 
 _SNIPPET = 200
 
@@ -260,4 +261,16 @@ def authorize(
         json=body.to_wire(),
         retry="never",
         parse_event=read_event,
+    )
+
+
+def events(protocol: str = DEFAULT_PROTOCOL) -> Operation[None]:
+    """``GET /liquidity/protocol/{protocol}/events``: the stream the clients' ``liquidity_events``
+    follow (their :class:`~toolkit.client.session.StreamSession` reads it, not ``parse``).
+
+    >>> events().path
+    '/liquidity/protocol/partner-escrow/events'
+    """
+    return Operation(
+        "liquidity_events", "GET", f"/liquidity/protocol/{protocol_segment(protocol)}/events"
     )

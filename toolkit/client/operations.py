@@ -27,9 +27,10 @@ from toolkit.client.errors import (
     ServiceError,
     Unauthorized,
 )
-from toolkit.client.retry import RetryClass, retry_after_seconds
+from toolkit.client.retry import retry_after_seconds
 from toolkit.codecs import caip2
 from toolkit.resources import ErrorBody, InvalidInput, parse
+from toolkit.resources.retry import RetryClass
 
 __all__ = [
     "DEFAULT_PROTOCOL",
@@ -55,7 +56,8 @@ class Operation(Generic[T]):
 
     ``parse`` reads a whole JSON body; ``parse_event`` (for endpoints that answer with an event
     stream) reads server-sent events until one returns a value. ``not_found`` is the error class
-    of a 404 (capacity for the RFQ).
+    of a 404 (capacity for the RFQ); ``read_error`` reads a refusal of a surface whose error body
+    is not the interface's ``{error, debug?}`` (the swap API's), :func:`error_for` otherwise.
     """
 
     name: str
@@ -68,6 +70,11 @@ class Operation(Generic[T]):
     parse: Callable[[httpx.Response], T] | None = None
     parse_event: Callable[[ServerSentEvent], T | None] | None = None
     not_found: type[ServiceError] = NotFound
+    read_error: Callable[[Operation[Any], httpx.Response, str | None], ServiceError] | None = None
+
+    def refusal(self, response: httpx.Response, secret: str | None) -> ServiceError:
+        """The typed error of a non-2xx ``response`` (its body read), ``secret`` scrubbed out."""
+        return (self.read_error or error_for)(self, response, secret)
 
     def summary(self) -> str:
         """``METHOD /path`` for logs and messages (never headers, so never the key)."""

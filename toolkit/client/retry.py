@@ -1,16 +1,15 @@
 """The record of every attempt a service client makes, and the ``Retry-After`` header.
 
-The policy itself is the interface's one retry policy, :class:`toolkit.resources.RetryPolicy`.
+The policy itself is the interface's one retry policy, :class:`toolkit.client.RetryPolicy`
+(defined in :mod:`toolkit.resources.retry`, beside the wire models it governs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from toolkit.resources.retry import RetryClass, RetryPolicy
-
-__all__ = ["Attempt", "RetryClass", "RetryPolicy", "retry_after_seconds"]
+__all__ = ["Attempt", "AttemptHook", "retry_after_seconds"]
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
@@ -66,3 +65,7 @@ class Attempt:
     def ok(self) -> bool:
         """Whether this attempt got a 2xx answer that parsed."""
         return 200 <= self.status < 300 and self.error is None
+
+
+#: What receives every attempt: a client's ``on_attempt`` and a call's own.
+AttemptHook = Callable[[Attempt], None]

@@ -41,6 +41,7 @@ import httpx
 from toolkit.client import operations as ops
 from toolkit.client.core import AsyncLifecycle, AttemptHook, ClientCore, Endpoint, SyncLifecycle
 from toolkit.client.embedded import EmbeddedService
+from toolkit.client.endpoints import Call, endpoint
 from toolkit.client.errors import (
     BadRequest,
     NotFound,
@@ -48,13 +49,14 @@ from toolkit.client.errors import (
     ServiceError,
     Unauthorized,
 )
-from toolkit.client.retry import RetryPolicy, retry_after_seconds
-from toolkit.client.session import CallSession
+from toolkit.client.retry import retry_after_seconds
+from toolkit.client.runner import AsyncRunner, SyncRunner
 from toolkit.client.target import ENV
-from toolkit.clock import Clock, sleep_async
+from toolkit.clock import Clock
 from toolkit.resources import ErrorBody, InvalidInput, RouteQuery, RouteResult, SwapErrorBody, parse
+from toolkit.resources.retry import RetryPolicy
 from toolkit.scenario.secret import Secret
-from toolkit.store.urls import shown_url
+from toolkit.urls import shown_url
 
 __all__ = [
     "NETWORKS",
@@ -142,6 +144,7 @@ def route_operation(
         params=params,
         retry="read",
         parse=lambda response: ops.read_model(RouteResult, response, "route"),
+        read_error=_swap_error,
     )
 
 
@@ -214,7 +217,34 @@ class _Base:
         return f"{type(self).__name__}({self.url!r}{key})"
 
 
-class SwapClient(_Base, SyncLifecycle):
+class _SwapEndpoints(_Base):
+    """The swap API's one endpoint, defined once for both clients."""
+
+    @endpoint
+    def route(
+        self,
+        network: str,
+        *,
+        amount_in: int | str,
+        token_in: str,
+        token_out: str,
+        slippage_bps: int | None = None,
+        timeout_ms: int | None = None,
+        on_attempt: AttemptHook | None = None,
+    ) -> Call[RouteResult]:
+        """The route for ``amount_in`` of ``token_in`` into ``token_out`` on ``network``."""
+        op = route_operation(
+            network,
+            amount_in=amount_in,
+            token_in=token_in,
+            token_out=token_out,
+            slippage_bps=slippage_bps,
+            timeout_ms=timeout_ms,
+        )
+        return Call(op, on_attempt)
+
+
+class SwapClient(_SwapEndpoints, SyncRunner, SyncLifecycle):
     """A synchronous swap API client (module docstring)."""
 
     def __init__(
@@ -249,54 +279,8 @@ class SwapClient(_Base, SyncLifecycle):
             base_url=self.base, transport=transport, timeout=self._core.timeout
         )
 
-    def call(
-        self, op: ops.Operation[RouteResult], *, on_attempt: AttemptHook | None = None
-    ) -> RouteResult:
-        """Run ``op`` under the retry policy."""
-        session = CallSession(self._core, op, on_attempt)
-        while True:
-            session.start()
-            try:
-                response = self._http.request(
-                    op.method, op.path, params=op.params, headers=self._core.headers(op)
-                )
-                if not response.is_success:
-                    raise _swap_error(op, response, self._core.secret_text())
-                assert op.parse is not None
-                value = op.parse(response)
-            except httpx.TransportError as exc:
-                error: ServiceError = self._core.transport_error(op.name, exc)
-            except ServiceError as exc:
-                error = exc
-            else:
-                session.succeeded(response.status_code)
-                return value
-            self.clock.sleep(session.failed(error))
 
-    def route(
-        self,
-        network: str,
-        *,
-        amount_in: int | str,
-        token_in: str,
-        token_out: str,
-        slippage_bps: int | None = None,
-        timeout_ms: int | None = None,
-        on_attempt: AttemptHook | None = None,
-    ) -> RouteResult:
-        """The route for ``amount_in`` of ``token_in`` into ``token_out`` on ``network``."""
-        op = route_operation(
-            network,
-            amount_in=amount_in,
-            token_in=token_in,
-            token_out=token_out,
-            slippage_bps=slippage_bps,
-            timeout_ms=timeout_ms,
-        )
-        return self.call(op, on_attempt=on_attempt)
-
-
-class AsyncSwapClient(_Base, AsyncLifecycle):
+class AsyncSwapClient(_SwapEndpoints, AsyncRunner, AsyncLifecycle):
     """The asynchronous swap API client (same arguments as :class:`SwapClient`)."""
 
     def __init__(
@@ -330,49 +314,3 @@ class AsyncSwapClient(_Base, AsyncLifecycle):
         self._http = httpx.AsyncClient(
             base_url=self.base, transport=transport, timeout=self._core.timeout
         )
-
-    async def call(
-        self, op: ops.Operation[RouteResult], *, on_attempt: AttemptHook | None = None
-    ) -> RouteResult:
-        """Run ``op`` under the retry policy."""
-        session = CallSession(self._core, op, on_attempt)
-        while True:
-            session.start()
-            try:
-                response = await self._http.request(
-                    op.method, op.path, params=op.params, headers=self._core.headers(op)
-                )
-                if not response.is_success:
-                    raise _swap_error(op, response, self._core.secret_text())
-                assert op.parse is not None
-                value = op.parse(response)
-            except httpx.TransportError as exc:
-                error: ServiceError = self._core.transport_error(op.name, exc)
-            except ServiceError as exc:
-                error = exc
-            else:
-                session.succeeded(response.status_code)
-                return value
-            await sleep_async(self.clock, session.failed(error))
-
-    async def route(
-        self,
-        network: str,
-        *,
-        amount_in: int | str,
-        token_in: str,
-        token_out: str,
-        slippage_bps: int | None = None,
-        timeout_ms: int | None = None,
-        on_attempt: AttemptHook | None = None,
-    ) -> RouteResult:
-        """The route for ``amount_in`` of ``token_in`` into ``token_out`` on ``network``."""
-        op = route_operation(
-            network,
-            amount_in=amount_in,
-            token_in=token_in,
-            token_out=token_out,
-            slippage_bps=slippage_bps,
-            timeout_ms=timeout_ms,
-        )
-        return await self.call(op, on_attempt=on_attempt)

@@ -16,7 +16,7 @@ for you. :meth:`Target.load` reads it from the environment over an optional TOML
     8453 = "https://base-node.example/v2/KEY"
 
 Every key is held in a :class:`~toolkit.scenario.Secret`; :meth:`Target.describe` shows the
-configuration with keys masked and URLs stripped of credentials (:func:`toolkit.store.redact_url`,
+configuration with keys masked and URLs stripped of credentials (:func:`toolkit.urls.redact_url`,
 the one policy). :meth:`Target.require` is the rule that nothing falls back to the simulator: a
 surface left unconfigured is an error naming its variable.
 
@@ -42,7 +42,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from toolkit.scenario.secret import Secret
-from toolkit.store.urls import shown_url
+from toolkit.urls import shown_url
 
 __all__ = [
     "ENV",
@@ -292,10 +292,11 @@ class Target(BaseModel):
     def describe(self) -> list[tuple[str, str]]:
         """(variable, value) of every setting: URLs without credentials, keys masked.
 
-        >>> env = {"TOOLKIT_API_KEY": "k", "TOOLKIT_RPC_URL_1": "https://n.example/v2/k"}
+        >>> node = "https://n.example/v2/Hc2OUlzTGL5V4Ve7vGWEJ8mC2ZU3tc7x"
+        >>> env = {"TOOLKIT_API_KEY": "k", "TOOLKIT_RPC_URL_1": node}
         >>> rows = dict(Target.load(env=env).describe())
         >>> rows["TOOLKIT_API_KEY"], rows["TOOLKIT_RPC_URL_1"]
-        ('*** (set)', 'https://n.example')
+        ('*** (set)', 'https://n.example/v2/***')
         """
         rows = [("target", self.kind + (" (simulated)" if self.embedded else ""))]
         for name, variable in ENV.items():
@@ -307,7 +308,7 @@ class Target(BaseModel):
             else:
                 rows.append((variable, shown_url(value) if name.endswith("url") else str(value)))
         for chain, url in sorted(self.rpc_urls.items()):
-            rows.append((rpc_variable(chain), shown_url(url, path=False)))
+            rows.append((rpc_variable(chain), shown_url(url)))
         return rows
 
     def __repr__(self) -> str:

@@ -47,13 +47,13 @@ from web3 import Web3
 from web3.types import RPCEndpoint
 
 from toolkit.arguments import whole
-from toolkit.client import public_url
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.events import EVENTS, decode_log
 from toolkit.collect.pool_events import POOL_TABLES, nft_transfer_row, pool_event_row
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
 from toolkit.store import Store, polars_schema
+from toolkit.urls import shown_url
 
 __all__ = ["CHAIN_EVENTS", "ChainCollector", "RpcFailure", "log_rows", "range_too_large"]
 
@@ -341,7 +341,7 @@ class ChainCollector(BaseCollector):
         if isinstance(url, str):
             return url
         endpoint = getattr(provider, "endpoint_uri", None)
-        return public_url(str(endpoint)) if endpoint else "web3://provider"
+        return shown_url(str(endpoint)) if endpoint else "web3://provider"
 
     def _call(self, method: str, params: list[Any]) -> Any:
         return _result(method, self.w3.provider.make_request(RPCEndpoint(method), params))

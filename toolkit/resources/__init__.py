@@ -100,7 +100,6 @@ from toolkit.resources.liquidity import (
     SupportedToken,
     TokensResponse,
 )
-from toolkit.resources.retry import RetryClass, RetryPolicy
 from toolkit.resources.swap import (
     RouteQuery,
     RouteResult,
@@ -214,8 +213,6 @@ __all__ = [
     "RepayQuery",
     "RequestId",
     "Resource",
-    "RetryClass",
-    "RetryPolicy",
     "RfqQuery",
     "RfqResponse",
     "RouteQuery",

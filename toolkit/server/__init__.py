@@ -15,7 +15,8 @@ which :func:`serve_in_thread` provides on a free loopback port.
 >>> import asyncio, httpx
 >>> from toolkit.scenario import load_scenario
 >>> from toolkit.server import create_app
->>> app = create_app(load_scenario("default", env={}), clock=lambda: 1_760_000_000.0)
+>>> from toolkit.clock import VirtualClock
+>>> app = create_app(load_scenario("default", env={}), clock=VirtualClock())
 >>> async def rfq():
 ...     transport = httpx.ASGITransport(app=app)
 ...     async with httpx.AsyncClient(transport=transport, base_url="http://sim") as client:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Final
@@ -15,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from toolkit.clock import WALL, Clock
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.server import credit, events, intents, liquidity, rpc, signature, sim, swap
 from toolkit.server.connections import BodyDeadline
@@ -71,7 +71,7 @@ _TAGS: Final = [
 def create_app(
     scenario: Scenario | str | os.PathLike[str] | None = None,
     *,
-    clock: Callable[[], float] = time.time,
+    clock: Clock = WALL,
     heartbeat: float = 15.0,
     tick: float = 1.0,
     max_events: int = 100_000,
@@ -79,12 +79,12 @@ def create_app(
 ) -> FastAPI:
     """The embedded service for ``scenario`` (default ``default``) as an ASGI app.
 
-    ``clock`` returns the time in seconds (inject a fake one in tests); ``heartbeat`` is the
-    seconds between ``: ping`` comments on idle event streams; ``tick`` the seconds between a
-    stream's checks for lapsed reservations; ``max_events`` how many engine events the log keeps
-    for resuming streams; ``seed`` varies the engine's quote ids and the order nonces (the same
-    seed gives the same ids on every run). The app holds one engine; ``app.state.service`` is
-    its :class:`Service`.
+    ``clock`` is the service's :class:`~toolkit.clock.Clock` (a ``VirtualClock`` in tests);
+    ``heartbeat`` is the seconds between ``: ping`` comments on idle event streams; ``tick`` the
+    seconds between a stream's checks for lapsed reservations; ``max_events`` how many engine
+    events the log keeps for resuming streams; ``seed`` varies the engine's quote ids and the
+    order nonces (the same seed gives the same ids on every run). The app holds one engine;
+    ``app.state.service`` is its :class:`Service`.
 
     >>> import httpx, asyncio
     >>> from toolkit.scenario import load_scenario

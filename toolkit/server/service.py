@@ -13,8 +13,6 @@ import copy
 import hashlib
 import math
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -26,6 +24,7 @@ from toolkit.chain.registry import (
     Registry,
     default_registry,
 )
+from toolkit.clock import WALL, Clock, OffsetClock
 from toolkit.engine import Engine, PoolState
 from toolkit.scenario import Pool, Scenario
 from toolkit.server.locking import FairLock
@@ -78,17 +77,19 @@ class _Nonces:
         return cls(int.from_bytes(digest[:8], "big") << 64)
 
 
-class Service:
+class Service(OffsetClock):
     """One embedded service: the engine, the simulated world on the same engine (read by the
     ``/sim`` surface), the simulated chains behind JSON-RPC (``/rpc/{chainId}``) and the relay
     between them, the scenario's registry, the clock, and the event-stream bookkeeping.
 
-    ``offset`` (seconds) is added to the clock: the chains' development namespace
+    The service is the :class:`~toolkit.clock.OffsetClock` its chains' JSON-RPC runs on:
+    ``offset`` (seconds) is added to ``clock``, the chains' development namespace
     (``evm_increaseTime``, ``evm_mine``, ``evm_revert``) moves it, so every timer of the
     service (reservations, the filler, the chains' blocks) moves with it.
 
     >>> from toolkit.scenario import load_scenario
-    >>> service = Service(load_scenario("single-pool", env={}), clock=lambda: 100.0)
+    >>> from toolkit.clock import VirtualClock
+    >>> service = Service(load_scenario("single-pool", env={}), clock=VirtualClock(100.0))
     >>> service.now()
     100.0
     >>> service.next_nonce() + 1 == service.next_nonce()
@@ -99,7 +100,7 @@ class Service:
         self,
         scenario: Scenario,
         *,
-        clock: Callable[[], float] = time.time,
+        clock: Clock = WALL,
         heartbeat: float = 15.0,
         tick: float = 1.0,
         max_events: int = 100_000,
@@ -107,8 +108,7 @@ class Service:
     ) -> None:
         if not isinstance(scenario, Scenario):
             raise TypeError("scenario: must be a toolkit.scenario.Scenario")
-        if not callable(clock):
-            raise TypeError("clock: must be a callable returning seconds")
+        super().__init__(clock)  # refuses what is not callable
         for name, value in (("heartbeat", heartbeat), ("tick", tick)):
             number(value, name, above=0)
         self.scenario = scenario
@@ -119,8 +119,6 @@ class Service:
         self.world = World(scenario, self.engine)
         self.heartbeat = float(heartbeat)
         self.tick = float(tick)
-        self._clock = clock
-        self.offset = 0.0
         self._nonces = _Nonces.for_scenario(scenario, seed)
         self._nonce_count = 0
         self._pools: dict[str, Pool] = {pool.id: pool for pool in scenario.pools}
@@ -141,7 +139,7 @@ class Service:
     def now(self) -> float:
         """The clock's time plus the offset, never earlier than the engine's (a wall clock may
         step back, and ``evm_revert`` may restore a smaller offset)."""
-        now = float(self._clock()) + self.offset
+        now = float(self.base()) + self.offset
         if not math.isfinite(now):
             raise ValueError("clock: returned a non-finite time")
         engine_clock = self.engine.clock

@@ -13,7 +13,6 @@ Example:
 
 from toolkit.store.connection import DATA_DIR_ENV, data_dir, default_path
 from toolkit.store.errors import StoreError
-from toolkit.store.frames import has_credentials
 from toolkit.store.migrations import MIGRATIONS, Migration, apply_migrations, schema_version
 from toolkit.store.prices import (
     SOURCE_PRIORITY,
@@ -35,7 +34,7 @@ from toolkit.store.schema import (
     table_spec,
 )
 from toolkit.store.store import Recording, Store
-from toolkit.store.urls import redact_url, shown_url
+from toolkit.store.urls import stored_url
 
 __all__ = [
     "DATA_DIR_ENV",
@@ -54,16 +53,14 @@ __all__ = [
     "apply_migrations",
     "data_dir",
     "default_path",
-    "has_credentials",
     "latest_prices",
     "load_prices",
     "polars_schema",
     "price_at",
     "price_table",
     "prices_at",
-    "redact_url",
     "schema_version",
-    "shown_url",
     "store_tokens",
+    "stored_url",
     "table_spec",
 ]

@@ -10,20 +10,19 @@ from __future__ import annotations
 import re
 from decimal import Decimal, localcontext
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlsplit
 
 import duckdb
 import polars as pl
 
 from toolkit.store.errors import StoreError
 from toolkit.store.schema import Column, TableSpec
-from toolkit.store.urls import is_secret_name
+from toolkit.urls import has_credentials
 
 if TYPE_CHECKING:
     import pandas as pd
     from polars._typing import PolarsDataType
 
-__all__ = ["conform", "has_credentials", "to_pandas", "to_polars"]
+__all__ = ["conform", "to_pandas", "to_polars"]
 
 _RANGE = {
     "INTEGER": "the INTEGER range (-2^31 to 2^31-1)",
@@ -32,7 +31,7 @@ _RANGE = {
 }
 _DIGITS = re.compile(r"^[+-]?[0-9]+$")
 _DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
-#: Columns holding URLs: refused when they carry credentials (use ``redact_url``).
+#: Columns holding URLs: refused when they carry credentials (store ``redact_url(url)``).
 _URL_COLUMNS = frozenset({"target_url", "source"})
 
 
@@ -178,24 +177,6 @@ def _cast(s: pl.Series, col: Column, table: str) -> pl.Series:
     if col.sql_type == "VARCHAR" and isinstance(src, pl.Categorical | pl.Enum):
         return s.cast(pl.String)
     raise StoreError(f"{where}: expected {target}, got {src}")
-
-
-def has_credentials(text: str) -> bool:
-    """True when ``text`` is a URL with userinfo or secret-looking query parameters.
-
-    Example:
-        >>> has_credentials("https://u:p@host/x"), has_credentials("https://host/x?chain=1")
-        (True, False)
-    """
-    try:
-        parts = urlsplit(text)
-        userinfo = parts.username is not None or parts.password is not None
-    except ValueError:
-        return "@" in text.partition("://")[2].partition("/")[0]
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    if "=" in parts.fragment:
-        pairs += parse_qsl(parts.fragment, keep_blank_values=True)
-    return userinfo or any(is_secret_name(name) for name, _ in pairs)
 
 
 def _rule_figures(spec: TableSpec, frame: pl.DataFrame) -> dict[str, Any]:

@@ -18,10 +18,11 @@ import duckdb
 import polars as pl
 
 from toolkit.store.errors import StoreError
-from toolkit.store.frames import has_credentials, to_polars
+from toolkit.store.frames import to_polars
 from toolkit.store.schema import RUN_KINDS, RUN_STATUSES, TABLES, TARGET_KINDS, table_spec
 from toolkit.store.sql import first_row
-from toolkit.store.urls import redact_url, target_kind_of
+from toolkit.store.urls import stored_url, target_kind_of
+from toolkit.urls import has_credentials
 
 __all__ = [
     "attempt_ids",
@@ -61,7 +62,7 @@ def _clean(value: Any, path: str) -> Any:
     if isinstance(value, list | tuple):
         return [_clean(item, f"{path}[{i}]") for i, item in enumerate(value)]
     if isinstance(value, str) and _URL.match(value) and has_credentials(value):
-        return redact_url(value, field=path)
+        return stored_url(value, field=path)
     return value
 
 
@@ -118,7 +119,7 @@ def start_run(
     if kind not in RUN_KINDS:
         raise StoreError(f"kind: must be one of {', '.join(RUN_KINDS)}; got {kind!r}")
     encoded = encode_parameters(parameters)
-    url = redact_url(target_url)
+    url = stored_url(target_url)
     observed = target_kind_of(url) if target_kind is None else target_kind
     if observed not in TARGET_KINDS:
         raise StoreError(f"target_kind: must be one of {', '.join(TARGET_KINDS)}; got {observed!r}")
@@ -231,6 +232,6 @@ def last_event_id(con: duckdb.DuckDBPyConnection, source: str) -> int | None:
     if not isinstance(source, str) or not source:
         raise StoreError("source: must be a non-empty string")
     if has_credentials(source):
-        source = redact_url(source, field="source")
+        source = stored_url(source, field="source")
     row = first_row(con, "SELECT max(event_id) FROM liquidity_events WHERE source = ?", [source])
     return None if row is None or row[0] is None else int(row[0])

@@ -200,13 +200,13 @@ class Store:
 
         ``kind`` is one of rfq, borrow, liquidity, snapshot, backtest, chain. ``parameters`` is
         stored as JSON; secret-looking keys are refused and URLs inside are stripped of
-        credentials. ``target_url`` is stored without userinfo or key/token query parameters.
+        credentials. ``target_url`` is stored as :func:`toolkit.urls.redact_url` shows it.
 
         Example:
             >>> store = Store(":memory:")
             >>> run = store.start_run("rfq", {"rounds": 2}, "https://u:p@host/x?apiKey=abc")
             >>> store.run_record(run)["target_url"]
-            'https://host/x'
+            'https://host/x?apiKey=***'
         """
         with self._lock:
             return runs.start_run(

@@ -7,9 +7,10 @@ from typing import Any, NamedTuple
 
 import eth_abi
 
+from toolkit.clock import OffsetClock
 from toolkit.codecs.functions import encode_call
 from toolkit.scenario import Pool, load_scenario
-from toolkit.world.chain import Chains, LiquidityPool, OffsetClock, Rpc
+from toolkit.world.chain import Chains, LiquidityPool, Rpc
 
 from .test_rpc import T0, USDC, call, ok
 

@@ -11,10 +11,11 @@ from eth_utils import to_checksum_address
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolkit.clock import OffsetClock
 from toolkit.codecs.events import EVENTS
 from toolkit.codecs.functions import encode_call
 from toolkit.scenario import load_scenario
-from toolkit.world.chain import ERC20, Chains, OffsetClock, Rpc
+from toolkit.world.chain import ERC20, Chains, Rpc
 from toolkit.world.chain.accounts import NATIVE_FUNDING
 
 T0 = 1_760_000_000.0

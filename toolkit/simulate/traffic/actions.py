@@ -19,7 +19,7 @@ from toolkit.clock import Clock
 from toolkit.codecs.functions import encode_call
 from toolkit.resources import Quote
 from toolkit.scenario import Scenario
-from toolkit.simulate.traffic.target import Target
+from toolkit.simulate.traffic.clients import TrafficClients
 from toolkit.world.chain.markets import MARKET_CHAINS, Market
 
 __all__ = ["GAS", "MAX_APPROVAL", "RECEIPT_BLOCKS", "RECEIPT_TRIES", "Actions"]
@@ -42,7 +42,7 @@ class Actions:
     counts: Counter[str]
     outcomes: list[dict[str, Any]]
     scenario: Scenario
-    target: Target
+    target: TrafficClients
     _markets: dict[int, Market]
     _credit: str
     _approved: set[tuple[int, str, str, str]]

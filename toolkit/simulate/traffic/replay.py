@@ -25,6 +25,7 @@ from toolkit.resources import Quote
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.scheduler import Handler, Scheduler
 from toolkit.simulate.traffic.actions import Actions
+from toolkit.simulate.traffic.clients import TrafficClients
 from toolkit.simulate.traffic.schedule import (
     CREDIT_FLOW_COLUMNS,
     FLOW_COLUMNS,
@@ -34,7 +35,6 @@ from toolkit.simulate.traffic.schedule import (
     checked_frame,
     feed_rows,
 )
-from toolkit.simulate.traffic.target import Target
 
 __all__ = ["LATE", "WAIT_SLICE", "Traffic"]
 
@@ -102,7 +102,9 @@ class Traffic(Actions):
                     "scenario: give the Scenario (or its name) the service at base_url runs"
                 )
             scenario = load_scenario(scenario)
-            self.target = Target(url, scenario.auth.api_keys[0], WALL if clock is None else clock)
+            self.target = TrafficClients(
+                url, scenario.auth.api_keys[0], WALL if clock is None else clock
+            )
         else:
             if not isinstance(embedded, EmbeddedService):
                 raise ValueError(
@@ -114,7 +116,7 @@ class Traffic(Actions):
                 raise ValueError(
                     "scenario: give the Scenario the service runs (its tokens' addresses)"
                 )
-            self.target = Target(embedded, None, embedded.clock if clock is None else clock)
+            self.target = TrafficClients(embedded, None, embedded.clock if clock is None else clock)
         self.embedded = embedded
         self.base_url = self.target.base_url
         self.scenario = scenario

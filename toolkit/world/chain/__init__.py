@@ -18,8 +18,9 @@
 - :mod:`.rpc`: :class:`Rpc`, the JSON-RPC 2.0 dispatcher (eth, net, web3 and the
   anvil/hardhat development namespace).
 
+>>> from toolkit.clock import OffsetClock, VirtualClock
 >>> from toolkit.scenario import load_scenario
->>> clock = OffsetClock(lambda: 1_760_000_000.0)
+>>> clock = OffsetClock(VirtualClock(1_760_000_000.0))
 >>> rpc = Rpc(Chains(load_scenario("default", env={}), genesis=clock.now()), clock)
 >>> rpc.handle(1, {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber"})["result"]
 '0x0'
@@ -50,7 +51,7 @@ from toolkit.world.chain.credit import (
 from toolkit.world.chain.filters import BlockFilter, Criteria, LogFilter
 from toolkit.world.chain.ledger import Block, Ledger, Log, Receipt, Rejected, Tx
 from toolkit.world.chain.pools import LiquidityPool, PoolLink
-from toolkit.world.chain.rpc import DevClock, OffsetClock, Rpc, RpcError
+from toolkit.world.chain.rpc import Rpc, RpcError
 from toolkit.world.chain.settlers import InputSettlerEscrow, OutputSettler
 
 __all__ = [
@@ -68,7 +69,6 @@ __all__ = [
     "CreditToken",
     "Criteria",
     "DevAccount",
-    "DevClock",
     "EarnVault",
     "Execution",
     "InputSettlerEscrow",
@@ -77,7 +77,6 @@ __all__ = [
     "Log",
     "LogFilter",
     "Message",
-    "OffsetClock",
     "OutputSettler",
     "PoolLink",
     "Receipt",

@@ -3,7 +3,8 @@
 :class:`Rpc` takes a request (a dict) or a batch (a list) for one chain id and answers with
 the response (None for a notification or a batch of them); :meth:`Rpc.handle_bytes` does the
 same for raw bodies (-32700 for JSON that does not parse). Time comes from the clock given
-(:class:`DevClock`: ``now()`` and a writable ``offset`` that the development namespace moves).
+(a :class:`toolkit.clock.OffsetClock`: ``now()`` and the ``offset`` the development namespace
+moves).
 
 Methods: ``web3_clientVersion``, ``net_version``, ``net_listening``, ``eth_chainId``,
 ``eth_syncing``, ``eth_accounts``, ``eth_blockNumber``, ``eth_getBlockByNumber``,
@@ -67,12 +68,13 @@ The package, by module: :mod:`.dispatcher` (:class:`Rpc`: requests, batches, the
 :mod:`.fees`, :mod:`.transactions` (sending, reading back, raw decoding), :mod:`.logs` (logs and
 filters) and :mod:`.development` (``evm_*``/``anvil_*``); they share :mod:`.params` (quantities,
 data, addresses, hashes, block tags, call objects), :mod:`.wire` (geth's wire forms, the bloom),
-:mod:`.errors` (codes, :class:`RpcError`), :mod:`.registry` (a method's context and tables) and
-:mod:`.clocks` (:class:`DevClock`, :class:`OffsetClock`).
+:mod:`.errors` (codes, :class:`RpcError`) and :mod:`.registry` (a method's context and tables).
+The clock is a :class:`toolkit.clock.OffsetClock`.
 
 >>> from toolkit.scenario import load_scenario
->>> from toolkit.world.chain import Chains, OffsetClock
->>> clock = OffsetClock(lambda: 1_760_000_000.0)
+>>> from toolkit.clock import OffsetClock, VirtualClock
+>>> from toolkit.world.chain import Chains
+>>> clock = OffsetClock(VirtualClock(1_760_000_000.0))
 >>> rpc = Rpc(Chains(load_scenario("single-pool", env={}), genesis=clock.now()), clock)
 >>> rpc.handle(8453, {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []})
 {'jsonrpc': '2.0', 'id': 1, 'result': '0x2105'}
@@ -80,7 +82,6 @@ data, addresses, hashes, block tags, call objects), :mod:`.wire` (geth's wire fo
 -32601
 """
 
-from toolkit.world.chain.rpc.clocks import DevClock, OffsetClock
 from toolkit.world.chain.rpc.dispatcher import Rpc
 from toolkit.world.chain.rpc.errors import EXECUTION_REVERTED as EXECUTION_REVERTED
 from toolkit.world.chain.rpc.errors import INVALID_PARAMS as INVALID_PARAMS
@@ -92,4 +93,4 @@ from toolkit.world.chain.rpc.errors import RpcError
 from toolkit.world.chain.rpc.registry import Method as Method
 from toolkit.world.chain.rpc.wire import bloom as bloom
 
-__all__ = ["DevClock", "OffsetClock", "Rpc", "RpcError"]
+__all__ = ["Rpc", "RpcError"]

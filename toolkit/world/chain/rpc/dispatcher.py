@@ -15,9 +15,9 @@ import logging
 from collections.abc import Callable
 from typing import Any, Final
 
+from toolkit.clock import OffsetClock
 from toolkit.world.chain.chains import Chains
 from toolkit.world.chain.rpc import calls, development, fees, logs, state, transactions
-from toolkit.world.chain.rpc.clocks import DevClock
 from toolkit.world.chain.rpc.errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -55,7 +55,7 @@ class Rpc:
     def __init__(
         self,
         chains: Chains,
-        clock: DevClock,
+        clock: OffsetClock,
         before: Callable[[float], object] | None = None,
         lock: contextlib.AbstractContextManager[object] | None = None,
     ) -> None:

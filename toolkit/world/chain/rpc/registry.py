@@ -7,16 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from toolkit.clock import OffsetClock
 from toolkit.world.chain.chains import Chains
 from toolkit.world.chain.ledger import Ledger
-from toolkit.world.chain.rpc.clocks import DevClock
 
 
 class Host(Protocol):
     """What a method reads of the dispatcher (:class:`~toolkit.world.chain.rpc.Rpc`)."""
 
     chains: Chains
-    clock: DevClock
+    clock: OffsetClock
 
 
 class Call:

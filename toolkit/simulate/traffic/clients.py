@@ -1,5 +1,6 @@
-"""Where traffic goes: how its clients are built for an embedded service in-process or one
-served over HTTP."""
+"""The clients traffic is sent through: built for an embedded service in-process or for one
+served over HTTP (not a :class:`toolkit.client.Target`, which is the user's configuration of
+every surface: this is the traffic's own set of retry-free clients on one service)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from toolkit.client import EmbeddedService, RetryPolicy, ServiceClient, SwapClie
 from toolkit.clock import Clock
 from toolkit.scenario import Secret
 
-__all__ = ["Target"]
+__all__ = ["TrafficClients"]
 
 
-class Target:
+class TrafficClients:
     """Where traffic goes, and the one place its clients are built: an embedded service
     in-process, or one served at a base URL (``{base_url}``, ``{base_url}/swap`` and
     ``{base_url}/rpc/{chainId}``) with ``key``, which only the clients see."""
