@@ -92,7 +92,7 @@ def test_serve_prints_the_simulation_key_and_stops_on_ctrl_c(serve: Serve) -> No
     assert "X-Auth-Token: demo-key (the scenario's simulation key)" in lines[1]
     assert httpx.get(url + "/health", timeout=5).json() == {"status": "ok"}
     # every chain's JSON-RPC URL answers, and the first development accounts are shown
-    rpc_lines = [line for line in lines if "/rpc/" in line]
+    rpc_lines = [line for line in lines if "/rpc/" in line and not line.startswith("export")]
     assert len(rpc_lines) == len(load_scenario("default", env={}).chains)
     base_rpc = next(line for line in rpc_lines if "/rpc/8453" in line).split()[1]
     answer = httpx.post(base_rpc, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId"})
@@ -139,6 +139,59 @@ def test_serve_never_prints_a_key_from_the_environment(serve: Serve) -> None:
     out, _ = process.communicate(timeout=15)
     assert secret not in out
     assert process.returncode == 0
+
+
+def _pasted(lines: list[str], env: dict[str, str]) -> dict[str, str]:
+    """The TOOLKIT_ variables after pasting the printed ``export`` lines into ``sh``."""
+    exports = [line for line in lines if line.startswith("export ")]
+    shell = subprocess.run(
+        ["sh", "-c", "\n".join([*exports, "env"])],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pairs = (line.partition("=") for line in shell.stdout.splitlines())
+    return {k: v for k, _, v in pairs if k.startswith("TOOLKIT_")}
+
+
+@pytest.mark.loopback
+@pytest.mark.parametrize("configured", ["", "k-env-1c0d,k-env-2e9f"])
+def test_the_printed_exports_point_the_toolkit_at_the_instance(
+    serve: Serve, configured: str
+) -> None:
+    env = _env(TOOLKIT_API_KEY=configured) if configured else _env()
+    _, url, lines = serve(env)
+    if configured:
+        assert all(key not in "\n".join(lines) for key in configured.split(","))
+    pasted = _pasted(lines, env)
+    key = configured.split(",")[0] if configured else "demo-key"
+    assert pasted["TOOLKIT_BASE_URL"] == url
+    assert pasted["TOOLKIT_API_KEY"] == pasted["TOOLKIT_SWAP_API_KEY"] == key
+    health = httpx.get(
+        pasted["TOOLKIT_BASE_URL"] + "/liquidity/chain/eip155:8453/tokens",
+        headers={"X-Auth-Token": pasted["TOOLKIT_API_KEY"]},
+        timeout=5,
+    )
+    assert health.status_code == 200
+    route = httpx.get(
+        pasted["TOOLKIT_SWAP_URL"] + "/base/v1/route",
+        params={"amountIn": "1", "tokenIn": "0x" + "00" * 20, "tokenOut": "0x" + "00" * 20},
+        auth=("toolkit", pasted["TOOLKIT_SWAP_API_KEY"]),
+        timeout=5,
+    )
+    assert route.status_code != 401  # the key is accepted (the route itself may be refused)
+    chains = load_scenario("default", env={}).chains
+    assert sorted(k for k in pasted if k.startswith("TOOLKIT_RPC_URL_")) == sorted(
+        f"TOOLKIT_RPC_URL_{c.id}" for c in chains
+    )
+    for chain in chains:
+        answer = httpx.post(
+            pasted[f"TOOLKIT_RPC_URL_{chain.id}"],
+            json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId"},
+            timeout=5,
+        )
+        assert answer.json()["result"] == hex(chain.id)
 
 
 @pytest.mark.loopback

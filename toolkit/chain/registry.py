@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_PATH",
     "Contracts",
     "Factory",
+    "PriceFeedEntry",
     "RegisteredChain",
     "RegisteredToken",
     "Registry",
@@ -83,6 +84,17 @@ class Factory:
     block: int
 
 
+@dataclass(frozen=True)
+class PriceFeedEntry:
+    """A USD price feed (Chainlink's ``AggregatorV3Interface``) of one token on one chain:
+    the feed's address, the token's address and symbol."""
+
+    chain_id: int
+    address: str
+    token: str
+    symbol: str
+
+
 def _int_id(chain_id: Any) -> int:
     if isinstance(chain_id, bool) or not isinstance(chain_id, int):
         raise InvalidValue("chainId", "must be an integer")
@@ -104,6 +116,7 @@ class Registry:
         tokens: Iterable[RegisteredToken],
         contracts: Mapping[int, Contracts],
         factories: Iterable[Factory] = (),
+        price_feeds: Iterable[PriceFeedEntry] = (),
     ) -> None:
         self._chains: dict[int, RegisteredChain] = {}
         for chain in chains:
@@ -143,6 +156,18 @@ class Registry:
                     f"factories.{factory.address}", f"chain {factory.chain_id} is not in the chains"
                 )
             self._factories[factory.chain_id].append(factory)
+        self._feeds: dict[tuple[int, str], PriceFeedEntry] = {}
+        for feed in price_feeds:
+            if feed.chain_id not in self._chains:
+                raise InvalidValue(
+                    f"price_feeds.{feed.address}", f"chain {feed.chain_id} is not in the chains"
+                )
+            if (feed.chain_id, feed.token.lower()) in self._feeds:
+                raise InvalidValue(
+                    f"price_feeds.{feed.address}",
+                    f"token {feed.token} already has a feed on chain {feed.chain_id}",
+                )
+            self._feeds[(feed.chain_id, feed.token.lower())] = feed
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Registry:
@@ -167,7 +192,12 @@ class Registry:
             ...
             toolkit.codecs.errors.InvalidValue: contracts.escrow: is required
         """
-        _keys(data, "", required={"chains", "contracts"}, optional={"tokens", "factories"})
+        _keys(
+            data,
+            "",
+            required={"chains", "contracts"},
+            optional={"tokens", "factories", "price_feeds"},
+        )
         defaults = _contracts(data["contracts"], "contracts", required=True)
         raw_chains = data["chains"]
         if not isinstance(raw_chains, Mapping):
@@ -187,7 +217,11 @@ class Registry:
         if not isinstance(raw_factories, list):
             raise InvalidValue("factories", "must be an array of tables")
         factories = [_factory(raw, f"factories[{i}]") for i, raw in enumerate(raw_factories)]
-        return cls(chains, tokens, per_chain, factories)
+        raw_feeds = data.get("price_feeds", [])
+        if not isinstance(raw_feeds, list):
+            raise InvalidValue("price_feeds", "must be an array of tables")
+        feeds = [_feed(raw, f"price_feeds[{i}]") for i, raw in enumerate(raw_feeds)]
+        return cls(chains, tokens, per_chain, factories, feeds)
 
     def chain(self, chain_id: int) -> RegisteredChain:
         """The chain with this id.
@@ -270,6 +304,30 @@ class Registry:
         """
         self.chain(chain_id)
         return tuple(self._factories[chain_id])
+
+    def price_feeds(self, chain_id: int) -> tuple[PriceFeedEntry, ...]:
+        """The USD price feeds on this chain, in file order (none where the registry lists none).
+
+        Example:
+            >>> [f.symbol for f in default_registry().price_feeds(1)]
+            ['USDC']
+        """
+        self.chain(chain_id)
+        return tuple(f for (cid, _), f in self._feeds.items() if cid == chain_id)
+
+    def price_feed(self, chain_id: int, token: str) -> PriceFeedEntry:
+        """The USD price feed of ``token`` (an address, any case) on this chain.
+
+        Example:
+            >>> usdc = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"
+            >>> default_registry().price_feed(8453, usdc).symbol
+            'USDC'
+        """
+        self.chain(chain_id)
+        try:
+            return self._feeds[(chain_id, str(token).lower())]
+        except KeyError:
+            raise NotInRegistry(f"price feed of {token} on chain {chain_id}") from None
 
     def escrow(self, chain_id: int) -> str:
         """The input settler escrow (target of ``open()``) on this chain.
@@ -423,3 +481,16 @@ def _factory(raw: Any, where: str) -> Factory:
     if isinstance(block, bool) or not isinstance(block, int) or block < 0:
         raise InvalidValue(f"{where}.block", "must be a block number (0 or more)")
     return Factory(chain_id, raw["kind"], _address(raw["address"], f"{where}.address"), block)
+
+
+def _feed(raw: Any, where: str) -> PriceFeedEntry:
+    _keys(raw, where, required={"chain", "address", "token", "symbol"})
+    chain_id = raw["chain"]
+    if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
+        raise InvalidValue(f"{where}.chain", "must be a positive integer chain id")
+    return PriceFeedEntry(
+        chain_id,
+        _address(raw["address"], f"{where}.address"),
+        _address(raw["token"], f"{where}.token"),
+        _text(raw["symbol"], f"{where}.symbol"),
+    )

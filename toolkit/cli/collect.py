@@ -1,5 +1,5 @@
-"""``toolkit collect rfq|borrow|liquidity|snapshot|chain|swap|credit|pools``: collect from the
-service, or a chain's blocks and logs, into DuckDB.
+"""``toolkit collect rfq|borrow|liquidity|snapshot|chain|swap|credit|pools|prices``: collect
+from the service, or a chain's blocks, logs and prices, into DuckDB.
 
 The target is one :class:`~toolkit.client.Target` for every surface: ``--base-url`` /
 ``$TOOLKIT_BASE_URL``, ``--swap-url`` / ``$TOOLKIT_SWAP_URL``, ``$TOOLKIT_CREDIT_URL``,
@@ -38,6 +38,13 @@ collateral escrows' events name, found through ``eth_getLogs``),
 ``/info``, operator status and auto top-up configs, ``--rounds`` times ``--interval`` seconds
 apart; the credit surface needs no key.
 
+``prices`` reads USD prices on each chain of the target (``--chain``; default: every chain with
+a ``$TOOLKIT_RPC_URL_<chainId>``, or every simulated chain with ``--embedded``) through web3.py
+into ``prices``: the chain registry's price feeds (the credit hubs' oracles, source ``oracle``)
+and the mid price of each pool against a USD stablecoin (source ``pool``): the pools of
+``--pools`` (with ``--chain``), else those the store knows on the chain (``collect pools``),
+else on the embedded service its simulated markets' pools.
+
 Exit status: 0 completed, 2 for no target, a bad URL, a rejected key (401), an unreachable
 service, a run in which every request failed (recorded ``failed``; the message names the first
 error), an unwritable database or a bad option, 130 when interrupted (the run can be resumed).
@@ -54,7 +61,7 @@ from toolkit.cli.target import add_target_arguments, load_target
 
 __all__ = ["add_arguments", "run"]
 
-_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "swap", "credit", "pools")
+_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "swap", "credit", "pools", "prices")
 _CHAIN_EVENTS = (
     "transfers",
     "approvals",
@@ -116,7 +123,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="rfq: retries of a capacity 404 (reservations lapse in 15 s) (default: 3)",
     )
     parser.add_argument(
-        "--chain", type=integer(minimum=1), metavar="ID", default=None, help="chain: chain id"
+        "--chain",
+        type=integer(minimum=1),
+        metavar="ID",
+        default=None,
+        help="chain, pools: chain id; prices: one chain (default: every configured chain)",
     )
     parser.add_argument(
         "--from-block",
@@ -197,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
             return _pools(args)
         except TargetError as exc:
             return _fail(str(exc))
+    if args.kind == "prices":
+        return _prices(args)
     if args.capacity_retries < 0:
         return _fail(f"--capacity-retries: must be 0 or more, got {args.capacity_retries}")
     try:
@@ -420,6 +433,13 @@ def _add_pool_arguments(parser: argparse.ArgumentParser) -> None:
         help="pools: comma-separated token addresses; pools between two of them are found "
         "(default: the registry's tokens on the chain)",
     )
+    parser.add_argument(
+        "--pools",
+        metavar="LIST",
+        default=None,
+        help="prices: comma-separated pool addresses on --chain whose mid prices to read "
+        "(default: the pools the database knows on each chain)",
+    )
     for kind in ("v3", "v2"):
         parser.add_argument(
             f"--{kind}-factory",
@@ -500,3 +520,78 @@ def _flag(message: str) -> str:
         if message.startswith(name):
             return "--" + name.replace("_", "-") + message[len(name) :]
     return message
+
+
+# -- collect prices: the registry's price feeds and pools' mid prices, per chain -------------
+
+
+def _prices(args: argparse.Namespace) -> int:
+    from toolkit.client import TargetError
+    from toolkit.collect.price_collector import PriceCollector, pool_addresses
+    from toolkit.store import Store, StoreError
+
+    if args.resume is not None:
+        return _fail("--resume: a prices run reads once and is not resumed; run it again")
+    if args.pools is not None and args.chain is None:
+        return _fail("--pools: give --chain too (pool addresses are per chain)")
+    pools = None
+    if args.pools is not None:
+        try:
+            pools = {args.chain: pool_addresses([p.strip() for p in args.pools.split(",")])}
+        except ValueError as exc:
+            return _fail(f"--{exc}")
+    try:
+        conn = _connect(args)
+    except TargetError as exc:
+        return _fail(str(exc))
+    with conn:
+        try:
+            chains = _price_chains(conn, args.chain)
+            web3s = {chain: conn.chain(chain) for chain in chains}
+        except TargetError as exc:
+            return _fail(str(exc))
+        scenario = None if conn.embedded is None else conn.embedded.scenario
+        if pools is None and scenario is not None:
+            pools = _market_pools(scenario, chains)
+        try:
+            store = Store(args.db)
+        except StoreError as exc:
+            return _fail(f"cannot use the database: {exc}")
+        with store:
+            collector = PriceCollector(
+                web3s, store, pools=pools, scenario=scenario, progress=not args.no_progress
+            )
+            return _outcome(collector.run, f"the node at {collector.target_url()}")
+
+
+def _price_chains(conn: Any, chain: int | None) -> list[int]:
+    """The chains a prices run reads: ``--chain``, else the embedded service's, else every
+    chain with a JSON-RPC URL (TargetError naming the variables when there is none)."""
+    from toolkit.client import NoTarget, TargetError
+
+    if chain is not None:
+        return [chain]
+    if conn.embedded is not None:
+        return [c.id for c in conn.embedded.scenario.chains]
+    chains = sorted(conn.target.rpc_urls)
+    if chains:
+        return chains
+    if conn.target.kind == "none":
+        conn.target.require("service")  # raises NoTarget, saying how to choose one
+        raise NoTarget("no target")  # pragma: no cover - require raised
+    raise TargetError(
+        "TOOLKIT_RPC_URL_<chainId>: not set for any chain; prices are read on chain: set one "
+        "per chain to read (TOOLKIT_RPC_URL_8453=...) or use the embedded service (--embedded)"
+    )
+
+
+def _market_pools(scenario: Any, chains: list[int]) -> dict[int, list[str]]:
+    """The embedded service's simulated pools on ``chains`` (the simulation's own list)."""
+    from toolkit.world.chain.markets import market_for
+
+    found = {}
+    for chain in chains:
+        market = market_for(scenario, chain)
+        if market is not None:
+            found[chain] = [p.address for p in market.pools]
+    return found

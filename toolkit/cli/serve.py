@@ -1,5 +1,9 @@
 """``toolkit serve``: run the embedded service with uvicorn on a loopback address, optionally with
-other users' activity on it (``--traffic``: :class:`toolkit.simulate.Traffic` over HTTP)."""
+other users' activity on it (``--traffic``: :class:`toolkit.simulate.Traffic` over HTTP).
+
+It prints the ``export TOOLKIT_...=`` lines that point the toolkit at the instance (base URL,
+swap URL and key, one JSON-RPC URL per chain: :func:`target_exports`); a key configured in
+``$TOOLKIT_API_KEY`` is never printed, the lines read it from that variable instead."""
 
 from __future__ import annotations
 
@@ -98,6 +102,34 @@ def print_chains(scenario: Scenario, base_url: str, shown: int = 3) -> None:
         print(f"  ({i}) {account.address}  key {account.key.reveal()}")
 
 
+def target_exports(scenario: Scenario, base_url: str, *, configured_key: bool) -> list[str]:
+    """The shell lines that point the toolkit at the instance at ``base_url``: the target's
+    variables (``toolkit target`` shows them back). The scenario's simulation key is public and
+    printed; a key configured in ``$TOOLKIT_API_KEY`` (``configured_key``) is not: the lines
+    take the first of its comma-separated keys from that variable in the pasting shell.
+
+    >>> from toolkit.scenario import load_scenario
+    >>> lines = target_exports(load_scenario("single-pool", env={}), "http://127.0.0.1:8700",
+    ...                        configured_key=True)
+    >>> lines[1], lines[-1]
+    ('export TOOLKIT_API_KEY="${TOOLKIT_API_KEY%%,*}"', 'export TOOLKIT_RPC_URL_8453=http://127.0.0.1:8700/rpc/8453')
+    """
+    from toolkit.client.target import ENV, rpc_variable
+    from toolkit.scenario import API_KEY_ENV
+
+    # A configured key stays where it is set: the line takes its first key in the shell.
+    first = f'"${{{API_KEY_ENV}%%,*}}"'
+    key = first if configured_key else scenario.auth.api_keys[0].reveal()
+    lines = [
+        f"export {ENV['base_url']}={base_url}",
+        f"export {ENV['api_key']}={key}",
+        f"export {ENV['swap_url']}={base_url}/swap",
+        f"export {ENV['swap_api_key']}={key}",
+    ]
+    lines += [f"export {rpc_variable(c.id)}={base_url}/rpc/{c.id}" for c in scenario.chains]
+    return lines
+
+
 def _start_traffic(
     scenario: Scenario, flows: Flows, base_url: str, args: argparse.Namespace
 ) -> Traffic:
@@ -174,6 +206,19 @@ def run(args: argparse.Namespace) -> int:
         " base): HTTP Basic, any username, an API key as password"
     )
     print_chains(scenario, f"http://{shown}:{port}")
+    configured = bool(os.environ.get(API_KEY_ENV, "").strip())
+    print(
+        "Point the toolkit at it (paste into a shell; then `toolkit target` shows it"
+        + (
+            f"; the key is read from ${API_KEY_ENV}, not printed: in another shell set it to "
+            "one of the keys it holds here"
+            if configured
+            else ""
+        )
+        + "):"
+    )
+    for line in target_exports(scenario, _local_url(host, port), configured_key=configured):
+        print(f"  {line}")
     # Requests wait in the socket's backlog until uvicorn accepts them.
     traffic = None
     if flows is not None:

@@ -20,6 +20,11 @@ Keys are ``<family>.<function>``; the family says which contract kind the call i
   token, as the reservation engine has them.
 - ``escrow.open`` is the partner-escrow ``open(StandardOrder)``; it is encoded and decoded by
   :mod:`toolkit.codecs.escrow` and its single argument is a :class:`StandardOrder`.
+- ``priceFeed.*`` is Chainlink's ``AggregatorV3Interface`` as a reader sees it:
+  ``latestRoundData()`` returning ``(roundId, answer, startedAt, updatedAt, answeredInRound)``
+  and ``description()``; a feed's ``decimals()`` is ``erc20.decimals`` (the same selector). The
+  credit hubs' collateral and credit assets are priced by one such USD feed each on the
+  simulated chains (:mod:`toolkit.world.chain.credit.oracle`).
 - ``erc20.*`` is the ERC-20 standard (OpenZeppelin names: ``transferFrom(from, to, amount)``);
   ``weth.deposit()``/``weth.withdraw(amount)`` are WETH9's wrapping functions. Entries may
   declare what they return (``returns (uint256)``) and whether they are ``view`` or
@@ -225,6 +230,15 @@ _AMM = (
     Function("v3pool.tickBitmap", "tickBitmap", (("int16", "word"),), ("uint256",), "view"),
     Function("v3pool.feeGrowthGlobal0X128", "feeGrowthGlobal0X128", (), ("uint256",), "view"),
     Function("v3pool.feeGrowthGlobal1X128", "feeGrowthGlobal1X128", (), ("uint256",), "view"),
+    # Chainlink's AggregatorV3Interface (the feeds the credit hubs price collateral with).
+    Function(
+        "priceFeed.latestRoundData",
+        "latestRoundData",
+        (),
+        ("uint80", "int256", "uint256", "uint256", "uint80"),
+        "view",
+    ),
+    Function("priceFeed.description", "description", (), ("string",), "view"),
     Function(
         "universalRouter.execute",
         "execute",

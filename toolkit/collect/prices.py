@@ -18,6 +18,7 @@ Decimal('3000.000000000000000000')
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -30,14 +31,21 @@ from toolkit.scenario import Scenario
 from toolkit.scenario.prices import scenario_prices, scenario_tokens
 from toolkit.store import Store, load_prices, store_tokens
 
-__all__ = ["USD_STABLES", "pool_mid_usd", "record_pool_prices", "record_scenario", "token_name"]
+__all__ = [
+    "USD_STABLES",
+    "pool_mid_usd",
+    "pool_price_rows",
+    "record_pool_prices",
+    "record_scenario",
+    "token_name",
+]
 
 #: Stablecoins a pool's mid price is quoted against, taken at $1.
 USD_STABLES: Final = ("USDC", "USDT", "DAI")
 
 
 def pool_mid_usd(
-    state: dict[str, Any], decimals0: int, decimals1: int, stable_is_token1: bool
+    state: Mapping[str, Any], decimals0: int, decimals1: int, stable_is_token1: bool
 ) -> Decimal | None:
     """USD per whole non-stable token of one pool snapshot row (``sqrt_price_x96`` for V3,
     ``reserve0``/``reserve1`` for V2); None for an empty pool.
@@ -65,16 +73,29 @@ def pool_mid_usd(
 
 def record_pool_prices(store: Store, snapshot_id: str, w3: Any | None = None) -> int:
     """Store, with source ``pool``, the USD price of each token that snapshot ``snapshot_id``
-    holds a pool of against a USD stablecoin: the median of those pools' mid prices (a thin
-    pool off the market moves it least); a token the registry lacks is named through ``w3``
-    (:func:`token_name`). Returns the rows stored."""
+    holds a pool of against a USD stablecoin (:func:`pool_price_rows`). Returns the rows
+    stored."""
     frame = store.query(
         "SELECT chain, pool, observed_at, token0, token1, reserve0, reserve1, sqrt_price_x96 "
         "FROM amm_pool_snapshots WHERE snapshot_id = $id AND token0 IS NOT NULL",
         {"id": snapshot_id},
     )
+    return load_prices(
+        store, pool_price_rows(store, frame.iter_rows(named=True), w3), source="pool"
+    )
+
+
+def pool_price_rows(
+    store: Store, states: Iterable[Mapping[str, Any]], w3: Any | None = None
+) -> list[dict[str, Any]]:
+    """Price rows (``chain``, ``token``, ``symbol``, ``observed_at``, ``usd``) from pool states
+    (``chain``, ``observed_at``, ``token0``, ``token1`` and ``sqrt_price_x96`` or
+    ``reserve0``/``reserve1``): for each token held in a pool against a USD stablecoin, the
+    median of those pools' mid prices (a thin pool off the market moves it least). A token the
+    registry lacks is named through ``w3`` (:func:`token_name`); a pool of two stablecoins, of
+    none, or empty prices nothing."""
     mids: dict[tuple[int, str, str, Any], list[Decimal]] = {}
-    for state in frame.iter_rows(named=True):
+    for state in states:
         chain = int(state["chain"])
         name0 = token_name(store, w3, chain, state["token0"])
         name1 = token_name(store, w3, chain, state["token1"])
@@ -88,11 +109,10 @@ def record_pool_prices(store: Store, snapshot_id: str, w3: Any | None = None) ->
             continue
         token, symbol = (state["token0"], name0[0]) if stable1 else (state["token1"], name1[0])
         mids.setdefault((chain, token.lower(), symbol, state["observed_at"]), []).append(usd)
-    rows = [
+    return [
         {"chain": chain, "token": token, "symbol": symbol, "observed_at": at, "usd": median(usd)}
         for (chain, token, symbol, at), usd in mids.items()
     ]
-    return load_prices(store, rows, source="pool")
 
 
 def record_scenario(store: Store, scenario: Scenario, at: datetime) -> None:

@@ -185,6 +185,11 @@ class BaseCollector:
         """Take back the parameters of a run being resumed."""
         raise TypeError(f"{type(self).__name__} cannot resume runs")
 
+    def rows_in(self, run_id: str, writer: BatchWriter) -> int:
+        """The rows the run has stored, recorded with it (:func:`rows_in_run`; a collector
+        whose tables carry no run id counts what its writer wrote)."""
+        return rows_in_run(self.store, run_id)
+
     def prepare(self) -> None:
         """Work before a new run is recorded (e.g. discover the grid); errors leave no run."""
 
@@ -216,7 +221,7 @@ class BaseCollector:
             self.parameters(),
             self.target_url(),
             resume=resume,
-            count_rows=lambda run_id: rows_in_run(self.store, run_id),
+            count_rows=lambda run_id: self.rows_in(run_id, writer),
         )
         run: Recording | None = None
         try:

@@ -21,6 +21,7 @@ RUN_KINDS: tuple[str, ...] = (
     "credit",
     "traffic",
     "pools",
+    "prices",
 )
 FLOW_KINDS: tuple[str, ...] = ("deposit", "withdrawal")
 RUN_STATUSES: tuple[str, ...] = ("running", "completed", "interrupted", "failed")

@@ -94,6 +94,9 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "creditHub.setOperator": 30_000,
         "creditHub.liquidate": 180_000,
         "creditHub.collateralOf": 2_600,
+        # An AggregatorV3 read through its proxy (the proxy's call to the aggregator included).
+        "priceFeed.latestRoundData": 9_600,
+        "priceFeed.description": 3_200,
         "creditHub.addCreditReceiver": 28_000,
         "creditHub.removeCreditReceiver": 8_000,
         "collateralEscrow.deposit": 90_000,

@@ -41,6 +41,10 @@ the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's ti
 - :class:`EarnVault`: an ERC-4626 vault over the credit asset, synchronous ``deposit`` and
   ``redeem``, its share price growing along the scenario's yield; :class:`AsyncVault` its
   ERC-7540 twin, redeeming by request and a claim after the vault's delay.
+- :class:`PriceFeed`: a Chainlink-style USD feed (``latestRoundData()``, ``decimals()``) of
+  each asset the hubs value, on the chain it is locked on, answering the price the hub values
+  it at, at the block's time (:mod:`.oracle`, which says why feeds rather than one
+  ``getAssetPrice`` oracle per hub); addresses from the chain registry's ``[[price_feeds]]``.
 - :class:`CreditToken`: the other collateral tokens (ERC-20s priced along the scenario's paths)
   and the credit assets the scenario's tokens do not list (EURe).
 
@@ -49,7 +53,8 @@ Custom errors revert with ``Error(string)`` naming the rule (``InsufficientCredi
 
 The modules: :mod:`.hub` (the hub, its collateral escrow, the operator and :func:`seed_book`),
 :mod:`.remote` (:class:`RemoteEscrow`), :mod:`.vaults`, :mod:`.tokens`, :mod:`.book` (the
-seeded accounts' addresses and top-ups) and :mod:`.support` (what they share).
+seeded accounts' addresses and top-ups), :mod:`.oracle` (the price feeds) and
+:mod:`.support` (what they share).
 
 >>> from toolkit.scenario import load_scenario
 >>> s = load_scenario("default", env={})
@@ -64,6 +69,7 @@ from __future__ import annotations
 from toolkit.world.chain.contracts import register
 from toolkit.world.chain.credit.book import book_account, book_accounts, book_topup
 from toolkit.world.chain.credit.hub import CollateralEscrow, CreditHub, CreditOperator, seed_book
+from toolkit.world.chain.credit.oracle import PriceFeed
 from toolkit.world.chain.credit.remote import RemoteEscrow
 from toolkit.world.chain.credit.tokens import CreditToken
 from toolkit.world.chain.credit.vaults import AsyncVault, EarnVault
@@ -75,6 +81,7 @@ __all__ = [
     "CreditOperator",
     "CreditToken",
     "EarnVault",
+    "PriceFeed",
     "RemoteEscrow",
     "book_account",
     "book_accounts",
@@ -92,5 +99,6 @@ for _cls in (
     CreditToken,
     EarnVault,
     AsyncVault,
+    PriceFeed,
 ):
     register(_cls)
