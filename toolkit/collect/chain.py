@@ -92,6 +92,17 @@ class RpcFailure(Exception):
         self.message = message
 
 
+def provider_url(w3: Any) -> str:
+    """The URL a web3 instance reads, as runs record it: the toolkit provider's own shown URL,
+    an HTTP provider's endpoint under the redaction policy, or ``web3://provider``."""
+    provider = w3.provider
+    url = getattr(provider, "public_url", None)
+    if isinstance(url, str):
+        return url
+    endpoint = getattr(provider, "endpoint_uri", None)
+    return shown_url(str(endpoint)) if endpoint else "web3://provider"
+
+
 def range_too_large(exc: BaseException) -> bool:
     """True when ``exc`` is a node refusing an ``eth_getLogs`` range as too large.
 
@@ -336,12 +347,7 @@ class ChainCollector(BaseCollector):
         return f"ChainCollector(chain={self.chain}, target={self.target_url()!r})"
 
     def target_url(self) -> str:
-        provider = self.w3.provider
-        url = getattr(provider, "public_url", None)
-        if isinstance(url, str):
-            return url
-        endpoint = getattr(provider, "endpoint_uri", None)
-        return shown_url(str(endpoint)) if endpoint else "web3://provider"
+        return provider_url(self.w3)
 
     def _call(self, method: str, params: list[Any]) -> Any:
         return _result(method, self.w3.provider.make_request(RPCEndpoint(method), params))

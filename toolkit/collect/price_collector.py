@@ -38,10 +38,9 @@ from web3.types import RPCEndpoint
 from toolkit.chain import default_registry
 from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.registry import PriceFeedEntry
-from toolkit.client import public_url
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import FUNCTIONS, decode_result
-from toolkit.collect.chain import RpcFailure, _result
+from toolkit.collect.chain import RpcFailure, _result, provider_url
 from toolkit.collect.prices import pool_price_rows
 from toolkit.collect.rows import utc
 from toolkit.collect.run import BaseCollector, Progress
@@ -147,12 +146,7 @@ class PriceCollector(BaseCollector):
         return f"PriceCollector(chains={list(self.web3s)}, target={self.target_url()!r})"
 
     def target_url(self) -> str:
-        provider = next(iter(self.web3s.values())).provider
-        url = getattr(provider, "public_url", None)
-        if isinstance(url, str):
-            return url
-        endpoint = getattr(provider, "endpoint_uri", None)
-        return public_url(str(endpoint)) if endpoint else "web3://provider"
+        return provider_url(next(iter(self.web3s.values())))
 
     def parameters(self) -> dict[str, Any]:
         return {
