@@ -25,11 +25,11 @@ def _parse(doc: dict[str, Any]) -> Any:
 
 
 def test_the_default_scenario_has_markets_on_ethereum_and_base() -> None:
-    amm = load_scenario("default", env={}).amm
+    amm = load_scenario("default").amm
     assert {p.chain for p in amm.pools} == {1, 8453}
     assert {t.symbol for t in amm.tokens if t.chain == 1} == {"USDT", "WBTC", "TAILA", "TAILB"}
     assert [p.shape for p in amm.pools if p.tokens == ("USDC", "USDT")] == ["stable", "stable"]
-    assert load_scenario("single-pool", env={}).amm.pools == ()
+    assert load_scenario("single-pool").amm.pools == ()
 
 
 @pytest.mark.parametrize(

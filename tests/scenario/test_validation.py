@@ -210,7 +210,7 @@ def test_contracts_table_and_chain_override(default_doc: Doc):
 def test_replace_revalidates():
     from toolkit.scenario import load_scenario
 
-    s = load_scenario("single-pool", env={})
+    s = load_scenario("single-pool")
     pool = dataclasses.replace(s.pools[0], balance=-5)
     with pytest.raises(ScenarioError, match=r"^pools\[0\].balance: must be a positive integer$"):
         dataclasses.replace(s, pools=(pool,))

@@ -8,7 +8,7 @@
 (``volatile``: nested ranges out to ±90 %; ``stable``: out to ±10 %). Errors name the key path.
 
 >>> from toolkit.scenario import load_scenario
->>> amm = load_scenario("default", env={}).amm
+>>> amm = load_scenario("default").amm
 >>> len(amm.pools), amm.pools[0].tokens, amm.pools[0].fee
 (16, ('USDC', 'WETH'), 500)
 """

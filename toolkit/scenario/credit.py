@@ -55,7 +55,7 @@ stable run to run. A price path is a list of ``[unix seconds, USD]`` points: bef
 point the first price holds, after the last the last, linear in between.
 
 >>> from toolkit.scenario import load_scenario
->>> credit = load_scenario("default", env={}).credit
+>>> credit = load_scenario("default").credit
 >>> credit.asset, [c.symbol for c in credit.collateral]
 ('USDC', ['USDC', 'gtUSDCp', 'superUSDC', 'yoUSD', 'yoBTC'])
 >>> credit.collateral_by_symbol("yobtc").price_usd(0)
@@ -299,7 +299,7 @@ class CreditSettings:
         over the credit asset's USD price.
 
         >>> from toolkit.scenario import load_scenario
-        >>> usdc, eure = load_scenario("default", env={}).credit.hubs
+        >>> usdc, eure = load_scenario("default").credit.hubs
         >>> c = usdc.collateral_by_symbol("usdc")
         >>> usdc.unit_price(c, 0), eure.unit_price(c, 0) * Fraction("1.08") == 10**12
         (Fraction(1, 1), True)

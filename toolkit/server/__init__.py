@@ -15,7 +15,7 @@ which :func:`serve_in_thread` provides on a free loopback port.
 >>> import asyncio, httpx
 >>> from toolkit.scenario import load_scenario
 >>> from toolkit.server import create_app
->>> app = create_app(load_scenario("default", env={}), clock=lambda: 1_760_000_000.0)
+>>> app = create_app(load_scenario("default"), clock=lambda: 1_760_000_000.0)
 >>> async def rfq():
 ...     transport = httpx.ASGITransport(app=app)
 ...     async with httpx.AsyncClient(transport=transport, base_url="http://sim") as client:

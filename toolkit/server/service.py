@@ -46,7 +46,7 @@ def registry_for(scenario: Scenario) -> Registry:
     scenario keeps a scenario's contract overrides and extra chains in force.
 
     >>> from toolkit.scenario import load_scenario
-    >>> registry_for(load_scenario("single-pool", env={})).escrow(8453)
+    >>> registry_for(load_scenario("single-pool")).escrow(8453)
     '0x000025c3226C00B2Cdc200005a1600509f4e00C0'
     """
     known = default_registry()
@@ -88,7 +88,7 @@ class Service:
     service (reservations, the filler, the chains' blocks) moves with it.
 
     >>> from toolkit.scenario import load_scenario
-    >>> service = Service(load_scenario("single-pool", env={}), clock=lambda: 100.0)
+    >>> service = Service(load_scenario("single-pool"), clock=lambda: 100.0)
     >>> service.now()
     100.0
     >>> service.next_nonce() + 1 == service.next_nonce()
