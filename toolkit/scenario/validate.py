@@ -157,13 +157,12 @@ def _check_routes(
 
 
 def _check_prices(pricing: Pricing) -> None:
-    prices = dict(pricing.prices_usd)
-    check(PRICES, prices, "prices", stored=True)
-    if len(prices) != len(pricing.prices_usd):
-        twice = next(
-            s for i, (s, _) in enumerate(pricing.prices_usd) if s in dict(pricing.prices_usd[:i])
-        )
-        raise ScenarioError(f"prices.{twice}", "is listed twice")
+    seen: set[str] = set()
+    for symbol, _ in pricing.prices_usd:
+        if symbol in seen:
+            raise ScenarioError(f"prices.{symbol}", "is listed twice")
+        seen.add(symbol)
+    check(PRICES, dict(pricing.prices_usd), "prices", stored=True)
 
 
 def _fill_costs(
