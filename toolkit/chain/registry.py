@@ -15,21 +15,15 @@ from functools import lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import Any
 
-from eth_utils import is_checksum_address
-from pydantic import PlainValidator, StrictBool, TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from toolkit.chain.errors import NotInRegistry
+from toolkit.chain.registry_file import REGISTRY_FILE, ChainTable
 from toolkit.codecs import caip2
 from toolkit.codecs.errors import InvalidValue
-from toolkit.resources.declared import (
-    ConfigTable,
-    choice_rule,
-    config_errors,
-    integer_rule,
-    text_rule,
-)
+from toolkit.resources.declared import config_errors
 
 __all__ = [
     "DEFAULT_PATH",
@@ -44,7 +38,6 @@ __all__ = [
 #: The registry shipped with the package (package data, found wherever the toolkit is installed).
 DEFAULT_PATH: Traversable = files("toolkit.chain") / "registry.toml"
 
-_MAX_DECIMALS = 36
 _ADDRESS_RE = re.compile(r"^0x[0-9a-fA-F]{40}$")
 
 
@@ -175,7 +168,7 @@ class Registry:
             toolkit.codecs.errors.InvalidValue: contracts.escrow: is required
         """
         try:
-            doc = _DOCUMENT.validate_python(data)
+            doc = REGISTRY_FILE.validate_python(data)
         except ValidationError as error:
             fault = config_errors(error, root="registry")[0]
             raise InvalidValue(fault.field, fault.rule) from None
@@ -328,77 +321,7 @@ def default_registry() -> Registry:
     return Registry.load()
 
 
-def _checksummed(value: object) -> str:
-    if not isinstance(value, str) or not is_checksum_address(value):
-        raise ValueError("must be an EIP-55 checksummed address")
-    return value
-
-
-_Address = Annotated[str, PlainValidator(_checksummed)]
-_ChainId = Annotated[int, integer_rule("must be a positive integer chain id", 1)]
-_Text = Annotated[str, text_rule()]
-
-
-class _ContractsDoc(ConfigTable):
-    """A chain's contract overrides: every key optional."""
-
-    escrow: _Address | None = None
-    output_settler: _Address | None = None
-    oracle: _Address | None = None
-    swap_router: _Address | None = None
-
-
-class _DefaultContractsDoc(_ContractsDoc):
-    """``[contracts]``: the partner-escrow contracts every chain shares unless it overrides."""
-
-    escrow: _Address
-    output_settler: _Address
-    oracle: _Address
-
-
-class _ChainDoc(ConfigTable):
-    """A ``[chains.ID]`` table."""
-
-    name: _Text
-    caip2: str
-    native_symbol: _Text
-    eip1559: StrictBool
-    contracts: _ContractsDoc = _ContractsDoc()
-
-
-class _TokenDoc(ConfigTable):
-    """A ``[[tokens]]`` entry."""
-
-    chain: _ChainId
-    symbol: _Text
-    address: _Address
-    decimals: Annotated[
-        int, integer_rule(f"must be an integer between 0 and {_MAX_DECIMALS}", 0, _MAX_DECIMALS)
-    ]
-
-
-class _FactoryDoc(ConfigTable):
-    """A ``[[factories]]`` entry."""
-
-    chain: _ChainId
-    kind: Annotated[str, choice_rule("must be v2 or v3", "v2", "v3")]
-    address: _Address
-    block: Annotated[int, integer_rule("must be a block number (0 or more)")]
-
-
-class _RegistryDoc(ConfigTable):
-    """The whole registry file."""
-
-    chains: dict[str, _ChainDoc]
-    contracts: _DefaultContractsDoc
-    tokens: tuple[_TokenDoc, ...] = ()
-    factories: tuple[_FactoryDoc, ...] = ()
-
-
-_DOCUMENT: Final = TypeAdapter(_RegistryDoc)
-
-
-def _chain(key: str, entry: _ChainDoc) -> RegisteredChain:
+def _chain(key: str, entry: ChainTable) -> RegisteredChain:
     where = f"chains.{key}"
     if not key.isascii() or not key.isdigit() or key.startswith("0"):
         raise InvalidValue(where, "chain table keys must be positive decimal chain ids")

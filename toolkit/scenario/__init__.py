@@ -16,8 +16,11 @@ windows, the filler address, the accepted API keys and the borrow-authorization 
 >>> scenario.auth.signer_key
 Secret('***')
 
-Errors name the TOML key path and the rule, e.g. ``pools[3].balance: must be a positive
-integer``. ``load_scenario(name, env=os.environ)`` is the only place that reads the environment
+Each table is a declared model (:mod:`toolkit.scenario.document`, ``[amm]`` and ``[credit]``
+beside their builders), so errors name the TOML key path and the rule, e.g.
+``pools[3].balance: must be a positive integer``.
+
+``load_scenario(name, env=os.environ)`` is the only place that reads the environment
 (``TOOLKIT_API_KEY``, ``TOOLKIT_SIGNER_KEY``), and only when given it: by default it, like
 ``read_scenario`` and ``parse_scenario``, is pure.
 
