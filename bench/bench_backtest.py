@@ -77,7 +77,7 @@ def _quotes_only(engine: Engine, cols: Any, scenario: Any) -> int:
 
 
 def bench_default_day(n_target: int = 1_000_000) -> None:
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     rate = n_target / 86_400
     flow, wall_gen, cpu_gen = _timed(lambda: generate_flow(scenario, rate=rate, seed=1))
     n = flow.height

@@ -105,7 +105,7 @@ def _setup(
     credit: CreditClient, w3: Web3, n: int
 ) -> tuple[dict[str, dict[str, int]], dict[str, str]]:
     """Card accounts on chain: collateral locked and the starting debt drawn; their holdings."""
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     assert scenario.credit is not None
     by_key = {c.key: c for c in scenario.credit.collateral}
 

@@ -57,7 +57,7 @@ def discovery() -> None:
         f"{seconds:.2f} s = {logs / seconds:,.0f} events/s"
     )
     service.close()
-    with serve_in_thread(create_app(load_scenario("default", env={}))) as url:
+    with serve_in_thread(create_app(load_scenario("default"))) as url:
         w3 = chain_web3(8453, url=f"{url}/rpc/8453")
         seconds, logs, accounts = _discover(w3, hubs, escrows)
     print(
@@ -67,7 +67,7 @@ def discovery() -> None:
 
 
 def prices() -> None:
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     at = datetime(2026, 1, 1, tzinfo=UTC)
     with Store(":memory:") as store:
         started = time.perf_counter()

@@ -421,8 +421,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profile", action="store_true", help="add a cProfile listing")
     args = parser.parse_args(argv)
     scale = 10 if args.quick else 1
-    single = load_scenario("single-pool", env={})
-    default = load_scenario("default", env={})
+    single = load_scenario("single-pool")
+    default = load_scenario("default")
     print(f"Python {sys.version.split()[0]}, SimPy {simpy.__version__}; rates per CPU second")
     section_rfq(single, default, 300_000 // scale, repeats=3)
     section_erlang(single, 300_000 // scale, repeats=3)

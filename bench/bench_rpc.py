@@ -117,7 +117,7 @@ def in_process(seconds: float, txs: int) -> list[str]:
     from toolkit.scenario import load_scenario
     from toolkit.world.chain import Chains, Rpc
 
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     clock = OffsetClock(VirtualClock(T0))
     rpc = Rpc(Chains(scenario, genesis=T0), clock)
     body = _call_body(rpc.chains.accounts[0].address)
@@ -154,7 +154,7 @@ def _serve() -> None:
     from toolkit.server import create_app
     from toolkit.server.loopback import bind_socket, serve_socket
 
-    app = create_app(load_scenario("default", env={}))
+    app = create_app(load_scenario("default"))
     sock = bind_socket(HOST, 0)
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     http = "httptools" if importlib.util.find_spec("httptools") else "h11"
@@ -228,7 +228,7 @@ def over_http(seconds: float, txs: int, levels: list[int]) -> list[str]:
     try:
         assert server.stdout is not None
         port = json.loads(server.stdout.readline())["port"]
-        holder = dev_accounts(load_scenario("default", env={}))[0].address
+        holder = dev_accounts(load_scenario("default"))[0].address
         call = _call_body(holder)
         keys = _keys(max(levels))
         asyncio.run(_level(port, [_fund_bodies(keys)], None))

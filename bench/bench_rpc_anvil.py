@@ -116,7 +116,7 @@ def _ours() -> tuple[subprocess.Popen[bytes], str, str]:
     )
     assert server.stdout is not None
     port = json.loads(server.stdout.readline())["port"]
-    holder = dev_accounts(load_scenario("default", env={}))[0].address
+    holder = dev_accounts(load_scenario("default"))[0].address
     return server, f"http://{HOST}:{port}/rpc/8453", holder
 
 

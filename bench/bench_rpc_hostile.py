@@ -142,7 +142,7 @@ def main() -> None:
         assert server.stdout is not None
         port = json.loads(server.stdout.readline())["port"]
         url = f"http://{HOST}:{port}"
-        holder = dev_accounts(load_scenario("default", env={}))[0].address
+        holder = dev_accounts(load_scenario("default"))[0].address
         body = _call_body(holder)
         heavy = _heavy(url, holder)
         print(f"load average {os.getloadavg()[0]:.2f}, {os.cpu_count()} CPUs")

@@ -117,7 +117,7 @@ def _serve(cpu: int | None, profile: str | None) -> None:
     from toolkit.server import create_app
     from toolkit.server.loopback import bind_socket, serve_socket
 
-    app = create_app(load_scenario("default", env={}))
+    app = create_app(load_scenario("default"))
     sock = bind_socket(HOST, 0)
     # Explicit rather than "auto": uvicorn fails loudly if either is missing.
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"

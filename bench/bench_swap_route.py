@@ -66,7 +66,7 @@ USD_SIZES = [10**k for k in range(2, 9)]  # $100 to $100M
 
 
 def _cases() -> list[tuple[str, str, int]]:
-    market = market_for(load_scenario("default", env={}), 1)
+    market = market_for(load_scenario("default"), 1)
     assert market is not None
     out = []
     for a, b in PAIRS:
@@ -85,7 +85,7 @@ def _percentiles(times: list[float]) -> str:
 
 
 def in_process() -> None:
-    ledger = Chains(load_scenario("default", env={}), genesis=T0).ledger(1)
+    ledger = Chains(load_scenario("default"), genesis=T0).ledger(1)
     cases = _cases()
     for name, run in (
         ("search_route (uncached)", search_route),
@@ -125,7 +125,7 @@ GRID_SIZES = [10**k for k in range(3, 9)]  # $1k to $100M
 
 
 def _grid_cases(chain_id: int) -> list[tuple[str, str, int]]:
-    market = market_for(load_scenario("default", env={}), chain_id)
+    market = market_for(load_scenario("default"), chain_id)
     assert market is not None
     btc = "WBTC" if "WBTC" in market.tokens else "cbBTC"
     out = []
@@ -139,7 +139,7 @@ def _grid_cases(chain_id: int) -> list[tuple[str, str, int]]:
 
 def pathfinder_vs_grid(repeat: int) -> None:
     for chain_id, network in ((1, "mainnet"), (8453, "base")):
-        ledger = Chains(load_scenario("default", env={}), genesis=T0).ledger(chain_id)
+        ledger = Chains(load_scenario("default"), genesis=T0).ledger(chain_id)
         for state in ("fresh pools", "after 100 blocks of flow"):
             if state != "fresh pools":
                 traders = BackgroundTraders(ledger, seed=1)
@@ -194,7 +194,7 @@ async def _client(
 
 
 async def _load(url: str, clients: int, seconds: float) -> None:
-    market = market_for(load_scenario("default", env={}), 1)
+    market = market_for(load_scenario("default"), 1)
     assert market is not None
     usdc, weth = market.tokens["USDC"].address, market.tokens["WETH"].address
     sizes = [str(10**k * 10**6) for k in range(2, 7)]

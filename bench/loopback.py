@@ -14,7 +14,7 @@ SERVER = (
     "import sys, uvicorn\n"
     "from toolkit.scenario import load_scenario\n"
     "from toolkit.server import create_app\n"
-    "app = create_app(load_scenario('default', env={}))\n"
+    "app = create_app(load_scenario('default'))\n"
     "uvicorn.run(app, host='127.0.0.1', port=int(sys.argv[1]), log_level='warning')\n"
 )
 

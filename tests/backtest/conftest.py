@@ -17,12 +17,12 @@ UNIT = 1_000_000_000
 
 @pytest.fixture(scope="session")
 def default_scenario() -> Scenario:
-    return load_scenario("default", env={})
+    return load_scenario("default")
 
 
 @pytest.fixture(scope="session")
 def single_pool() -> Scenario:
-    return load_scenario("single-pool", env={})
+    return load_scenario("single-pool")
 
 
 FlowBuilder = Callable[[Sequence[dict[str, Any]]], pl.DataFrame]

@@ -33,7 +33,7 @@ def collected() -> Store:
 
 
 def test_pools_and_tiers_come_back_as_the_service_has_them(collected: Store) -> None:
-    truth = load_scenario("default", env={})
+    truth = load_scenario("default")
     fitted = calibrate(collected, "default")
     # the snapshot was taken with every pool idle: available == balance
     assert {p.id: p.balance for p in fitted.scenario.pools} == {

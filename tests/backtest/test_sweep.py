@@ -77,7 +77,7 @@ def test_single_point_runs_inline_and_fee_scale_changes_revenue() -> None:
 
 
 def test_overrides_build_valid_variants() -> None:
-    s = load_scenario("default", env={})
+    s = load_scenario("default")
     v = apply_overrides(s, {"pool_scale": 1.1, "fee_scale": 1.5, "order_seconds": 90})
     assert v.pools[0].balance == s.pools[0].balance * 11 // 10
     # 5 bps * 1.5 = 7.5, rounded half up; 3 * 1.5 = 4.5 -> 5.

@@ -153,7 +153,10 @@ def _broken(raw: dict[str, Any], edit: Any) -> dict[str, Any]:
             lambda d: d["tokens"][2].update(address=d["tokens"][2]["address"].lower()),
             r"tokens\[2\]\.address: must be an EIP-55 checksummed address",
         ),
-        (lambda d: d["tokens"][0].update(decimals=-1), r"tokens\[0\]\.decimals: must be between"),
+        (
+            lambda d: d["tokens"][0].update(decimals=-1),
+            r"tokens\[0\]\.decimals: must be an integer between 0 and 36",
+        ),
         (lambda d: d["tokens"][0].update(decimals="6"), r"tokens\[0\]\.decimals: must be an int"),
         (lambda d: d["tokens"][0].update(chain=0), r"tokens\[0\]\.chain: must be a positive"),
         (lambda d: d["tokens"][0].pop("symbol"), r"tokens\[0\]\.symbol: is required"),

@@ -93,11 +93,11 @@ def test_serve_prints_the_simulation_key_and_stops_on_ctrl_c(serve: Serve) -> No
     assert httpx.get(url + "/health", timeout=5).json() == {"status": "ok"}
     # every chain's JSON-RPC URL answers, and the first development accounts are shown
     rpc_lines = [line for line in lines if "/rpc/" in line and not line.startswith("export")]
-    assert len(rpc_lines) == len(load_scenario("default", env={}).chains)
+    assert len(rpc_lines) == len(load_scenario("default").chains)
     base_rpc = next(line for line in rpc_lines if "/rpc/8453" in line).split()[1]
     answer = httpx.post(base_rpc, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId"})
     assert answer.json()["result"] == hex(8453)
-    first = dev_accounts(load_scenario("default", env={}))[0]
+    first = dev_accounts(load_scenario("default"))[0]
     assert f"(0) {first.address}  key {first.key.reveal()}" in lines
     # No background traffic unless asked for.
     assert not any(line.startswith("Background traffic") for line in lines)

@@ -63,7 +63,7 @@ class Loopback:
 
 @pytest.fixture(scope="module")
 def loopback() -> Iterator[Loopback]:
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     assert scenario.credit is not None
     with (
         serve_in_thread(create_app(scenario)) as url,

@@ -39,7 +39,7 @@ USDC = {
     42161: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831",
 }
 ME = "0x1111111111111111111111111111111111111111"
-SCENARIO = load_scenario("default", env={})
+SCENARIO = load_scenario("default")
 
 MakeClient = Callable[..., ServiceClient]
 

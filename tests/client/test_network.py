@@ -32,7 +32,7 @@ from .conftest import Sleeps
 
 pytestmark = pytest.mark.loopback
 
-SCENARIO = load_scenario("default", env={})
+SCENARIO = load_scenario("default")
 ME = "0x1111111111111111111111111111111111111111"
 USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 

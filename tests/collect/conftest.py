@@ -161,7 +161,7 @@ class Embedded:
 
 @pytest.fixture
 def embedded() -> Iterator[Embedded]:
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     clock = FakeClock()
     log = ResponseLog(create_app(scenario, clock=clock, heartbeat=0.2, tick=0.1))
     service = EmbeddedService(app=log, api_key=KEY)

@@ -90,7 +90,7 @@ def test_a_service_that_answers_only_errors_fails_the_run(
 ) -> None:
     spared, extra, first = CASES[kind]
     db = tmp_path / "t.duckdb"
-    app = Refusing(create_app(load_scenario("default", env={})), spared)
+    app = Refusing(create_app(load_scenario("default")), spared)
     with serve_in_thread(app) as url:  # type: ignore[arg-type]
         code = collect(kind, "--base-url", url, "--db", str(db), "--no-progress", *extra)
     err = capsys.readouterr().err
@@ -105,7 +105,7 @@ def test_a_node_that_answers_only_errors_fails_the_chain_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "t.duckdb"
-    app = Refusing(create_app(load_scenario("default", env={})))
+    app = Refusing(create_app(load_scenario("default")))
     with serve_in_thread(app) as url:  # type: ignore[arg-type]
         code = collect(
             "chain", "--chain", "8453", "--rpc-url", f"{url}/rpc/8453", "--db", str(db),
@@ -122,7 +122,7 @@ def test_a_node_that_answers_only_errors_fails_the_chain_run(
 def test_the_library_raises_collection_failed_with_the_first_error(tmp_path: Path) -> None:
     from toolkit.client import ServiceClient
 
-    app = Refusing(create_app(load_scenario("default", env={})), DISCOVERY)
+    app = Refusing(create_app(load_scenario("default")), DISCOVERY)
     with serve_in_thread(app) as url, Store(tmp_path / "t.duckdb") as store:  # type: ignore[arg-type]
         with ServiceClient(url) as client:
             sweep = RfqSweep(client, store, rounds=1, interval=1.0, progress=False)

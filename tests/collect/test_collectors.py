@@ -63,7 +63,7 @@ def test_tier_amounts_fall_inside_each_tier() -> None:
 
 
 def test_default_grid_covers_every_onboarded_route_of_the_target() -> None:
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     with ServiceClient(embedded=EmbeddedService(scenario)) as client:
         routes = discover_routes(client)
         client.embedded.close()  # type: ignore[union-attr]
@@ -168,7 +168,7 @@ def test_an_rfq_sweep_opens_no_order_unless_asked(
 
 def test_snapshot_of_tokens_pools_and_fee_tiers(embedded: Embedded, store: Store) -> None:
     client, _ = embedded.client()
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     result = Snapshot(client, store, chains=(8453, 42161), progress=False).run()
     tokens = store.query("SELECT * FROM token_snapshots WHERE snapshot_id = ?", [result.run_id])
     assert tokens.height == sum(1 for t in scenario.tokens if t.chain in (8453, 42161))

@@ -127,7 +127,7 @@ def test_an_unreachable_service_is_a_clear_error(
 def test_a_rejected_key_is_a_clear_error_without_the_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = create_app(load_scenario("default", env={}))
+    app = create_app(load_scenario("default"))
     monkeypatch.setenv("TOOLKIT_API_KEY", "sk-rejected-7c1d")
     with serve_in_thread(app) as url:
         code = run_cli(

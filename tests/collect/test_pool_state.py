@@ -20,7 +20,7 @@ def test_snapshots_of_the_simulated_pools_rebuild_them_exactly() -> None:
     service = EmbeddedService("default", env={}, clock=VirtualClock())
     w3 = chain_web3(1, embedded=service)
     try:
-        market = market_for(load_scenario("default", env={}), 1)
+        market = market_for(load_scenario("default"), 1)
         assert market is not None
         refs = [PoolRef(p.address, p.kind, "", "", 0) for p in market.pools]
         reader = StateReader.detect(w3, w3.eth.block_number)

@@ -25,7 +25,7 @@ def test_a_simulated_run_stores_its_scenarios_prices() -> None:
 
 
 def test_a_token_the_registry_lacks_is_named_from_its_contract_and_cached() -> None:
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     tail = next(t for t in scenario.amm.tokens if t.symbol == "TAILA")
     service = EmbeddedService(scenario, env={})
     try:

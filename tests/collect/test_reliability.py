@@ -14,7 +14,7 @@ from toolkit.store import Store
 
 from .conftest import Embedded, Fault, grid_flow
 
-DEFAULT = load_scenario("default", env={})
+DEFAULT = load_scenario("default")
 
 RFQ = "/partner-intents/rfq"
 

@@ -64,7 +64,7 @@ def target(
         yield "real", []
         return
     seen: list[str] = []
-    app = create_app(load_scenario("default", env={}))
+    app = create_app(load_scenario("default"))
     app.add_middleware(_Count, seen=seen)
     with serve_in_thread(app) as url:
         for name, value in {
@@ -123,7 +123,7 @@ def test_discovery_finds_the_whole_seeded_book_of_a_served_instance(
     escrows = sorted({c.escrow_address for c in base.collateral.values()})
     w3 = chain_web3(8453)
     found = discover_accounts(w3, hubs, escrows, chunk=1)
-    assert len(found.accounts) == load_scenario("default", env={}).credit.book_accounts == 1200
+    assert len(found.accounts) == load_scenario("default").credit.book_accounts == 1200
     with pytest.raises(ValueError, match=r"to_block: \d+ is beyond the chain head \(\d+\)"):
         discover_accounts(w3, hubs, escrows, to_block=10**9)
     w3.provider.close()  # type: ignore[attr-defined]

@@ -40,7 +40,7 @@ def _web3s(service: EmbeddedService) -> dict[str, Any]:
 
 def _pools() -> dict[str, list[str]]:
     """The simulated markets' pool addresses (the simulation's own list, given to the sweep)."""
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     found = {}
     for name, chain in (("mainnet", 1), ("base", 8453)):
         market = market_for(scenario, chain)
@@ -127,7 +127,7 @@ def test_the_command_line_names_rejected_credentials(
     parser = argparse.ArgumentParser(prog="toolkit collect")
     command.add_arguments(parser)
     args = parser.parse_args(["swap", "--db", str(tmp_path / "s.duckdb"), "--no-progress"])
-    with serve_in_thread(create_app(load_scenario("default", env={}))) as url:
+    with serve_in_thread(create_app(load_scenario("default"))) as url:
         monkeypatch.setenv("TOOLKIT_SWAP_URL", f"{url}/swap")
         assert command.run(args) == 2
     err = capsys.readouterr().err
@@ -144,7 +144,7 @@ def test_a_run_where_every_request_failed_ends_failed_naming_the_first_error(
     parser = argparse.ArgumentParser(prog="toolkit collect")
     command.add_arguments(parser)
     db = tmp_path / "s.duckdb"
-    with serve_in_thread(create_app(load_scenario("default", env={}))) as url:
+    with serve_in_thread(create_app(load_scenario("default"))) as url:
         # The main interface's URL given as the swap URL: every route request is a 404.
         args = parser.parse_args(["swap", "--swap-url", url, "--db", str(db), "--no-progress"])
         assert command.run(args) == 2

@@ -123,7 +123,7 @@ def credit_book(scenario: Scenario | str = "default") -> Iterator[Book]:
     """An embedded service on ``scenario`` at T0 with web3 on its credit chain."""
     from toolkit.clock import VirtualClock
 
-    loaded = load_scenario(scenario, env={}) if isinstance(scenario, str) else scenario
+    loaded = load_scenario(scenario) if isinstance(scenario, str) else scenario
     assert loaded.credit is not None
     with embedded_service(loaded, clock=VirtualClock(T0)) as svc:
         w3 = Web3(chain_provider(svc.embedded, BASE))

@@ -42,7 +42,7 @@ LIQUIDATOR = account(88)
 
 
 def _falling_btc() -> Scenario:
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     credit = scenario.credit
     assert credit is not None
     path = ((T0, Decimal(60_000)), (T0 + 120 * 86_400, Decimal(20_000)))

@@ -139,7 +139,7 @@ def test_eure_operator_is_its_own() -> None:
 
 
 def test_no_eure_hub_is_a_404() -> None:
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     assert scenario.credit is not None
     without = dataclasses.replace(scenario, credit=dataclasses.replace(scenario.credit, others=()))
     with credit_book(without) as book:
@@ -152,7 +152,7 @@ def test_no_eure_hub_is_a_404() -> None:
 
 
 def test_eure_settings_are_checked() -> None:
-    tokens = load_scenario("default", env={}).tokens
+    tokens = load_scenario("default").tokens
     credit = parse_credit({"eure": False}, scenario="x", tokens=tokens)
     assert credit is not None and credit.others == ()
     with pytest.raises(ScenarioError, match=r"credit\.eure\.eur_usd"):

@@ -21,7 +21,7 @@ BTC = 10**8
 def _falling_btc(to_usd: int) -> Scenario:
     """The default scenario with yoBTC's cbBTC at 60,000 USD until T0 + 1000 s, then
     ``to_usd``, and the vault's yield at zero (so the price path alone moves its value)."""
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     credit = scenario.credit
     assert credit is not None
     path = ((T0, Decimal(60_000)), (T0 + 1_000, Decimal(60_000)), (T0 + 1_001, Decimal(to_usd)))

@@ -198,7 +198,7 @@ def test_liquidation_pays_ethereum_collateral_to_the_liquidator_on_ethereum() ->
 
 
 def test_remote_chains_are_checked() -> None:
-    tokens = load_scenario("default", env={}).tokens
+    tokens = load_scenario("default").tokens
     optimism = parse_credit({"remote_chains": [10]}, scenario="x", tokens=tokens)
     assert optimism is not None
     assert [(c.chain, c.symbol) for c in optimism.remote] == [(10, "USDC")]

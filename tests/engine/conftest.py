@@ -31,12 +31,12 @@ def weth() -> dict[int, str]:
 
 @pytest.fixture(scope="session")
 def default_scenario() -> Scenario:
-    return load_scenario("default", env={})
+    return load_scenario("default")
 
 
 @pytest.fixture(scope="session")
 def single_scenario() -> Scenario:
-    return load_scenario("single-pool", env={})
+    return load_scenario("single-pool")
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ ROUTES = [(1, 8453, "USDC"), (10, 8453, "USDC"), (8453, 10, "WETH"), (1, 10, "WE
 
 
 def _small_scenario() -> Scenario:
-    base = load_scenario("default", env={})
+    base = load_scenario("default")
     pools = tuple(
         dataclasses.replace(p, balance=SMALL[p.id])
         if p.id in SMALL

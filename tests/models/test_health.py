@@ -241,7 +241,7 @@ def test_the_stored_book_is_stressed_from_its_figures() -> None:
     from toolkit.world.chain.credit import book_accounts
 
     with ServiceClient(embedded=True, clock=VirtualClock()) as client, Store(":memory:") as store:
-        accounts = book_accounts(load_scenario("default", env={}))[:120]
+        accounts = book_accounts(load_scenario("default"))[:120]
         CreditCollector(client, store, accounts=accounts, progress=False).run()
         book = store.query("SELECT * FROM credit_accounts")
     frame = snapshot_stress(book, shocks=[0.0, -0.2, -0.5])

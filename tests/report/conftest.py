@@ -103,7 +103,7 @@ def tier_rows() -> pl.DataFrame:
 def fill_store(store: Store, *, backtest: bool = True) -> None:
     run = store.start_run("rfq", {"rounds": ROUNDS}, SOURCE, run_id="run-rfq", started_at=T0)
     # What a run on the embedded service stores: its scenario's prices (source "scenario").
-    record_scenario(store, load_scenario("default", env={}), T0)
+    record_scenario(store, load_scenario("default"), T0)
     store.append("rfq_observations", observation_rows(run))
     store.append("liquidity_events", event_rows(run))
     store.append("fee_tiers", tier_rows())

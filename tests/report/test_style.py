@@ -65,7 +65,7 @@ def _stored_prices() -> pl.DataFrame:
     from toolkit.store import Store, price_table
 
     with Store(":memory:") as store:
-        record_scenario(store, load_scenario("default", env={}), T0)
+        record_scenario(store, load_scenario("default"), T0)
         load_prices(
             store,
             [{"chain": 1, "token": WETH, "symbol": "WETH", "observed_at": T1, "usd": 2000}],

@@ -127,7 +127,7 @@ def test_credit_health_reads_the_latest_observation_of_each_account(
 
 def _usd_revenue(result: BacktestResult) -> tuple[float, float]:
     """Capital and fee revenue in USD, from the backtest's own summary."""
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     prices = dict(scenario.pricing.prices_usd)
     capital = revenue = 0.0
     for pool in scenario.pools:

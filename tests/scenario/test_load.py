@@ -24,7 +24,7 @@ def test_shipped_scenarios_are_listed():
 
 
 def test_default_onboards_usdc_and_weth_between_every_ordered_pair():
-    s = load_scenario("default", env={})
+    s = load_scenario("default")
     chains = {1, 10, 8453, 42161}
     assert {c.id for c in s.chains} == chains
     expected = {(a, b, t) for a in chains for b in chains if a != b for t in ("USDC", "WETH")}
@@ -32,7 +32,7 @@ def test_default_onboards_usdc_and_weth_between_every_ordered_pair():
 
 
 def test_default_pool_sizes_are_realistic():
-    s = load_scenario("default", env={})
+    s = load_scenario("default")
     for pool in s.pools:
         decimals = s.token(pool.chain, pool.token).decimals
         whole = pool.balance // 10**decimals
@@ -43,7 +43,7 @@ def test_default_pool_sizes_are_realistic():
 
 
 def test_single_pool_has_one_route_one_pool_one_tier():
-    s = load_scenario("single-pool", env={})
+    s = load_scenario("single-pool")
     assert len(s.routes) == 1 and len(s.pools) == 1
     assert len(s.routes[0].fee_tiers) == 1
     assert s.pools[0].balance == 15 * 1_000 * 10**6
@@ -52,27 +52,27 @@ def test_single_pool_has_one_route_one_pool_one_tier():
 def test_a_path_works_like_a_name(tmp_path: Path):
     copy = tmp_path / "mine.toml"
     copy.write_bytes(scenario_path("single-pool").read_bytes())
-    assert load_scenario(copy, env={}) == load_scenario("single-pool", env={})
-    assert load_scenario(str(copy), env={}).name == "single-pool"
+    assert load_scenario(copy) == load_scenario("single-pool")
+    assert load_scenario(str(copy)).name == "single-pool"
 
 
 def test_unknown_name_lists_the_known_ones():
     with pytest.raises(
         ScenarioError, match=r"scenario: no scenario named 'nope' \(known: .*default"
     ):
-        load_scenario("nope", env={})
+        load_scenario("nope")
 
 
 def test_missing_file_is_named(tmp_path: Path):
     with pytest.raises(ScenarioError, match="no such file"):
-        load_scenario(tmp_path / "absent.toml", env={})
+        load_scenario(tmp_path / "absent.toml")
 
 
 def test_invalid_toml_names_the_file(tmp_path: Path):
     bad = tmp_path / "bad.toml"
     bad.write_text("name = \n")
     with pytest.raises(ScenarioError, match=r"^bad.toml: \(document\): invalid TOML"):
-        load_scenario(bad, env={})
+        load_scenario(bad)
 
 
 def test_errors_from_a_file_carry_its_name(tmp_path: Path):
@@ -86,7 +86,7 @@ def test_errors_from_a_file_carry_its_name(tmp_path: Path):
 
 
 def test_api_key_defaults_to_demo_key():
-    s = load_scenario("default", env={})
+    s = load_scenario("default")
     assert s.auth.accepts("demo-key")
     assert not s.auth.accepts("other")
     assert not s.auth.accepts(None)  # type: ignore[arg-type]
@@ -145,10 +145,10 @@ def test_secret_behaviour():
 
 
 def test_scenarios_are_frozen_and_hashable_apart_from_their_index():
-    s = load_scenario("single-pool", env={})
+    s = load_scenario("single-pool")
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.name = "x"  # type: ignore[misc]
-    assert s == load_scenario("single-pool", env={})
+    assert s == load_scenario("single-pool")
 
 
 def test_scenarios_pickle_for_process_pools():

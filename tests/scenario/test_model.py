@@ -9,7 +9,7 @@ from toolkit.scenario import load_scenario
 @pytest.mark.parametrize("name", ["default", "single-pool"])
 def test_tokens_and_contracts_agree_with_the_registry(name: str):
     registry = default_registry()
-    s = load_scenario(name, env={})
+    s = load_scenario(name)
     for token in s.tokens:
         known = registry.token(token.chain, token.symbol)
         assert (known.address, known.decimals) == (token.address, token.decimals)
@@ -21,7 +21,7 @@ def test_tokens_and_contracts_agree_with_the_registry(name: str):
 
 
 def test_lookups():
-    s = load_scenario("default", env={})
+    s = load_scenario("default")
     assert s.chain(8453).name == "base"
     usdc = s.token(10, "USDC")
     assert s.token_by_address(10, usdc.address.lower()) is usdc
@@ -37,7 +37,7 @@ def test_lookups():
 
 
 def test_fill_cost_converts_usd_and_rounds_up():
-    s = load_scenario("default", env={})
+    s = load_scenario("default")
     assert s.chain(1).fill_cost_usd == Decimal("1.50")
     assert s.fill_cost(1, "USDC") == 1_500_000
     # 0.05 USD at 3000 USD/WETH = 16666666666666.67 wei, rounded up.
@@ -45,7 +45,7 @@ def test_fill_cost_converts_usd_and_rounds_up():
 
 
 def test_eta_and_expiry_buffer():
-    s = load_scenario("default", env={})
+    s = load_scenario("default")
     assert s.eta(1, 8453) == 36 + 2
     assert s.eta(8453, 1) == 10 + 12
     assert s.expiry_buffer(1, 8453) == 43_200
@@ -53,6 +53,6 @@ def test_eta_and_expiry_buffer():
 
 
 def test_pool_ids():
-    s = load_scenario("default", env={})
+    s = load_scenario("default")
     assert s.pools[0].id == "1:USDC:usdc"
     assert len({p.id for p in s.pools}) == len(s.pools)

@@ -210,7 +210,7 @@ def test_contracts_table_and_chain_override(default_doc: Doc):
 def test_replace_revalidates():
     from toolkit.scenario import load_scenario
 
-    s = load_scenario("single-pool", env={})
+    s = load_scenario("single-pool")
     pool = dataclasses.replace(s.pools[0], balance=-5)
     with pytest.raises(ScenarioError, match=r"^pools\[0\].balance: must be a positive integer$"):
         dataclasses.replace(s, pools=(pool,))
@@ -224,3 +224,58 @@ def test_check_tiers_directly():
         check_tiers((FeeTier(1, -1, 5),), "t")
     with pytest.raises(ScenarioError, match=r"^t\[0\]: must be a fee tier$"):
         check_tiers(((1, 0, 5),), "t")  # type: ignore[arg-type]
+
+
+def test_built_parts_keep_addresses_checksummed():
+    from toolkit.scenario import load_scenario
+
+    s = load_scenario("single-pool")
+    pool = dataclasses.replace(s.pools[0], address=s.pools[0].address.lower())
+    with pytest.raises(
+        ScenarioError, match=r"^pools\[0\].address: must be stored in EIP-55 checksummed form$"
+    ):
+        dataclasses.replace(s, pools=(pool,))
+
+
+def test_a_bad_signing_key_is_never_echoed_nor_chained(parse: Parse, default_doc: Doc):
+    key = "0x" + "12" * 31 + "zz"
+    default_doc["auth"]["signer_key"] = key
+    with pytest.raises(ScenarioError) as info:
+        parse(default_doc)
+    assert str(info.value) == "auth.signer_key: must be a 0x-prefixed 32-byte hex private key"
+    # pydantic's error holds the input: it must not ride along as the cause or the context
+    assert info.value.__cause__ is None and info.value.__context__ is None
+
+
+@pytest.mark.parametrize(
+    ("credit", "message"),
+    [
+        (
+            {"collateral": [{"symbol": "DOGE", "kind": "token"}]},
+            "credit.collateral[0].ltv_bps: must be a non-negative integer "
+            "(no product default for this symbol)",
+        ),
+        (
+            {"collateral": [{"symbol": "yoBTC", "prices": [[10, "1"], [5, "2"]]}]},
+            "credit.collateral[0].prices: times must increase strictly",
+        ),
+        (
+            {"collateral": [{"symbol": "yoBTC", "prices": [[10, "one"]]}]},
+            "credit.collateral[0].prices[0][1]: must be a decimal number (string or number)",
+        ),
+        ({"collateral": []}, "credit.collateral: must be a non-empty array of tables"),
+        ({"chain": "base"}, "credit.chain: must be an integer or a string of digits"),
+        ({"eure": 5}, "credit.eure: must be a table, or false for no EURe hub"),
+        ({"book_acounts": 5}, "credit.book_acounts: unknown key"),
+        ("yes", "credit: must be a table"),
+    ],
+)
+def test_credit_faults_name_their_key_path(
+    parse: Parse, default_doc: Doc, credit: Any, message: str
+):
+    default_doc["credit"] = credit
+    _expect(parse, default_doc, message)
+
+
+def test_a_document_that_is_not_a_table(parse: Parse):
+    _expect(parse, [], "(document): must be a table")  # type: ignore[arg-type]

@@ -85,12 +85,12 @@ class Client:
 
 @pytest.fixture
 def scenario() -> Scenario:
-    return load_scenario("default", env={})
+    return load_scenario("default")
 
 
 @pytest.fixture
 def single_pool() -> Scenario:
-    return load_scenario("single-pool", env={})
+    return load_scenario("single-pool")
 
 
 @pytest.fixture

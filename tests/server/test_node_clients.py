@@ -34,7 +34,7 @@ def _node() -> str:
 @pytest.mark.parametrize("chain", [8453, 1])
 def test_ethers_and_viem_common_paths(served: Served, chain: int) -> None:
     node = _node()
-    dev = dev_accounts(load_scenario("default", env={}))[0]
+    dev = dev_accounts(load_scenario("default"))[0]
     env = {
         **os.environ,
         "TOOLKIT_RPC_URL": f"{served.url}/rpc/{chain}",

@@ -22,7 +22,7 @@ from .conftest import USDC
 
 BOB = Web3.to_checksum_address("0x" + "b0" * 20)
 ABI = functions.json_abi("erc20") + events.json_abi("erc20")
-SCENARIO = load_scenario("default", env={})
+SCENARIO = load_scenario("default")
 
 
 @pytest.fixture(params=["in-process", pytest.param("loopback", marks=pytest.mark.loopback)])

@@ -70,7 +70,7 @@ def test_bad_input_is_refused_naming_the_field() -> None:
         ready_made = EmbeddedService(app=service.app)
         with pytest.raises(ValueError, match="scenario: give the Scenario"):
             Traffic(ready_made, FLOW)
-        assert Traffic(ready_made, FLOW, scenario=load_scenario("default", env={})).counts == {}
+        assert Traffic(ready_made, FLOW, scenario=load_scenario("default")).counts == {}
     finally:
         service.close()
 
@@ -187,7 +187,7 @@ def test_traffic_reads_the_columns_the_generators_write() -> None:
 def test_traffic_drives_a_service_served_over_http() -> None:
     # Slower than in-process: each step's requests cross a socket to a server in this process.
     clock = ScaledClock(20.0)
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     with serve_in_thread(create_app(scenario, clock=clock)) as url:
         flow = FLOW.head(2)
         credit = CREDIT.head(2).with_columns(t=pl.Series([0.0, 40.0]))  # lock, then draw
@@ -221,7 +221,7 @@ def test_traffic_drives_a_service_served_over_http() -> None:
 @pytest.mark.loopback
 def test_traffic_ends_quietly_when_the_served_service_goes_away() -> None:
     clock = ScaledClock(100.0)
-    scenario = load_scenario("single-pool", env={})
+    scenario = load_scenario("single-pool")
     with serve_in_thread(create_app(scenario, clock=clock)) as url:
         pass
     flow = FLOW.head(1).with_columns(src_chain=pl.lit(8453), dst_chain=pl.lit(8453))

@@ -21,7 +21,7 @@ USER = "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"
 
 @pytest.fixture(scope="session")
 def scenario() -> Scenario:
-    return load_scenario("default", env={})
+    return load_scenario("default")
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ def _escrow_order(scenario: Scenario, quote, order_id: str, now: int, **fields) 
 
 @pytest.fixture
 def single_world() -> tuple[Scenario, Engine, World]:
-    scenario = load_scenario("single-pool", env={})
+    scenario = load_scenario("single-pool")
     engine = Engine(scenario)
     return scenario, engine, World(scenario, engine, retry_seconds=5.0)
 
@@ -104,7 +104,7 @@ def test_retries_then_missed_and_reclaimable(single_world):
 
 
 def test_refund_expired_reclaims_automatically():
-    scenario = load_scenario("single-pool", env={})
+    scenario = load_scenario("single-pool")
     engine = Engine(scenario)
     world = World(scenario, engine, refund_expired=True)
     token = scenario.token(8453, "USDC").address
@@ -196,7 +196,7 @@ def test_forgetting_finished_orders(single_world):
 
 
 def test_the_filler_fills_when_the_quote_eta_has_passed_on_every_route():
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     engine = Engine(scenario)
     world = World(scenario, engine)
     due = {}

@@ -150,7 +150,7 @@ def generate_swap_flow(
     >>> swaps.columns, 300 < swaps.height < 420, sorted(set(swaps["chain"]))
     (['t', 'chain', 'token_in', 'token_out', 'amount_in'], True, [1, 8453])
     """
-    s = load_scenario(scenario, env={})
+    s = load_scenario(scenario)
     seed = whole(seed, "seed", minimum=0)
     median = number(median_usd, "median_usd", above=0)
     spread = number(sigma, "sigma", minimum=0)
@@ -205,7 +205,7 @@ def generate_credit_flow(
     >>> credit.columns, sorted(set(credit["action"])), set(credit["borrower"]) == {0, 1}
     (['t', 'borrower', 'action', 'amount'], ['draw', 'lock', 'repay', 'unlock'], True)
     """
-    s = load_scenario(scenario, env={})
+    s = load_scenario(scenario)
     if s.credit is None:
         raise ValueError(f"scenario: {s.name!r} has no credit product")
     seed = whole(seed, "seed", minimum=0)

@@ -78,7 +78,7 @@ class Calibration:
 
 def calibrate(store: Store, base: Scenario | str = "default") -> Calibration:
     """Calibrate ``base`` on the observations in ``store`` (module docstring)."""
-    scenario = load_scenario(base, env={})
+    scenario = load_scenario(base)
     observed = store.query(_MARKET)
     if observed.height < 2:
         raise StoreError(

@@ -176,7 +176,7 @@ def default_sizes(scenario: Scenario | str) -> dict[str, SizeModel]:
     >>> default_sizes("default")["USDC"]
     LogNormal(median=5000000000, sigma=1.2)
     """
-    s = load_scenario(scenario, env={})
+    s = load_scenario(scenario)
     out: dict[str, SizeModel] = {}
     for symbol in sorted({r.token for r in s.routes}):
         price = s.pricing.price_usd(symbol)
@@ -259,7 +259,7 @@ def generate_flow(
     >>> flow.columns[:4], 1500 < flow.height < 2100  # the night hour runs at half the rate
     (['request_id', 't', 'src_chain', 'dst_chain'], True)
     """
-    s = load_scenario(scenario, env={})
+    s = load_scenario(scenario)
     seed = _check_seed(seed)
     share_out = fraction(exact_output_share, "exact_output_share")
     p_convert = fraction(convert_probability, "convert_probability")

@@ -47,7 +47,7 @@ def attack_flow(
     >>> attack_flow("single-pool", rate=2.0, hours=0.01)["converts"].any()
     False
     """
-    s = load_scenario(scenario, env={})
+    s = load_scenario(scenario)
     number(rate, "rate", minimum=0)
     number(hours, "hours", above=0)
     chosen = s.routes[0] if route is None else s.route(*route)
@@ -90,7 +90,7 @@ def griefing(
     limit). One row per point: the bot's rate and what it is served, the share of the pools'
     capacity it holds on average, and the honest requests' 404 and fill rates.
     """
-    s = load_scenario(scenario, env={})
+    s = load_scenario(scenario)
     honest = generate_flow(s, hours=hours, rate=honest_rate, seed=seed, profile=None)
     honest = honest.with_columns(("honest" + pl.col("request_id")).alias("request_id"))
     capacity = sum(p.balance for p in s.pools)

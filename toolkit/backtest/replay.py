@@ -49,7 +49,7 @@ def replay(
     step = number(interval, "interval", above=0)
     if retry is not None and not isinstance(retry, RetryPolicy):
         raise ValueError(f"retry: must be a RetryPolicy or None, got {type(retry).__name__}")
-    base = load_scenario(scenario, env={})
+    base = load_scenario(scenario)
     variant = apply_overrides(base, overrides)
     columns = check_flow(flow, variant)
     # Keep no event log: the loop samples pool states itself, and 1M requests would otherwise

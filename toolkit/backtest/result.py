@@ -109,7 +109,7 @@ class BacktestResult:
         prices this simulated run as the simulation did; a scenario given only as an object
         (no name to load it by) has its prices stored by whoever built it."""
         try:
-            scenario = load_scenario(self.summary["scenario"], env={})
+            scenario = load_scenario(self.summary["scenario"])
         except ScenarioError:
             return
         started = store.run_record(run_id)["started_at"]

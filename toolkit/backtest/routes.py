@@ -71,7 +71,7 @@ class RouteLab:
     def __init__(self, scenario: str = "default", *, seed: int = 0) -> None:
         self.seed = whole(seed, "seed", minimum=0)
         self.clock = VirtualClock(START)
-        self.service = EmbeddedService(load_scenario(scenario, env={}), clock=self.clock)
+        self.service = EmbeddedService(load_scenario(scenario), clock=self.clock)
         self.swap = SwapClient(embedded=self.service, env={})
         self.intents = ServiceClient(embedded=self.service, env={})
         state = cast(Service, self.service.app.state.service)  # type: ignore[attr-defined]

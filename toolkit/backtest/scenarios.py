@@ -53,7 +53,7 @@ def apply_overrides(scenario: Scenario, overrides: Mapping[str, Any] | None) -> 
     """``scenario`` with pools, fees and windows changed by ``overrides`` (see module doc).
 
     >>> from toolkit.scenario import load_scenario
-    >>> base = load_scenario("single-pool", env={})
+    >>> base = load_scenario("single-pool")
     >>> s = apply_overrides(base, {"pool_scale": 2, "quote_seconds": 30})
     >>> s.pools[0].balance, s.windows.quote_seconds
     (30000000000, 30)

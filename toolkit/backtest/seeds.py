@@ -45,7 +45,7 @@ def sweep_seeds(
     and grid point, with a ``seed`` column first."""
     if not seeds:
         raise ArgumentError("seeds", "at least one seed", seeds)
-    s = load_scenario(scenario, env={})
+    s = load_scenario(scenario)
     number(hours, "hours", above=0)
     frames = []
     for seed in seeds:

@@ -136,7 +136,7 @@ def sweep(
     ([0.5, 2.0], True)
     """
     axes = _check_grid(grid)
-    base = load_scenario(scenario, env={})
+    base = load_scenario(scenario)
     check_flow(flow, base)
     points = [
         dict(zip([k for k, _ in axes], combo, strict=True))

@@ -190,7 +190,7 @@ def check_flow(flow: object, scenario: Scenario) -> FlowColumns:
 
     >>> from toolkit.backtest.flow import generate_flow
     >>> from toolkit.scenario import load_scenario
-    >>> s = load_scenario("default", env={})
+    >>> s = load_scenario("default")
     >>> cols = check_flow(generate_flow(s, hours=0.1, rate=1.0, seed=3), s)
     >>> len(cols.t) == len(cols.amount) > 0
     True

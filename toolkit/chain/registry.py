@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
@@ -18,11 +17,13 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from eth_utils import is_checksum_address
+from pydantic import ValidationError
 
 from toolkit.chain.errors import NotInRegistry
+from toolkit.chain.registry_file import REGISTRY_FILE, ChainTable
 from toolkit.codecs import caip2
 from toolkit.codecs.errors import InvalidValue
+from toolkit.resources.declared import config_errors
 
 __all__ = [
     "DEFAULT_PATH",
@@ -38,7 +39,6 @@ __all__ = [
 #: The registry shipped with the package (package data, found wherever the toolkit is installed).
 DEFAULT_PATH: Traversable = files("toolkit.chain") / "registry.toml"
 
-_MAX_DECIMALS = 36
 _ADDRESS_RE = re.compile(r"^0x[0-9a-fA-F]{40}$")
 
 
@@ -192,35 +192,22 @@ class Registry:
             ...
             toolkit.codecs.errors.InvalidValue: contracts.escrow: is required
         """
-        _keys(
-            data,
-            "",
-            required={"chains", "contracts"},
-            optional={"tokens", "factories", "price_feeds"},
-        )
-        defaults = _contracts(data["contracts"], "contracts", required=True)
-        raw_chains = data["chains"]
-        if not isinstance(raw_chains, Mapping):
-            raise InvalidValue("chains", "must be a table")
+        try:
+            doc = REGISTRY_FILE.validate_python(data)
+        except ValidationError as error:
+            fault = config_errors(error, root="registry")[0]
+            raise InvalidValue(fault.field, fault.rule) from None
         chains = []
         per_chain: dict[int, Contracts] = {}
-        for key, raw in raw_chains.items():
-            chain, overrides = _chain(str(key), raw)
+        defaults = doc.contracts.model_dump(exclude_none=True)
+        for key, entry in doc.chains.items():
+            chain = _chain(key, entry)
             chains.append(chain)
-            merged = {**defaults, **overrides}
-            per_chain[chain.chain_id] = Contracts(**merged)
-        raw_tokens = data.get("tokens", [])
-        if not isinstance(raw_tokens, list):
-            raise InvalidValue("tokens", "must be an array of tables")
-        tokens = [_token(raw, f"tokens[{i}]") for i, raw in enumerate(raw_tokens)]
-        raw_factories = data.get("factories", [])
-        if not isinstance(raw_factories, list):
-            raise InvalidValue("factories", "must be an array of tables")
-        factories = [_factory(raw, f"factories[{i}]") for i, raw in enumerate(raw_factories)]
-        raw_feeds = data.get("price_feeds", [])
-        if not isinstance(raw_feeds, list):
-            raise InvalidValue("price_feeds", "must be an array of tables")
-        feeds = [_feed(raw, f"price_feeds[{i}]") for i, raw in enumerate(raw_feeds)]
+            overrides = entry.contracts.model_dump(exclude_none=True)
+            per_chain[chain.chain_id] = Contracts(**{**defaults, **overrides})
+        tokens = [RegisteredToken(t.chain, t.symbol, t.address, t.decimals) for t in doc.tokens]
+        factories = [Factory(f.chain, f.kind, f.address, f.block) for f in doc.factories]
+        feeds = [PriceFeedEntry(f.chain, f.address, f.token, f.symbol) for f in doc.price_feeds]
         return cls(chains, tokens, per_chain, factories, feeds)
 
     def chain(self, chain_id: int) -> RegisteredChain:
@@ -384,113 +371,12 @@ def default_registry() -> Registry:
     return Registry.load()
 
 
-def _keys(
-    raw: Any, where: str, *, required: AbstractSet[str], optional: AbstractSet[str] = frozenset()
-) -> None:
-    if not isinstance(raw, Mapping):
-        raise InvalidValue(where or "registry", "must be a table")
-    for key in sorted(required):
-        if key not in raw:
-            raise InvalidValue(_path(where, key), "is required")
-    for key in raw:
-        if key not in required | optional:
-            raise InvalidValue(_path(where, str(key)), "unknown key")
-
-
-def _path(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-def _address(raw: Any, where: str) -> str:
-    if not isinstance(raw, str) or not is_checksum_address(raw):
-        raise InvalidValue(where, "must be an EIP-55 checksummed address")
-    return raw
-
-
-def _text(raw: Any, where: str) -> str:
-    if not isinstance(raw, str) or not raw.strip():
-        raise InvalidValue(where, "must be a non-empty string")
-    return raw
-
-
-def _contracts(raw: Any, where: str, *, required: bool) -> dict[str, str]:
-    names = {"escrow", "output_settler", "oracle"}
-    if required:
-        _keys(raw, where, required=names, optional={"swap_router"})
-    else:
-        _keys(raw, where, required=set(), optional=names | {"swap_router"})
-    return {
-        name: _address(raw[name], f"{where}.{name}")
-        for name in (*sorted(names), "swap_router")
-        if name in raw
-    }
-
-
-def _chain(key: str, raw: Any) -> tuple[RegisteredChain, dict[str, str]]:
+def _chain(key: str, entry: ChainTable) -> RegisteredChain:
     where = f"chains.{key}"
     if not key.isascii() or not key.isdigit() or key.startswith("0"):
         raise InvalidValue(where, "chain table keys must be positive decimal chain ids")
     chain_id = int(key)
-    _keys(
-        raw,
-        where,
-        required={"name", "caip2", "native_symbol", "eip1559"},
-        optional={"contracts"},
-    )
     expected = caip2.format(chain_id)
-    if raw["caip2"] != expected:
+    if entry.caip2 != expected:
         raise InvalidValue(f"{where}.caip2", f"must be {expected}")
-    if not isinstance(raw["eip1559"], bool):
-        raise InvalidValue(f"{where}.eip1559", "must be true or false")
-    chain = RegisteredChain(
-        chain_id=chain_id,
-        name=_text(raw["name"], f"{where}.name"),
-        caip2=expected,
-        native_symbol=_text(raw["native_symbol"], f"{where}.native_symbol"),
-        eip1559=raw["eip1559"],
-    )
-    overrides = _contracts(raw.get("contracts", {}), f"{where}.contracts", required=False)
-    return chain, overrides
-
-
-def _token(raw: Any, where: str) -> RegisteredToken:
-    _keys(raw, where, required={"chain", "symbol", "address", "decimals"})
-    chain_id = raw["chain"]
-    if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
-        raise InvalidValue(f"{where}.chain", "must be a positive integer chain id")
-    decimals = raw["decimals"]
-    if isinstance(decimals, bool) or not isinstance(decimals, int):
-        raise InvalidValue(f"{where}.decimals", "must be an integer")
-    if not 0 <= decimals <= _MAX_DECIMALS:
-        raise InvalidValue(f"{where}.decimals", f"must be between 0 and {_MAX_DECIMALS}")
-    return RegisteredToken(
-        chain_id=chain_id,
-        symbol=_text(raw["symbol"], f"{where}.symbol"),
-        address=_address(raw["address"], f"{where}.address"),
-        decimals=decimals,
-    )
-
-
-def _factory(raw: Any, where: str) -> Factory:
-    _keys(raw, where, required={"chain", "kind", "address", "block"})
-    chain_id, block = raw["chain"], raw["block"]
-    if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
-        raise InvalidValue(f"{where}.chain", "must be a positive integer chain id")
-    if raw["kind"] not in ("v2", "v3"):
-        raise InvalidValue(f"{where}.kind", "must be v2 or v3")
-    if isinstance(block, bool) or not isinstance(block, int) or block < 0:
-        raise InvalidValue(f"{where}.block", "must be a block number (0 or more)")
-    return Factory(chain_id, raw["kind"], _address(raw["address"], f"{where}.address"), block)
-
-
-def _feed(raw: Any, where: str) -> PriceFeedEntry:
-    _keys(raw, where, required={"chain", "address", "token", "symbol"})
-    chain_id = raw["chain"]
-    if isinstance(chain_id, bool) or not isinstance(chain_id, int) or chain_id <= 0:
-        raise InvalidValue(f"{where}.chain", "must be a positive integer chain id")
-    return PriceFeedEntry(
-        chain_id,
-        _address(raw["address"], f"{where}.address"),
-        _address(raw["token"], f"{where}.token"),
-        _text(raw["symbol"], f"{where}.symbol"),
-    )
+    return RegisteredChain(chain_id, entry.name, expected, entry.native_symbol, entry.eip1559)

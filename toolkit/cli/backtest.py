@@ -157,7 +157,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print("toolkit backtest: error: --workers/--scheduler need --sweep", file=sys.stderr)
         return 2
     try:
-        scenario = load_scenario(args.scenario, env={})
+        scenario = load_scenario(args.scenario)
         flow = generate_flow(scenario, hours=args.hours, rate=args.rate, seed=args.seed)
         if flow.height == 0:
             raise ValueError("rate: the flow has no requests; raise --rate or --hours")

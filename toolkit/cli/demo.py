@@ -198,7 +198,7 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
     embedded = client.embedded
     assert embedded is not None  # the demo runs on the embedded default
     seconds = args.minutes * 60
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     flows = background_flows(scenario, hours=seconds / 3600, seed=args.seed)
     borrowers = [a.address for a in dev_accounts(scenario)[:BORROWERS]]
     # The quotes and orders of the first ten simulated minutes build up the pools' state.
@@ -437,7 +437,7 @@ def _replay_day(rate: float, seed: int) -> BacktestResult:
     from toolkit.backtest import generate_flow, replay
     from toolkit.scenario import load_scenario
 
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     flow = generate_flow(scenario, hours=24, rate=rate, seed=seed)
     return replay(flow, scenario, seed=seed)
 
@@ -449,7 +449,7 @@ def _replay_scales(rate: float, seed: int) -> list[tuple[float, BacktestResult]]
     from toolkit.backtest import generate_flow, replay
     from toolkit.scenario import load_scenario
 
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     flow = generate_flow(scenario, hours=SWEEP_HOURS, rate=rate, seed=seed, profile=None)
     return [
         (scale, replay(flow, scenario, seed=seed, overrides={"pool_scale": scale}))
@@ -470,7 +470,7 @@ def _store_backtest(store: Store, result: BacktestResult, stream: TextIO, step: 
     from toolkit.cli.backtest import format_summary
     from toolkit.scenario import load_scenario
 
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     requests = int(result.summary["requests"])
     step(f"backtest: a day of flow on the default scenario, {requests:,} requests")
     run_id = result.to_store(store)

@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.server.loopback import bind_socket, serve_socket
 
     try:
-        scenario = load_scenario(args.scenario)
+        scenario = load_scenario(args.scenario, env=os.environ)
         app = create_app(scenario, heartbeat=args.heartbeat)
         flows = None
         if args.traffic:

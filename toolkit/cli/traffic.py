@@ -51,10 +51,10 @@ def background_flows(
     times ``scale`` (RFQs and swaps per second, draws per borrower and hour).
 
     >>> from toolkit.scenario import load_scenario
-    >>> flows = background_flows(load_scenario("default", env={}), hours=0.1, scale=2.0)
+    >>> flows = background_flows(load_scenario("default"), hours=0.1, scale=2.0)
     >>> flows.intents.height > 0, flows.swaps is not None, flows.credit is not None
     (True, True, True)
-    >>> background_flows(load_scenario("single-pool", env={}), hours=0.1).swaps is None
+    >>> background_flows(load_scenario("single-pool"), hours=0.1).swaps is None
     True
     """
     from toolkit.backtest import generate_credit_flow, generate_flow, generate_swap_flow
@@ -81,7 +81,7 @@ def describe_flows(flows: Flows) -> str:
     """What ``flows`` hold, for people.
 
     >>> from toolkit.scenario import load_scenario
-    >>> flows = background_flows(load_scenario("single-pool", env={}), hours=0.1)
+    >>> flows = background_flows(load_scenario("single-pool"), hours=0.1)
     >>> describe_flows(flows)  # doctest: +ELLIPSIS
     '... RFQs of other users (converting quotes opened on chain, filled and settled), ...'
     """

@@ -11,7 +11,7 @@ Only pools against a USD stablecoin (USDC, USDT, DAI), taken at $1, price their 
 >>> from toolkit.scenario import load_scenario
 >>> from toolkit.store import Store, latest_prices
 >>> store = Store(":memory:")
->>> record_scenario(store, load_scenario("default", env={}), datetime(2026, 1, 1, tzinfo=UTC))
+>>> record_scenario(store, load_scenario("default"), datetime(2026, 1, 1, tzinfo=UTC))
 >>> latest_prices(store)["WETH"]
 Decimal('3000.000000000000000000')
 """

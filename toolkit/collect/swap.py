@@ -105,7 +105,7 @@ def default_points(
     >>> len(default_points(simulated=False))  # no stored price of WETH: USDC in only
     24
     """
-    scenario = load_scenario("default", env={})
+    scenario = load_scenario("default")
     usd: dict[str, Decimal] = dict.fromkeys(_USD_STABLES, Decimal(1))
     if simulated:
         usd.update({k.upper(): v for k, v in scenario.pricing.prices_usd})

@@ -42,7 +42,7 @@ Using it:
 
 >>> from toolkit.engine import Engine
 >>> from toolkit.scenario import load_scenario
->>> engine = Engine(load_scenario("single-pool", env={}))
+>>> engine = Engine(load_scenario("single-pool"))
 >>> usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 >>> q = engine.quote(1, 8453, usdc, 10**9, now=0.0, kind="ExactOutput")
 >>> engine.pool(q.pool, now=1.0).available

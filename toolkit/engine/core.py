@@ -177,7 +177,7 @@ class ReservationCore:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> engine = Engine(load_scenario("single-pool"))
         >>> engine.advance(10.0); engine.clock
         10.0
         """
@@ -220,7 +220,7 @@ class ReservationCore:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> engine = Engine(load_scenario("single-pool"))
         >>> engine.reserve("8453:USDC:usdc", 15_000_000_000, 0.0, 2.5)
         1
         >>> engine.reservation("rs_0_1", 0.5).expires_at
@@ -289,7 +289,7 @@ class ReservationCore:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> engine = Engine(load_scenario("single-pool"))
         >>> engine.reservation("qt_unknown", 0.0) is None
         True
         """
@@ -315,7 +315,7 @@ class ReservationCore:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> Engine(load_scenario("single-pool", env={})).pool("8453:USDC:usdc", 0.0).balance
+        >>> Engine(load_scenario("single-pool")).pool("8453:USDC:usdc", 0.0).balance
         15000000000
         """
         self._tick(now)
@@ -329,7 +329,7 @@ class ReservationCore:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> [p.id for p in Engine(load_scenario("single-pool", env={})).pools(0.0)]
+        >>> [p.id for p in Engine(load_scenario("single-pool")).pools(0.0)]
         ['8453:USDC:usdc']
         """
         self._tick(now)
@@ -349,7 +349,7 @@ class ReservationCore:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> engine = Engine(load_scenario("single-pool"))
         >>> _ = engine.reserve("8453:USDC:usdc", 5, 0.0, 1.0)
         >>> [(e.id, e.kind, e.reserved) for e in engine.events_since(0)]
         [(1, 'created', 5)]

@@ -43,7 +43,7 @@ class Engine(QuoteBook):
     counts them, so that :attr:`last_event_id` still advances).
 
     >>> from toolkit.scenario import load_scenario
-    >>> engine = Engine(load_scenario("default", env={}))
+    >>> engine = Engine(load_scenario("default"))
     >>> usdc_base = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
     >>> q = engine.quote(1, 8453, usdc_base, 1_000_000_000, now=100.0)
     >>> q.quote_id, q.valid_until, q.input_amount, q.output_amount, q.fee_bps
@@ -83,7 +83,7 @@ class Engine(QuoteBook):
         and :class:`CapacityExhausted` (404).
 
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("default", env={}))
+        >>> engine = Engine(load_scenario("default"))
         >>> weth_op = "0x4200000000000000000000000000000000000006"
         >>> q = engine.quote(8453, 10, weth_op, 10**18, now=0.0, kind="ExactOutput")
         >>> q.output_amount, q.input_amount, q.fee_bps
@@ -111,7 +111,7 @@ class Engine(QuoteBook):
         endpoint still returns calldata then).
 
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> engine = Engine(load_scenario("single-pool"))
         >>> q = engine.quote(1, 8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", 10**9, 0.0)
         >>> engine.convert(q.quote_id, "0x01", 16.0)
         False
@@ -145,7 +145,7 @@ class Engine(QuoteBook):
         ``terms`` (if given) must match it.
 
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> engine = Engine(load_scenario("single-pool"))
         >>> q = engine.quote(1, 8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", 10**9, 0.0)
         >>> engine.convert(q.quote_id, "0x01", 1.0)
         True
@@ -239,7 +239,7 @@ class Engine(QuoteBook):
         ``key`` is the order id (fills) or the borrow quote id (loans).
 
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("single-pool", env={}))
+        >>> engine = Engine(load_scenario("single-pool"))
         >>> engine.settle("0x01", 0.0)
         Traceback (most recent call last):
         ...
@@ -276,7 +276,7 @@ class Engine(QuoteBook):
         ``pool`` is a preferred pool address; it is used when it can serve the amount.
 
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("default", env={}))
+        >>> engine = Engine(load_scenario("default"))
         >>> usdc_arb = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
         >>> engine.borrow_quote(1, 42161, usdc_arb, 10**8, now=0.0).quote_duration
         60
@@ -306,7 +306,7 @@ class Engine(QuoteBook):
         """Consume a live borrow quote: its amount becomes outstanding until :meth:`settle`.
 
         >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("default", env={}))
+        >>> engine = Engine(load_scenario("default"))
         >>> usdc_arb = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
         >>> q = engine.borrow_quote(1, 42161, usdc_arb, 10**8, now=0.0)
         >>> engine.authorize(q.quote_id, 5.0).amount == q.output_amount
@@ -338,7 +338,7 @@ class Engine(QuoteBook):
         """``(pool, amount, earned)`` outstanding under ``key``, or None.
 
         >>> from toolkit.scenario import load_scenario
-        >>> Engine(load_scenario("single-pool", env={})).outstanding("0x01") is None
+        >>> Engine(load_scenario("single-pool")).outstanding("0x01") is None
         True
         """
         debt = self._outstanding.get(key) if isinstance(key, str) else None

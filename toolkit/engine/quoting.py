@@ -247,7 +247,7 @@ class QuoteBook(ReservationCore):
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> Engine(load_scenario("default", env={})).fee_tiers(1, 10, "USDC")[0].fee_bps
+        >>> Engine(load_scenario("default")).fee_tiers(1, 10, "USDC")[0].fee_bps
         5
         """
         route = self._routes.get((src_chain, dst_chain, symbol))
@@ -262,7 +262,7 @@ class QuoteBook(ReservationCore):
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import FeeTier, load_scenario
-        >>> engine = Engine(load_scenario("default", env={}))
+        >>> engine = Engine(load_scenario("default"))
         >>> engine.set_fee_tiers(1, 10, "USDC", (FeeTier(7, 1, 10**12),), now=0.0)
         >>> engine.events_since(0)[-1].detail
         (FeeTier(fee_bps=7, min_amount=1, max_amount=1000000000000),)

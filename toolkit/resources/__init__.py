@@ -45,6 +45,14 @@ from toolkit.resources.credit_queries import (
     UnlockQuery,
     UnlockQueryV1,
 )
+from toolkit.resources.declared import (
+    TOML_TERMS,
+    ConfigTable,
+    choice_rule,
+    config_errors,
+    integer_rule,
+    text_rule,
+)
 from toolkit.resources.earn import (
     ClaimQuery,
     UnwrapQuery,
@@ -59,6 +67,7 @@ from toolkit.resources.error_bodies import (
 from toolkit.resources.errors import (
     FieldError,
     InvalidInput,
+    field_errors,
     parse,
     parse_query,
     parse_value,
@@ -141,6 +150,7 @@ __all__ = [
     "FAILURE_HANDLING",
     "MAX_UINT256",
     "PROVIDER",
+    "TOML_TERMS",
     "Amount",
     "AutoTopUpConfig",
     "AutoTopUpQuery",
@@ -156,6 +166,7 @@ __all__ = [
     "CollateralConfig",
     "CollateralDetails",
     "CollateralDetailsResponse",
+    "ConfigTable",
     "ContractCall",
     "CreditAccountInfo",
     "CreditAsset",
@@ -238,7 +249,12 @@ __all__ = [
     "WrapResult",
     "at_least",
     "between",
+    "choice_rule",
+    "config_errors",
+    "field_errors",
+    "integer_rule",
     "parse",
     "parse_query",
     "parse_value",
+    "text_rule",
 ]

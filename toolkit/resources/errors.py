@@ -12,7 +12,7 @@ from pydantic_core import ErrorDetails
 
 from toolkit.resources.base import RuleError
 
-__all__ = ["FieldError", "InvalidInput", "parse", "parse_query", "parse_value"]
+__all__ = ["FieldError", "InvalidInput", "field_errors", "parse", "parse_query", "parse_value"]
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -107,19 +107,41 @@ def _cached_adapter(type_: Any) -> TypeAdapter[Any]:
     return TypeAdapter(type_)
 
 
+def field_errors(
+    error: ValidationError, *, root: str, unknown: str, terms: Mapping[str, str] | None = None
+) -> tuple[FieldError, ...]:
+    """Every problem of ``error`` as a field path and a rule, in pydantic's order.
+
+    ``root`` names the whole input, ``unknown`` is the rule of an unknown key, and ``terms``
+    replaces the rule of a pydantic error type (a TOML document says "must be a table" where the
+    wire says "must be an object").
+
+    >>> from toolkit.resources import ErrorBody
+    >>> try:
+    ...     ErrorBody.model_validate({"error": 5})
+    ... except ValidationError as error:
+    ...     field_errors(error, root="body", unknown="unknown key")
+    (FieldError(field='error', rule='must be a string'),)
+    """
+    return tuple(_field_error(d, root, unknown, terms or {}) for d in error.errors())
+
+
 def _invalid(error: ValidationError, *, root: str, unknown: str) -> InvalidInput:
-    found = tuple(_field_error(detail, root, unknown) for detail in error.errors())
+    found = field_errors(error, root=root, unknown=unknown)
     first = found[0]
     return InvalidInput(first.field, first.rule, found)
 
 
-def _field_error(detail: ErrorDetails, root: str, unknown: str) -> FieldError:
+def _field_error(
+    detail: ErrorDetails, root: str, unknown: str, terms: Mapping[str, str]
+) -> FieldError:
     loc: tuple[int | str, ...] = tuple(detail["loc"])
     ctx = detail.get("ctx") or {}
     cause = ctx.get("error")
     if isinstance(cause, RuleError):
         loc += cause.path
-    rule = _rule(detail["type"], ctx, detail["msg"], unknown)
+    kind = detail["type"]
+    rule = terms[kind] if kind in terms else _rule(kind, ctx, detail["msg"], unknown)
     return FieldError(_path(loc, root), rule)
 
 

@@ -10,15 +10,19 @@ with fee tiers, the utilization-premium pricing rule and token prices, the reser
 windows, the filler address, the accepted API keys and the borrow-authorization signing key.
 
 >>> from toolkit.scenario import load_scenario
->>> scenario = load_scenario("default", env={})
+>>> scenario = load_scenario("default")
 >>> scenario.route(1, 8453, "USDC").fee_tiers[0].fee_bps
 5
 >>> scenario.auth.signer_key
 Secret('***')
 
-Errors name the TOML key path and the rule, e.g. ``pools[3].balance: must be a positive
-integer``. ``load_scenario(name, env=os.environ)`` is the only place that reads the environment
-(``TOOLKIT_API_KEY``, ``TOOLKIT_SIGNER_KEY``); ``read_scenario`` and ``parse_scenario`` are pure.
+Each table is a declared model (:mod:`toolkit.scenario.document`, ``[amm]`` and ``[credit]``
+beside their builders), so errors name the TOML key path and the rule, e.g.
+``pools[3].balance: must be a positive integer``.
+
+``load_scenario(name, env=os.environ)`` is the only place that reads the environment
+(``TOOLKIT_API_KEY``, ``TOOLKIT_SIGNER_KEY``), and only when given it: by default it, like
+``read_scenario`` and ``parse_scenario``, is pure.
 
 File layout (see ``scenarios/default.toml``): top-level ``name``, ``description``,
 ``filler``; tables ``[auth]``, ``[windows]``, ``[pricing]``, ``[prices]``, ``[contracts]``,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from eth_utils import to_checksum_address
 
@@ -25,7 +26,7 @@ def checksum(value: object, path: str) -> str:
     if not isinstance(value, str) or not _HEX40.match(value):
         raise ScenarioError(path, "must be a 0x-prefixed 20-byte hex address")
     body = value[2:]
-    result = to_checksum_address(value)
+    result = _eip55(value)
     # All-lower or all-upper carries no checksum; mixed case must match EIP-55.
     if body != body.lower() and body != body.upper() and result != value:
         raise ScenarioError(path, "bad EIP-55 checksum")
@@ -39,3 +40,9 @@ def check_private_key(value: object, path: str) -> str:
     if not 0 < int(value, 16) < _SECP256K1_N:
         raise ScenarioError(path, "is not a valid secp256k1 private key")
     return value.lower()
+
+
+@lru_cache(maxsize=4096)
+def _eip55(value: str) -> str:
+    # keccak per call: a scenario names each address on every load, and checks it again when built
+    return str(to_checksum_address(value))

@@ -1,8 +1,13 @@
-"""The one error a scenario raises: a key path and the rule it breaks."""
+"""The one error a scenario raises: a key path and the rule it breaks, and the one formatter
+that turns pydantic's ``ValidationError`` into it."""
 
 from __future__ import annotations
 
-__all__ = ["ScenarioError"]
+from pydantic import ValidationError
+
+from toolkit.resources.declared import config_errors
+
+__all__ = ["ScenarioError", "scenario_error"]
 
 
 class ScenarioError(ValueError):
@@ -22,3 +27,26 @@ class ScenarioError(ValueError):
     def with_source(self, source: str) -> ScenarioError:
         """The same error, naming the file it came from."""
         return ScenarioError(self.path, self.rule, source)
+
+
+def scenario_error(error: ValidationError, under: str = "") -> ScenarioError:
+    """The first fault of ``error`` as a :class:`ScenarioError` naming ``section.key[i].field``.
+
+    ``under`` is the key path of what was checked (``windows``; empty: the whole document).
+    Only the path and the rule are kept: pydantic's error holds the offending input, which may
+    be a signing key.
+
+    >>> from toolkit.scenario.document import WindowsDoc
+    >>> try:
+    ...     WindowsDoc.model_validate({"quote_seconds": 0})
+    ... except ValidationError as error:
+    ...     print(scenario_error(error, "windows"))
+    windows.quote_seconds: must be a positive integer
+    """
+    first = config_errors(error)[0]
+    field = first.field
+    if not under:
+        return ScenarioError(field or "(document)", first.rule)
+    if not field:
+        return ScenarioError(under, first.rule)
+    return ScenarioError(under + field if field.startswith("[") else f"{under}.{field}", first.rule)

@@ -1,8 +1,8 @@
 """Find, read and load scenario files; environment overrides live only here.
 
 ``read_scenario`` is pure apart from reading the data file. ``load_scenario`` adds the two
-environment overrides (``TOOLKIT_API_KEY``, ``TOOLKIT_SIGNER_KEY``) from a mapping you pass (the
-process environment by default), so the dataclasses never read the environment themselves.
+environment overrides (``TOOLKIT_API_KEY``, ``TOOLKIT_SIGNER_KEY``) from a mapping you pass (none by
+default: the command line passes ``env=os.environ``), so nothing else reads the environment.
 """
 
 from __future__ import annotations
@@ -141,19 +141,20 @@ def apply_environment(scenario: Scenario, env: Mapping[str, str]) -> Scenario:
 
 def load_scenario(
     scenario: Scenario | str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] = os.environ,
+    env: Mapping[str, str] | None = None,
 ) -> Scenario:
     """The one way to get a scenario: a name, a path to a TOML file, None (``default``), or an
     already loaded :class:`Scenario` (returned as it is).
 
-    Names and paths are read and the environment overrides applied from ``env`` (the process
-    environment by default; backtests pass ``env={}`` so they never depend on it).
+    Names and paths are read and the environment overrides applied from ``env``: none by default,
+    so a scenario is the file and nothing else; the command line passes ``env=os.environ``.
 
-    >>> load_scenario("default", env={}).name
+    >>> load_scenario("default").name
     'default'
-    >>> s = load_scenario("single-pool", env={}); load_scenario(s) is s
+    >>> s = load_scenario("single-pool"); load_scenario(s) is s
     True
     """
     if isinstance(scenario, Scenario):
         return scenario
-    return apply_environment(read_scenario("default" if scenario is None else scenario), env)
+    loaded = read_scenario("default" if scenario is None else scenario)
+    return loaded if env is None else apply_environment(loaded, env)

@@ -1,23 +1,23 @@
 """Turn a parsed TOML document (a plain mapping) into a :class:`Scenario`.
 
-Every type error names its key path (``pools[3].balance: must be a positive integer``); unknown
-keys are errors too, so a misspelt key never silently falls back to a default.
-
-Amounts may be TOML integers or strings of digits (TOML integers stop at 2**63, and 1000 WETH in
-wei does not fit). Decimal figures (USD) may be strings or numbers.
+The document is validated by the declared models of :mod:`toolkit.scenario.document` (every
+fault named by its key path, ``pools[3].balance: must be a positive integer``; unknown keys are
+errors too); what is left here is what the models cannot know alone: a route's named fee
+schedule, a chain's contracts from ``[contracts]`` or the chain registry, and the per-chain
+block time and base fee defaults.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from toolkit.scenario.address import check_private_key, checksum
 from toolkit.scenario.amm import parse_amm
 from toolkit.scenario.credit import parse_credit
+from toolkit.scenario.document import SCENARIO, ChainDoc, ContractsDoc, ScenarioDoc
 from toolkit.scenario.errors import ScenarioError
+from toolkit.scenario.fields import check
 from toolkit.scenario.model import (
     BASE_FEES,
     BLOCK_TIMES,
@@ -34,7 +34,6 @@ from toolkit.scenario.model import (
 )
 from toolkit.scenario.scenario import Scenario
 from toolkit.scenario.secret import Secret
-from toolkit.scenario.validate import check_tiers
 
 __all__ = ["ContractDefaults", "parse_scenario"]
 
@@ -42,248 +41,61 @@ __all__ = ["ContractDefaults", "parse_scenario"]
 ContractDefaults = Callable[[int], Mapping[str, str] | None]
 
 _CONTRACTS = ("escrow", "output_settler", "oracle")
-_TOP = {
-    "name",
-    "description",
-    "filler",
-    "auth",
-    "windows",
-    "pricing",
-    "prices",
-    "contracts",
-    "chains",
-    "tokens",
-    "pools",
-    "fee_schedules",
-    "routes",
-    "amm",
-    "credit",
-}
 
 
-def _table(value: object, path: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise ScenarioError(path, "must be a table")
-    return value
-
-
-def _array(value: object, path: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise ScenarioError(path, "must be an array")
-    return value
-
-
-def _keys(table: Mapping[str, Any], path: str, required: set[str], optional: set[str]) -> None:
-    for key in table:
-        if key not in required and key not in optional:
-            where = f"{path}.{key}" if path else key
-            raise ScenarioError(where, "unknown key")
-    for key in sorted(required):
-        if key not in table:
-            where = f"{path}.{key}" if path else key
-            raise ScenarioError(where, "is required")
-
-
-def _str(value: object, path: str) -> str:
-    if not isinstance(value, str):
-        raise ScenarioError(path, "must be a string")
-    return value
-
-
-def _int(value: object, path: str, minimum: int = 0) -> int:
-    rule = "must be a positive integer" if minimum > 0 else "must be a non-negative integer"
-    if type(value) is not int or value < minimum:
-        raise ScenarioError(path, rule)
-    return value
-
-
-def _amount(value: object, path: str, minimum: int = 0) -> int:
-    """An amount in smallest units: a TOML integer or a string of digits."""
-    if isinstance(value, str):
-        if not value.isascii() or not value.isdigit():
-            raise ScenarioError(path, "must be an integer or a string of digits")
-        value = int(value)
-    return _int(value, path, minimum)
-
-
-def _decimal(value: object, path: str) -> Decimal:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ScenarioError(path, "must be a decimal number (string or number)")
-    try:
-        # str() first so that a TOML float 0.05 becomes Decimal("0.05"), not its binary value.
-        result = Decimal(str(value))
-    except InvalidOperation:
-        raise ScenarioError(path, "must be a decimal number (string or number)") from None
-    if not result.is_finite():
-        raise ScenarioError(path, "must be a finite decimal number")
-    return result
-
-
-def _block_time(value: object, path: str) -> float:
-    """A block time in seconds: a positive finite number, at most one hour."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ScenarioError(path, "must be a number of seconds > 0")
-    seconds = float(value)
-    if not 0 < seconds <= 3600:
-        raise ScenarioError(path, "must be a number of seconds > 0 and <= 3600")
-    return seconds
-
-
-def _tiers(value: object, path: str) -> tuple[FeeTier, ...]:
-    tiers = []
-    for i, item in enumerate(_array(value, path)):
-        p = f"{path}[{i}]"
-        t = _table(item, p)
-        _keys(t, p, {"fee_bps", "min_amount", "max_amount"}, set())
-        tiers.append(
-            FeeTier(
-                fee_bps=_int(t["fee_bps"], f"{p}.fee_bps"),
-                min_amount=_amount(t["min_amount"], f"{p}.min_amount"),
-                max_amount=_amount(t["max_amount"], f"{p}.max_amount", 1),
-            )
-        )
-    return check_tiers(tuple(tiers), path)
-
-
-def _chains(doc: Mapping[str, Any], defaults: ContractDefaults | None) -> tuple[Chain, ...]:
-    shared = _table(doc.get("contracts", {}), "contracts")
-    _keys(shared, "contracts", set(), set(_CONTRACTS))
-    chains = []
-    for i, item in enumerate(_array(doc["chains"], "chains")):
-        p = f"chains[{i}]"
-        t = _table(item, p)
-        _keys(
-            t,
-            p,
-            {"id", "name", "confirmation_seconds", "fill_seconds", "fill_cost_usd"},
-            {*_CONTRACTS, "block_time", "base_fee"},
-        )
-        chain_id = _int(t["id"], f"{p}.id", 1)
-        fallback = defaults(chain_id) if defaults is not None else None
-        contracts = {}
-        for name in _CONTRACTS:
-            value = t.get(name, shared.get(name))
-            if value is None and fallback is not None:
-                value = fallback.get(name)
-            if value is None:
-                raise ScenarioError(f"{p}.{name}", "is required (no [contracts] or registry value)")
-            contracts[name] = checksum(value, f"{p}.{name}")
-        chains.append(
-            Chain(
-                id=chain_id,
-                name=_str(t["name"], f"{p}.name"),
-                confirmation_seconds=_int(t["confirmation_seconds"], f"{p}.confirmation_seconds"),
-                fill_seconds=_int(t["fill_seconds"], f"{p}.fill_seconds"),
-                fill_cost_usd=_decimal(t["fill_cost_usd"], f"{p}.fill_cost_usd"),
-                **contracts,
-                block_time=_block_time(
-                    t.get("block_time", BLOCK_TIMES.get(chain_id, DEFAULT_BLOCK_TIME)),
-                    f"{p}.block_time",
-                ),
-                base_fee=_amount(
-                    t.get("base_fee", BASE_FEES.get(chain_id, DEFAULT_BASE_FEE)), f"{p}.base_fee"
-                ),
-            )
-        )
-    return tuple(chains)
-
-
-def _tokens(doc: Mapping[str, Any]) -> tuple[Token, ...]:
-    tokens = []
-    for i, item in enumerate(_array(doc["tokens"], "tokens")):
-        p = f"tokens[{i}]"
-        t = _table(item, p)
-        _keys(t, p, {"chain", "symbol", "address", "decimals"}, {"fill_cost"})
-        fill_cost = t.get("fill_cost")
-        tokens.append(
-            Token(
-                chain=_int(t["chain"], f"{p}.chain", 1),
-                symbol=_str(t["symbol"], f"{p}.symbol"),
-                address=checksum(t["address"], f"{p}.address"),
-                decimals=_int(t["decimals"], f"{p}.decimals"),
-                fill_cost=None if fill_cost is None else _amount(fill_cost, f"{p}.fill_cost"),
-            )
-        )
-    return tuple(tokens)
-
-
-def _pools(doc: Mapping[str, Any]) -> tuple[Pool, ...]:
-    pools = []
-    for i, item in enumerate(_array(doc["pools"], "pools")):
-        p = f"pools[{i}]"
-        t = _table(item, p)
-        _keys(t, p, {"chain", "token", "type", "address", "balance"}, set())
-        pools.append(
-            Pool(
-                chain=_int(t["chain"], f"{p}.chain", 1),
-                token=_str(t["token"], f"{p}.token"),
-                type=_str(t["type"], f"{p}.type"),
-                address=checksum(t["address"], f"{p}.address"),
-                balance=_amount(t["balance"], f"{p}.balance", 1),
-            )
-        )
-    return tuple(pools)
-
-
-def _routes(doc: Mapping[str, Any]) -> tuple[Route, ...]:
-    schedules_doc = _table(doc.get("fee_schedules", {}), "fee_schedules")
-    schedules = {
-        name: _tiers(value, f"fee_schedules.{name}") for name, value in schedules_doc.items()
-    }
+def _named_schedules(doc: object) -> object:
+    """The document with each route's named fee schedule replaced by its tiers (the schedule is
+    validated under its own key, ``fee_schedules.NAME``, which is checked first)."""
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("routes"), list):
+        return doc
+    schedules = doc.get("fee_schedules", {})
     routes = []
-    for i, item in enumerate(_array(doc["routes"], "routes")):
-        p = f"routes[{i}]"
-        t = _table(item, p)
-        _keys(t, p, {"src", "dst", "token", "fee_tiers"}, set())
-        tiers_doc = t["fee_tiers"]
-        if isinstance(tiers_doc, str):
-            if tiers_doc not in schedules:
-                raise ScenarioError(f"{p}.fee_tiers", f"no fee schedule named {tiers_doc!r}")
-            tiers = schedules[tiers_doc]
-        else:
-            tiers = _tiers(tiers_doc, f"{p}.fee_tiers")
-        routes.append(
-            Route(
-                src=_int(t["src"], f"{p}.src", 1),
-                dst=_int(t["dst"], f"{p}.dst", 1),
-                token=_str(t["token"], f"{p}.token"),
-                fee_tiers=tiers,
+    for i, route in enumerate(doc["routes"]):
+        name = route.get("fee_tiers") if isinstance(route, Mapping) else None
+        if isinstance(name, str):
+            if not isinstance(schedules, Mapping) or name not in schedules:
+                raise ScenarioError(f"routes[{i}].fee_tiers", f"no fee schedule named {name!r}")
+            route = {**route, "fee_tiers": schedules[name]}
+        routes.append(route)
+    return {**doc, "routes": routes}
+
+
+def _chain(i: int, c: ChainDoc, shared: ContractsDoc, defaults: ContractDefaults | None) -> Chain:
+    fallback = defaults(c.id) if defaults is not None else None
+    contracts = {}
+    for name in _CONTRACTS:
+        value = getattr(c, name) or getattr(shared, name)
+        if value is None and fallback is not None:
+            value = fallback.get(name)
+        if value is None:
+            raise ScenarioError(
+                f"chains[{i}].{name}", "is required (no [contracts] or registry value)"
             )
-        )
-    return tuple(routes)
-
-
-def _pricing(doc: Mapping[str, Any]) -> Pricing:
-    t = _table(doc["pricing"], "pricing")
-    _keys(t, "pricing", {"utilization_kink_bps", "premium_max_bps"}, set())
-    prices = _table(doc.get("prices", {}), "prices")
-    return Pricing(
-        utilization_kink_bps=_int(t["utilization_kink_bps"], "pricing.utilization_kink_bps"),
-        premium_max_bps=_int(t["premium_max_bps"], "pricing.premium_max_bps"),
-        prices_usd=tuple(
-            (symbol, _decimal(value, f"prices.{symbol}")) for symbol, value in prices.items()
-        ),
+        contracts[name] = value
+    return Chain(
+        id=c.id,
+        name=c.name,
+        confirmation_seconds=c.confirmation_seconds,
+        fill_seconds=c.fill_seconds,
+        fill_cost_usd=c.fill_cost_usd,
+        **contracts,
+        block_time=BLOCK_TIMES.get(c.id, DEFAULT_BLOCK_TIME)
+        if c.block_time is None
+        else c.block_time,
+        base_fee=BASE_FEES.get(c.id, DEFAULT_BASE_FEE) if c.base_fee is None else c.base_fee,
     )
 
 
-def _windows(doc: Mapping[str, Any]) -> Windows:
-    t = _table(doc.get("windows", {}), "windows")
-    names = set(Windows.__dataclass_fields__)
-    _keys(t, "windows", set(), names)
-    return Windows(**{name: _int(value, f"windows.{name}") for name, value in t.items()})
-
-
-def _auth(doc: Mapping[str, Any]) -> Auth:
-    t = _table(doc["auth"], "auth")
-    _keys(t, "auth", {"signer_key"}, {"api_keys"})
-    keys_doc = _array(t.get("api_keys", ["demo-key"]), "auth.api_keys")
-    keys = []
-    for i, key in enumerate(keys_doc):
-        if not isinstance(key, str) or not key:
-            raise ScenarioError(f"auth.api_keys[{i}]", "must be a non-empty string")
-        keys.append(Secret(key))
-    signer = check_private_key(t["signer_key"], "auth.signer_key")
-    return Auth(api_keys=tuple(keys), signer_key=Secret(signer))
+def _routes(d: ScenarioDoc) -> tuple[Route, ...]:
+    return tuple(
+        Route(
+            src=r.src,
+            dst=r.dst,
+            token=r.token,
+            fee_tiers=tuple(FeeTier(t.fee_bps, t.min_amount, t.max_amount) for t in r.fee_tiers),
+        )
+        for r in d.routes
+    )
 
 
 def parse_scenario(
@@ -302,25 +114,30 @@ def parse_scenario(
     ...     parse_scenario(tomllib.load(f), contract_defaults=lambda chain: contracts).name
     'single-pool'
     """
-    root = _table(doc, "(document)")
-    _keys(
-        root, "", {"name", "filler", "auth", "pricing", "chains", "tokens", "pools", "routes"}, _TOP
+    d = check(SCENARIO, _named_schedules(doc))
+    tokens = tuple(Token(t.chain, t.symbol, t.address, t.decimals, t.fill_cost) for t in d.tokens)
+    pricing = Pricing(
+        utilization_kink_bps=d.pricing.utilization_kink_bps,
+        premium_max_bps=d.pricing.premium_max_bps,
+        prices_usd=tuple(d.prices.items()),
     )
-    tokens = _tokens(root)
     scenario = Scenario(
-        name=_str(root["name"], "name"),
-        description=_str(root.get("description", ""), "description"),
-        filler=checksum(root["filler"], "filler"),
-        chains=_chains(root, contract_defaults),
+        name=d.name,
+        description=d.description,
+        filler=d.filler,
+        chains=tuple(_chain(i, c, d.contracts, contract_defaults) for i, c in enumerate(d.chains)),
         tokens=tokens,
-        pools=_pools(root),
-        routes=_routes(root),
-        pricing=_pricing(root),
-        auth=_auth(root),
-        windows=_windows(root),
-        credit=parse_credit(root.get("credit"), scenario=_str(root["name"], "name"), tokens=tokens),
+        pools=tuple(Pool(p.chain, p.token, p.type, p.address, p.balance) for p in d.pools),
+        routes=_routes(d),
+        pricing=pricing,
+        auth=Auth(
+            api_keys=tuple(Secret(k) for k in d.auth.api_keys),
+            signer_key=Secret(d.auth.signer_key),
+        ),
+        windows=Windows(**d.windows.model_dump()),
+        credit=parse_credit(d.credit, scenario=d.name, tokens=tokens),
     )
-    if "amm" not in root:
+    if d.amm is None:
         return scenario
     # Checked once the rest is valid: the pools refer to its tokens and prices.
-    return replace(scenario, amm=parse_amm(root["amm"], scenario.tokens, scenario.pricing))
+    return replace(scenario, amm=parse_amm(d.amm, scenario.tokens, scenario.pricing))

@@ -3,7 +3,7 @@ what a simulated run stores so that its figures are priced as the simulation pri
 
 >>> from datetime import UTC, datetime
 >>> from toolkit.scenario import load_scenario
->>> rows = scenario_prices(load_scenario("default", env={}), datetime(2026, 1, 1, tzinfo=UTC))
+>>> rows = scenario_prices(load_scenario("default"), datetime(2026, 1, 1, tzinfo=UTC))
 >>> sorted({(r["symbol"], float(r["usd"])) for r in rows if r["symbol"] in ("USDC", "WETH")})
 [('USDC', 1.0), ('WETH', 3000.0)]
 """

@@ -21,7 +21,7 @@ class Scenario:
     """A whole scenario. Build it with :func:`toolkit.scenario.load_scenario` or directly.
 
     >>> from toolkit.scenario import load_scenario
-    >>> s = load_scenario("default", env={})
+    >>> s = load_scenario("default")
     >>> s.token(8453, "USDC").decimals
     6
     """
@@ -54,7 +54,7 @@ class Scenario:
         """The chain with id ``chain_id``; KeyError names it when absent.
 
         >>> from toolkit.scenario import load_scenario
-        >>> load_scenario("default", env={}).chain(10).name
+        >>> load_scenario("default").chain(10).name
         'optimism'
         """
         try:
@@ -66,7 +66,7 @@ class Scenario:
         """The token ``symbol`` on ``chain_id``; KeyError names it when absent.
 
         >>> from toolkit.scenario import load_scenario
-        >>> load_scenario("default", env={}).token(1, "WETH").decimals
+        >>> load_scenario("default").token(1, "WETH").decimals
         18
         """
         try:
@@ -78,7 +78,7 @@ class Scenario:
         """The token at ``address`` on ``chain_id`` (case-insensitive), or None.
 
         >>> from toolkit.scenario import load_scenario
-        >>> s = load_scenario("default", env={})
+        >>> s = load_scenario("default")
         >>> s.token_by_address(10, "0x4200000000000000000000000000000000000006").symbol
         'WETH'
         """
@@ -90,7 +90,7 @@ class Scenario:
         """Pools holding ``symbol`` on ``chain_id`` (possibly empty).
 
         >>> from toolkit.scenario import load_scenario
-        >>> [p.type for p in load_scenario("default", env={}).pools_for(8453, "USDC")]
+        >>> [p.type for p in load_scenario("default").pools_for(8453, "USDC")]
         ['usdc', 'aave']
         """
         return self._index.pools.get((chain_id, symbol), ())
@@ -99,7 +99,7 @@ class Scenario:
         """The onboarded route, or None.
 
         >>> from toolkit.scenario import load_scenario
-        >>> load_scenario("default", env={}).route(1, 1, "USDC") is None
+        >>> load_scenario("default").route(1, 1, "USDC") is None
         True
         """
         return self._index.routes.get((src, dst, symbol))
@@ -108,7 +108,7 @@ class Scenario:
         """Cost of one fill on ``chain_id`` in ``symbol`` smallest units (rounded up).
 
         >>> from toolkit.scenario import load_scenario
-        >>> load_scenario("default", env={}).fill_cost(1, "USDC")  # 1.50 USD
+        >>> load_scenario("default").fill_cost(1, "USDC")  # 1.50 USD
         1500000
         """
         return self._index.fill_costs[(chain_id, symbol)]
@@ -117,7 +117,7 @@ class Scenario:
         """Estimated fill duration in seconds: source confirmations plus the destination fill.
 
         >>> from toolkit.scenario import load_scenario
-        >>> load_scenario("default", env={}).eta(1, 8453)
+        >>> load_scenario("default").eta(1, 8453)
         38
         """
         return self.chain(src).confirmation_seconds + self.chain(dst).fill_seconds
@@ -126,7 +126,7 @@ class Scenario:
         """Seconds between fillDeadline and expires for an order from ``src`` to ``dst``.
 
         >>> from toolkit.scenario import load_scenario
-        >>> load_scenario("default", env={}).expiry_buffer(1, 8453)
+        >>> load_scenario("default").expiry_buffer(1, 8453)
         43200
         """
         w = self.windows

@@ -1,4 +1,5 @@
-"""Semantic checks of a scenario's parts, taken together, and the look-up index they yield.
+"""A built scenario checked: its parts field by field (by the document's own declared models,
+through their attributes), then the relations between parts, and the look-up index they yield.
 
 Paths in errors are the TOML key paths (``routes[0].fee_tiers``): the tuples in a scenario keep
 the order of the arrays in the file, so an index here is an index there.
@@ -6,31 +7,19 @@ the order of the arrays in the file, so an index here is an index there.
 
 from __future__ import annotations
 
-import itertools
-import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Protocol
 
-from toolkit.scenario.address import check_private_key, checksum
+from toolkit.scenario.address import check_private_key
+from toolkit.scenario.document import PARTS, PRICES, TIERS
 from toolkit.scenario.errors import ScenarioError
-from toolkit.scenario.model import (
-    POOL_TYPES,
-    Auth,
-    Chain,
-    FeeTier,
-    Pool,
-    Pricing,
-    Route,
-    Token,
-    Windows,
-)
+from toolkit.scenario.fields import check
+from toolkit.scenario.model import Auth, Chain, FeeTier, Pool, Pricing, Route, Token, Windows
 from toolkit.scenario.secret import Secret
 
 __all__ = ["ScenarioIndex", "ScenarioParts", "check_tiers", "index_scenario"]
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-_SYMBOL = re.compile(r"^[A-Z][A-Z0-9.]{0,15}$")
 _BPS = 10_000
 
 
@@ -71,17 +60,6 @@ class ScenarioIndex:
     fill_costs: dict[tuple[int, str], int]
 
 
-def _int(value: object, path: str, minimum: int, rule: str) -> int:
-    if type(value) is not int or value < minimum:
-        raise ScenarioError(path, rule)
-    return value
-
-
-def _address(value: object, path: str) -> None:
-    if checksum(value, path) != value:
-        raise ScenarioError(path, "must be stored in EIP-55 checksummed form")
-
-
 def check_tiers(tiers: object, path: str) -> tuple[FeeTier, ...]:
     """Check a fee schedule: non-empty, each tier well formed, tiers contiguous and ascending.
 
@@ -92,47 +70,23 @@ def check_tiers(tiers: object, path: str) -> tuple[FeeTier, ...]:
     ...
     toolkit.scenario.errors.ScenarioError: routes[0].fee_tiers: tiers must be contiguous
     """
-    if not isinstance(tiers, tuple) or not tiers:
-        raise ScenarioError(path, "must hold at least one fee tier")
+    if not isinstance(tiers, tuple):
+        raise ScenarioError(path, "must be a tuple of fee tiers")
     for i, tier in enumerate(tiers):
-        where = f"{path}[{i}]"
-        if not isinstance(tier, FeeTier):
-            raise ScenarioError(where, "must be a fee tier")
-        _int(tier.fee_bps, f"{where}.fee_bps", 0, "must be an integer from 0 to 9999")
-        if tier.fee_bps >= _BPS:
-            raise ScenarioError(f"{where}.fee_bps", "must be an integer from 0 to 9999")
-        _int(tier.min_amount, f"{where}.min_amount", 0, "must be a non-negative integer")
-        _int(tier.max_amount, f"{where}.max_amount", 1, "must be a positive integer")
-        if tier.max_amount <= tier.min_amount:
-            raise ScenarioError(f"{where}.max_amount", "must be greater than min_amount")
-    for before, after in itertools.pairwise(tiers):
-        if after.min_amount != before.max_amount:
-            raise ScenarioError(path, "tiers must be contiguous")
+        if not isinstance(tier, FeeTier):  # a Python caller's mistake: no attributes to check
+            raise ScenarioError(f"{path}[{i}]", "must be a fee tier")
+    check(TIERS, tiers, path, stored=True)
     return tiers
 
 
 def _check_chains(chains: tuple[Chain, ...]) -> dict[int, Chain]:
-    if not isinstance(chains, tuple) or not chains:
-        raise ScenarioError("chains", "must hold at least one chain")
     index: dict[int, Chain] = {}
     names: set[str] = set()
     for i, chain in enumerate(chains):
-        p = f"chains[{i}]"
-        _int(chain.id, f"{p}.id", 1, "must be a positive integer")
         if chain.id in index:
-            raise ScenarioError(f"{p}.id", f"chain {chain.id} is listed twice")
-        if not isinstance(chain.name, str) or not _NAME.match(chain.name):
-            raise ScenarioError(f"{p}.name", "must be a lower-case name")
+            raise ScenarioError(f"chains[{i}].id", f"chain {chain.id} is listed twice")
         if chain.name in names:
-            raise ScenarioError(f"{p}.name", f"name {chain.name!r} is used twice")
-        rule = "must be a non-negative integer number of seconds"
-        _int(chain.confirmation_seconds, f"{p}.confirmation_seconds", 0, rule)
-        _int(chain.fill_seconds, f"{p}.fill_seconds", 0, rule)
-        cost = chain.fill_cost_usd
-        if not isinstance(cost, Decimal) or not cost.is_finite() or cost < 0:
-            raise ScenarioError(f"{p}.fill_cost_usd", "must be a non-negative decimal")
-        for name in ("escrow", "output_settler", "oracle"):
-            _address(getattr(chain, name), f"{p}.{name}")
+            raise ScenarioError(f"chains[{i}].name", f"name {chain.name!r} is used twice")
         index[chain.id] = chain
         names.add(chain.name)
     return index
@@ -141,22 +95,12 @@ def _check_chains(chains: tuple[Chain, ...]) -> dict[int, Chain]:
 def _check_tokens(
     tokens: tuple[Token, ...], chains: dict[int, Chain]
 ) -> tuple[dict[tuple[int, str], Token], dict[tuple[int, str], Token]]:
-    if not isinstance(tokens, tuple) or not tokens:
-        raise ScenarioError("tokens", "must hold at least one token")
     by_symbol: dict[tuple[int, str], Token] = {}
     by_address: dict[tuple[int, str], Token] = {}
     for i, token in enumerate(tokens):
         p = f"tokens[{i}]"
         if token.chain not in chains:
             raise ScenarioError(f"{p}.chain", f"chain {token.chain!r} is not in chains")
-        if not isinstance(token.symbol, str) or not _SYMBOL.match(token.symbol):
-            raise ScenarioError(f"{p}.symbol", "must be an upper-case symbol such as USDC")
-        _address(token.address, f"{p}.address")
-        _int(token.decimals, f"{p}.decimals", 0, "must be an integer from 0 to 36")
-        if token.decimals > 36:
-            raise ScenarioError(f"{p}.decimals", "must be an integer from 0 to 36")
-        if token.fill_cost is not None:
-            _int(token.fill_cost, f"{p}.fill_cost", 0, "must be a non-negative integer")
         key = (token.chain, token.symbol)
         if key in by_symbol:
             raise ScenarioError(f"{p}.symbol", f"{token.symbol} on chain {token.chain} twice")
@@ -171,18 +115,12 @@ def _check_tokens(
 def _check_pools(
     pools: tuple[Pool, ...], tokens: dict[tuple[int, str], Token]
 ) -> dict[tuple[int, str], tuple[Pool, ...]]:
-    if not isinstance(pools, tuple) or not pools:
-        raise ScenarioError("pools", "must hold at least one pool")
     grouped: dict[tuple[int, str], list[Pool]] = {}
     seen: set[str] = set()
     for i, pool in enumerate(pools):
         p = f"pools[{i}]"
         if (pool.chain, pool.token) not in tokens:
             raise ScenarioError(f"{p}.token", f"no token {pool.token!r} on chain {pool.chain!r}")
-        if pool.type not in POOL_TYPES:
-            raise ScenarioError(f"{p}.type", f"must be one of {', '.join(POOL_TYPES)}")
-        _address(pool.address, f"{p}.address")
-        _int(pool.balance, f"{p}.balance", 1, "must be a positive integer")
         if pool.id in seen:
             raise ScenarioError(p, f"pool {pool.id} is listed twice")
         seen.add(pool.id)
@@ -195,8 +133,6 @@ def _check_routes(
     tokens: dict[tuple[int, str], Token],
     pools: dict[tuple[int, str], tuple[Pool, ...]],
 ) -> dict[tuple[int, int, str], Route]:
-    if not isinstance(s.routes, tuple) or not s.routes:
-        raise ScenarioError("routes", "must hold at least one route")
     index: dict[tuple[int, int, str], Route] = {}
     for i, route in enumerate(s.routes):
         p = f"routes[{i}]"
@@ -210,7 +146,6 @@ def _check_routes(
             raise ScenarioError(p, "the token has different decimals on the two chains")
         if (route.dst, route.token) not in pools:
             raise ScenarioError(p, f"no pool holds {route.token} on chain {route.dst}")
-        check_tiers(route.fee_tiers, f"{p}.fee_tiers")
         worst = max(t.fee_bps for t in route.fee_tiers) + s.pricing.premium_max_bps
         if worst >= _BPS:
             raise ScenarioError(f"{p}.fee_tiers", "fee plus maximum premium must be below 10000")
@@ -221,20 +156,13 @@ def _check_routes(
     return index
 
 
-def _check_pricing(s: ScenarioParts) -> None:
-    pricing = s.pricing
-    kink = pricing.utilization_kink_bps
-    if type(kink) is not int or not 0 <= kink < _BPS:
-        raise ScenarioError("pricing.utilization_kink_bps", "must be an integer from 0 to 9999")
-    _int(pricing.premium_max_bps, "pricing.premium_max_bps", 0, "must be a non-negative integer")
+def _check_prices(pricing: Pricing) -> None:
     seen: set[str] = set()
-    for symbol, price in pricing.prices_usd:
-        p = f"prices.{symbol}"
-        if not isinstance(price, Decimal) or not price.is_finite() or price <= 0:
-            raise ScenarioError(p, "must be a positive decimal")
+    for symbol, _ in pricing.prices_usd:
         if symbol in seen:
-            raise ScenarioError(p, "is listed twice")
+            raise ScenarioError(f"prices.{symbol}", "is listed twice")
         seen.add(symbol)
+    check(PRICES, dict(pricing.prices_usd), "prices", stored=True)
 
 
 def _fill_costs(
@@ -262,39 +190,26 @@ def _fill_costs(
     return costs
 
 
-def _check_windows(s: ScenarioParts) -> None:
-    w = s.windows
-    for name in (f.name for f in fields(w)):
-        minimum = 0 if name == "settlement_delay_seconds" else 1
-        rule = "must be a non-negative integer" if minimum == 0 else "must be a positive integer"
-        _int(getattr(w, name), f"windows.{name}", minimum, rule)
-
-
-def _check_auth(s: ScenarioParts) -> None:
-    keys = s.auth.api_keys
+def _check_auth(auth: Auth) -> None:
+    keys = auth.api_keys
     if not isinstance(keys, tuple) or not keys:
         raise ScenarioError("auth.api_keys", "must hold at least one key")
     for i, key in enumerate(keys):
         if not isinstance(key, Secret):
             raise ScenarioError(f"auth.api_keys[{i}]", "must be a Secret")
-    if not isinstance(s.auth.signer_key, Secret):
+    if not isinstance(auth.signer_key, Secret):
         raise ScenarioError("auth.signer_key", "must be a Secret")
-    check_private_key(s.auth.signer_key.reveal(), "auth.signer_key")
+    check_private_key(auth.signer_key.reveal(), "auth.signer_key")
 
 
 def index_scenario(s: ScenarioParts) -> ScenarioIndex:
     """Validate ``s`` and return its look-up index; the first fault raises ScenarioError."""
-    if not isinstance(s.name, str) or not _NAME.match(s.name):
-        raise ScenarioError("name", "must be a lower-case name (letters, digits, - and _)")
-    if not isinstance(s.description, str):
-        raise ScenarioError("description", "must be a string")
-    _address(s.filler, "filler")
+    check(PARTS, s, stored=True)
     chains = _check_chains(s.chains)
     tokens, by_address = _check_tokens(s.tokens, chains)
     pools = _check_pools(s.pools, tokens)
-    _check_pricing(s)
+    _check_prices(s.pricing)
     routes = _check_routes(s, tokens, pools)
     costs = _fill_costs(s, chains, tokens)
-    _check_windows(s)
-    _check_auth(s)
+    _check_auth(s.auth)
     return ScenarioIndex(chains, tokens, by_address, pools, routes, costs)

@@ -16,7 +16,7 @@ which :func:`serve_in_thread` provides on a free loopback port.
 >>> from toolkit.scenario import load_scenario
 >>> from toolkit.server import create_app
 >>> from toolkit.clock import VirtualClock
->>> app = create_app(load_scenario("default", env={}), clock=VirtualClock())
+>>> app = create_app(load_scenario("default"), clock=VirtualClock())
 >>> async def rfq():
 ...     transport = httpx.ASGITransport(app=app)
 ...     async with httpx.AsyncClient(transport=transport, base_url="http://sim") as client:

@@ -88,7 +88,7 @@ def create_app(
 
     >>> import httpx, asyncio
     >>> from toolkit.scenario import load_scenario
-    >>> app = create_app(load_scenario("default", env={}))
+    >>> app = create_app(load_scenario("default"))
     >>> async def health():
     ...     transport = httpx.ASGITransport(app=app)
     ...     async with httpx.AsyncClient(transport=transport, base_url="http://sim") as client:
@@ -99,7 +99,7 @@ def create_app(
     if sys.getrecursionlimit() == _PY_ECC_RECURSION_LIMIT:
         sys.setrecursionlimit(_DEFAULT_RECURSION_LIMIT)
     service = Service(
-        load_scenario(scenario),
+        load_scenario(scenario, env=os.environ),  # a name: as served, keys from the environment
         clock=clock,
         heartbeat=heartbeat,
         tick=tick,

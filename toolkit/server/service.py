@@ -45,7 +45,7 @@ def registry_for(scenario: Scenario) -> Registry:
     scenario keeps a scenario's contract overrides and extra chains in force.
 
     >>> from toolkit.scenario import load_scenario
-    >>> registry_for(load_scenario("single-pool", env={})).escrow(8453)
+    >>> registry_for(load_scenario("single-pool")).escrow(8453)
     '0x000025c3226C00B2Cdc200005a1600509f4e00C0'
     """
     known = default_registry()
@@ -89,7 +89,7 @@ class Service(OffsetClock):
 
     >>> from toolkit.scenario import load_scenario
     >>> from toolkit.clock import VirtualClock
-    >>> service = Service(load_scenario("single-pool", env={}), clock=VirtualClock(100.0))
+    >>> service = Service(load_scenario("single-pool"), clock=VirtualClock(100.0))
     >>> service.now()
     100.0
     >>> service.next_nonce() + 1 == service.next_nonce()

@@ -26,7 +26,7 @@ prices.
 
 >>> from toolkit.scenario import load_scenario
 >>> from toolkit.world.chain import Chains
->>> ledger = Chains(load_scenario("default", env={}), genesis=1_760_000_000.0).ledger(1)
+>>> ledger = Chains(load_scenario("default"), genesis=1_760_000_000.0).ledger(1)
 >>> usdc, weth = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", NATIVE
 >>> route = find_route(ledger, usdc, weth, 10_000 * 10**6, slippage_bps=50, now=1_760_000_000.0)
 >>> 3.2 < route.amount_out / 10**18 < 3.4, route.min_amount_out == route.amount_out * 9950 // 10000

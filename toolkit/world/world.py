@@ -68,7 +68,7 @@ class World:
 
     >>> from toolkit.engine import Engine, OrderTerms
     >>> from toolkit.scenario import load_scenario
-    >>> scenario = load_scenario("single-pool", env={})
+    >>> scenario = load_scenario("single-pool")
     >>> engine = Engine(scenario)
     >>> world = World(scenario, engine)
     >>> usdc_eth = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
@@ -142,7 +142,7 @@ class World:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> s = load_scenario("single-pool", env={})
+        >>> s = load_scenario("single-pool")
         >>> world = World(s, Engine(s))
         >>> try:
         ...     world.deposit("0x01", now=0.0)
@@ -184,7 +184,7 @@ class World:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> s = load_scenario("single-pool", env={})
+        >>> s = load_scenario("single-pool")
         >>> try:
         ...     World(s, Engine(s)).refund("0x01", now=0.0)
         ... except WorldError as exc:
@@ -260,7 +260,7 @@ class World:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> s = load_scenario("single-pool", env={})
+        >>> s = load_scenario("single-pool")
         >>> World(s, Engine(s)).advance(10.0)
         Progress(filled=(), settled=(), missed=(), refunded=(), retried=0)
         """
@@ -339,7 +339,7 @@ class World:
 
         >>> from toolkit.engine import Engine
         >>> from toolkit.scenario import load_scenario
-        >>> s = load_scenario("single-pool", env={})
+        >>> s = load_scenario("single-pool")
         >>> World(s, Engine(s)).counts()[OrderStatus.DEPOSITED]
         0
         """

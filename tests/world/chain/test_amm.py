@@ -33,7 +33,7 @@ DEV = "0x" + "d0" * 20
 
 @pytest.fixture(scope="module")
 def chains() -> Chains:
-    return Chains(load_scenario("default", env={}), genesis=T0)
+    return Chains(load_scenario("default"), genesis=T0)
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def _token(ledger: Ledger, address: str) -> ERC20:
 
 
 def test_every_market_pool_is_deployed_and_funded(ledger: Ledger) -> None:
-    market = market_for(load_scenario("default", env={}), 1)
+    market = market_for(load_scenario("default"), 1)
     assert market is not None
     pairs, pools = _pools(ledger)
     assert len(pairs) + len(pools) == len(market.pools) == 8
@@ -154,7 +154,7 @@ def test_deadline_allowance_and_unknown_pool_revert(ledger: Ledger) -> None:
 
 
 def test_sweep_and_unwrap_check_their_minimum(ledger: Ledger) -> None:
-    usdc = market_for(load_scenario("default", env={}), 1).tokens["USDC"].address  # type: ignore[union-attr]
+    usdc = market_for(load_scenario("default"), 1).tokens["USDC"].address  # type: ignore[union-attr]
     with pytest.raises(Revert) as short:
         _execute(ledger, [ur.Sweep(usdc, ur.MSG_SENDER, 1)])
     assert short.value.reason == "InsufficientToken"
@@ -207,7 +207,7 @@ def test_codec_round_trips_and_refuses_what_it_does_not_run() -> None:
 
 
 def _route_case(ledger: Ledger, a: str, b: str, amount: int) -> tuple[SwapRoute, dict[str, Any]]:
-    market = market_for(load_scenario("default", env={}), 1)
+    market = market_for(load_scenario("default"), 1)
     assert market is not None
     address = {s: t.address.lower() for s, t in market.tokens.items()} | {"ETH": NATIVE}
     route = find_route(ledger, address[a], address[b], amount, slippage_bps=40, now=T0)
@@ -300,7 +300,7 @@ def test_every_route_is_exact_guarded_and_priced_as_the_spec_says(
     a, b = pair
     if {a, b} == {"ETH", "WETH"}:
         return  # the native coin trades as WETH: the same token
-    market = market_for(load_scenario("default", env={}), 1)
+    market = market_for(load_scenario("default"), 1)
     assert market is not None
     token = market.tokens["WETH" if a == "ETH" else a]
     amount = max(1, int(usd / float(token.price_usd) * 10**token.decimals))

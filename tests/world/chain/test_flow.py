@@ -18,7 +18,7 @@ USER = "0x" + "ab" * 20
 
 @pytest.fixture
 def ledger() -> Ledger:
-    return Chains(load_scenario("default", env={}), genesis=T0).ledger(1)
+    return Chains(load_scenario("default"), genesis=T0).ledger(1)
 
 
 def test_the_path_is_seeded_and_positive() -> None:
@@ -40,7 +40,7 @@ def test_arbitrage_brings_every_weth_stable_pool_to_the_reference(ledger: Ledger
 
 
 def test_noise_moves_pools_and_a_stale_route_then_slips_or_reverts(ledger: Ledger) -> None:
-    market = market_for(load_scenario("default", env={}), 1)
+    market = market_for(load_scenario("default"), 1)
     assert market is not None
     usdc, weth = market.tokens["USDC"].address.lower(), market.tokens["WETH"].address.lower()
     stale = find_route(ledger, usdc, weth, 10**11, slippage_bps=0, now=T0)

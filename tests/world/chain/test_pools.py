@@ -14,7 +14,7 @@ from toolkit.world.chain import Chains, LiquidityPool, Rpc
 
 from .test_rpc import T0, USDC, call, ok
 
-SCENARIO = load_scenario("default", env={})
+SCENARIO = load_scenario("default")
 
 
 class Figures(NamedTuple):

@@ -19,7 +19,7 @@ from toolkit.world.chain import ERC20, Chains, Rpc
 from toolkit.world.chain.accounts import NATIVE_FUNDING
 
 T0 = 1_760_000_000.0
-SCENARIO = load_scenario("default", env={})
+SCENARIO = load_scenario("default")
 USDC = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"
 WETH = "0x4200000000000000000000000000000000000006"
 BOB = "0x" + "b0" * 20

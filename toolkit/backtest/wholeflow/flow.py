@@ -96,7 +96,7 @@ def whole_flow(
     if not isinstance(settings, WholeFlow):
         raise ArgumentError("settings", "a WholeFlow", type(settings).__name__)
     seed = whole(seed, "seed", minimum=0)
-    run = Run(settings, load_scenario(scenario, env={}), seed)
+    run = Run(settings, load_scenario(scenario), seed)
     now = 0.0
     steps = range(settings.steps)
     for i in progress_bar(steps, desc="whole flow", unit="step", enabled=progress):

@@ -101,7 +101,7 @@ class Traffic(Actions):
                 raise ValueError(
                     "scenario: give the Scenario (or its name) the service at base_url runs"
                 )
-            scenario = load_scenario(scenario)
+            scenario = load_scenario(scenario, env=os.environ)  # its key may be TOOLKIT_API_KEY
             self.target = TrafficClients(
                 url, scenario.auth.api_keys[0], WALL if clock is None else clock
             )

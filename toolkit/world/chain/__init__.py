@@ -21,7 +21,7 @@
 >>> from toolkit.clock import OffsetClock, VirtualClock
 >>> from toolkit.scenario import load_scenario
 >>> clock = OffsetClock(VirtualClock(1_760_000_000.0))
->>> rpc = Rpc(Chains(load_scenario("default", env={}), genesis=clock.now()), clock)
+>>> rpc = Rpc(Chains(load_scenario("default"), genesis=clock.now()), clock)
 >>> rpc.handle(1, {"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber"})["result"]
 '0x0'
 """

@@ -5,7 +5,7 @@ the same accounts on every run and machine (they are public test keys: never fun
 real chain). Keys are held as :class:`~toolkit.scenario.Secret` (their repr is ``***``).
 
 >>> from toolkit.scenario import load_scenario
->>> accounts = dev_accounts(load_scenario("single-pool", env={}))
+>>> accounts = dev_accounts(load_scenario("single-pool"))
 >>> len(accounts), accounts[0].address[:2], accounts[0].key
 (10, '0x', Secret('***'))
 """

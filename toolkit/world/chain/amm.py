@@ -20,7 +20,7 @@ revert anywhere in the transaction restores every pool.
 
 >>> from toolkit.scenario import load_scenario
 >>> from toolkit.world.chain import Chains
->>> chains = Chains(load_scenario("default", env={}), genesis=1_760_000_000.0)
+>>> chains = Chains(load_scenario("default"), genesis=1_760_000_000.0)
 >>> ledger = chains.ledger(1)
 >>> pools = [c for c in ledger.state.contracts.values() if isinstance(c, V3PoolContract)]
 >>> pools[0].pool.fee, pools[0].pool.liquidity > 0

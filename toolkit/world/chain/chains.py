@@ -9,7 +9,7 @@ per chain and snapshots of all ledgers together (with whatever the caller adds, 
 offset). :meth:`Chains.connect_pools` lets the pool contracts read an engine.
 
 >>> from toolkit.scenario import load_scenario
->>> chains = Chains(load_scenario("single-pool", env={}), genesis=1_760_000_000.0)
+>>> chains = Chains(load_scenario("single-pool"), genesis=1_760_000_000.0)
 >>> sorted(chains.ledgers)
 [1, 8453]
 >>> dev = chains.accounts[0].address.lower()

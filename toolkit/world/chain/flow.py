@@ -15,7 +15,7 @@ and traders who follow it.
 
 >>> from toolkit.scenario import load_scenario
 >>> from toolkit.world.chain import Chains
->>> ledger = Chains(load_scenario("default", env={}), genesis=1_760_000_000.0).ledger(1)
+>>> ledger = Chains(load_scenario("default"), genesis=1_760_000_000.0).ledger(1)
 >>> path = reference_path(3, start=3000.0, seed=7)
 >>> traders = BackgroundTraders(ledger, seed=7)
 >>> for i, price in enumerate(path):

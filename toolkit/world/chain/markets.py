@@ -10,12 +10,12 @@ derived from a label (``keccak`` of chain, kind, tokens and fee), so they are st
 not real deployments.
 
 >>> from toolkit.scenario import load_scenario
->>> market = market_for(load_scenario("default", env={}), 1)
+>>> market = market_for(load_scenario("default"), 1)
 >>> sorted(market.tokens)
 ['TAILA', 'TAILB', 'USDC', 'USDT', 'WBTC', 'WETH']
 >>> [p.label for p in market.pools][:3]
 ['USDC/WETH v3 5bps', 'USDC/WETH v3 30bps', 'USDC/WETH v2']
->>> market_for(load_scenario("default", env={}), 10) is None
+>>> market_for(load_scenario("default"), 10) is None
 True
 """
 

@@ -18,7 +18,7 @@ it, so after ``evm_revert`` the views read the restored engine. Chains built wit
 uses on that chain for a token, the escrow or the output settler get no pool contract.
 
 >>> from toolkit.scenario import load_scenario
->>> [p.address for p in LiquidityPool.build(load_scenario("single-pool", env={}), 8453)]
+>>> [p.address for p in LiquidityPool.build(load_scenario("single-pool"), 8453)]
 ['0xb58bb9643884abbbad64fa7ebc874c5481e5c032']
 """
 

@@ -18,7 +18,7 @@ Names, selectors, events and revert errors follow OIF's ``InputSettlerEscrow`` a
   uint256)``, ``TimestampPassed()``, ...); :attr:`Revert.reason` carries their name.
 
 >>> from toolkit.scenario import load_scenario
->>> s = load_scenario("single-pool", env={})
+>>> s = load_scenario("single-pool")
 >>> [type(c).__name__ for c in InputSettlerEscrow.build(s, 1)]
 ['InputSettlerEscrow']
 """

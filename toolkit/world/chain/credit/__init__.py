@@ -57,7 +57,7 @@ seeded accounts' addresses and top-ups), :mod:`.oracle` (the price feeds) and
 :mod:`.support` (what they share).
 
 >>> from toolkit.scenario import load_scenario
->>> s = load_scenario("default", env={})
+>>> s = load_scenario("default")
 >>> [c.settings.asset for c in CreditHub.build(s, 8453)], list(CreditHub.build(s, 1))
 (['USDC', 'EURe'], [])
 >>> [type(c).__name__ for c in RemoteEscrow.build(s, 1)]

@@ -15,7 +15,7 @@ def book_account(settings: CreditSettings, index: int) -> str:
     """The address of seeded account ``index`` (lowercase; stable per hub).
 
     >>> from toolkit.scenario import load_scenario
-    >>> book_account(load_scenario("default", env={}).credit, 0)[:2]
+    >>> book_account(load_scenario("default").credit, 0)[:2]
     '0x'
     """
     return "0x" + keccak(text=f"toolkit credit book:{settings.hub.lower()}:{index}")[-20:].hex()
@@ -26,7 +26,7 @@ def book_accounts(scenario: Scenario) -> list[str]:
     collectors find accounts from the chain's events instead).
 
     >>> from toolkit.scenario import load_scenario
-    >>> len(book_accounts(load_scenario("default", env={})))
+    >>> len(book_accounts(load_scenario("default")))
     1200
     """
     settings = scenario.credit
@@ -40,7 +40,7 @@ def book_topup(settings: CreditSettings, account: str) -> tuple[int, int]:
     a threshold of 50 to 500 credit-asset units, a target twice that.
 
     >>> from toolkit.scenario import load_scenario
-    >>> s = load_scenario("default", env={}).credit
+    >>> s = load_scenario("default").credit
     >>> threshold, target = book_topup(s, book_account(s, 0))
     >>> 50 * 10**6 <= threshold <= 500 * 10**6 and target == 2 * threshold
     True

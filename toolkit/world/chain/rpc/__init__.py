@@ -75,7 +75,7 @@ The clock is a :class:`toolkit.clock.OffsetClock`.
 >>> from toolkit.clock import OffsetClock, VirtualClock
 >>> from toolkit.world.chain import Chains
 >>> clock = OffsetClock(VirtualClock(1_760_000_000.0))
->>> rpc = Rpc(Chains(load_scenario("single-pool", env={}), genesis=clock.now()), clock)
+>>> rpc = Rpc(Chains(load_scenario("single-pool"), genesis=clock.now()), clock)
 >>> rpc.handle(8453, {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []})
 {'jsonrpc': '2.0', 'id': 1, 'result': '0x2105'}
 >>> rpc.handle(8453, {"jsonrpc": "2.0", "id": 2, "method": "eth_nope"})["error"]["code"]
