@@ -2,7 +2,8 @@
 
 What would a change of pool size, fee tiers or reservation windows have done to past flow?
 
-- :func:`generate_flow` builds a seeded flow frame (Poisson arrivals with a daily profile,
+- :func:`generate_flow` (from :mod:`toolkit.flows`, where every flow contract lives) builds a
+  seeded flow frame (Poisson arrivals with a daily profile,
   route mix, log-normal sizes clipped to each route's fee tiers, quote types, conversions).
 - :func:`generate_swap_flow` and :func:`generate_credit_flow` build seeded swap and credit
   activity (swaps on the AMM markets; borrowers that lock, draw, repay and unlock), which
@@ -37,14 +38,6 @@ a backtest gives identical frames on every run and machine.
 (True, 0)
 """
 
-from toolkit.backtest.activity import (
-    CREDIT_ACTIONS,
-    CREDIT_FLOW_SCHEMA,
-    DEFAULT_SWAP_PAIRS,
-    SWAP_FLOW_SCHEMA,
-    generate_credit_flow,
-    generate_swap_flow,
-)
 from toolkit.backtest.calibrate import Calibration, calibrate
 from toolkit.backtest.credit import (
     Book,
@@ -54,22 +47,6 @@ from toolkit.backtest.credit import (
     generate_book,
     replay_credit,
 )
-from toolkit.backtest.distributions import (
-    Constant,
-    DelayModel,
-    Exponential,
-    Fixed,
-    LogNormal,
-    SizeModel,
-    Uniform,
-)
-from toolkit.backtest.flow import (
-    DEFAULT_PROFILE,
-    FLOW_SCHEMA,
-    default_sizes,
-    generate_flow,
-    poisson_arrivals,
-)
 from toolkit.backtest.griefing import attack_flow, griefing
 from toolkit.backtest.loop import OUTCOMES
 from toolkit.backtest.replay import replay
@@ -77,7 +54,6 @@ from toolkit.backtest.result import BacktestResult
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
 from toolkit.backtest.seeds import bands, sweep_seeds
 from toolkit.backtest.sweep import sweep
-from toolkit.backtest.validate import REQUIRED_COLUMNS, check_flow
 from toolkit.backtest.wholeflow import (
     WHOLE_FLOW_METRICS,
     WholeFlow,
@@ -86,6 +62,31 @@ from toolkit.backtest.wholeflow import (
     whole_flow,
     whole_flow_seeds,
 )
+
+# The flow contracts live in toolkit.flows (below backtest); the generators and checks are
+# re-exported here because a backtest starts from them.
+from toolkit.flows import (
+    CREDIT_ACTIONS,
+    CREDIT_FLOW_SCHEMA,
+    DEFAULT_PROFILE,
+    DEFAULT_SWAP_PAIRS,
+    FLOW_COLUMNS,
+    FLOW_SCHEMA,
+    SWAP_FLOW_SCHEMA,
+    Constant,
+    DelayModel,
+    Exponential,
+    Fixed,
+    LogNormal,
+    SizeModel,
+    Uniform,
+    check_flow,
+    default_sizes,
+    generate_credit_flow,
+    generate_flow,
+    generate_swap_flow,
+    poisson_arrivals,
+)
 from toolkit.resources import RetryPolicy
 
 __all__ = [
@@ -93,10 +94,10 @@ __all__ = [
     "CREDIT_FLOW_SCHEMA",
     "DEFAULT_PROFILE",
     "DEFAULT_SWAP_PAIRS",
+    "FLOW_COLUMNS",
     "FLOW_SCHEMA",
     "OUTCOMES",
     "OVERRIDE_KEYS",
-    "REQUIRED_COLUMNS",
     "SWAP_FLOW_SCHEMA",
     "WHOLE_FLOW_METRICS",
     "BacktestResult",

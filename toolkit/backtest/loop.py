@@ -45,7 +45,6 @@ from heapq import heappop, heappush
 from typing import Any, NamedTuple
 
 from toolkit.backtest.sampler import Sampler
-from toolkit.backtest.validate import FlowColumns
 from toolkit.engine import (
     EXACT_INPUT,
     EXACT_OUTPUT,
@@ -55,6 +54,7 @@ from toolkit.engine import (
     NoRoute,
     OrderTerms,
 )
+from toolkit.flows import FlowColumns
 from toolkit.resources import RetryPolicy
 from toolkit.world import EscrowOrder, World, WorldError
 

@@ -20,17 +20,17 @@ from toolkit.client import EmbeddedService, TransportError
 from toolkit.client.credit import CreditClient
 from toolkit.client.target import check_url
 from toolkit.clock import WALL, Clock
-from toolkit.scenario import Scenario, load_scenario
-from toolkit.simulate.traffic.actions import Actions
-from toolkit.simulate.traffic.schedule import (
+from toolkit.flows import (
     CREDIT_FLOW_COLUMNS,
     FLOW_COLUMNS,
     SWAP_FLOW_COLUMNS,
     check_credit,
     check_swaps,
     checked_frame,
-    merge_flows,
 )
+from toolkit.scenario import Scenario, load_scenario
+from toolkit.simulate.traffic.actions import Actions
+from toolkit.simulate.traffic.schedule import merge_flows
 from toolkit.simulate.traffic.target import Target
 
 __all__ = ["LATE", "WAIT_SLICE", "Traffic"]
