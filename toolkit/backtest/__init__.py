@@ -14,7 +14,8 @@ What would a change of pool size, fee tiers or reservation windows have done to 
   time series and a summary; :meth:`BacktestResult.to_store` writes it to DuckDB.
 - :func:`sweep` replays one flow over a grid of scenario variants (pool size, fee and window
   overrides) through any ``concurrent.futures.Executor``.
-- :func:`replay_credit` runs a credit book (:func:`generate_book`) over days of price paths:
+- :func:`replay_credit` runs a credit book (:func:`generate_book`: the
+  :class:`~toolkit.models.health.CreditBook` the risk models take) over days of price paths:
   draws, repayments, overdue interest, exact liquidations, bad debt; :func:`credit_sweep` runs it
   over LTV and bonus settings through the same executors.
 - :func:`calibrate` builds a scenario and a flow model from what the collectors stored, so a
@@ -40,10 +41,11 @@ a backtest gives identical frames on every run and machine.
 
 from toolkit.backtest.calibrate import Calibration, calibrate
 from toolkit.backtest.credit import (
-    Book,
     CreditBehaviour,
     CreditResult,
+    CreditSummary,
     credit_sweep,
+    default_market,
     generate_book,
     replay_credit,
 )
@@ -101,11 +103,11 @@ __all__ = [
     "SWAP_FLOW_SCHEMA",
     "WHOLE_FLOW_METRICS",
     "BacktestResult",
-    "Book",
     "Calibration",
     "Constant",
     "CreditBehaviour",
     "CreditResult",
+    "CreditSummary",
     "DelayModel",
     "Exponential",
     "Fixed",
@@ -121,6 +123,7 @@ __all__ = [
     "calibrate",
     "check_flow",
     "credit_sweep",
+    "default_market",
     "default_sizes",
     "generate_book",
     "generate_credit_flow",

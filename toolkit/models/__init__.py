@@ -27,9 +27,9 @@ from toolkit.models.capacity import (
 from toolkit.models.cards import card_swipes, compare_prefunded, simulate_cards
 from toolkit.models.cascade import PoolMarket, liquidation_cascade
 from toolkit.models.health import (
+    CreditBook,
+    MarketParameters,
     collected_book,
-    collected_monte_carlo,
-    collected_stress,
     concentration,
     health_factor,
     liquidations,
@@ -61,13 +61,13 @@ from toolkit.models.routes import (
 from toolkit.models.topup import cheapest_config, simulate_topups, spending
 
 __all__ = [
+    "CreditBook",
+    "MarketParameters",
     "PoolMarket",
     "capacity_timeline",
     "card_swipes",
     "cheapest_config",
     "collected_book",
-    "collected_monte_carlo",
-    "collected_stress",
     "compare_prefunded",
     "compare_with_tiers",
     "concentration",
