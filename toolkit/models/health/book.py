@@ -37,12 +37,15 @@ class CreditBook:
     summed over the chains an asset is locked on); ``debt`` (per account) and ``prices`` (per
     asset, in the order of ``assets``) are in the credit asset; ``rules`` are the product rules
     whose maintenance LTVs and bonuses apply; ``stored_health_factor`` is what the service
-    reported for a collected book (``inf`` without debt), None for a generated one.
+    reported for a collected book (``inf`` without debt), None for a generated one. The repr
+    gives the size and the totals (debt and collateral value in the credit asset).
 
     >>> book = CreditBook(("a", "b"), ("usdc", "yobtc"), np.array([[1_000.0, 0.0], [0.0, 0.02]]),
     ...                   np.array([500.0, 0.0]), np.array([1.0, 60_000.0]))
     >>> book.health_factors().tolist(), book.maintenance_ltv.tolist()
     ([1.85, inf], [0.925, 0.7])
+    >>> book
+    CreditBook(2 accounts, 1 with debt, assets usdc/yobtc, debt 500.00, collateral 2,200.00)
     """
 
     accounts: tuple[str, ...]
@@ -72,6 +75,15 @@ class CreditBook:
         object.__setattr__(self, "collateral", held)
         object.__setattr__(self, "debt", owed)
         object.__setattr__(self, "prices", price)
+
+    def __repr__(self) -> str:
+        # the arrays of a book of thousands of accounts are no use in a repr: its size and totals
+        indebted = int((self.debt > 0).sum())
+        return (
+            f"CreditBook({len(self.accounts):,} accounts, {indebted:,} with debt, assets "
+            f"{'/'.join(self.assets)}, debt {self.debt.sum():,.2f}, collateral "
+            f"{self.values().sum():,.2f})"
+        )
 
     @functools.cached_property
     def maintenance_ltv(self) -> np.ndarray:
