@@ -32,8 +32,8 @@ import simpy
 from toolkit.backtest import Constant, Fixed, generate_flow, replay
 from toolkit.backtest.loop import run_events
 from toolkit.backtest.result import build_result
-from toolkit.backtest.validate import check_flow
 from toolkit.engine import CapacityExhausted, Engine
+from toolkit.flows import check_flow
 from toolkit.models.capacity import erlang_b, mean_hold
 from toolkit.scenario import load_scenario
 from toolkit.scheduler import Scheduler

@@ -14,7 +14,13 @@ import time
 import numpy as np
 
 from toolkit.credit import figures
-from toolkit.models.health import health_factor, maintenance_ltvs, monte_carlo
+from toolkit.models.health import (
+    CreditBook,
+    MarketParameters,
+    health_factor,
+    maintenance_ltvs,
+    monte_carlo,
+)
 
 ASSETS = ["usdc", "gtusdcp", "superusdc", "yousd", "yobtc"]
 PRICES = np.array([1.0, 1.0, 1.0, 1.0, 60_000.0])
@@ -83,11 +89,13 @@ def peak_rss_mb() -> float:
 
 def monte_carlo_run() -> None:
     held, debt = book(1_000_000, np.random.default_rng(1))
+    accounts = tuple(f"a{i}" for i in range(len(debt)))
+    credit = CreditBook(accounts, tuple(ASSETS), held, debt, PRICES)
     vols = np.array([0.0, 0.02, 0.05, 0.05, 0.6])
-    prices = dict(zip(ASSETS, PRICES.tolist(), strict=True))
+    market = MarketParameters(credit.assets, vols, np.eye(len(ASSETS)))
     before = peak_rss_mb()
     started = time.perf_counter()
-    result = monte_carlo(held, debt, prices, vols, np.eye(len(ASSETS)), n_scenarios=1_000)
+    result = monte_carlo(credit, market, n_scenarios=1_000)
     took = time.perf_counter() - started
     peak = peak_rss_mb()
     print(f"{'monte_carlo, 7 days, default chunks':<46} {'1,000,000 x 1,000':>24} {took:>8.2f} "
@@ -95,9 +103,9 @@ def monte_carlo_run() -> None:
     print(f"  goal <= 10 s and <= 2 GB: peak RSS {peak:,.0f} MB, of which the book and "
           f"interpreter {before:,.0f} MB")  # fmt: skip
     print(
-        f"  liquidations at risk (99 %): {result['liquidations_at_risk']:,.0f} accounts; "
-        f"bad debt at risk {result['bad_debt_at_risk']:,.0f} USDC, "
-        f"expected shortfall {result['bad_debt_expected_shortfall']:,.0f} USDC"
+        f"  liquidations at risk (99 %): {result.liquidations_at_risk:,.0f} accounts; "
+        f"bad debt at risk {result.bad_debt_at_risk:,.0f} USDC, "
+        f"expected shortfall {result.bad_debt_expected_shortfall:,.0f} USDC"
     )
 
 

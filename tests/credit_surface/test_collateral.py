@@ -18,12 +18,13 @@ from web3 import Web3
 from tests.credit_surface.book import Book, account, credit_book
 from toolkit.codecs.functions import json_abi
 from toolkit.collect import CreditCollector
-from toolkit.models.health import Book as Book_
 from toolkit.models.health import (
+    CreditBook,
     collected_book,
-    collected_monte_carlo,
-    collected_stress,
+    estimate_volatility,
+    monte_carlo,
     snapshot_stress,
+    stress,
 )
 from toolkit.store import Store
 from toolkit.store.migrations import MIGRATIONS, apply_migrations, schema_version
@@ -192,7 +193,7 @@ def _prices(book: Book) -> dict[str, float]:
     }
 
 
-def _collected(book: Book, store: Store, accounts: list[str]) -> Book_:
+def _collected(book: Book, store: Store, accounts: list[str]) -> CreditBook:
     CreditCollector(book.svc.client, store, accounts=accounts, progress=False).run()
     return collected_book(
         store.query("SELECT * FROM credit_collateral"),
@@ -242,7 +243,7 @@ def test_per_asset_stress_of_the_collected_book() -> None:
         users = _mixed_book(book)
         seeded = [book_account(book.settings, i) for i in range(60)]
         collected = _collected(book, store, users + seeded)
-        grid = collected_stress(collected, shocks=[-0.3, -0.6])
+        grid = stress(collected, shocks=[-0.3, -0.6])
         assert grid.height == 2 * (len(collected.assets) + 1)
         btc = collected.assets.index("yobtc")
         base = collected.health_factors()
@@ -267,19 +268,21 @@ def test_per_asset_stress_of_the_collected_book() -> None:
         assert uniform["liquidatable"][0] == everything["liquidatable"]
 
 
-def test_collected_monte_carlo_takes_a_price_table() -> None:
+def test_the_collected_book_runs_a_monte_carlo_on_a_price_tables_parameters() -> None:
     with credit_book() as book, Store(":memory:") as store:
         collected = _collected(book, store, [book_account(book.settings, i) for i in range(40)])
         rng = np.random.default_rng(3)
         walk = np.exp(np.cumsum(rng.normal(0, 0.03, (60, len(collected.assets))), axis=0))
         table = pl.DataFrame(walk * collected.prices, schema=list(collected.assets))
-        result = collected_monte_carlo(
-            collected, table, periods_per_year=365, n_scenarios=2_000, progress=False
-        )
-        assert result["scenarios"] == 2_000.0
-        assert 0 <= result["liquidation_probability"] <= 1
+        # the table's column order does not matter: the parameters follow the book's assets
+        shuffled = table.select(list(reversed(table.columns)))
+        market = estimate_volatility(shuffled, periods_per_year=365, assets=collected.assets)
+        assert market.assets == collected.assets
+        result = monte_carlo(collected, market, n_scenarios=2_000, progress=False)
+        assert result.scenarios == 2_000
+        assert 0 <= result.liquidation_probability <= 1
         with pytest.raises(ValueError, match="price_table: must be a frame with a column"):
-            collected_monte_carlo(collected, table.drop("yobtc"), periods_per_year=365)
+            estimate_volatility(table.drop("yobtc"), periods_per_year=365, assets=collected.assets)
 
 
 def test_collected_book_names_bad_input() -> None:

@@ -8,8 +8,7 @@ import pytest
 from toolkit.arguments import ArgumentError
 from toolkit.backtest.credit import generate_book
 from toolkit.models.cascade import PoolMarket, liquidation_cascade
-
-PRICES = {"usdc": 1.0, "gtusdcp": 1.0, "superusdc": 1.0, "yousd": 1.0, "yobtc": 60_000.0}
+from toolkit.models.health import CreditBook
 
 
 def test_a_pool_market_quotes_moves_and_pays_less_than_the_price() -> None:
@@ -24,19 +23,19 @@ def test_a_pool_market_quotes_moves_and_pays_less_than_the_price() -> None:
     assert market.sell(0.0) == 0.0
 
 
-def book_at_capacity() -> tuple[np.ndarray, np.ndarray]:
+def book_at_capacity() -> CreditBook:
     book = generate_book(2_000, seed=4)
-    value = book.collateral * np.array(list(PRICES.values()))
-    capacity = value @ np.array([0.9, 0.75, 0.7, 0.7, 0.55])
-    return book.collateral, capacity * 0.97  # most accounts drawn close to their limit
+    assert book.prices.tolist() == [1.0, 1.0, 1.0, 1.0, 60_000.0]
+    capacity = book.values() @ np.array([0.9, 0.75, 0.7, 0.7, 0.55])
+    return book.with_debt(capacity * 0.97)  # most accounts drawn close to their limit
 
 
 def test_the_feedback_adds_rounds_liquidations_and_lower_prices() -> None:
-    held, debt = book_at_capacity()
+    book = book_at_capacity()
     shock = {"yobtc": -0.3}
-    static = liquidation_cascade(held, debt, PRICES, shock=shock)
+    static = liquidation_cascade(book, shock=shock)
     market = PoolMarket.around(60_000.0, depth=300_000.0)
-    fed = liquidation_cascade(held, debt, PRICES, shock=shock, markets={"yobtc": market})
+    fed = liquidation_cascade(book, shock=shock, markets={"yobtc": market})
     assert static.height == 2  # the shock, then one round at fixed prices
     assert fed.height > static.height
     assert fed["liquidated"].sum() > static["liquidated"].sum()
@@ -46,17 +45,16 @@ def test_the_feedback_adds_rounds_liquidations_and_lower_prices() -> None:
 
 
 def test_a_deep_pool_barely_feeds_back() -> None:
-    held, debt = book_at_capacity()
     deep = PoolMarket.around(60_000.0, depth=10**10)
-    fed = liquidation_cascade(held, debt, PRICES, shock={"yobtc": -0.3}, markets={"yobtc": deep})
+    fed = liquidation_cascade(book_at_capacity(), shock={"yobtc": -0.3}, markets={"yobtc": deep})
     assert fed["price_yobtc"][-1] == pytest.approx(42_000.0, rel=1e-3)
 
 
 def test_bad_input_names_the_field() -> None:
-    held, debt = book_at_capacity()
+    book = book_at_capacity()
     with pytest.raises(ArgumentError, match="markets/shock: must be keyed by the assets"):
-        liquidation_cascade(held, debt, PRICES, shock={"doge": -0.1})
-    with pytest.raises(ArgumentError, match="collateral: must be of shape"):
-        liquidation_cascade(held[:, :2], debt, PRICES)
+        liquidation_cascade(book, shock={"doge": -0.1})
+    with pytest.raises(ArgumentError, match=r"shock\['yobtc'\]: must be"):
+        liquidation_cascade(book, shock={"yobtc": -1.0})
     with pytest.raises(ArgumentError, match="depth: must be a finite number > 0"):
         PoolMarket.around(1.0, depth=0)

@@ -13,6 +13,8 @@ from toolkit.arguments import ArgumentError
 from toolkit.credit import figures, liquidation
 from toolkit.models import health_factor, monte_carlo, stress
 from toolkit.models.health import (
+    CreditBook,
+    MarketParameters,
     bad_debt,
     correlated_prices,
     estimate_volatility,
@@ -22,6 +24,13 @@ from toolkit.models.health import (
 
 ASSETS = ["usdc", "gtusdcp", "yobtc"]
 M = maintenance_ltvs(ASSETS)
+PRICES = np.array([1.0, 1.0, 60_000.0])
+
+
+def book_of(held: np.ndarray, debt: np.ndarray, prices: np.ndarray = PRICES) -> CreditBook:
+    return CreditBook(tuple(f"a{i}" for i in range(len(debt))), tuple(ASSETS), held, debt, prices)
+
+
 amounts = hnp.arrays(
     np.int64, st.tuples(st.integers(1, 6), st.just(3)), elements=st.integers(0, 10**9)
 )
@@ -76,7 +85,7 @@ def test_bad_shapes_name_the_argument(args: tuple[np.ndarray, ...], message: str
 def test_stress_counts_the_accounts_each_shock_makes_liquidatable() -> None:
     held = np.array([[1_000.0, 0.0, 0.0], [0.0, 0.0, 0.02], [0.0, 1_000.0, 0.0]])
     debt = np.array([800.0, 500.0, 700.0])
-    frame = stress(held, debt, {"usdc": 1.0, "gtusdcp": 1.0, "yobtc": 60_000.0})
+    frame = stress(book_of(held, debt))
     assert frame.height == 7 * 4
     assert frame["shock"].unique().sort().to_list() == [-0.6, -0.5, -0.4, -0.3, -0.2, -0.1, -0.05]
     all_down = frame.filter(shocked="all").sort("shock", descending=True)
@@ -88,7 +97,7 @@ def test_stress_counts_the_accounts_each_shock_makes_liquidatable() -> None:
     assert btc_30["liquidatable"] == 0
     assert frame.filter(shocked="yobtc", shock=-0.6)["debt_at_risk"].item() == 500.0
     with pytest.raises(ArgumentError, match="shocks: must be price changes"):
-        stress(held, debt, {"usdc": 1.0, "gtusdcp": 1.0, "yobtc": 1.0}, shocks=[0.2])
+        stress(book_of(held, debt), shocks=[0.2])
 
 
 def test_correlated_prices_have_the_volatility_and_correlation_asked_for() -> None:
@@ -110,9 +119,17 @@ def test_volatility_is_estimated_back_from_a_price_table() -> None:
     steps = rng.standard_normal((5_000, 2)) @ np.linalg.cholesky([[1, -0.3], [-0.3, 1]]).T
     daily = steps * np.array([0.4, 0.9]) / np.sqrt(365)
     table = pl.DataFrame(np.exp(np.cumsum(daily, axis=0)), schema=["eth", "btc"], orient="row")
-    vols, corr = estimate_volatility(table, periods_per_year=365)
-    np.testing.assert_allclose(vols, [0.4, 0.9], rtol=0.05)
-    assert corr[0, 1] == pytest.approx(-0.3, abs=0.05)
+    market = estimate_volatility(table, periods_per_year=365)
+    assert market.assets == ("eth", "btc")
+    np.testing.assert_allclose(market.vols, [0.4, 0.9], rtol=0.05)
+    assert market.correlation[0, 1] == pytest.approx(-0.3, abs=0.05)
+    # for a book's assets: its order, and a missing column named
+    assert estimate_volatility(table, periods_per_year=365, assets=["btc", "eth"]).assets == (
+        "btc",
+        "eth",
+    )
+    with pytest.raises(ArgumentError, match="price_table: must be a frame with a column for"):
+        estimate_volatility(table, periods_per_year=365, assets=["eth", "sol"])
 
 
 def test_bad_debt_is_what_the_exact_liquidation_leaves() -> None:
@@ -132,16 +149,21 @@ def test_monte_carlo_streams_in_chunks_without_changing_the_answer() -> None:
     rng = np.random.default_rng(11)
     held = np.column_stack([rng.uniform(0, 1_000, 300), np.zeros(300), rng.uniform(0, 0.05, 300)])
     debt = held @ np.array([0.8, 0.0, 50_000.0]) * rng.uniform(0.3, 0.75, 300)
-    args = (held, debt, {"usdc": 1.0, "gtusdcp": 1.0, "yobtc": 60_000.0})
-    kwargs = {"horizon_days": 30.0, "n_scenarios": 4_000, "seed": 2}
-    vols, corr = np.array([0.0, 0.05, 0.7]), np.eye(3)
-    whole = monte_carlo(*args, vols, corr, chunk=4_000, **kwargs)  # type: ignore[arg-type]
-    chunked = monte_carlo(*args, vols, corr, chunk=333, **kwargs)  # type: ignore[arg-type]
+    book = book_of(held, debt)
+    market = MarketParameters(book.assets, np.array([0.0, 0.05, 0.7]), np.eye(3))
+    calm_market = MarketParameters(book.assets, market.vols * 0.1, np.eye(3))
+    kwargs = {"horizon_days": 30.0, "n_scenarios": 4_000, "seed": 2, "progress": False}
+    whole = monte_carlo(book, market, chunk=4_000, **kwargs)  # type: ignore[arg-type]
+    chunked = monte_carlo(book, market, chunk=333, **kwargs)  # type: ignore[arg-type]
     assert whole == chunked
-    assert whole["liquidations_at_risk"] >= whole["liquidations_mean"] > 0
-    assert whole["bad_debt_expected_shortfall"] >= whole["bad_debt_at_risk"] >= 0
-    calm = monte_carlo(*args, vols * 0.1, corr, chunk=4_000, **kwargs)  # type: ignore[arg-type]
-    assert calm["liquidations_mean"] < whole["liquidations_mean"]
+    assert whole.scenarios == 4_000 and whole.horizon_days == 30.0
+    assert whole.liquidations_at_risk >= whole.liquidations_mean > 0
+    assert whole.bad_debt_expected_shortfall >= whole.bad_debt_at_risk >= 0
+    frame = whole.to_frame()
+    assert frame.height == 1 and frame.row(0, named=True) == whole.as_dict()
+    assert frame.to_pandas()["bad_debt_mean"].iloc[0] == whole.bad_debt_mean
+    calm = monte_carlo(book, calm_market, chunk=4_000, **kwargs)  # type: ignore[arg-type]
+    assert calm.liquidations_mean < whole.liquidations_mean
 
 
 @pytest.mark.parametrize(
@@ -150,15 +172,63 @@ def test_monte_carlo_streams_in_chunks_without_changing_the_answer() -> None:
         ({"confidence": 1.0}, "confidence: must be a number in"),
         ({"n_scenarios": 0}, "n_scenarios: must be an integer >= 1"),
         ({"correlation": np.array([[1.0, 2.0], [2.0, 1.0]])}, "correlation: must be a symmetric"),
+        ({"assets": ("yobtc", "usdc")}, r"market: must be parameters of the book's assets"),
+        ({"vols": np.array([0.1])}, r"vols: must be of shape \(2,\)"),
     ],
 )
 def test_bad_monte_carlo_settings_name_the_field(kwargs: dict[str, object], message: str) -> None:
-    settings_ = {"correlation": np.eye(2), **kwargs}
+    book = CreditBook(("a",), ("usdc", "yobtc"), np.ones((1, 2)), np.ones(1), np.ones(2))
+    market: dict[str, object] = {
+        "assets": book.assets,
+        "vols": np.array([0.1, 0.1]),
+        "correlation": np.eye(2),
+    }
+    options = {k: v for k, v in kwargs.items() if k not in market}
+    market.update({k: v for k, v in kwargs.items() if k in market})
     with pytest.raises(ArgumentError, match=message):
         monte_carlo(
-            np.ones((1, 2)), np.ones(1), {"usdc": 1.0, "yobtc": 1.0}, np.array([0.1, 0.1]),
-            **settings_,  # type: ignore[arg-type]
-        )  # fmt: skip
+            book,
+            MarketParameters(**market),
+            progress=False,
+            **options,  # type: ignore[arg-type]
+        )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"collateral": np.ones(2)}, "collateral: must be a 2-d array"),
+        ({"collateral": np.ones((2, 2))}, r"collateral: must be of shape \(1, 2\)"),
+        ({"debt": np.ones(2)}, r"debt: must be of shape \(1,\): one per account"),
+        ({"prices": np.array([1.0, -1.0])}, "prices: must be finite and non-negative"),
+        ({"assets": ("usdc", "doge")}, "assets: must be assets the product rules list"),
+    ],
+)
+def test_a_book_names_what_does_not_fit(change: dict[str, object], message: str) -> None:
+    fields: dict[str, object] = {
+        "accounts": ("a",),
+        "assets": ("usdc", "yobtc"),
+        "collateral": np.ones((1, 2)),
+        "debt": np.ones(1),
+        "prices": np.ones(2),
+    }
+    with pytest.raises(ArgumentError, match=message):
+        CreditBook(**{**fields, **change})  # type: ignore[arg-type]
+
+
+def test_a_book_derives_its_ltvs_and_bonuses_from_its_rules() -> None:
+    from toolkit.backtest.credit import scaled_rules
+    from toolkit.credit import DEFAULT_RULES
+
+    book = book_of(np.array([[1_000.0, 0.0, 0.0]]), np.array([500.0]))
+    np.testing.assert_array_equal(book.maintenance_ltv, M)
+    assert book.bonus.tolist() == [
+        DEFAULT_RULES.rule(a).liquidation_bonus_bps / 10_000 for a in ASSETS
+    ]
+    looser = book.with_rules(scaled_rules(DEFAULT_RULES, ltv_scale=0.5))
+    assert (looser.maintenance_ltv < book.maintenance_ltv).all()
+    assert looser.health_factors()[0] < book.health_factors()[0] == pytest.approx(1.85)
+    assert book.with_debt(np.array([0.0])).health_factors().tolist() == [np.inf]
 
 
 @settings(max_examples=80, deadline=None)
@@ -192,7 +262,7 @@ def test_vectorised_liquidations_follow_the_exact_one(
 def test_stress_reports_what_liquidating_back_to_health_takes() -> None:
     held = np.array([[0.0, 0.0, 0.02], [0.0, 0.0, 0.01]])
     debt = np.array([350.0, 800.0])
-    frame = stress(held, debt, {"usdc": 1.0, "gtusdcp": 1.0, "yobtc": 60_000.0}, shocks=[-0.6])
+    frame = stress(book_of(held, debt), shocks=[-0.6])
     row = frame.filter(shocked="yobtc").row(0, named=True)
     # 0.02 BTC at 24,000 = 480 against 350 (m 0.7, bonus 8 %): R = (350 - 336) / (1 - 0.756).
     first = (350 - 480 * 0.7) / (1 - 0.7 * 1.08)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from toolkit.arguments import ArgumentError
 from toolkit.models import monte_carlo, tail_risk
+from toolkit.models.health import CreditBook, MarketParameters
 
 STANDARD = NormalDist()
 
@@ -133,14 +134,18 @@ def test_monte_carlo_tail_grows_with_confidence_on_other_books(seed: int, debt: 
     ES must be the mean of its worst scenarios, above the plain mean and ordered 95 % ≤ 99 %."""
     held = np.array([[0.0, 0.02]] + [[1_000.0, 0.0]] * 20)
     owed = np.array([debt] + [100.0] * 20)
-    args = (held, owed, {"usdc": 1.0, "yobtc": 60_000.0}, np.array([0.0, 0.6]), np.eye(2))
+    book = CreditBook(
+        tuple(f"a{i}" for i in range(21)), ("usdc", "yobtc"), held, owed,
+        np.array([1.0, 60_000.0]),
+    )  # fmt: skip
+    market = MarketParameters(book.assets, np.array([0.0, 0.6]), np.eye(2))
     low, high = (
-        monte_carlo(*args, n_scenarios=20_000, confidence=c, seed=seed, progress=False)
+        monte_carlo(book, market, n_scenarios=20_000, confidence=c, seed=seed, progress=False)
         for c in (0.95, 0.99)
     )
-    assert low["bad_debt_mean"] == high["bad_debt_mean"]
-    assert high["bad_debt_expected_shortfall"] >= low["bad_debt_expected_shortfall"]
+    assert low.bad_debt_mean == high.bad_debt_mean
+    assert high.bad_debt_expected_shortfall >= low.bad_debt_expected_shortfall
     for result in (low, high):
-        assert result["bad_debt_expected_shortfall"] >= result["bad_debt_at_risk"]
-    if low["bad_debt_mean"] > 0:
-        assert low["bad_debt_expected_shortfall"] > 5 * low["bad_debt_mean"]
+        assert result.bad_debt_expected_shortfall >= result.bad_debt_at_risk
+    if low.bad_debt_mean > 0:
+        assert low.bad_debt_expected_shortfall > 5 * low.bad_debt_mean

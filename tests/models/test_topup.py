@@ -7,12 +7,12 @@ import pytest
 
 from toolkit.arguments import ArgumentError
 from toolkit.credit import DEFAULT_RULES
-from toolkit.models.topup import cheapest_config, simulate_topups, spending
+from toolkit.models.topup import TopUpRun, cheapest_config, simulate_topups, spending
 
 USD = 10**6
 
 
-def run(spends: pl.DataFrame, **overrides: object) -> object:
+def run(spends: pl.DataFrame, **overrides: object) -> TopUpRun:
     settings = {
         "collateral_value": 10_000 * USD,
         "maintenance_ltv": 0.925,
@@ -25,7 +25,7 @@ def run(spends: pl.DataFrame, **overrides: object) -> object:
 
 def test_a_spend_below_the_threshold_draws_back_to_the_target_net_of_the_fee() -> None:
     spends = pl.DataFrame({"t": [10.0, 20.0], "amount": [150 * USD, 100 * USD]})
-    events = run(spends).events  # type: ignore[attr-defined]
+    events = run(spends).events
     first, _, second = events.rows(named=True)
     # enabling tops the empty receiver up to 300 delivered: a draw of 300 / 0.995
     assert first["draw"] == -(-300 * USD * 10_000 // 9_950)
@@ -42,16 +42,16 @@ def test_a_spend_below_the_threshold_draws_back_to_the_target_net_of_the_fee() -
 def test_draws_stop_at_the_credit_capacity_and_spends_are_then_declined() -> None:
     spends = pl.DataFrame({"t": [float(i) for i in range(1, 40)], "amount": [100 * USD] * 39})
     result = run(spends, collateral_value=1_000 * USD)  # capacity 900
-    assert result.events["principal"].max() == 900 * USD  # type: ignore[attr-defined]
-    assert result.summary["declined"] > 0  # type: ignore[attr-defined]
+    assert result.events["principal"].max() == 900 * USD
+    assert result.summary.declined > 0
 
 
 def test_the_health_floor_caps_the_debt() -> None:
     spends = pl.DataFrame({"t": [float(i) for i in range(1, 40)], "amount": [100 * USD] * 39})
     result = run(spends, collateral_value=1_000 * USD, min_health_factor=1.5)
     # 1,000 x 0.925 / 1.5 = 616.67: the operator never draws past it
-    assert result.events["principal"].max() <= 616_666_667  # type: ignore[attr-defined]
-    assert result.summary["min_health_factor"] >= 1.5  # type: ignore[attr-defined]
+    assert result.events["principal"].max() <= 616_666_667
+    assert result.summary.min_health_factor >= 1.5
 
 
 def test_the_cheapest_funded_config_comes_first() -> None:

@@ -11,7 +11,6 @@ import polars as pl
 import pytest
 from web3 import Web3
 
-from toolkit.backtest import CREDIT_ACTIONS, CREDIT_FLOW_SCHEMA, SWAP_FLOW_SCHEMA
 from toolkit.client import EmbeddedService, ServiceClient, chain_web3
 from toolkit.client.credit import CreditClient
 from toolkit.clock import ScaledClock
@@ -20,8 +19,6 @@ from toolkit.scenario import load_scenario
 from toolkit.server import create_app
 from toolkit.server.loopback import serve_in_thread
 from toolkit.simulate import Traffic
-from toolkit.simulate.traffic import CREDIT_ACTIONS as COLLECT_CREDIT_ACTIONS
-from toolkit.simulate.traffic import CREDIT_FLOW_COLUMNS, SWAP_FLOW_COLUMNS
 from toolkit.world.chain.markets import market_for
 
 FLOW = pl.DataFrame(
@@ -175,12 +172,6 @@ def test_bad_swap_and_credit_flows_are_refused_naming_the_column(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         Traffic(service, swaps=swaps, credit=credit)  # type: ignore[arg-type]
-
-
-def test_traffic_reads_the_columns_the_generators_write() -> None:
-    assert tuple(SWAP_FLOW_SCHEMA.names()) == SWAP_FLOW_COLUMNS
-    assert tuple(CREDIT_FLOW_SCHEMA.names()) == CREDIT_FLOW_COLUMNS
-    assert set(CREDIT_ACTIONS) == set(COLLECT_CREDIT_ACTIONS)
 
 
 @pytest.mark.loopback

@@ -2,7 +2,8 @@
 
 What would a change of pool size, fee tiers or reservation windows have done to past flow?
 
-- :func:`generate_flow` builds a seeded flow frame (Poisson arrivals with a daily profile,
+- :func:`generate_flow` (from :mod:`toolkit.flows`, where every flow contract lives) builds a
+  seeded flow frame (Poisson arrivals with a daily profile,
   route mix, log-normal sizes clipped to each route's fee tiers, quote types, conversions).
 - :func:`generate_swap_flow` and :func:`generate_credit_flow` build seeded swap and credit
   activity (swaps on the AMM markets; borrowers that lock, draw, repay and unlock), which
@@ -13,7 +14,8 @@ What would a change of pool size, fee tiers or reservation windows have done to 
   frame, a pool time series and a summary; :meth:`BacktestResult.to_store` writes it to DuckDB.
 - :func:`sweep` replays one flow over a grid of scenario variants (pool size, fee and window
   overrides) through any ``concurrent.futures.Executor``.
-- :func:`replay_credit` runs a credit book (:func:`generate_book`) over days of price paths:
+- :func:`replay_credit` runs a credit book (:func:`generate_book`: the
+  :class:`~toolkit.models.health.CreditBook` the risk models take) over days of price paths:
   draws, repayments, overdue interest, exact liquidations, bad debt; :func:`credit_sweep` runs it
   over LTV and bonus settings through the same executors.
 - :func:`calibrate` builds a scenario and a flow model from what the collectors stored, so a
@@ -37,38 +39,15 @@ a backtest gives identical frames on every run and machine.
 (True, 0)
 """
 
-from toolkit.backtest.activity import (
-    CREDIT_ACTIONS,
-    CREDIT_FLOW_SCHEMA,
-    DEFAULT_SWAP_PAIRS,
-    SWAP_FLOW_SCHEMA,
-    generate_credit_flow,
-    generate_swap_flow,
-)
 from toolkit.backtest.calibrate import Calibration, calibrate
 from toolkit.backtest.credit import (
-    Book,
     CreditBehaviour,
     CreditResult,
+    CreditSummary,
     credit_sweep,
+    default_market,
     generate_book,
     replay_credit,
-)
-from toolkit.backtest.distributions import (
-    Constant,
-    DelayModel,
-    Exponential,
-    Fixed,
-    LogNormal,
-    SizeModel,
-    Uniform,
-)
-from toolkit.backtest.flow import (
-    DEFAULT_PROFILE,
-    FLOW_SCHEMA,
-    default_sizes,
-    generate_flow,
-    poisson_arrivals,
 )
 from toolkit.backtest.griefing import attack_flow, griefing
 from toolkit.backtest.loop import OUTCOMES
@@ -77,7 +56,6 @@ from toolkit.backtest.result import BacktestResult
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
 from toolkit.backtest.seeds import bands, sweep_seeds
 from toolkit.backtest.sweep import sweep
-from toolkit.backtest.validate import REQUIRED_COLUMNS, check_flow
 from toolkit.backtest.wholeflow import (
     WHOLE_FLOW_METRICS,
     WholeFlow,
@@ -87,23 +65,48 @@ from toolkit.backtest.wholeflow import (
     whole_flow_seeds,
 )
 
+# The flow contracts live in toolkit.flows (below backtest); the generators and checks are
+# re-exported here because a backtest starts from them.
+from toolkit.flows import (
+    CREDIT_ACTIONS,
+    CREDIT_FLOW_SCHEMA,
+    DEFAULT_PROFILE,
+    DEFAULT_SWAP_PAIRS,
+    FLOW_COLUMNS,
+    FLOW_SCHEMA,
+    SWAP_FLOW_SCHEMA,
+    Constant,
+    DelayModel,
+    Exponential,
+    Fixed,
+    LogNormal,
+    SizeModel,
+    Uniform,
+    check_flow,
+    default_sizes,
+    generate_credit_flow,
+    generate_flow,
+    generate_swap_flow,
+    poisson_arrivals,
+)
+
 __all__ = [
     "CREDIT_ACTIONS",
     "CREDIT_FLOW_SCHEMA",
     "DEFAULT_PROFILE",
     "DEFAULT_SWAP_PAIRS",
+    "FLOW_COLUMNS",
     "FLOW_SCHEMA",
     "OUTCOMES",
     "OVERRIDE_KEYS",
-    "REQUIRED_COLUMNS",
     "SWAP_FLOW_SCHEMA",
     "WHOLE_FLOW_METRICS",
     "BacktestResult",
-    "Book",
     "Calibration",
     "Constant",
     "CreditBehaviour",
     "CreditResult",
+    "CreditSummary",
     "DelayModel",
     "Exponential",
     "Fixed",
@@ -118,6 +121,7 @@ __all__ = [
     "calibrate",
     "check_flow",
     "credit_sweep",
+    "default_market",
     "default_sizes",
     "generate_book",
     "generate_credit_flow",

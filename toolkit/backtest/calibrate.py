@@ -45,8 +45,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from toolkit.arguments import number, whole
-from toolkit.backtest.distributions import LogNormal, SizeModel
-from toolkit.backtest.flow import generate_flow
+from toolkit.flows import LogNormal, SizeModel, generate_flow
 from toolkit.scenario import FeeTier, Pool, Route, Scenario, load_scenario
 from toolkit.store import Store, StoreError
 

@@ -15,9 +15,13 @@ the ledger agree on what a liquidation does. One step is one day:
 4. accounts whose health factor is below 1 are liquidated just enough to restore it, the
    liquidator taking the asset's bonus in collateral; what collateral cannot cover is bad debt.
 
+The book is a :class:`~toolkit.models.health.CreditBook` (the one the risk functions take) and
+its prices move with :class:`~toolkit.models.health.MarketParameters`; a collected book replays
+the same way as a generated one, its debt taken as drawn on day 0.
+
 >>> book = generate_book(200, seed=1)
->>> result = replay_credit(book, days=30, seed=1)
->>> result.daily.height, result.summary["fees"] > 0
+>>> result = replay_credit(book, default_market(), days=30, seed=1)
+>>> result.daily.height, result.summary.fees > 0
 (30, True)
 """
 
@@ -28,22 +32,23 @@ import itertools
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import polars as pl
 
 from toolkit.arguments import ArgumentError, fraction, number, whole
 from toolkit.credit import BPS, DAY, DEFAULT_RULES, ProductRules, liquidation
-from toolkit.models.health import correlated_prices, from_bps
+from toolkit.models.health import CreditBook, MarketParameters, correlated_prices, from_bps
+from toolkit.models.health.results import Row
 from toolkit.progress import progress_bar
 
 __all__ = [
     "CREDIT_SWEEP_KEYS",
-    "Book",
     "CreditBehaviour",
     "CreditResult",
+    "CreditSummary",
     "credit_sweep",
+    "default_market",
     "generate_book",
     "replay_credit",
     "scaled_rules",
@@ -54,19 +59,6 @@ __all__ = [
 CREDIT_SWEEP_KEYS: tuple[str, ...] = ("ltv_scale", "bonus_scale")
 
 _UNIT = 10**6  # the credit asset's smallest units per whole unit, for the exact liquidations
-
-
-@dataclass(frozen=True)
-class Book:
-    """Accounts' collateral ``(n_accounts, n_assets)`` in asset units, the assets (keys of the
-    product rules), today's prices (credit-asset units per asset unit), annual vols and the
-    correlation of their returns."""
-
-    assets: tuple[str, ...]
-    collateral: np.ndarray
-    prices: np.ndarray
-    vols: np.ndarray
-    correlation: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -89,11 +81,35 @@ class CreditBehaviour:
 
 
 @dataclass(frozen=True)
+class CreditSummary(Row):
+    """The figures of a whole credit replay; amounts in whole units of the credit asset.
+
+    ``fees`` (origination) and ``interest`` (overdue) make ``revenue``; ``liquidations`` counts
+    the liquidation calls that moved something, ``bonus`` what liquidators earned over the debt
+    they repaid, ``bad_debt`` what collateral could not cover; ``peak_debt`` and ``end_debt``
+    are the book's largest and last daily debt; ``declined`` counts spends refused for lack of
+    capacity.
+    """
+
+    accounts: int
+    days: int
+    fees: float
+    interest: float
+    liquidations: int
+    bonus: float
+    bad_debt: float
+    revenue: float
+    peak_debt: float
+    end_debt: float
+    declined: int
+
+
+@dataclass(frozen=True)
 class CreditResult:
     """``daily`` (one row per day) and the ``summary`` of the whole run."""
 
     daily: pl.DataFrame
-    summary: dict[str, Any]
+    summary: CreditSummary
 
 
 _ASSETS = ("usdc", "gtusdcp", "superusdc", "yousd", "yobtc")
@@ -101,18 +117,32 @@ _PRICES = (1.0, 1.0, 1.0, 1.0, 60_000.0)
 _VOLS = (0.0, 0.02, 0.04, 0.04, 0.6)
 
 
+def default_market(*, correlation: float = 0.3) -> MarketParameters:
+    """The default collateral assets' annual volatilities (the stablecoin 0, its vaults 2 to
+    4 %, the BTC vault 60 %), every pair of returns ``correlation``-ed.
+
+    >>> default_market().vols.tolist()
+    [0.0, 0.02, 0.04, 0.04, 0.6]
+    """
+    n = len(_ASSETS)
+    corr = np.full((n, n), number(correlation, "correlation", minimum=0, below=1))
+    np.fill_diagonal(corr, 1.0)
+    return MarketParameters(_ASSETS, np.array(_VOLS), corr)
+
+
 def generate_book(
     n_accounts: int = 1_000,
     *,
     seed: int = 0,
     median_collateral: float = 5_000.0,
-    correlation: float = 0.3,
-) -> Book:
-    """A seeded book: each account holds one to three of the default collateral assets, worth
-    about ``median_collateral`` in all (log-normal); vault returns are ``correlation``-ed.
+) -> CreditBook:
+    """A seeded book without debt under the default rules: each account (``a0000``, ...)
+    holds one to three of the default collateral assets, worth about ``median_collateral`` in
+    all (log-normal), at today's prices; :func:`default_market` says how they move.
 
-    >>> generate_book(3, seed=2).collateral.shape
-    (3, 5)
+    >>> book = generate_book(3, seed=2)
+    >>> book.accounts, book.collateral.shape, float(book.debt.sum())
+    (('a0000', 'a0001', 'a0002'), (3, 5), 0.0)
     """
     whole(n_accounts, "n_accounts", minimum=1)
     rng = np.random.default_rng(whole(seed, "seed", minimum=0))
@@ -123,9 +153,15 @@ def generate_book(
     weights /= weights.sum(axis=1, keepdims=True)
     worth = median_collateral * rng.lognormal(0.0, 0.8, n_accounts)
     prices = np.array(_PRICES)
-    corr = np.full((n, n), number(correlation, "correlation", minimum=0, below=1))
-    np.fill_diagonal(corr, 1.0)
-    return Book(_ASSETS, weights * worth[:, None] / prices, prices, np.array(_VOLS), corr)
+    width = max(4, len(str(n_accounts - 1)))
+    return CreditBook(
+        accounts=tuple(f"a{i:0{width}d}" for i in range(n_accounts)),
+        assets=_ASSETS,
+        collateral=weights * worth[:, None] / prices,
+        debt=np.zeros(n_accounts),
+        prices=prices,
+        rules=DEFAULT_RULES,
+    )
 
 
 def scaled_rules(
@@ -153,23 +189,27 @@ def scaled_rules(
 
 
 def replay_credit(
-    book: Book,
+    book: CreditBook,
+    market: MarketParameters,
     *,
     days: int = 90,
     seed: int = 0,
     behaviour: CreditBehaviour = CreditBehaviour(),
-    rules: ProductRules = DEFAULT_RULES,
     shocks: Mapping[int, Mapping[str, float]] | None = None,
     progress: bool = True,
 ) -> CreditResult:
-    """Run ``book`` for ``days`` daily steps (module docstring); the same seed gives the same
-    prices, spends and repayments, whatever the rules (common random numbers for sweeps).
+    """Run ``book`` under its rules for ``days`` daily steps (module docstring), its prices
+    moving as ``market`` says; the same seed gives the same prices, spends and repayments,
+    whatever the rules (common random numbers for sweeps: :meth:`CreditBook.with_rules`).
+    A book's debt (a collected one's) is taken as first drawn on day 0, due a term later.
 
     A progress bar counts the days (``progress=False`` or ``TQDM_DISABLE=1`` hides it).
     ``shocks`` adds deterministic price moves on top of the paths: ``{10: {"yobtc": -0.5}}``
     halves the BTC vault's price on day 10 (a crash to stress a setting with).
     """
     whole(days, "days", minimum=1)
+    market.check_for(book)
+    rules = book.rules
     moves = {}
     for day_, change in (shocks or {}).items():
         whole(day_, "shocks (day)", minimum=0)
@@ -187,16 +227,16 @@ def replay_credit(
     fee_rate = rules.origination_fee_bps / BPS
     daily_rate = rules.overdue_apr_bps / BPS / 365
     term = (rules.billing_cycle_seconds + rules.grace_seconds) // DAY
-    principal: np.ndarray = np.zeros(n)
+    principal: np.ndarray = book.debt.copy()
     interest: np.ndarray = np.zeros(n)
-    due: np.ndarray = np.full(n, -1)  # day the debt falls due; -1: no debt
+    due: np.ndarray = np.where(principal > 0, term, -1)  # day the debt falls due; -1: no debt
     late = np.asarray(rng.random(n) < behaviour.late_share)  # who pays late, this cycle
     prices = book.prices.copy()
     rows = []
     totals = {"fees": 0.0, "interest": 0.0, "liquidations": 0, "bonus": 0.0, "bad_debt": 0.0}
     for day in progress_bar(range(days), desc="credit book", unit="day", enabled=progress):
         step = correlated_prices(
-            prices, book.vols, book.correlation, horizon_days=1.0, n_scenarios=1, rng=rng
+            prices, market.vols, market.correlation, horizon_days=1.0, n_scenarios=1, rng=rng
         )
         prices = step[0] * moves.get(day, 1.0)
         values = held * prices
@@ -272,35 +312,41 @@ def replay_credit(
             }
         )
     daily = pl.DataFrame(rows)
-    summary = {
-        "accounts": n,
-        "days": days,
-        **totals,
-        "revenue": totals["fees"] + totals["interest"],
-        "peak_debt": float(daily["debt"].max()),  # type: ignore[arg-type]
-        "end_debt": float(daily["debt"][-1]),
-        "declined": int(daily["declined"].sum()),
-    }
+    summary = CreditSummary(
+        accounts=n,
+        days=days,
+        fees=totals["fees"],
+        interest=totals["interest"],
+        liquidations=int(totals["liquidations"]),
+        bonus=totals["bonus"],
+        bad_debt=totals["bad_debt"],
+        revenue=totals["fees"] + totals["interest"],
+        peak_debt=float(daily["debt"].max()),  # type: ignore[arg-type]
+        end_debt=float(daily["debt"][-1]),
+        declined=int(daily["declined"].sum()),
+    )
     return CreditResult(daily, summary)
 
 
 def _credit_point(
-    book: Book,
+    book: CreditBook,
+    market: MarketParameters,
     point: Mapping[str, float],
     days: int,
     seed: int,
     behaviour: CreditBehaviour,
     shocks: Mapping[int, Mapping[str, float]] | None,
-) -> dict[str, Any]:
-    rules = scaled_rules(DEFAULT_RULES, **point)
+) -> CreditSummary:
+    scaled = book.with_rules(scaled_rules(book.rules, **point))
     run = replay_credit(
-        book, days=days, seed=seed, behaviour=behaviour, rules=rules, shocks=shocks, progress=False
+        scaled, market, days=days, seed=seed, behaviour=behaviour, shocks=shocks, progress=False
     )
     return run.summary
 
 
 def credit_sweep(
-    book: Book,
+    book: CreditBook,
+    market: MarketParameters,
     grid: Mapping[str, Sequence[float]],
     *,
     days: int = 90,
@@ -310,12 +356,13 @@ def credit_sweep(
     executor: Executor | None = None,
 ) -> pl.DataFrame:
     """Replay ``book`` at every point of ``grid`` (``ltv_scale``, ``bonus_scale``: the
-    Cartesian product) through ``executor`` (anything with ``submit``, as
-    :func:`toolkit.backtest.sweep` takes: a process pool, a Dask client's executor; None runs
-    in this process); one row per point, in grid order, every point on the same seed.
+    Cartesian product, factors on the book's rules) through ``executor`` (anything with
+    ``submit``, as :func:`toolkit.backtest.sweep` takes: a process pool, a Dask client's
+    executor; None runs in this process); one row per point (its settings and the
+    :class:`CreditSummary` fields), in grid order, every point on the same seed.
 
     >>> book = generate_book(100, seed=3)
-    >>> frame = credit_sweep(book, {"ltv_scale": [0.5, 1.0]}, days=20)
+    >>> frame = credit_sweep(book, default_market(), {"ltv_scale": [0.5, 1.0]}, days=20)
     >>> frame["ltv_scale"].to_list(), frame["fees"][0] <= frame["fees"][1]
     ([0.5, 1.0], True)
     """
@@ -325,11 +372,15 @@ def credit_sweep(
     keys = list(grid)
     points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*grid.values())]
     for point in points:
-        scaled_rules(DEFAULT_RULES, **point)  # fail here, not inside a worker
+        scaled_rules(book.rules, **point)  # fail here, not inside a worker
+    market.check_for(book)
+    args = (days, seed, behaviour, shocks)
     if executor is None:
-        rows = [_credit_point(book, p, days, seed, behaviour, shocks) for p in points]
+        rows = [_credit_point(book, market, p, *args) for p in points]
     else:
         task = _credit_point
-        futures = [executor.submit(task, book, p, days, seed, behaviour, shocks) for p in points]
+        futures = [executor.submit(task, book, market, p, *args) for p in points]
         rows = [future.result() for future in futures]
-    return pl.DataFrame([{**point, **row} for point, row in zip(points, rows, strict=True)])
+    return pl.DataFrame(
+        [{**point, **row.as_dict()} for point, row in zip(points, rows, strict=True)]
+    )

@@ -23,8 +23,8 @@ import numpy as np
 import polars as pl
 
 from toolkit.arguments import number, whole
-from toolkit.backtest.flow import FLOW_SCHEMA, generate_flow
 from toolkit.backtest.replay import replay
+from toolkit.flows import FLOW_SCHEMA, generate_flow
 from toolkit.scenario import Scenario, load_scenario
 
 __all__ = ["attack_flow", "griefing"]

@@ -46,7 +46,6 @@ import random
 from typing import Any, NamedTuple
 
 from toolkit.backtest.sampler import Sampler
-from toolkit.backtest.validate import FlowColumns
 from toolkit.engine import (
     EXACT_INPUT,
     EXACT_OUTPUT,
@@ -56,6 +55,7 @@ from toolkit.engine import (
     NoRoute,
     OrderTerms,
 )
+from toolkit.flows import FlowColumns
 from toolkit.resources.retry import RetryPolicy
 from toolkit.scheduler import Scheduler
 from toolkit.world import EscrowOrder, World, WorldError

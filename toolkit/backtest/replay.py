@@ -11,8 +11,8 @@ from toolkit.arguments import number, whole
 from toolkit.backtest.loop import run_events
 from toolkit.backtest.result import BacktestResult, build_result
 from toolkit.backtest.scenarios import apply_overrides
-from toolkit.backtest.validate import check_flow
 from toolkit.engine import Engine
+from toolkit.flows import check_flow
 from toolkit.resources.retry import RetryPolicy
 from toolkit.scenario import Scenario, load_scenario
 

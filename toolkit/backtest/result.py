@@ -38,7 +38,7 @@ from typing import Any
 import polars as pl
 
 from toolkit.backtest.loop import FILLED, NO_CAPACITY, NO_ROUTE, OUTCOMES, Trace
-from toolkit.backtest.validate import FlowColumns
+from toolkit.flows import FlowColumns
 from toolkit.scenario import ScenarioError, load_scenario
 from toolkit.scenario.prices import scenario_prices
 from toolkit.store import Store, load_prices, table_spec

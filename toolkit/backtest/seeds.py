@@ -23,8 +23,8 @@ from typing import Any
 import polars as pl
 
 from toolkit.arguments import ArgumentError, number, whole
-from toolkit.backtest.flow import generate_flow
 from toolkit.backtest.sweep import sweep
+from toolkit.flows import generate_flow
 from toolkit.models.intervals import student_t
 from toolkit.scenario import Scenario, load_scenario
 

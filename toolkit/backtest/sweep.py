@@ -27,7 +27,7 @@ import polars as pl
 
 from toolkit.backtest.replay import replay
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
-from toolkit.backtest.validate import check_flow
+from toolkit.flows import check_flow
 from toolkit.progress import progress_bar
 from toolkit.resources.retry import RetryPolicy
 from toolkit.scenario import Scenario, load_scenario

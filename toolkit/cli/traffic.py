@@ -58,7 +58,7 @@ def background_flows(
     True
     """
     from toolkit.backtest import generate_credit_flow, generate_flow, generate_swap_flow
-    from toolkit.backtest.activity import DEFAULT_DRAW_RATE
+    from toolkit.flows import DEFAULT_DRAW_RATE
     from toolkit.world.chain.markets import MARKET_CHAINS, market_for
 
     intents = generate_flow(scenario, hours=hours, rate=RFQ_RATE * scale, seed=seed)

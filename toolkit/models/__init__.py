@@ -57,9 +57,9 @@ from toolkit.models.cards import card_swipes, compare_prefunded, simulate_cards
 from toolkit.models.cascade import PoolMarket, liquidation_cascade
 from toolkit.models.economics import annualised_pct, capital_sweep, pool_economics
 from toolkit.models.health import (
+    CreditBook,
+    MarketParameters,
     collected_book,
-    collected_monte_carlo,
-    collected_stress,
     concentration,
     health_factor,
     liquidations,
@@ -89,6 +89,8 @@ from toolkit.models.splits import grid_split, route_comparison
 from toolkit.models.topup import cheapest_config, simulate_topups, spending
 
 __all__ = [
+    "CreditBook",
+    "MarketParameters",
     "PoolMarket",
     "annualised_pct",
     "answer_counts",
@@ -97,8 +99,6 @@ __all__ = [
     "card_swipes",
     "cheapest_config",
     "collected_book",
-    "collected_monte_carlo",
-    "collected_stress",
     "compare_prefunded",
     "compare_with_tiers",
     "concentration",

@@ -30,8 +30,8 @@ import polars as pl
 from toolkit.amm.v3 import Pool
 from toolkit.amm.v3.tick_math import MAX_TICK, MIN_SQRT_RATIO, get_tick_at_sqrt_ratio
 from toolkit.arguments import ArgumentError, number, whole
-from toolkit.credit import DEFAULT_RULES, ProductRules, liquidation
-from toolkit.models.health import from_bps
+from toolkit.credit import liquidation
+from toolkit.models.health import CreditBook
 
 __all__ = ["PoolMarket", "liquidation_cascade"]
 
@@ -120,22 +120,19 @@ class PoolMarket:
 
 
 def liquidation_cascade(
-    collateral: np.ndarray,
-    debt: np.ndarray,
-    prices: Mapping[str, float],
+    book: CreditBook,
     *,
     markets: Mapping[str, PoolMarket] | None = None,
     shock: Mapping[str, float] | None = None,
     max_rounds: int = 50,
     min_repay: float = 1.0,
-    rules: ProductRules = DEFAULT_RULES,
 ) -> pl.DataFrame:
     """Run a cascade (module docstring) and return one row per round: accounts liquidated,
     collateral value seized, debt repaid, bad debt, and each market asset's price after the
     round's sales. Round 0 is the shock itself (``shock``: asset → price change, ``-0.3``).
 
-    ``collateral`` is ``(n_accounts, n_assets)`` in asset units with the assets in the order of
-    ``prices``; ``markets`` maps the assets sold through a pool (the others keep their price);
+    ``book`` gives the holdings, debts, prices and rules; ``markets`` maps the assets sold
+    through a pool (the others keep their price);
     the shock moves those pools first, as arbitrage would. A liquidation that would repay less
     than ``min_repay`` credit units is left alone (no liquidator pays gas for dust), which is
     what ends the geometric tail of small rounds.
@@ -168,29 +165,29 @@ def liquidation_cascade(
     Examples
     --------
     >>> import numpy as np
-    >>> held = np.array([[0.0, 0.02], [0.0, 0.05], [1_000.0, 0.0]])
-    >>> rounds = liquidation_cascade(held, np.array([780.0, 2_000.0, 500.0]),
-    ...     {"usdc": 1.0, "yobtc": 60_000.0}, shock={"yobtc": -0.1},
+    >>> book = CreditBook(("a", "b", "c"), ("usdc", "yobtc"),
+    ...     np.array([[0.0, 0.02], [0.0, 0.05], [1_000.0, 0.0]]),
+    ...     np.array([780.0, 2_000.0, 500.0]), np.array([1.0, 60_000.0]))
+    >>> rounds = liquidation_cascade(book, shock={"yobtc": -0.1},
     ...     markets={"yobtc": PoolMarket.around(60_000.0, depth=50_000.0)})
     >>> rounds["liquidated"].to_list()[:2], rounds.height > 2
     ([0, 2], True)
     """
-    assets: Sequence[str] = list(prices)
-    held = np.array(collateral, dtype=np.float64, copy=True)
-    owed = np.array(debt, dtype=np.float64, copy=True)
-    if held.shape != (owed.shape[0], len(assets)):
-        raise ArgumentError("collateral", f"of shape ({owed.shape[0]}, {len(assets)})", held.shape)
+    assets: Sequence[str] = list(book.assets)
+    rules = book.rules
+    held = book.collateral.copy()
+    owed = book.debt.copy()
     whole(max_rounds, "max_rounds", minimum=1)
     number(min_repay, "min_repay", minimum=0)
     unknown = sorted((set(markets or {}) | set(shock or {})) - set(assets))
     if unknown:
         raise ArgumentError("markets/shock", f"keyed by the assets {', '.join(assets)}", unknown)
-    price = np.array([prices[a] for a in assets], dtype=np.float64)
+    price = book.prices.copy()
     for asset, move in (shock or {}).items():
         price[assets.index(asset)] *= 1.0 + number(move, f"shock[{asset!r}]", above=-1)
     for asset, market in (markets or {}).items():
         market.move_to(price[assets.index(asset)])  # the pool moves with the market
-    m = from_bps([rules.rule(a).maintenance_ltv_bps for a in assets])
+    m = book.maintenance_ltv
     rows = [_row(0, 0, 0.0, 0.0, 0.0, assets, price)]
     for round_ in range(1, max_rounds + 1):
         weak = np.flatnonzero((owed > 0) & ((held * price) @ m < owed))

@@ -14,7 +14,7 @@ Amounts are integers in the credit asset's smallest units; times are seconds.
 >>> spends = spending(rate_per_day=4, median=40 * 10**6, sigma=0.5, days=30, seed=1)
 >>> run = simulate_topups(spends, collateral_value=10_000 * 10**6, maintenance_ltv=0.925,
 ...                       ltv=0.9, threshold=200 * 10**6, target_balance=400 * 10**6)
->>> run.summary["declined"], run.summary["top_ups"] > 10
+>>> run.summary.declined, run.summary.top_ups > 10
 (0, True)
 """
 
@@ -22,15 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import polars as pl
 
 from toolkit.arguments import ArgumentError, number, whole
 from toolkit.credit import DAY, DEFAULT_RULES, YEAR, ProductRules
+from toolkit.models.health.results import Row
 
-__all__ = ["TopUpRun", "cheapest_config", "simulate_topups", "spending"]
+__all__ = ["TopUpRun", "TopUpSummary", "cheapest_config", "simulate_topups", "spending"]
 
 
 def spending(
@@ -74,17 +74,31 @@ def spending(
 
 
 @dataclass(frozen=True)
+class TopUpSummary(Row):
+    """The figures of one simulated config: ``top_ups``, ``drawn`` and ``fees`` (smallest
+    units), ``declined`` spends, ``idle`` (the time-weighted mean balance), ``idle_cost`` (what
+    that balance costs at ``idle_rate``, annual), ``gas`` (``gas_per_top_up`` per top-up: each
+    is a transaction; 0.01 USDC by default, an L2 transfer's cost), ``cost`` (fees, idle cost
+    and gas) and ``min_health_factor`` (at the end: the principal only grows)."""
+
+    top_ups: int
+    drawn: int
+    fees: int
+    declined: int
+    idle: float
+    idle_cost: float
+    gas: int
+    cost: float
+    min_health_factor: float
+
+
+@dataclass(frozen=True)
 class TopUpRun:
-    """One simulated config: every spend (``events``) and the ``summary`` figures:
-    ``top_ups``, ``drawn`` and ``fees`` (smallest units), ``declined`` spends, ``idle`` (the
-    time-weighted mean balance), ``idle_cost`` (what that balance costs at ``idle_rate``, annual),
-    ``gas`` (``gas_per_top_up`` per top-up: each is a transaction; 0.01 USDC by default, an L2
-    transfer's cost), ``cost`` (fees, idle cost and gas) and ``min_health_factor`` (at the end:
-    the principal only grows). The first row (``t`` 0, no spend) is the top-up made when the
-    operator is enabled."""
+    """One simulated config: every spend (``events``) and its :class:`TopUpSummary`. The first
+    row of ``events`` (``t`` 0, no spend) is the top-up made when the operator is enabled."""
 
     events: pl.DataFrame
-    summary: dict[str, Any]
+    summary: TopUpSummary
 
 
 def simulate_topups(
@@ -138,7 +152,7 @@ def simulate_topups(
     >>> spends = pl.DataFrame({"t": [60.0], "amount": [250 * 10**6]})
     >>> run = simulate_topups(spends, collateral_value=10**10, maintenance_ltv=0.925, ltv=0.9,
     ...                       threshold=100 * 10**6, target_balance=300 * 10**6)
-    >>> run.events["balance"].to_list(), run.summary["top_ups"]
+    >>> run.events["balance"].to_list(), run.summary.top_ups
     ([300000000, 300000000], 2)
     """
     whole(collateral_value, "collateral_value", minimum=0)
@@ -192,19 +206,19 @@ def simulate_topups(
     idle_cost = idle * idle_rate * end / YEAR
     fees = int(events["fee"].sum())
     top_ups = int((events["draw"] > 0).sum())
-    summary = {
-        "top_ups": top_ups,
-        "drawn": int(events["draw"].sum()),
-        "fees": fees,
-        "declined": int(events["declined"].sum()),
-        "idle": idle,
-        "idle_cost": idle_cost,
-        "gas": top_ups * gas_per_top_up,
-        "cost": fees + idle_cost + top_ups * gas_per_top_up,
-        "min_health_factor": (
+    summary = TopUpSummary(
+        top_ups=top_ups,
+        drawn=int(events["draw"].sum()),
+        fees=fees,
+        declined=int(events["declined"].sum()),
+        idle=float(idle),
+        idle_cost=float(idle_cost),
+        gas=top_ups * gas_per_top_up,
+        cost=fees + idle_cost + top_ups * gas_per_top_up,
+        min_health_factor=(
             collateral_value * maintenance_ltv / principal if principal else float("inf")
         ),
-    }
+    )
     return TopUpRun(events, summary)
 
 
@@ -271,8 +285,8 @@ def cheapest_config(
             )
             s = run.summary
             rows.append(
-                (threshold, target, s["declined"] == 0, s["cost"], s["fees"], s["idle"],
-                 s["top_ups"], s["declined"])
+                (threshold, target, s.declined == 0, s.cost, s.fees, s.idle, s.top_ups,
+                 s.declined)
             )  # fmt: skip
     frame = pl.DataFrame(
         rows,

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
+from toolkit.models.health import CreditBook, collected_book
 from toolkit.report.result import ReportError
 from toolkit.store import Store, StoreError, price_table
 from toolkit.store.queries import backtest_pool_totals, backtest_runs, swap_routes
 
-__all__ = ["ReportData", "credit_book", "display_path", "load_data"]
+__all__ = ["ReportData", "credit_book", "display_path", "load_data", "stored_credit_book"]
 
 _HINT = "run toolkit collect or toolkit demo first"
 
@@ -186,6 +188,29 @@ def credit_book(store: Store) -> pl.DataFrame:
     return store.query(
         "SELECT * FROM credit_accounts QUALIFY row_number() OVER (PARTITION BY account, asset "
         "ORDER BY observed_at DESC, run_id DESC, round DESC) = 1 ORDER BY account, asset"
+    )
+
+
+def stored_credit_book(
+    store: Store, prices: Mapping[str, float] | pl.DataFrame, *, asset: str = "USDC"
+) -> CreditBook:
+    """The store's credit book of credit asset ``asset`` as the
+    :class:`~toolkit.models.health.CreditBook` every risk model takes: each account's latest
+    observation (:func:`credit_book`) with the ``credit_collateral`` rows of that same snapshot,
+    under the protocol's latest maintenance LTVs and bonuses, at ``prices`` (symbol → price in
+    the credit asset, or a price table whose last row is taken; see
+    :func:`~toolkit.models.health.collected_book`).
+
+    >>> from toolkit.store import Store
+    >>> stored_credit_book(Store(":memory:"), {}).accounts
+    ()
+    """
+    return collected_book(
+        store.query("SELECT * FROM credit_collateral"),
+        credit_book(store),
+        prices,
+        _latest_credit(store, "credit_protocol", "chain, collateral"),
+        asset=asset,
     )
 
 

@@ -177,10 +177,10 @@ def _prefunded(
         declined = run.events["declined"].to_list()[1:]  # row 0: the top-up at enabling
         for row, no in zip(spends["row"].to_list(), declined, strict=True):
             reasons[row] = "receiver_balance" if no else "approved"
-        draws += run.summary["top_ups"]
-        drawn += run.summary["drawn"]
-        fees += run.summary["fees"]
-        idle_cost += run.summary["idle_cost"]
+        draws += run.summary.top_ups
+        drawn += run.summary.drawn
+        fees += run.summary.fees
+        idle_cost += run.summary.idle_cost
     by_id = {
         auth_id: reasons[row] for auth_id, row in zip(first["auth_id"], first["row"], strict=True)
     }

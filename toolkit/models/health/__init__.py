@@ -1,5 +1,14 @@
 """Credit health factors for a whole book at once: the kernel, stress grids, Monte Carlo.
 
+A book of accounts is a :class:`CreditBook` (made by :func:`toolkit.backtest.generate_book` or,
+from the store's rows, by :func:`collected_book`); the risk functions take one: :func:`stress`,
+:func:`monte_carlo` (with the :class:`MarketParameters` its prices move with, from
+:func:`estimate_volatility`), :func:`toolkit.models.liquidation_cascade`. Results are frozen
+dataclasses with typed fields and ``to_frame()`` (:class:`MonteCarloResult`) or frames.
+
+Prices are one convention everywhere: a float array in the order of the book's ``assets``
+(see :mod:`toolkit.models.health.book` for why). The array kernels below take the same.
+
 The health factor is the one of :mod:`toolkit.credit` (Σ value × maintenance LTV / debt),
 vectorised with numpy over accounts, and over price scenarios when ``prices`` has a scenario
 axis. Shapes:
@@ -19,12 +28,7 @@ tests hold them to 1e-12 relative).
 array([1.85,  inf])
 """
 
-from toolkit.models.health.book import (
-    Book,
-    collected_book,
-    collected_monte_carlo,
-    collected_stress,
-)
+from toolkit.models.health.book import CreditBook, MarketParameters, collected_book
 from toolkit.models.health.caps import DEFAULT_CAPS, DEFAULT_GROUPS, concentration
 from toolkit.models.health.kernel import (
     from_bps,
@@ -33,6 +37,7 @@ from toolkit.models.health.kernel import (
     maintenance_ltvs,
 )
 from toolkit.models.health.montecarlo import (
+    MonteCarloResult,
     bad_debt,
     correlated_prices,
     estimate_volatility,
@@ -45,11 +50,11 @@ __all__ = [
     "DEFAULT_CAPS",
     "DEFAULT_GROUPS",
     "DEFAULT_SHOCKS",
-    "Book",
+    "CreditBook",
+    "MarketParameters",
+    "MonteCarloResult",
     "bad_debt",
     "collected_book",
-    "collected_monte_carlo",
-    "collected_stress",
     "concentration",
     "correlated_prices",
     "estimate_volatility",

@@ -1,11 +1,23 @@
-"""A collected credit book (``credit_accounts``, ``credit_collateral``, ``credit_protocol`` rows)
-as the kernel's arrays, and the stress grid and Monte Carlo run on it."""
+"""The credit book: one type for a book of accounts, whether generated for a backtest
+(:func:`toolkit.backtest.generate_book`) or collected from the store (:func:`collected_book`),
+and the market parameters its prices move with.
+
+Every risk function of :mod:`toolkit.models.health` (:func:`~toolkit.models.health.stress`,
+:func:`~toolkit.models.health.monte_carlo`, :func:`~toolkit.models.liquidation_cascade`) and the
+credit backtest (:func:`toolkit.backtest.replay_credit`) take a :class:`CreditBook`.
+
+Prices are one convention across the risk API: a float array in the order of the book's
+``assets`` (``(n_assets,)``, or ``(n_scenarios, n_assets)`` for a scenario axis), in the credit
+asset per whole token. The labels live once, on the book; an array is what the kernel
+vectorises over scenarios, which a mapping of asset to price cannot carry. Labelled prices (a
+mapping, or a price table from the store) are read once, where a book is made from them.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
@@ -13,21 +25,27 @@ import polars as pl
 from toolkit.arguments import ArgumentError
 from toolkit.credit import DEFAULT_RULES, CollateralRule, ProductRules
 from toolkit.models.health.kernel import checked_array, from_bps, health_factor, maintenance_ltvs
-from toolkit.models.health.montecarlo import estimate_volatility, monte_carlo
-from toolkit.models.health.shocks import DEFAULT_SHOCKS, stress
 
-__all__ = ["Book", "collected_book", "collected_monte_carlo", "collected_stress"]
+__all__ = ["CreditBook", "MarketParameters", "collected_book"]
 
 
-@dataclass(frozen=True)
-class Book:
-    """A collected credit book as the arrays of the kernel (module docstring for the shapes).
+@dataclass(frozen=True, eq=False)
+class CreditBook:
+    """A credit book as the arrays of the kernel, labelled.
 
     ``accounts`` and ``assets`` label the rows and columns of ``collateral`` (whole tokens,
-    summed over the chains an asset is locked on); ``debt`` and ``prices`` are in the credit
-    asset; ``maintenance_ltv`` and ``bonus`` are fractions per asset and ``rules`` the same
-    parameters as product rules (what :func:`stress` and :func:`monte_carlo` take);
-    ``stored_health_factor`` is what the service reported (``inf`` without debt).
+    summed over the chains an asset is locked on); ``debt`` (per account) and ``prices`` (per
+    asset, in the order of ``assets``) are in the credit asset; ``rules`` are the product rules
+    whose maintenance LTVs and bonuses apply; ``stored_health_factor`` is what the service
+    reported for a collected book (``inf`` without debt), None for a generated one. The repr
+    gives the size and the totals (debt and collateral value in the credit asset).
+
+    >>> book = CreditBook(("a", "b"), ("usdc", "yobtc"), np.array([[1_000.0, 0.0], [0.0, 0.02]]),
+    ...                   np.array([500.0, 0.0]), np.array([1.0, 60_000.0]))
+    >>> book.health_factors().tolist(), book.maintenance_ltv.tolist()
+    ([1.85, inf], [0.925, 0.7])
+    >>> book
+    CreditBook(2 accounts, 1 with debt, assets usdc/yobtc, debt 500.00, collateral 2,200.00)
     """
 
     accounts: tuple[str, ...]
@@ -35,24 +53,113 @@ class Book:
     collateral: np.ndarray
     debt: np.ndarray
     prices: np.ndarray
-    maintenance_ltv: np.ndarray
-    bonus: np.ndarray
-    stored_health_factor: np.ndarray
-    rules: ProductRules
+    rules: ProductRules = DEFAULT_RULES
+    stored_health_factor: np.ndarray | None = None
 
-    @property
-    def price_map(self) -> dict[str, float]:
-        """``prices`` by asset, in the order of ``assets``."""
-        return dict(zip(self.assets, self.prices.tolist(), strict=True))
+    def __post_init__(self) -> None:
+        held = checked_array(self.collateral, "collateral", (2,))
+        owed = checked_array(self.debt, "debt", (1,))
+        price = checked_array(self.prices, "prices", (1,))
+        n, k = len(self.accounts), len(self.assets)
+        if held.shape != (n, k):
+            raise ArgumentError("collateral", f"of shape ({n}, {k}): accounts x assets", held.shape)
+        if owed.shape != (n,):
+            raise ArgumentError("debt", f"of shape ({n},): one per account", owed.shape)
+        if price.shape != (k,):
+            raise ArgumentError("prices", f"of shape ({k},): one per asset", price.shape)
+        unknown = [a for a in self.assets if a.lower() not in self.rules.collateral]
+        if unknown:
+            raise ArgumentError("assets", "assets the product rules list", unknown)
+        object.__setattr__(self, "accounts", tuple(str(a) for a in self.accounts))
+        object.__setattr__(self, "assets", tuple(str(a) for a in self.assets))
+        object.__setattr__(self, "collateral", held)
+        object.__setattr__(self, "debt", owed)
+        object.__setattr__(self, "prices", price)
+
+    def __repr__(self) -> str:
+        # the arrays of a book of thousands of accounts are no use in a repr: its size and totals
+        indebted = int((self.debt > 0).sum())
+        return (
+            f"CreditBook({len(self.accounts):,} accounts, {indebted:,} with debt, assets "
+            f"{'/'.join(self.assets)}, debt {self.debt.sum():,.2f}, collateral "
+            f"{self.values().sum():,.2f})"
+        )
+
+    @functools.cached_property
+    def maintenance_ltv(self) -> np.ndarray:
+        """Maintenance LTVs per asset (fractions), from ``rules``."""
+        return maintenance_ltvs(self.assets, self.rules)
+
+    @functools.cached_property
+    def bonus(self) -> np.ndarray:
+        """Liquidation bonuses per asset (fractions), from ``rules``."""
+        return from_bps([self.rules.rule(a).liquidation_bonus_bps for a in self.assets])
+
+    def values(self, prices: np.ndarray | None = None) -> np.ndarray:
+        """Collateral values ``(n_accounts, n_assets)`` at ``prices`` (default: the book's)."""
+        return self.collateral * (self.prices if prices is None else prices)
 
     def health_factors(self, prices: np.ndarray | None = None) -> np.ndarray:
-        """:func:`health_factor` of the book at ``prices`` (default: the book's)."""
+        """:func:`~toolkit.models.health.health_factor` of every account at ``prices``
+        (default: the book's; a ``(n_scenarios, n_assets)`` array gives one row per scenario)."""
         return health_factor(
             self.collateral,
             self.maintenance_ltv,
             self.debt,
             self.prices if prices is None else prices,
         )
+
+    def with_debt(self, debt: np.ndarray) -> CreditBook:
+        """The same book owing ``debt`` (one amount per account, in the credit asset).
+
+        >>> book = CreditBook(("a",), ("usdc",), np.array([[100.0]]), np.array([0.0]),
+        ...                   np.array([1.0]))
+        >>> book.with_debt(np.array([50.0])).health_factors().tolist()
+        [1.85]
+        """
+        return replace(self, debt=debt, stored_health_factor=None)
+
+    def with_rules(self, rules: ProductRules) -> CreditBook:
+        """The same book under other product rules (a what-if of LTVs or bonuses)."""
+        return replace(self, rules=rules)
+
+
+@dataclass(frozen=True, eq=False)
+class MarketParameters:
+    """How a book's collateral prices move: annual volatilities of ``assets`` and the
+    correlation matrix of their log returns (driftless correlated GBM, as
+    :func:`~toolkit.models.health.correlated_prices` draws them). Estimated from a price table
+    by :func:`~toolkit.models.health.estimate_volatility`.
+
+    >>> MarketParameters(("usdc", "yobtc"), np.array([0.0, 0.6]), np.eye(2)).vols.tolist()
+    [0.0, 0.6]
+    """
+
+    assets: tuple[str, ...]
+    vols: np.ndarray
+    correlation: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.assets)
+        sigma = checked_array(self.vols, "vols", (1,))
+        corr = np.asarray(self.correlation, dtype=np.float64)
+        if sigma.shape != (n,):
+            raise ArgumentError("vols", f"of shape ({n},): one per asset", sigma.shape)
+        if corr.shape != (n, n):
+            raise ArgumentError("correlation", f"of shape ({n}, {n})", corr.shape)
+        object.__setattr__(self, "assets", tuple(str(a) for a in self.assets))
+        object.__setattr__(self, "vols", sigma)
+        object.__setattr__(self, "correlation", corr)
+
+    def check_for(self, book: CreditBook) -> None:
+        """Raise an :class:`~toolkit.arguments.ArgumentError` unless these parameters are for
+        the assets of ``book``, in its order."""
+        if self.assets != book.assets:
+            raise ArgumentError(
+                "market",
+                f"parameters of the book's assets ({', '.join(book.assets)})",
+                ", ".join(self.assets),
+            )
 
 
 def _columns(frame: pl.DataFrame, name: str, need: Sequence[str]) -> None:
@@ -111,8 +218,8 @@ def collected_book(
     *,
     asset: str = "USDC",
     rules: ProductRules = DEFAULT_RULES,
-) -> Book:
-    """The collected book of credit asset ``asset`` as a :class:`Book`.
+) -> CreditBook:
+    """The collected book of credit asset ``asset`` as a :class:`CreditBook`.
 
     ``accounts`` are ``credit_accounts`` rows (``account``, ``asset``, ``round``, ``debt``,
     ``health_factor``; ``run_id`` and ``observed_at`` when present): each account's latest
@@ -170,57 +277,12 @@ def collected_book(
         matrix[row_of[account], col_of[symbol]] += amount
     product = _rules(protocol, assets, rules)
     stored = latest["health_factor"].cast(pl.Float64).fill_null(np.inf).to_numpy()
-    return Book(
+    return CreditBook(
         accounts=names,
         assets=tuple(assets),
         collateral=matrix,
         debt=latest["debt"].cast(pl.Float64).fill_null(0.0).to_numpy(),
         prices=checked_array([given[a] for a in assets], "prices", (1,)),
-        maintenance_ltv=maintenance_ltvs(assets, product),
-        bonus=from_bps([product.rule(a).liquidation_bonus_bps for a in assets]),
-        stored_health_factor=stored,
         rules=product,
-    )
-
-
-def collected_stress(book: Book, *, shocks: Sequence[float] = DEFAULT_SHOCKS) -> pl.DataFrame:
-    """:func:`stress` of a collected book: each asset alone and all together at every shock,
-    with the book's maintenance LTVs and bonuses.
-
-    >>> b = Book(("a",), ("usdc", "yobtc"), np.array([[0.0, 0.02]]), np.array([800.0]),
-    ...     np.array([1.0, 60_000.0]), np.array([0.925, 0.7]), np.array([0.01, 0.08]),
-    ...     np.array([1.05]), DEFAULT_RULES)
-    >>> collected_stress(b, shocks=[-0.1]).select("shocked", "liquidatable").rows()
-    [('usdc', 0), ('yobtc', 1), ('all', 1)]
-    """
-    return stress(book.collateral, book.debt, book.price_map, shocks=shocks, rules=book.rules)
-
-
-def collected_monte_carlo(
-    book: Book, price_table: pl.DataFrame, *, periods_per_year: float, **options: Any
-) -> dict[str, float]:
-    """:func:`monte_carlo` of a collected book, with volatilities and correlations estimated
-    (:func:`estimate_volatility`) from ``price_table`` (a column per asset of the book, oldest
-    row first, ``periods_per_year`` rows a year); ``options`` go to :func:`monte_carlo`.
-
-    >>> b = Book(("a",), ("usdc", "yobtc"), np.array([[0.0, 0.02]]), np.array([800.0]),
-    ...     np.array([1.0, 60_000.0]), np.array([0.925, 0.7]), np.array([0.01, 0.08]),
-    ...     np.array([1.05]), DEFAULT_RULES)
-    >>> history = pl.DataFrame({"usdc": [1.0, 1.0, 1.001, 1.0],
-    ...                         "yobtc": [58_000.0, 61_000.0, 57_500.0, 60_000.0]})
-    >>> r = collected_monte_carlo(b, history, periods_per_year=365, n_scenarios=1_000,
-    ...                           progress=False)
-    >>> r["scenarios"], 0 < r["liquidation_probability"] < 1
-    (1000.0, True)
-    """
-    missing = [a for a in book.assets if a not in price_table.columns]
-    if missing:
-        raise ArgumentError(
-            "price_table", "a frame with a column for every asset of the book", missing
-        )
-    vols, correlation = estimate_volatility(
-        price_table.select(book.assets), periods_per_year=periods_per_year
-    )
-    return monte_carlo(
-        book.collateral, book.debt, book.price_map, vols, correlation, rules=book.rules, **options
+        stored_health_factor=stored,
     )

@@ -1,20 +1,29 @@
-"""Correlated Monte Carlo of a book: GBM price paths, volatilities estimated from a price
-table, bad debt, and liquidations and bad debt at risk over a horizon."""
+"""Correlated Monte Carlo of a :class:`~toolkit.models.health.CreditBook`: GBM price paths,
+market parameters estimated from a price table, bad debt, and liquidations and bad debt at risk
+over a horizon (a :class:`MonteCarloResult`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 from toolkit.arguments import ArgumentError, whole
-from toolkit.credit import DEFAULT_RULES, ProductRules
-from toolkit.models.health.kernel import checked_array, from_bps, maintenance_ltvs
+from toolkit.models.health.book import CreditBook, MarketParameters
+from toolkit.models.health.kernel import checked_array
+from toolkit.models.health.results import Row
 from toolkit.models.health.tail import tail_risk
 from toolkit.progress import progress_bar
 
-__all__ = ["bad_debt", "correlated_prices", "estimate_volatility", "monte_carlo"]
+__all__ = [
+    "MonteCarloResult",
+    "bad_debt",
+    "correlated_prices",
+    "estimate_volatility",
+    "monte_carlo",
+]
 
 _CHUNK_ELEMENTS = 4_000_000
 
@@ -56,24 +65,36 @@ def correlated_prices(
 
 
 def estimate_volatility(
-    price_table: pl.DataFrame, *, periods_per_year: float
-) -> tuple[np.ndarray, np.ndarray]:
+    price_table: pl.DataFrame,
+    *,
+    periods_per_year: float,
+    assets: Sequence[str] | None = None,
+) -> MarketParameters:
     """Annual volatilities and the correlation matrix of log returns of a price table (one
-    column per asset, one row per period, oldest first).
+    column per asset, one row per period, oldest first, ``periods_per_year`` rows a year), as
+    the :class:`MarketParameters` of its columns, or of ``assets`` in that order (a book's:
+    ``assets=book.assets``).
 
     >>> import polars as pl
-    >>> vols, corr = estimate_volatility(
+    >>> market = estimate_volatility(
     ...     pl.DataFrame({"a": [1.0, 1.1, 1.0, 1.1], "b": [2.0, 2.2, 2.0, 2.2]}),
     ...     periods_per_year=365)
-    >>> round(float(corr[0, 1]), 6)
-    1.0
+    >>> market.assets, round(float(market.correlation[0, 1]), 6)
+    (('a', 'b'), 1.0)
     """
+    if assets is not None:
+        missing = [a for a in assets if a not in price_table.columns]
+        if missing:
+            raise ArgumentError("price_table", "a frame with a column for every asset", missing)
+        price_table = price_table.select(assets)
     values = price_table.to_numpy().astype(np.float64)
     if values.shape[0] < 3 or (values <= 0).any():
         raise ArgumentError("price_table", "at least 3 rows of positive prices", values.shape)
     returns = np.diff(np.log(values), axis=0)
     vols = returns.std(axis=0, ddof=1) * np.sqrt(periods_per_year)
-    return vols, np.corrcoef(returns, rowvar=False).reshape(values.shape[1], values.shape[1])
+    n = values.shape[1]
+    correlation = np.corrcoef(returns, rowvar=False).reshape(n, n)
+    return MarketParameters(tuple(price_table.columns), vols, correlation)
 
 
 def bad_debt(
@@ -91,22 +112,41 @@ def bad_debt(
     return np.maximum(0.0, np.asarray(debt, dtype=np.float64) - recoverable)
 
 
+@dataclass(frozen=True)
+class MonteCarloResult(Row):
+    """Liquidations and bad debt at risk of a book over a horizon: what :func:`monte_carlo`
+    returns (a one-row frame with :meth:`to_frame`). Amounts are in the credit asset.
+
+    ``scenarios`` is the sample size; the ``*_at_risk`` figures are quantiles at
+    ``confidence`` over the scenarios, ``bad_debt_expected_shortfall`` the mean of the worst
+    ``1 − confidence`` share (Acerbi–Tasche), the ``*_mean`` figures means over all of them.
+    """
+
+    scenarios: int
+    confidence: float
+    horizon_days: float
+    liquidations_at_risk: float
+    liquidations_mean: float
+    liquidation_probability: float
+    debt_at_risk: float
+    bad_debt_at_risk: float
+    bad_debt_expected_shortfall: float
+    bad_debt_mean: float
+
+
 def monte_carlo(
-    collateral: np.ndarray,
-    debt: np.ndarray,
-    prices: Mapping[str, float],
-    vols: np.ndarray,
-    correlation: np.ndarray,
+    book: CreditBook,
+    market: MarketParameters,
     *,
     horizon_days: float = 7.0,
     n_scenarios: int = 100_000,
     confidence: float = 0.99,
     chunk: int | None = None,
     seed: int = 0,
-    rules: ProductRules = DEFAULT_RULES,
     progress: bool = True,
-) -> dict[str, float]:
-    """Liquidations at risk and bad debt at risk of a book over ``horizon_days``.
+) -> MonteCarloResult:
+    """Liquidations at risk and bad debt at risk of ``book`` over ``horizon_days``, its prices
+    moving as ``market`` says (parameters of the book's assets, in its order).
 
     Correlated GBM terminal prices (:func:`correlated_prices`) are drawn ``chunk`` scenarios at
     a time; each chunk's ``(chunk, n_accounts)`` health factors are reduced to per-scenario
@@ -119,28 +159,23 @@ def monte_carlo(
     and the mean of each.
 
     >>> import numpy as np
-    >>> result = monte_carlo(np.array([[0.0, 0.02]]), np.array([800.0]),
-    ...     {"usdc": 1.0, "yobtc": 60_000.0}, np.array([0.0, 0.6]), np.eye(2),
-    ...     n_scenarios=2_000, chunk=500)
-    >>> 0 < result["liquidation_probability"] < 1, result["scenarios"]
-    (True, 2000.0)
+    >>> book = CreditBook(("a",), ("usdc", "yobtc"), np.array([[0.0, 0.02]]), np.array([800.0]),
+    ...                   np.array([1.0, 60_000.0]))
+    >>> market = MarketParameters(book.assets, np.array([0.0, 0.6]), np.eye(2))
+    >>> result = monte_carlo(book, market, n_scenarios=2_000, chunk=500, progress=False)
+    >>> 0 < result.liquidation_probability < 1, result.scenarios
+    (True, 2000)
     """
     whole(n_scenarios, "n_scenarios", minimum=1)
     whole(seed, "seed", minimum=0)
     if not 0 < confidence < 1:
         raise ArgumentError("confidence", "a number in (0, 1)", confidence)
-    assets = list(prices)
-    start = np.array([prices[a] for a in assets], dtype=np.float64)
-    m = maintenance_ltvs(assets, rules)
-    bonus = from_bps([rules.rule(a).liquidation_bonus_bps for a in assets])
-    owed = checked_array(debt, "debt", (1,))
-    held = checked_array(collateral, "collateral", (2,))
-    if held.shape != (owed.shape[0], len(assets)):
-        raise ArgumentError("collateral", f"of shape ({owed.shape[0]}, {len(assets)})", held.shape)
+    market.check_for(book)
+    start, m, bonus, owed = book.prices, book.maintenance_ltv, book.bonus, book.debt
     if chunk is None:  # about 32 MB per (chunk, n_accounts) float array
         chunk = max(1, _CHUNK_ELEMENTS // max(1, owed.shape[0]))
     whole(chunk, "chunk", minimum=1)
-    columns = np.ascontiguousarray(held.T)  # (n_assets, n_accounts): BLAS-friendly
+    columns = np.ascontiguousarray(book.collateral.T)  # (n_assets, n_accounts): BLAS-friendly
     bounded = bool((m * (1.0 + bonus) <= 1.0).all())
     rng = np.random.default_rng(seed)
     counts, at_risk, losses = [], [], []
@@ -148,7 +183,12 @@ def monte_carlo(
     for done in progress_bar(starts, desc="monte carlo", unit="chunk", enabled=progress):
         size = min(chunk, n_scenarios - done)
         paths = correlated_prices(
-            start, vols, correlation, horizon_days=horizon_days, n_scenarios=size, rng=rng
+            start,
+            market.vols,
+            market.correlation,
+            horizon_days=horizon_days,
+            n_scenarios=size,
+            rng=rng,
         )
         # health below 1 is Σ V·m < D: no division, one (chunk, n) product and its mask
         liquidatable = (paths * m) @ columns < owed
@@ -161,14 +201,15 @@ def monte_carlo(
         losses.append(np.maximum(owed[some] - recoverable, 0.0).sum(axis=1))
     count, debt_risk, loss = (np.concatenate(x) for x in (counts, at_risk, losses))
     var, shortfall = tail_risk(loss, confidence)
-    return {
-        "scenarios": float(n_scenarios),
-        "confidence": confidence,
-        "liquidations_at_risk": float(np.quantile(count, confidence)),
-        "liquidations_mean": float(count.mean()),
-        "liquidation_probability": float((count > 0).mean()),
-        "debt_at_risk": float(np.quantile(debt_risk, confidence)),
-        "bad_debt_at_risk": var,
-        "bad_debt_expected_shortfall": shortfall,
-        "bad_debt_mean": float(loss.mean()),
-    }
+    return MonteCarloResult(
+        scenarios=n_scenarios,
+        confidence=confidence,
+        horizon_days=float(horizon_days),
+        liquidations_at_risk=float(np.quantile(count, confidence)),
+        liquidations_mean=float(count.mean()),
+        liquidation_probability=float((count > 0).mean()),
+        debt_at_risk=float(np.quantile(debt_risk, confidence)),
+        bad_debt_at_risk=var,
+        bad_debt_expected_shortfall=shortfall,
+        bad_debt_mean=float(loss.mean()),
+    )

@@ -1,21 +1,17 @@
-"""Deterministic stress grids: a book under price shocks, per asset with its holdings
-(:func:`stress`) or all together from the stored snapshot's totals (:func:`snapshot_stress`)."""
+"""Deterministic stress grids: a :class:`~toolkit.models.health.CreditBook` under price shocks,
+per asset with its holdings (:func:`stress`) or all together from the stored snapshot's totals
+(:func:`snapshot_stress`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
 
 from toolkit.arguments import ArgumentError
-from toolkit.credit import DEFAULT_RULES, ProductRules
-from toolkit.models.health.kernel import (
-    checked_array,
-    health_factor,
-    liquidations,
-    maintenance_ltvs,
-)
+from toolkit.models.health.book import CreditBook
+from toolkit.models.health.kernel import liquidations
 
 __all__ = ["DEFAULT_SHOCKS", "snapshot_stress", "stress"]
 
@@ -23,33 +19,27 @@ __all__ = ["DEFAULT_SHOCKS", "snapshot_stress", "stress"]
 DEFAULT_SHOCKS: tuple[float, ...] = (-0.05, -0.1, -0.2, -0.3, -0.4, -0.5, -0.6)
 
 
-def stress(
-    collateral: np.ndarray,
-    debt: np.ndarray,
-    prices: Mapping[str, float],
-    *,
-    shocks: Sequence[float] = DEFAULT_SHOCKS,
-    rules: ProductRules = DEFAULT_RULES,
-) -> pl.DataFrame:
-    """A deterministic shock grid: each asset alone and all together, at every shock.
+def stress(book: CreditBook, *, shocks: Sequence[float] = DEFAULT_SHOCKS) -> pl.DataFrame:
+    """A deterministic shock grid of ``book``: each asset alone and all together, at every shock.
 
-    ``collateral`` is ``(n_accounts, n_assets)`` with the assets in the order of ``prices``
-    (asset → price). Per scenario: accounts liquidatable (health below 1), the debt they owe
-    (``debt_at_risk``), the collateral value at the shocked prices, what liquidating every
-    liquidatable account back to health takes (:func:`liquidations`: ``repayment_needed``,
-    ``collateral_to_seize`` with the bonus) and the ``bad_debt`` left where collateral cannot
-    restore it.
+    Per scenario, at the book's prices shocked and its rules' maintenance LTVs and bonuses:
+    accounts liquidatable (health below 1), the debt they owe (``debt_at_risk``), the
+    collateral value at the shocked prices, what liquidating every liquidatable account back to
+    health takes (:func:`liquidations`: ``repayment_needed``, ``collateral_to_seize`` with the
+    bonus) and the ``bad_debt`` left where collateral cannot restore it.
 
     >>> import numpy as np
-    >>> frame = stress(np.array([[1_000.0, 0.0], [0.0, 0.02]]), np.array([800.0, 500.0]),
-    ...                {"usdc": 1.0, "yobtc": 60_000.0}, shocks=[-0.5])
+    >>> from toolkit.models.health import CreditBook
+    >>> book = CreditBook(("a", "b"), ("usdc", "yobtc"),
+    ...                   np.array([[1_000.0, 0.0], [0.0, 0.02]]), np.array([800.0, 500.0]),
+    ...                   np.array([1.0, 60_000.0]))
+    >>> frame = stress(book, shocks=[-0.5])
     >>> frame.select("shocked", "shock", "liquidatable", "debt_at_risk").rows()
     [('usdc', -0.5, 1, 800.0), ('yobtc', -0.5, 1, 500.0), ('all', -0.5, 2, 1300.0)]
     """
-    assets = list(prices)
-    base = np.array([prices[a] for a in assets], dtype=np.float64)
-    m = maintenance_ltvs(assets, rules)
-    owed = checked_array(debt, "debt", (1,))
+    assets = list(book.assets)
+    base = book.prices
+    owed, held = book.debt, book.collateral
     rows: list[tuple[str, float]] = []
     grid = []
     for shock in shocks:
@@ -64,11 +54,10 @@ def stress(
             rows.append((asset, float(shock)))
             grid.append(base * factor)
     scenarios = np.array(grid)
-    hf = health_factor(collateral, m, owed, scenarios)
+    hf = book.health_factors(scenarios)
     at_risk = hf < 1
-    held = np.asarray(collateral, dtype=np.float64)
     value = held @ scenarios.T  # (n, s)
-    needs = [liquidations(held * row, owed, assets, rules=rules) for row in scenarios]
+    needs = [liquidations(held * row, owed, assets, rules=book.rules) for row in scenarios]
     return pl.DataFrame(
         {
             "shocked": [r[0] for r in rows],
@@ -95,8 +84,8 @@ def snapshot_stress(
     collateral mix, so the shock is one move of every collateral price together: the
     maintenance-weighted value ``W = debt · total_collateral_value / liquidation_limit``
     scales by ``1 + shock`` and so does the health factor. Per-asset shocks need the holdings:
-    the collector stores them in ``credit_collateral``, and :func:`collected_book` with
-    :func:`collected_stress` shock each asset alone. Per shock: accounts with debt,
+    the collector stores them in ``credit_collateral``, and :func:`stress` of the
+    :func:`collected_book` shocks each asset alone. Per shock: accounts with debt,
     ``liquidatable``, ``debt_at_risk``, the shocked collateral value and the lowest health
     factor.
 

@@ -28,8 +28,9 @@ CREDIT_ASSETS: Final = ("usdc", "eure")
 
 
 @dataclass(frozen=True)
-class Book:
-    """The credit contracts of a service at one moment."""
+class CreditContracts:
+    """The credit contracts of a service at one moment (the hub, escrow and operator a request
+    addresses; not a book of accounts, which is :class:`toolkit.models.health.CreditBook`)."""
 
     settings: CreditSettings
     hub: CreditHub
@@ -38,7 +39,7 @@ class Book:
     now: int
 
 
-def book_of(service: Service, request: Request | None = None) -> Book:
+def book_of(service: Service, request: Request | None = None) -> CreditContracts:
     """The credit contracts of the hub of the ``{asset}`` path parameter of ``request`` (the
     first hub, USDC's, without one): 400 for a name the interface does not know, 404 for a
     credit asset the scenario has no hub for."""
@@ -58,10 +59,10 @@ def book_of(service: Service, request: Request | None = None) -> Book:
     assert isinstance(hub, CreditHub)
     assert isinstance(escrow, CollateralEscrow)
     assert isinstance(operator, CreditOperator)
-    return Book(settings, hub, escrow, operator, int(now))
+    return CreditContracts(settings, hub, escrow, operator, int(now))
 
 
-def vault_of(service: Service, book: Book, c: CreditCollateral) -> EarnVault:
+def vault_of(service: Service, book: CreditContracts, c: CreditCollateral) -> EarnVault:
     contract = service.chains.ledger(book.settings.chain).contract(c.address.lower())
     assert isinstance(contract, EarnVault)
     return contract
@@ -89,7 +90,7 @@ def _credit_asset(request: Request, first: CreditSettings) -> CreditSettings:
 
 
 def find_collateral(
-    book: Book, text: str, field: str, chain: int | None = None
+    book: CreditContracts, text: str, field: str, chain: int | None = None
 ) -> CreditCollateral:
     """A collateral named by address (on any escrow's chain, or on ``chain``) or by symbol (on
     ``chain``, default the hub's); 404 when not supported."""

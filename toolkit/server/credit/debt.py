@@ -15,7 +15,7 @@ from starlette.responses import Response
 from toolkit.codecs.functions import FUNCTIONS
 from toolkit.resources import Calls
 from toolkit.resources.credit_queries import DrawQuery, RepayQuery
-from toolkit.server.credit.book import ERRORS, Book, account_of, book_of
+from toolkit.server.credit.book import ERRORS, CreditContracts, account_of, book_of
 from toolkit.server.credit.wire import human
 from toolkit.server.docs import operation
 from toolkit.server.errors import ApiError
@@ -48,7 +48,7 @@ def _hot(calls: list[dict[str, str]]) -> Response:
     return json_response({"calls": calls})
 
 
-def _draw(book: Book, account: str, q: DrawQuery) -> list[dict[str, str]]:
+def _draw(book: CreditContracts, account: str, q: DrawQuery) -> list[dict[str, str]]:
     s = book.settings
     f = book.hub.figures(account, book.now)
     amount = q.amount_int
@@ -89,7 +89,7 @@ async def draw_v2(request: Request) -> Response:
     return _hot(_draw(book, account, q))
 
 
-def _repay(book: Book, account: str, q: RepayQuery) -> list[dict[str, str]]:
+def _repay(book: CreditContracts, account: str, q: RepayQuery) -> list[dict[str, str]]:
     s = book.settings
     if book.hub.figures(account, book.now).debt == 0:
         raise ApiError.bad("amount", "the account has no debt to repay")

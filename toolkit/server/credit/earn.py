@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from toolkit.chain import calls as build
 from toolkit.resources import Calls, ClaimQuery, UnwrapQuery, UnwrapResult, WrapQuery, WrapResult
-from toolkit.server.credit.book import ERRORS, Book, book_of, vault_of
+from toolkit.server.credit.book import ERRORS, CreditContracts, book_of, vault_of
 from toolkit.server.credit.strategies import STRATEGIES, redeem_call
 from toolkit.server.credit.wire import calls_response, checksum, iso
 from toolkit.server.docs import operation
@@ -23,14 +23,14 @@ from toolkit.world.chain import AsyncVault, EarnVault
 router = APIRouter(tags=["credit"])
 
 
-def _earn_vault(service: Service, book: Book, address: str, field: str) -> EarnVault:
+def _earn_vault(service: Service, book: CreditContracts, address: str, field: str) -> EarnVault:
     c = book.settings.collateral_at(address)
     if c is None or c.vault is None:
         raise ApiError(404, f"{field}: {address} is not an earn vault of this scenario")
     return vault_of(service, book, c)
 
 
-def _earn_chain(book: Book, text: str) -> None:
+def _earn_chain(book: CreditContracts, text: str) -> None:
     chain = path_chain(text, "chain")
     if chain != book.settings.chain:
         raise ApiError.bad("chain", f"no earn vaults on {text}")

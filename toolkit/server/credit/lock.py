@@ -12,7 +12,14 @@ from toolkit.chain import calls as build
 from toolkit.resources import Calls, ContractCall, HexAddress, parse_value
 from toolkit.resources.credit_queries import LockQuery, LockQueryV1, UnlockQuery, UnlockQueryV1
 from toolkit.scenario.credit import CreditCollateral
-from toolkit.server.credit.book import ERRORS, Book, account_of, book_of, find_collateral, vault_of
+from toolkit.server.credit.book import (
+    ERRORS,
+    CreditContracts,
+    account_of,
+    book_of,
+    find_collateral,
+    vault_of,
+)
 from toolkit.server.credit.strategies import STRATEGIES, redeem_call
 from toolkit.server.credit.wire import calls_response
 from toolkit.server.docs import operation
@@ -26,7 +33,9 @@ router = APIRouter(tags=["credit"])
 WRAP_HORIZON: Final = 3600
 
 
-def _lock_asset(book: Book, text: str, field: str, earn: str | None) -> CreditCollateral | str:
+def _lock_asset(
+    book: CreditContracts, text: str, field: str, earn: str | None
+) -> CreditCollateral | str:
     """The collateral named by ``text``, or (with ``earn``) the address of a token that is no
     collateral itself but an earn vault's own underlying (cbBTC for ``yo-btc``)."""
     if earn is not None and text.startswith("0x"):
@@ -42,7 +51,7 @@ def _lock_asset(book: Book, text: str, field: str, earn: str | None) -> CreditCo
 
 def _lock(
     service: Service,
-    book: Book,
+    book: CreditContracts,
     account: str,
     amount: int,
     c: CreditCollateral | str,
@@ -124,7 +133,7 @@ async def lock_v2(request: Request) -> Response:
 
 
 def _unlock(
-    book: Book, account: str, amount: int, c: CreditCollateral, unwrap: bool | None
+    book: CreditContracts, account: str, amount: int, c: CreditCollateral, unwrap: bool | None
 ) -> list[ContractCall]:
     s = book.settings
     token = c.address.lower()

@@ -16,7 +16,7 @@ from toolkit.resources import (
     ProtocolConfig,
 )
 from toolkit.scenario.credit import CreditCollateral, CreditSettings
-from toolkit.server.credit.book import ERRORS, Book, account_of, book_of, find_collateral
+from toolkit.server.credit.book import ERRORS, CreditContracts, account_of, book_of, find_collateral
 from toolkit.server.credit.strategies import STRATEGIES
 from toolkit.server.credit.wire import checksum, info_wire
 from toolkit.server.docs import operation
@@ -127,11 +127,11 @@ async def info(request: Request) -> Response:
     return json_response({"data": data})
 
 
-def _info(book: Book, account: str) -> dict[str, Any]:
+def _info(book: CreditContracts, account: str) -> dict[str, Any]:
     return info_wire(book.hub.figures(account, book.now), book.settings.asset_decimals)
 
 
-def _collateral_details(request: Request, book: Book) -> Response:
+def _collateral_details(request: Request, book: CreditContracts) -> Response:
     chain = path_chain(request.path_params["chain"], "chain")
     if chain != book.settings.chain and chain not in book.settings.remote_chains:
         raise ApiError(404, f"chain: no credit collateral on {caip2.format(chain)}")
@@ -176,7 +176,7 @@ async def collateral_v2(request: Request) -> Response:
     return _collateral_details(request, book)
 
 
-def _operator_status(request: Request, book: Book) -> Response:
+def _operator_status(request: Request, book: CreditContracts) -> Response:
     account = account_of(request)
     operator = book.hub.operators.get(account, ZERO)
     receivers = book.operator.receivers(account) if operator == book.operator.address else []

@@ -13,7 +13,7 @@ from toolkit.chain import calls as build
 from toolkit.credit import BPS
 from toolkit.resources import AutoTopUpConfig, Calls, ContractCall
 from toolkit.resources.credit_queries import AutoTopUpQuery, EnableQuery, ReceiverQuery
-from toolkit.server.credit.book import ERRORS, ERRORS_409, Book, account_of, book_of
+from toolkit.server.credit.book import ERRORS, ERRORS_409, CreditContracts, account_of, book_of
 from toolkit.server.credit.wire import calls_response
 from toolkit.server.docs import operation
 from toolkit.server.errors import ApiError
@@ -31,7 +31,7 @@ def topups(service: Service) -> dict[tuple[str, str, str], TopUp]:
     return service.relay.topups.records
 
 
-def _setup_calls(book: Book, account: str, receiver: str) -> list[ContractCall]:
+def _setup_calls(book: CreditContracts, account: str, receiver: str) -> list[ContractCall]:
     """setOperator unless set, addCreditReceiver unless whitelisted; 409 for another operator."""
     s = book.settings
     current = book.hub.operators.get(account)
@@ -45,11 +45,11 @@ def _setup_calls(book: Book, account: str, receiver: str) -> list[ContractCall]:
     return calls
 
 
-def _key(book: Book, account: str, receiver: str) -> tuple[str, str, str]:
+def _key(book: CreditContracts, account: str, receiver: str) -> tuple[str, str, str]:
     return (book.settings.asset.lower(), account, receiver.lower())
 
 
-def _record(service: Service, book: Book, account: str, receiver: str, q: Any) -> None:
+def _record(service: Service, book: CreditContracts, account: str, receiver: str, q: Any) -> None:
     if q.threshold is None:
         return
     topups(service)[_key(book, account, receiver)] = TopUp(
@@ -110,7 +110,7 @@ async def update_v2(request: Request) -> Response:
     return calls_response(calls)
 
 
-def _disable(service: Service, book: Book, account: str, receiver: str) -> Response:
+def _disable(service: Service, book: CreditContracts, account: str, receiver: str) -> Response:
     s = book.settings
     topups(service).pop(_key(book, account, receiver), None)
     if book.operator.whitelist.get((account, receiver.lower())):

@@ -3,7 +3,7 @@ collectors observe a market.
 
 A :class:`Traffic` thread replays an order-flow frame (the backtests' flow: one row per RFQ with
 ``t``, route, token, amount, type, ``converts`` and ``convert_delay``; see
-:func:`toolkit.backtest.generate_flow`) against an embedded service, in-process or served over
+:func:`toolkit.flows.generate_flow`) against an embedded service, in-process or served over
 HTTP (``toolkit serve --traffic``), on the client's clock: each
 RFQ at its time, and each converting quote ``convert_delay`` later through the transaction
 endpoint, then on chain as a user would: the development account that asked approves the escrow
@@ -12,8 +12,8 @@ once per token and sends the ``open()`` transaction with ``eth_sendTransaction``
 escrow settles, so reservations are made, converted, filled and released at the scenario's
 rates, and the liquidity stream carries what a real market would.
 
-Optional swap and credit flows (:func:`toolkit.backtest.generate_swap_flow` and
-:func:`toolkit.backtest.generate_credit_flow`) join the same time-ordered schedule. A swap asks
+Optional swap and credit flows (:func:`toolkit.flows.generate_swap_flow` and
+:func:`toolkit.flows.generate_credit_flow`) join the same time-ordered schedule. A swap asks
 the swap endpoint for a route, approves the route's ``target`` for ``tokenIn`` (a plain ERC-20
 allowance, once per account, token and spender) and sends the route's ``callData``. A credit
 action (lock, draw, repay, unlock) asks the credit endpoint for its calls and sends them. Both
@@ -36,18 +36,9 @@ from toolkit.simulate.traffic.record import MARKET_KIND, record_traffic
 from toolkit.simulate.traffic.replay import LATE as LATE
 from toolkit.simulate.traffic.replay import WAIT_SLICE as WAIT_SLICE
 from toolkit.simulate.traffic.replay import Traffic
-from toolkit.simulate.traffic.schedule import CREDIT_ACTIONS as CREDIT_ACTIONS
-from toolkit.simulate.traffic.schedule import (
-    CREDIT_FLOW_COLUMNS,
-    FLOW_COLUMNS,
-    SWAP_FLOW_COLUMNS,
-)
 
 __all__ = [
-    "CREDIT_FLOW_COLUMNS",
-    "FLOW_COLUMNS",
     "MARKET_KIND",
-    "SWAP_FLOW_COLUMNS",
     "Traffic",
     "record_traffic",
 ]

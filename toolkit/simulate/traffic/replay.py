@@ -21,20 +21,20 @@ from toolkit.client import EmbeddedService, TransportError
 from toolkit.client.credit import CreditClient
 from toolkit.client.target import check_url
 from toolkit.clock import WALL, Clock
-from toolkit.resources import Quote
-from toolkit.scenario import Scenario, load_scenario
-from toolkit.scheduler import Handler, Scheduler
-from toolkit.simulate.traffic.actions import Actions
-from toolkit.simulate.traffic.clients import TrafficClients
-from toolkit.simulate.traffic.schedule import (
+from toolkit.flows import (
     CREDIT_FLOW_COLUMNS,
     FLOW_COLUMNS,
     SWAP_FLOW_COLUMNS,
     check_credit,
     check_swaps,
     checked_frame,
-    feed_rows,
 )
+from toolkit.resources import Quote
+from toolkit.scenario import Scenario, load_scenario
+from toolkit.scheduler import Handler, Scheduler
+from toolkit.simulate.traffic.actions import Actions
+from toolkit.simulate.traffic.clients import TrafficClients
+from toolkit.simulate.traffic.schedule import feed_rows
 
 __all__ = ["LATE", "WAIT_SLICE", "Traffic"]
 

@@ -1,9 +1,10 @@
-"""Seeded swap and credit activity of other users, beside the RFQ flow of :mod:`.flow`.
+"""Seeded swap and credit activity of other users, beside the RFQ flow of :mod:`.intents`.
 
 Two more flow frames, each sorted by ``t`` (seconds from the start), played on a live embedded
 service by :class:`toolkit.simulate.Traffic` together with an RFQ flow:
 
-A **swap flow** (:func:`generate_swap_flow`), one row per swap on the simulated chains' AMM pools:
+A **swap flow** (:func:`generate_swap_flow`, schema :data:`~toolkit.flows.SWAP_FLOW_SCHEMA`), one
+row per swap on the simulated chains' AMM pools:
 
 =============  =======  ===================================================================
 column         dtype    meaning
@@ -15,8 +16,8 @@ column         dtype    meaning
 ``amount_in``  Int128   smallest units of ``token_in``
 =============  =======  ===================================================================
 
-A **credit flow** (:func:`generate_credit_flow`), one row per action of a borrower on the credit
-surface:
+A **credit flow** (:func:`generate_credit_flow`, schema :data:`~toolkit.flows.CREDIT_FLOW_SCHEMA`),
+one row per action of a borrower on the credit surface:
 
 =============  =======  ===================================================================
 column         dtype    meaning
@@ -44,38 +45,20 @@ import numpy as np
 import polars as pl
 
 from toolkit.arguments import fraction, number, whole
-from toolkit.backtest.distributions import DelayModel, Exponential, LogNormal
-from toolkit.backtest.flow import DEFAULT_PROFILE, poisson_arrivals
+from toolkit.flows.distributions import DelayModel, Exponential, LogNormal, generator
+from toolkit.flows.intents import DEFAULT_PROFILE, poisson_arrivals
+from toolkit.flows.schema import CREDIT_ACTIONS, CREDIT_FLOW_SCHEMA, SWAP_FLOW_SCHEMA
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.world.chain.accounts import DEV_ACCOUNTS
 from toolkit.world.chain.markets import MARKET_CHAINS, market_for
 
 __all__ = [
-    "CREDIT_ACTIONS",
-    "CREDIT_FLOW_SCHEMA",
     "DEFAULT_DRAW_RATE",
     "DEFAULT_SWAP_PAIRS",
-    "SWAP_FLOW_SCHEMA",
     "generate_credit_flow",
     "generate_swap_flow",
 ]
 
-#: The dtypes of a generated swap flow.
-SWAP_FLOW_SCHEMA: Final = pl.Schema(
-    {
-        "t": pl.Float64(),
-        "chain": pl.Int64(),
-        "token_in": pl.String(),
-        "token_out": pl.String(),
-        "amount_in": pl.Int128(),
-    }
-)
-#: The dtypes of a generated credit flow.
-CREDIT_FLOW_SCHEMA: Final = pl.Schema(
-    {"t": pl.Float64(), "borrower": pl.Int64(), "action": pl.String(), "amount": pl.Int128()}
-)
-#: What a borrower does on the credit surface, in the order of a cycle.
-CREDIT_ACTIONS: Final = ("lock", "draw", "repay", "unlock")
 #: Pairs swapped by default, both ways (``BTC`` is the market's BTC token: WBTC or cbBTC).
 DEFAULT_SWAP_PAIRS: Final = (
     ("USDC", "WETH"),
@@ -92,10 +75,6 @@ DEFAULT_DRAW_RATE: Final = 6.0
 #: A borrower's first draw waits this long after its lock (the lock mined and seen by /info).
 _SETTLE = 60.0
 _HOUR = 3600.0
-
-
-def _generator(seed: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(seed))
 
 
 def _swap_keys(
@@ -155,7 +134,7 @@ def generate_swap_flow(
     median = number(median_usd, "median_usd", above=0)
     spread = number(sigma, "sigma", minimum=0)
     keys = _swap_keys(s, pairs)
-    rng = _generator(seed)
+    rng = generator(seed)
     times = poisson_arrivals(rate, hours, seed=rng, profile=profile)
     which = rng.integers(0, len(keys), size=len(times))
     amounts = pl.Series("amount_in", [], dtype=pl.Int128).extend_constant(0, len(times))
@@ -221,7 +200,7 @@ def generate_credit_flow(
     median = int(Decimal(str(number(draw_usd, "draw_usd", above=0))) * unit)
     sizes = LogNormal(median=max(median, 1), sigma=number(sigma, "sigma", minimum=0))
     step = 10 ** max(s.credit.asset_decimals - 2, 0)  # whole cents
-    rng = _generator(seed)
+    rng = generator(seed)
     rows: list[tuple[float, int, str, int]] = []
     for borrower in range(count):
         locked_at = float(rng.uniform(0.0, duration / 10))

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from toolkit.backtest import (
+from toolkit.flows import (
     DEFAULT_PROFILE,
     FLOW_SCHEMA,
     Constant,
@@ -21,6 +21,7 @@ from toolkit.backtest import (
     generate_flow,
     poisson_arrivals,
 )
+from toolkit.scenario import load_scenario
 
 
 def test_same_seed_same_flow_and_different_seed_differs() -> None:
@@ -57,7 +58,8 @@ def test_partial_hour_and_zero_rate() -> None:
     assert len(poisson_arrivals(0.0, 1.0, seed=2)) == 0
 
 
-def test_sizes_are_clipped_to_each_routes_fee_tiers(default_scenario) -> None:  # type: ignore[no-untyped-def]
+def test_sizes_are_clipped_to_each_routes_fee_tiers() -> None:
+    default_scenario = load_scenario("default", env={})
     flow = generate_flow(
         default_scenario,
         hours=2.0,

@@ -1,6 +1,7 @@
-"""Seeded order-flow generators: arrivals, routes, sizes, quote types and conversions.
+"""Seeded intents (RFQ) flows: arrivals, routes, sizes, quote types and conversions.
 
-A flow is a polars frame with one row per RFQ, sorted by ``t`` (seconds from the start):
+A flow is a polars frame with one row per RFQ, sorted by ``t`` (seconds from the start), of
+the schema :data:`toolkit.flows.FLOW_SCHEMA`:
 
 ========================  ===========  ==================================================
 column                    dtype        meaning
@@ -32,48 +33,29 @@ import numpy as np
 import polars as pl
 
 from toolkit.arguments import fraction, number, whole
-from toolkit.backtest.distributions import (
+from toolkit.flows.distributions import (
     DelayModel,
     Exponential,
     Fixed,
     LogNormal,
     SizeModel,
+    generator,
 )
+from toolkit.flows.schema import EXACT_INPUT, EXACT_OUTPUT
 from toolkit.scenario import Scenario, load_scenario
 
 __all__ = [
     "DEFAULT_PROFILE",
-    "EXACT_INPUT",
-    "EXACT_OUTPUT",
-    "FLOW_SCHEMA",
     "default_sizes",
     "generate_flow",
     "poisson_arrivals",
 ]
-
-EXACT_INPUT = "ExactInput"
-EXACT_OUTPUT = "ExactOutput"
 
 #: A day's shape: quiet nights, a European morning and a busier US afternoon (mean exactly 1).
 DEFAULT_PROFILE: tuple[float, ...] = (
     0.5, 0.4, 0.4, 0.4, 0.5, 0.6, 0.8, 1.0, 1.2, 1.3, 1.3, 1.3,
     1.3, 1.4, 1.5, 1.6, 1.6, 1.5, 1.3, 1.1, 0.9, 0.8, 0.7, 0.6,
 )  # fmt: skip
-
-#: The dtypes of a generated flow (``replay`` accepts any integer/float widths too).
-FLOW_SCHEMA: pl.Schema = pl.Schema(
-    {
-        "request_id": pl.String(),
-        "t": pl.Float64(),
-        "src_chain": pl.Int64(),
-        "dst_chain": pl.Int64(),
-        "token": pl.String(),
-        "amount": pl.Int128(),
-        "type": pl.String(),
-        "converts": pl.Boolean(),
-        "convert_delay": pl.Float64(),
-    }
-)
 
 # A typical request is worth about this much; turned into token units with scenario prices.
 _TYPICAL_USD = Decimal(5_000)
@@ -120,7 +102,7 @@ def poisson_arrivals(
     per_second = _check_rate(rate)
     number(hours, "hours", above=0)
     shape = _check_profile(profile)
-    rng = seed if isinstance(seed, np.random.Generator) else _generator(_check_seed(seed))
+    rng = seed if isinstance(seed, np.random.Generator) else generator(_check_seed(seed))
     duration = float(hours) * _HOUR
     n_hours = math.ceil(duration / _HOUR)
     starts = np.arange(n_hours, dtype=np.float64) * _HOUR
@@ -133,10 +115,6 @@ def poisson_arrivals(
     # Hours do not overlap, so one global sort equals sorting each hour's uniforms.
     times.sort(kind="stable")
     return times
-
-
-def _generator(seed: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(seed))
 
 
 def _route_keys(
@@ -269,7 +247,7 @@ def generate_flow(
     if sizes is not None and not isinstance(sizes, Mapping):
         raise ValueError("sizes: must be a mapping of token symbol to a size model")
     keys, weights = _route_keys(s, routes)
-    rng = _generator(seed)
+    rng = generator(seed)
     times = poisson_arrivals(rate, hours, seed=rng, profile=profile)
     n = len(times)
     route_idx = rng.choice(len(keys), size=n, p=weights).astype(np.int64)

@@ -1,8 +1,10 @@
-"""Check a flow frame before a replay, and turn it into plain columns for the event loop.
+"""The checks of the flow contracts: an intents flow before a replay (:func:`check_flow`, which
+also turns it into plain columns for the event loop), and the frames traffic plays on a live
+service (:func:`checked_frame`, :func:`check_swaps`, :func:`check_credit`).
 
-Every rule failure is a ``ValueError`` naming the column, the first offending row (0-based)
-and the rule, e.g. ``flow.amount: row 3: must be positive, got -5``. Nothing deep inside
-polars or the engine is left to fail on bad input.
+Every rule failure names the column, the first offending row (0-based) where there is one and
+the rule, e.g. ``flow.amount: row 3: must be positive, got -5``. Nothing deep inside polars or
+the engine is left to fail on bad input.
 """
 
 from __future__ import annotations
@@ -11,22 +13,20 @@ from typing import NamedTuple
 
 import polars as pl
 
-from toolkit.backtest.flow import EXACT_INPUT, EXACT_OUTPUT
+from toolkit.arguments import ArgumentError
+from toolkit.flows.schema import CREDIT_ACTIONS, EXACT_INPUT, EXACT_OUTPUT, FLOW_COLUMNS
 from toolkit.scenario import Scenario
+from toolkit.world.chain.accounts import DEV_ACCOUNTS
+from toolkit.world.chain.markets import MARKET_CHAINS, Market, market_for
 
-__all__ = ["REQUIRED_COLUMNS", "FlowColumns", "check_flow"]
+__all__ = [
+    "FlowColumns",
+    "check_credit",
+    "check_flow",
+    "check_swaps",
+    "checked_frame",
+]
 
-#: Columns a flow must have (``request_id`` is optional: row numbers are used without it).
-REQUIRED_COLUMNS: tuple[str, ...] = (
-    "t",
-    "src_chain",
-    "dst_chain",
-    "token",
-    "amount",
-    "type",
-    "converts",
-    "convert_delay",
-)
 _TYPES = (EXACT_INPUT, EXACT_OUTPUT)
 
 
@@ -63,11 +63,11 @@ def _is_integer(dtype: pl.DataType) -> bool:
 
 def _check_dtypes(flow: pl.DataFrame) -> None:
     schema = flow.schema
-    missing = [c for c in REQUIRED_COLUMNS if c not in schema]
+    missing = [c for c in FLOW_COLUMNS if c not in schema]
     if missing:
         raise ValueError(
             f"flow: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-            f"(a flow needs {', '.join(REQUIRED_COLUMNS)})"
+            f"(a flow needs {', '.join(FLOW_COLUMNS)})"
         )
     rules = {
         "t": (lambda d: d.is_numeric(), "a numeric column of seconds"),
@@ -95,7 +95,7 @@ def _check_dtypes(flow: pl.DataFrame) -> None:
 
 
 def _check_values(flow: pl.DataFrame) -> None:
-    names = [*REQUIRED_COLUMNS, *(["request_id"] if "request_id" in flow.schema else [])]
+    names = [*FLOW_COLUMNS, *(["request_id"] if "request_id" in flow.schema else [])]
     for name in names:
         row = _first(flow[name].is_null())
         if row is not None:
@@ -188,7 +188,7 @@ def _route_index(
 def check_flow(flow: object, scenario: Scenario) -> FlowColumns:
     """Validate ``flow`` against ``scenario`` and return its columns for the replay loop.
 
-    >>> from toolkit.backtest.flow import generate_flow
+    >>> from toolkit.flows import generate_flow
     >>> from toolkit.scenario import load_scenario
     >>> s = load_scenario("default")
     >>> cols = check_flow(generate_flow(s, hours=0.1, rate=1.0, seed=3), s)
@@ -230,3 +230,79 @@ def check_flow(flow: object, scenario: Scenario) -> FlowColumns:
         converts=flow["converts"].to_list(),
         convert_delay=flow["convert_delay"].cast(pl.Float64).to_list(),
     )
+
+
+def checked_frame(
+    frame: pl.DataFrame | None, name: str, columns: tuple[str, ...], generator: str
+) -> pl.DataFrame:
+    """``frame``'s ``columns`` (a flow schema's, :mod:`toolkit.flows.schema`), sorted by ``t``
+    (an empty frame for None); ``generator`` names the function that makes such frames."""
+    if frame is None:
+        return pl.DataFrame(schema=list(columns))
+    if not isinstance(frame, pl.DataFrame):
+        raise ValueError(f"{name}: must be a polars DataFrame (see {generator})")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name}: missing column(s) {', '.join(missing)}")
+    out = frame.select(columns)
+    t = out["t"]
+    if not t.dtype.is_numeric():
+        raise ArgumentError(f"{name}.t", "seconds from the start (numbers)", str(t.dtype))
+    bad = out.filter(pl.col("t").is_null() | ~pl.col("t").cast(pl.Float64).is_finite())
+    bad = bad if not bad.is_empty() else out.filter(pl.col("t") < 0)
+    if not bad.is_empty():
+        raise ArgumentError(f"{name}.t", "finite seconds >= 0", bad["t"][0])
+    return out.sort("t")
+
+
+def _integers(
+    frame: pl.DataFrame, name: str, column: str, minimum: int, maximum: int | None, rule: str
+) -> None:
+    values = frame[column]
+    if not values.dtype.is_integer():
+        raise ArgumentError(f"{name}.{column}", rule, str(values.dtype))
+    low = values.is_null() | (values < minimum)
+    bad = values.filter(low if maximum is None else low | (values > maximum))
+    if len(bad):
+        raise ArgumentError(f"{name}.{column}", rule, bad[0])
+
+
+def check_swaps(swaps: pl.DataFrame, scenario: Scenario) -> dict[int, Market]:
+    """The market of every chain ``swaps`` trades on, each row's tokens checked against it."""
+    if swaps.is_empty():
+        return {}
+    _integers(swaps, "swaps", "chain", 1, None, "a chain id")
+    _integers(swaps, "swaps", "amount_in", 1, None, "an integer >= 1 (smallest units)")
+    markets: dict[int, Market] = {}
+    for chain in swaps["chain"].unique().sort().to_list():
+        market = market_for(scenario, chain) if chain in MARKET_CHAINS else None
+        if market is None:
+            names = ", ".join(f"{c} ({n})" for c, n in sorted(MARKET_CHAINS.items()))
+            raise ArgumentError("swaps.chain", f"a chain with an AMM market: {names}", chain)
+        markets[chain] = market
+    for column in ("token_in", "token_out"):
+        for chain, symbol in swaps.select("chain", column).unique().sort("chain", column).rows():
+            tokens = markets[chain].tokens
+            if symbol not in tokens:
+                rule = f"a token of the {MARKET_CHAINS[chain]} market ({', '.join(sorted(tokens))})"
+                raise ArgumentError(f"swaps.{column}", rule, symbol)
+    same = swaps.filter(pl.col("token_in") == pl.col("token_out"))
+    if not same.is_empty():
+        raise ArgumentError("swaps.token_out", "another token than token_in", same["token_out"][0])
+    return markets
+
+
+def check_credit(credit: pl.DataFrame, scenario: Scenario) -> str:
+    """The credit asset's address; every row of ``credit`` checked."""
+    if credit.is_empty():
+        return ""
+    if scenario.credit is None:
+        raise ValueError(f"credit: scenario {scenario.name!r} has no credit product")
+    actions = credit["action"]
+    bad = actions.filter(actions.is_null() | ~actions.cast(pl.String).is_in(CREDIT_ACTIONS))
+    if len(bad):
+        raise ArgumentError("credit.action", f"one of {', '.join(CREDIT_ACTIONS)}", bad[0])
+    rule = f"the index of a development account, 0 to {DEV_ACCOUNTS - 1}"
+    _integers(credit, "credit", "borrower", 0, DEV_ACCOUNTS - 1, rule)
+    _integers(credit, "credit", "amount", 1, None, "an integer >= 1 (smallest units)")
+    return scenario.credit.asset_address

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from toolkit.backtest import (
+from toolkit.flows import (
     CREDIT_FLOW_SCHEMA,
     SWAP_FLOW_SCHEMA,
     generate_credit_flow,

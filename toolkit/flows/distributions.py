@@ -28,6 +28,11 @@ __all__ = [
 ]
 
 
+def generator(seed: int) -> np.random.Generator:
+    """The one generator a flow draws everything from, in a fixed order: ``PCG64(seed)``."""
+    return np.random.Generator(np.random.PCG64(seed))
+
+
 def _positive_real(value: object, name: str, *, allow_zero: bool = False) -> float:
     if allow_zero:
         return number(value, name, minimum=0)
