@@ -53,6 +53,7 @@ from toolkit.codecs.events import EVENTS, decode_log
 from toolkit.collect.pool_events import POOL_TABLES, nft_transfer_row, pool_event_row
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
+from toolkit.errors import ChainError
 from toolkit.store import Store, polars_schema
 
 __all__ = ["CHAIN_EVENTS", "ChainCollector", "RpcFailure", "log_rows", "range_too_large"]
@@ -82,7 +83,7 @@ _TRANSFER = EVENTS["erc20.Transfer"].topic0
 _GET_BLOCK = RPCEndpoint("eth_getBlockByNumber")
 
 
-class RpcFailure(Exception):
+class RpcFailure(ChainError):
     """A JSON-RPC error answer: its ``code`` and ``message``."""
 
     def __init__(self, method: str, code: int | None, message: str) -> None:
