@@ -117,8 +117,13 @@ def create_app(
     app.state.service = service
     install_error_handlers(app)
     app.add_middleware(BodyDeadline)
+    first = 0  # ahead of FastAPI's own document routes: the service's are the ones asked for
     for module in (intents, liquidity, signature, events, credit, sim, rpc, swap):
-        app.include_router(module.router)
+        # The routes join the app's own table as they are (tags and prefix are already theirs)
+        # rather than through include_router, which keeps each router as a branch that FastAPI
+        # matches through again on every request (about half of the time of a /health answer).
+        app.router.routes[first:first] = module.router.routes
+        first += len(module.router.routes)
     _add_security_schemes(app, sorted(service.chains.ledgers))
     return app
 

@@ -1,8 +1,10 @@
 """The one kind of route the embedded service declares: a FastAPI route that serves directly.
 
-Each surface declares its operations once, on an :func:`surface_router` (a FastAPI
+Each surface declares its operations once, on a :func:`surface_router` (a FastAPI
 ``APIRouter``): path, summary, response model and the parameters :mod:`toolkit.server.docs`
-documents. Those same routes serve the requests, so the OpenAPI document is the served one.
+documents. ``create_app`` puts those same routes in the app's route table, so they serve the
+requests and FastAPI documents them: the served OpenAPI document is the routes that serve, and
+a method it does not list is a 405 naming the ones it does.
 
 The handlers take only the request and validate it themselves with :mod:`toolkit.resources`
 (one definition of each parameter, the spec's 400 wording), so FastAPI's per-request
@@ -25,6 +27,7 @@ from fastapi import APIRouter
 from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import request_response
 
 from toolkit.server.params import MAX_BODY_BYTES, read_limited, service_of
 
@@ -48,6 +51,12 @@ def unlocked(endpoint: EndpointT) -> EndpointT:
 
 class ServiceRoute(APIRoute):
     """A FastAPI route whose request handler is its endpoint (module docstring)."""
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(path, endpoint, **kwargs)
+        # Starlette's request wrapper rather than FastAPI's, which opens two exit stacks per
+        # request for dependencies with ``yield``: these routes have no dependencies.
+        self.app = request_response(self.get_route_handler())
 
     def get_route_handler(self) -> Callable[[Request], Any]:
         endpoint: Endpoint = self.endpoint
