@@ -19,9 +19,32 @@ import-linter contract in ``pyproject.toml``, checked by ``make test``):
 - ``toolkit.amm``: Uniswap V2/V3 math and pools, wei-exact.
 - ``toolkit.credit``: the credit product's rules and account figures, defined once.
 - ``toolkit.clock``, ``toolkit.arguments``: clocks; the one numeric argument check.
+- ``toolkit.errors``: the one exception tree, at the bottom: :class:`ToolkitError` and its
+  families :class:`InputError` (also a ``ValueError``), :class:`CapacityError`,
+  :class:`ChainError`, :class:`StorageError` and :class:`HttpError`, exported here. Every error
+  the toolkit raises on purpose is one of them, so ``except ToolkitError`` catches them all.
 
 One convention for what is public: a package's ``__init__`` ``__all__`` is its API. Module file
 names carry no underscore; a module's ``__all__`` lists what it offers its package.
 """
+
+from toolkit.errors import (
+    CapacityError,
+    ChainError,
+    HttpError,
+    InputError,
+    StorageError,
+    ToolkitError,
+)
+
+__all__ = [
+    "CapacityError",
+    "ChainError",
+    "HttpError",
+    "InputError",
+    "StorageError",
+    "ToolkitError",
+    "__version__",
+]
 
 __version__ = "0.1.0"

@@ -7,7 +7,8 @@ which is both a ``ValueError`` and a ``TypeError`` (as numpy's ``AxisError`` is 
 had the wrong type or the wrong size. ``bool`` is never a number (``True`` is an ``int`` in
 Python, never what a caller meant), and a float is always finite.
 
-Stdlib only, and it imports no other toolkit module: every layer may use it.
+Stdlib only, and it imports no other toolkit module but :mod:`toolkit.errors` (its
+:class:`~toolkit.errors.InputError` family): every layer may use it.
 
 >>> whole(3, "rounds", minimum=1)
 3
@@ -22,10 +23,12 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
+from toolkit.errors import InputError
+
 __all__ = ["ArgumentError", "fraction", "number", "whole"]
 
 
-class ArgumentError(ValueError, TypeError):
+class ArgumentError(InputError, TypeError):
     """A bad argument; the message is ``"<name>: must be <rule>, got <value>"``.
 
     ``name``, ``rule`` and ``value`` are kept, so a caller can say it its own way (the command
@@ -37,9 +40,13 @@ class ArgumentError(ValueError, TypeError):
     'an integer >= 1'
     """
 
+    field: str
+    rule: str
+
     def __init__(self, name: str, rule: str, value: object) -> None:
         super().__init__(f"{name}: must be {rule}, got {value!r}")
         self.name = name
+        self.field = name
         self.rule = rule
         self.value = value
 

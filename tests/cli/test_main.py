@@ -53,7 +53,8 @@ def test_unknown_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str])
 
 def test_help_loads_no_library_package() -> None:
     # Building the parser imports only toolkit.cli (and toolkit.arguments for the option
-    # types): no library package, so nothing of the I/O or data stack.
+    # types, with toolkit.errors, its stdlib-only root): no library package, so nothing of the
+    # I/O or data stack.
     code = (
         "import json, sys; from toolkit.cli import build_parser; build_parser(); "
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('toolkit') or m in "
@@ -67,4 +68,5 @@ def test_help_loads_no_library_package() -> None:
     assert [m for m in loaded if not m.startswith("toolkit.cli")] == [
         "toolkit",
         "toolkit.arguments",
+        "toolkit.errors",
     ]

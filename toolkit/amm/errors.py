@@ -21,12 +21,15 @@ toolkit.arguments.ArgumentError: liquidity: must be a uint128 (an integer in [0,
 from __future__ import annotations
 
 from toolkit.arguments import ArgumentError
+from toolkit.errors import ChainError
 
 __all__ = ["AmmError", "ArgumentError", "sint", "uint"]
 
 
-class AmmError(Exception):
+class AmmError(ChainError):
     """The contract reverted; the message is its reason string (or the failed condition).
+
+    A :class:`~toolkit.errors.ChainError`: the ported contract would revert on chain.
 
     >>> str(AmmError("UniswapV2: K"))
     'UniswapV2: K'

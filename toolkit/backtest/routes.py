@@ -411,7 +411,7 @@ class RouteLab:
         except NoCapacity:
             return None
         except BadRequest as exc:
-            if "amount" not in str(exc):
+            if exc.field != "amount":
                 raise
             return None
         return int(quote.preview.outputs[0].amount), int(quote.eta or 0)

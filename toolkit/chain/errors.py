@@ -5,11 +5,14 @@ Malformed values raise :class:`toolkit.codecs.errors.InvalidValue`, the codecs' 
 
 from __future__ import annotations
 
+from toolkit.errors import InputError
+
 __all__ = ["NotInRegistry"]
 
 
-class NotInRegistry(LookupError):
-    """A chain, token or contract the registry does not know.
+class NotInRegistry(InputError, LookupError):
+    """A chain, token or contract the registry does not know (an input error, and a
+    ``LookupError`` as before).
 
     Example:
         >>> str(NotInRegistry("chain 999"))

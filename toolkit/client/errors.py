@@ -8,6 +8,10 @@ present. Messages name the operation and the service's own words; they never car
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
+from toolkit.errors import CapacityError, HttpError
 from toolkit.resources import ErrorBody
 
 __all__ = [
@@ -21,8 +25,11 @@ __all__ = [
     "Unauthorized",
 ]
 
+#: A wire field path as the service names it: ``amount``, ``preview.inputs[0].amount``.
+_FIELD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_]*)*")
 
-class ServiceError(Exception):
+
+class ServiceError(HttpError):
     """A request the service refused, failed, or never answered.
 
     >>> err = ServiceError("rfq", 418, ErrorBody(error="teapot"))
@@ -54,7 +61,25 @@ class ServiceError(Exception):
 
 
 class BadRequest(ServiceError):
-    """400: the request is malformed or the route is not onboarded; never retried."""
+    """400: the request is malformed or the route is not onboarded; never retried.
+
+    ``field`` is the wire field the service names (the interface words a 400 as
+    ``"<field>: <rule>"``), read once here so callers branch on it, not on the message;
+    ``None`` when the body names none.
+
+    >>> BadRequest("rfq", 400, ErrorBody(error="amount: 5 is below the minimum")).field
+    'amount'
+    >>> BadRequest("rfq", 400, ErrorBody(error="no route for USDC")).field is None
+    True
+    """
+
+    @property
+    def field(self) -> str | None:
+        """The wire field the 400 names, or ``None``."""
+        if self.body is None:
+            return None
+        head, sep, _ = self.body.error.partition(": ")
+        return head if sep and _FIELD.fullmatch(head) else None
 
 
 class Unauthorized(ServiceError):
@@ -65,7 +90,7 @@ class NotFound(ServiceError):
     """404 outside the RFQ: the route or resource is not configured."""
 
 
-class NoCapacity(NotFound):
+class NoCapacity(NotFound, CapacityError):
     """404 from the RFQ: the route exists but no pool can serve it now (a capacity answer).
 
     Reservations lapse after 15 s, so the client retries it after a backoff within its budget.

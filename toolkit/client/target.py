@@ -41,6 +41,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from toolkit.errors import InputError
 from toolkit.scenario.secret import Secret
 from toolkit.urls import shown_url
 
@@ -78,7 +79,7 @@ HOW_TO_CHOOSE: Final = (
 )
 
 
-class TargetError(ValueError):
+class TargetError(InputError):
     """A target configuration that is invalid or lacks a surface; the message names the
     variable (or field) and the rule."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from toolkit.errors import InputError
+
 __all__ = ["Caip2Error", "format", "parse"]
 
 NAMESPACE: Final = "eip155"
@@ -13,8 +15,11 @@ _MAX_DIGITS: Final = 32
 _NAMESPACE_RE: Final = re.compile(r"[-a-z0-9]{3,8}")
 
 
-class Caip2Error(ValueError):
+class Caip2Error(InputError):
     """A malformed CAIP-2 chain id; ``field`` names the input, ``rule`` the broken rule."""
+
+    field: str
+    rule: str
 
     def __init__(self, field: str, rule: str) -> None:
         super().__init__(f"{field}: {rule}")

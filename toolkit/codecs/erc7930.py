@@ -17,6 +17,8 @@ from typing import Final
 
 from eth_utils import keccak, to_checksum_address
 
+from toolkit.errors import InputError
+
 __all__ = [
     "CHAIN_TYPES",
     "Erc7930Error",
@@ -49,8 +51,11 @@ _B58_ALPHABET: Final = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwx
 _B58_INDEX: Final = {c: i for i, c in enumerate(_B58_ALPHABET)}
 
 
-class Erc7930Error(ValueError):
+class Erc7930Error(InputError):
     """A malformed interoperable address; ``field`` names the part, ``rule`` the broken rule."""
+
+    field: str
+    rule: str
 
     def __init__(self, field: str, rule: str) -> None:
         super().__init__(f"{field}: {rule}")

@@ -52,6 +52,7 @@ from toolkit.codecs.events import EVENTS, decode_log
 from toolkit.collect.pool_events import POOL_TABLES, nft_transfer_row, pool_event_row
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
+from toolkit.errors import ChainError
 from toolkit.store import Store, polars_schema
 from toolkit.urls import shown_url
 
@@ -82,7 +83,7 @@ _TRANSFER = EVENTS["erc20.Transfer"].topic0
 _GET_BLOCK = RPCEndpoint("eth_getBlockByNumber")
 
 
-class RpcFailure(Exception):
+class RpcFailure(ChainError):
     """A JSON-RPC error answer: its ``code`` and ``message``."""
 
     def __init__(self, method: str, code: int | None, message: str) -> None:

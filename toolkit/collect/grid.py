@@ -14,6 +14,7 @@ from typing import Any, get_args
 
 from toolkit.arguments import whole
 from toolkit.client import BadRequest, NotFound, ServiceClient
+from toolkit.errors import InputError
 from toolkit.resources import FeeTier
 from toolkit.resources.types import QuoteType
 
@@ -67,9 +68,11 @@ class GridPoint:
             whole(getattr(self, name), f"grid.{name}", minimum=1)
         for name in ("token", "src_token", "dst_token"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
-                raise ValueError(f"grid.{name}: must be a non-empty string")
+                rule = "must be a non-empty string"
+                raise InputError(f"grid.{name}: {rule}", field=f"grid.{name}", rule=rule)
         if self.quote_type not in QUOTE_TYPES:
-            raise ValueError(f"grid.quote_type: must be one of {', '.join(QUOTE_TYPES)}")
+            rule = f"must be one of {', '.join(QUOTE_TYPES)}"
+            raise InputError(f"grid.quote_type: {rule}", field="grid.quote_type", rule=rule)
 
     def to_json(self) -> dict[str, Any]:
         """JSON form for the run's parameters (the amount as a string: it may exceed 2**53)."""
@@ -95,9 +98,9 @@ class GridPoint:
             )
         except KeyError as exc:
             raise ValueError(f"grid.{exc.args[0]}: is required") from None
-        except (TypeError, ValueError) as exc:
-            if str(exc).startswith("grid."):
-                raise
+        except InputError:
+            raise  # a field of the point breaks its rule, and the error names it
+        except (TypeError, ValueError):
             raise ValueError("grid.amount: must be an integer") from None
 
 

@@ -29,6 +29,7 @@ from toolkit.client import ServiceClient, ServiceError, Unauthorized
 from toolkit.collect.prices import record_scenario
 from toolkit.collect.rows import utc
 from toolkit.collect.writer import BatchWriter
+from toolkit.errors import ToolkitError
 from toolkit.progress import progress_bar
 from toolkit.scenario import Scenario
 from toolkit.store import Recording, Store
@@ -43,13 +44,18 @@ __all__ = [
 ]
 
 
-class CollectionFailed(RuntimeError):
+class CollectionFailed(ToolkitError, RuntimeError):
     """Every request of a run failed: the run is recorded ``failed``; the message is the
     first error, and ``__cause__`` the error raised, when the run stopped on one."""
 
 
 class _Unanswered(Exception):
-    """Raised inside the recording when nothing answered, so the run is recorded ``failed``."""
+    """Raised inside the recording when nothing answered, so the run is recorded ``failed``;
+    ``error`` is the request error that stopped the run, if one did."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        super().__init__()
+        self.error = error
 
 
 _BY_RUN = (
@@ -250,8 +256,7 @@ class BaseCollector:
                 if self._answered == 0 and self._first_error is not None:
                     raise _Unanswered()
         except _Unanswered as stop:
-            cause = stop.args[0] if stop.args else None
-            raise CollectionFailed(self._first_error) from cause
+            raise CollectionFailed(self._first_error) from stop.error
         except KeyboardInterrupt:
             if run is None:  # interrupted before the run was recorded: nothing to return
                 raise

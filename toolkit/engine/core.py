@@ -71,11 +71,11 @@ class ReservationCore:
 
     def __init__(self, scenario: Scenario, *, seed: int = 0, max_events: int | None = None) -> None:
         if not isinstance(scenario, Scenario):
-            raise InvalidArgument("scenario: must be a toolkit.scenario.Scenario")
+            raise InvalidArgument("scenario", "must be a toolkit.scenario.Scenario")
         if type(seed) is not int or seed < 0:
-            raise InvalidArgument("seed: must be a non-negative integer")
+            raise InvalidArgument("seed", "must be a non-negative integer")
         if max_events is not None and (type(max_events) is not int or max_events < 0):
-            raise InvalidArgument("max_events: must be None or a non-negative integer")
+            raise InvalidArgument("max_events", "must be None or a non-negative integer")
         self._scenario = scenario
         self._clock = -_INF
         # The expiry schedule (see the module docstring).
@@ -112,10 +112,10 @@ class ReservationCore:
 
     def _bad_now(self, now: object) -> InvalidArgument:
         if isinstance(now, bool) or not isinstance(now, int | float):
-            return InvalidArgument("now: must be a number of seconds")
+            return InvalidArgument("now", "must be a number of seconds")
         if now != now or now == _INF:
-            return InvalidArgument("now: must be a finite number of seconds")
-        return InvalidArgument(f"now: {now} is earlier than the engine's clock {self._clock}")
+            return InvalidArgument("now", "must be a finite number of seconds")
+        return InvalidArgument("now", f"{now} is earlier than the engine's clock {self._clock}")
 
     def _expire(self, now: float) -> None:
         heap = self._heap
@@ -244,7 +244,7 @@ class ReservationCore:
                 now_ok = False
             if not now_ok:
                 raise self._bad_now(now)
-            raise InvalidArgument("lifetime: must be a positive finite number of seconds")
+            raise InvalidArgument("lifetime", "must be a positive finite number of seconds")
         self._clock = now
         heap = self._heap
         if heap and heap[0][0] <= now:
@@ -253,9 +253,9 @@ class ReservationCore:
             self._trim()
         pool = self._pools.get(pool_id)
         if pool is None:
-            raise InvalidArgument(f"pool_id: no pool {pool_id!r}")
+            raise InvalidArgument("pool_id", f"no pool {pool_id!r}")
         if type(amount) is not int or amount <= 0:
-            raise InvalidArgument("amount: must be a positive integer")
+            raise InvalidArgument("amount", "must be a positive integer")
         reserved = pool.reserved
         if pool.balance - reserved - pool.outstanding < amount:
             return None
@@ -303,7 +303,7 @@ class ReservationCore:
         """Remove and return a live reservation of ``kind``; its heap entry goes stale."""
         res = self._reservations.get(key) if isinstance(key, str) else None
         if res is None or res[KIND] != kind:
-            raise UnknownReservation(f"{field}: no live {kind} reservation {key!r}")
+            raise UnknownReservation(field, f"no live {kind} reservation {key!r}")
         del self._reservations[key]
         res[LIVE] = False
         return res
@@ -321,7 +321,7 @@ class ReservationCore:
         self._tick(now)
         pool = self._pools.get(pool_id) if isinstance(pool_id, str) else None
         if pool is None:
-            raise InvalidArgument(f"pool_id: no pool {pool_id!r}")
+            raise InvalidArgument("pool_id", f"no pool {pool_id!r}")
         return pool.state()
 
     def pools(self, now: float) -> list[PoolState]:
@@ -355,11 +355,12 @@ class ReservationCore:
         [(1, 'created', 5)]
         """
         if type(event_id) is not int or event_id < 0:
-            raise InvalidArgument("event_id: must be a non-negative integer")
+            raise InvalidArgument("event_id", "must be a non-negative integer")
         if event_id < self._log_base:
             raise EventsTruncated(
-                f"event_id: events up to {self._log_base} were dropped (max_events="
-                f"{self._max_events}); resume from {self._log_base}"
+                "event_id",
+                f"events up to {self._log_base} were dropped (max_events="
+                f"{self._max_events}); resume from {self._log_base}",
             )
         log = self._log
         start = (event_id - self._log_base) * _W

@@ -117,13 +117,13 @@ class Engine(QuoteBook):
         False
         """
         if not isinstance(order_id, str) or not order_id:
-            raise InvalidArgument("order_id: must be a non-empty string")
+            raise InvalidArgument("order_id", "must be a non-empty string")
         self._tick(now)
         res = self._reservations.get(quote_id) if isinstance(quote_id, str) else None
         if res is None or res[KIND] != _QUOTE:
             return False
         if order_id in self._reservations or order_id in self._outstanding:
-            raise InvalidArgument(f"order_id: {order_id} already holds a reservation or a fill")
+            raise InvalidArgument("order_id", f"{order_id} already holds a reservation or a fill")
         del self._reservations[quote_id]
         res[LIVE] = False
         pool = res[POOL]
@@ -153,12 +153,12 @@ class Engine(QuoteBook):
         Fill(order_id='0x01', pool='8453:USDC:usdc', amount=1000000000, earned=0, reserved=True)
         """
         if not isinstance(order_id, str) or not order_id:
-            raise InvalidArgument("order_id: must be a non-empty string")
+            raise InvalidArgument("order_id", "must be a non-empty string")
         if terms is not None and not isinstance(terms, OrderTerms):
-            raise InvalidArgument("terms: must be an OrderTerms")
+            raise InvalidArgument("terms", "must be an OrderTerms")
         self._tick(now)
         if order_id in self._outstanding:
-            raise FillRejected(f"order_id: {order_id} is already filled")
+            raise FillRejected("order_id", f"{order_id} is already filled")
         res = self._reservations.get(order_id)
         if res is None or res[KIND] != _ORDER:
             return self._fill_direct(order_id, now, terms)
@@ -197,8 +197,9 @@ class Engine(QuoteBook):
     def _fill_direct(self, order_id: str, now: float, terms: OrderTerms | None) -> Fill:
         if terms is None:
             raise FillRejected(
-                f"order_id: {order_id} holds no live reservation; give its terms to fill it "
-                "from available liquidity"
+                "order_id",
+                f"{order_id} holds no live reservation; give its terms to fill it "
+                "from available liquidity",
             )
         for name in ("src_chain", "dst_chain", "input_amount", "output_amount"):
             value = getattr(terms, name)
@@ -248,7 +249,7 @@ class Engine(QuoteBook):
         self._tick(now)
         debt = self._outstanding.pop(key, None) if isinstance(key, str) else None
         if debt is None:
-            raise UnknownReservation(f"key: nothing outstanding under {key!r}")
+            raise UnknownReservation("key", f"nothing outstanding under {key!r}")
         pool, amount, earned = debt
         pool.outstanding -= amount
         pool.balance += earned

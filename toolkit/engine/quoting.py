@@ -19,7 +19,7 @@ from toolkit.engine.events import CREATED, FEE
 from toolkit.engine.pricing import BPS, exact_input, exact_output, premium_bps, tier_fee_bps
 from toolkit.engine.results import EXACT_INPUT, EXACT_OUTPUT, ReservedQuote
 from toolkit.engine.state import PoolSlot, RouteSlot, group_marker
-from toolkit.scenario import FeeTier, Scenario, check_tiers
+from toolkit.scenario import FeeTier, Scenario, ScenarioError, check_tiers
 
 __all__ = ["QuoteBook"]
 
@@ -75,22 +75,24 @@ class QuoteBook(ReservationCore):
             route = self._resolve(src_chain, dst_chain, token)
         if src_token is not None and src_token != route.src_token:
             if not isinstance(src_token, str):
-                raise InvalidArgument("src_token: must be a token address")
+                raise InvalidArgument("src_token", "must be a token address")
             if src_token.lower() != route.src_token.lower():
-                raise NoRoute(f"src_token: {src_token} is not {route.symbol} on chain {src_chain}")
+                raise NoRoute(
+                    "src_token", f"{src_token} is not {route.symbol} on chain {src_chain}"
+                )
         return route
 
     def _resolve(self, src_chain: int, dst_chain: int, token: str) -> RouteSlot:
         """The route for any spelling of the token address, or the error that says why not."""
         if not isinstance(token, str):
-            raise InvalidArgument("token: must be a token address")
+            raise InvalidArgument("token", "must be a token address")
         if type(dst_chain) is not int:
-            raise InvalidArgument("dst_chain: must be an integer chain id")
+            raise InvalidArgument("dst_chain", "must be an integer chain id")
         if type(src_chain) is not int:
-            raise InvalidArgument("src_chain: must be an integer chain id")
+            raise InvalidArgument("src_chain", "must be an integer chain id")
         symbol = self._symbols.get((dst_chain, token.lower()))
         if symbol is None:
-            raise NoRoute(f"token: {token} is not an onboarded token on chain {dst_chain}")
+            raise NoRoute("token", f"{token} is not an onboarded token on chain {dst_chain}")
         route = self._routes.get((src_chain, dst_chain, symbol))
         if route is None:
             raise NoRoute(f"no route from chain {src_chain} to chain {dst_chain} for {symbol}")
@@ -103,7 +105,7 @@ class QuoteBook(ReservationCore):
         tier = tier_fee_bps(route.tiers, amount)
         if tier is None:
             low, high = route.tiers[0][0], route.tiers[-1][1]
-            raise NoRoute(f"amount: {amount} is outside the route's limits [{low}, {high}]")
+            raise NoRoute("amount", f"{amount} is outside the route's limits [{low}, {high}]")
         fee_bps = tier
         used = pool.reserved + pool.outstanding + amount
         # Skip the call below the kink, where the premium is 0 (most quotes).
@@ -112,7 +114,7 @@ class QuoteBook(ReservationCore):
         if kind == EXACT_INPUT:
             input_amount, output, fee = exact_input(amount, fee_bps, route.fill_cost)
             if output <= 0:
-                raise NoRoute(f"amount: {amount} does not cover the fee and the fill cost")
+                raise NoRoute("amount", f"{amount} does not cover the fee and the fill cost")
         else:
             input_amount, output, fee = exact_output(amount, fee_bps, route.fill_cost)
         return input_amount, output, fee_bps, fee
@@ -130,11 +132,11 @@ class QuoteBook(ReservationCore):
         if pool_address is None:
             return best
         if not isinstance(pool_address, str):
-            raise InvalidArgument("pool: must be a pool address")
+            raise InvalidArgument("pool", "must be a pool address")
         for pool in pools:
             if pool.address.lower() == pool_address.lower():
                 return pool
-        raise NoRoute(f"pool: no {route.symbol} pool at {pool_address} on chain {route.dst}")
+        raise NoRoute("pool", f"no {route.symbol} pool at {pool_address} on chain {route.dst}")
 
     def _quote(
         self,
@@ -167,9 +169,9 @@ class QuoteBook(ReservationCore):
             self._trim()
         route = self._route(src_chain, dst_chain, token, src_token)
         if type(amount) is not int or amount <= 0:
-            raise InvalidArgument("amount: must be a positive integer")
+            raise InvalidArgument("amount", "must be a positive integer")
         if kind != EXACT_INPUT and kind != EXACT_OUTPUT:
-            raise InvalidArgument(f"kind: must be one of {', '.join(_KINDS)}")
+            raise InvalidArgument("kind", f"must be one of {', '.join(_KINDS)}")
         if hold is None:
             # validUntil is a whole second and the reservation ends exactly then (the spec:
             # "after which the quote and its reservation expire"). Rounding to the nearest second,
@@ -183,7 +185,7 @@ class QuoteBook(ReservationCore):
             except TypeError:
                 ok = False
             if not ok:
-                raise InvalidArgument("hold: must be a positive finite number of seconds")
+                raise InvalidArgument("hold", "must be a positive finite number of seconds")
             expires = now + hold
             valid_until = floor(expires)
         pool = self._pick(route, pool_address)
@@ -274,10 +276,10 @@ class QuoteBook(ReservationCore):
             tiers = tuple(tiers)
         try:
             check_tiers(tiers, "fee_tiers")
-        except ValueError as exc:
-            raise InvalidArgument(str(exc)) from None
+        except ScenarioError as exc:
+            raise InvalidArgument(exc.path, exc.rule) from None
         if max(t.fee_bps for t in tiers) + self._premium_max >= BPS:
-            raise InvalidArgument("fee_tiers: fee plus maximum premium must be below 10000")
+            raise InvalidArgument("fee_tiers", "fee plus maximum premium must be below 10000")
         self._tick(now)
         route.tiers = _tier_tuples(tiers)
         self._log_event(now, FEE, f"{src_chain}:{dst_chain}:{symbol}", None, 0, tiers)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit.errors import StorageError
+
 __all__ = ["ReportError", "ReportResult"]
 
 
-class ReportError(Exception):
+class ReportError(StorageError):
     """The report cannot be written; the message names the path and what is missing.
 
     >>> str(ReportError("no collection runs in data/toolkit.duckdb"))

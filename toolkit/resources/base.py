@@ -7,10 +7,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+from toolkit.errors import InputError
+
 __all__ = ["Query", "Resource", "RuleError"]
 
 
-class RuleError(ValueError):
+class RuleError(InputError):
     """A rule broken by a sub-field, raised from a model validator.
 
     ``path`` is appended to the location of the model, so the report names the sub-field

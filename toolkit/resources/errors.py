@@ -10,6 +10,7 @@ from typing import Any, NamedTuple, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
+from toolkit.errors import InputError
 from toolkit.resources.base import RuleError
 
 __all__ = ["FieldError", "InvalidInput", "field_errors", "parse", "parse_query", "parse_value"]
@@ -24,12 +25,15 @@ class FieldError(NamedTuple):
     rule: str
 
 
-class InvalidInput(ValueError):
+class InvalidInput(InputError):
     """Malformed input. The message is ``"<field>: <rule>"`` for the first problem found.
 
     >>> str(InvalidInput("amount", "must be a string of digits"))
     'amount: must be a string of digits'
     """
+
+    field: str
+    rule: str
 
     def __init__(self, field: str, rule: str, errors: tuple[FieldError, ...] = ()) -> None:
         super().__init__(f"{field}: {rule}")

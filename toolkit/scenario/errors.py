@@ -5,20 +5,25 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from toolkit.errors import InputError
 from toolkit.resources.declared import config_errors
 
 __all__ = ["ScenarioError", "scenario_error"]
 
 
-class ScenarioError(ValueError):
+class ScenarioError(InputError):
     """A scenario breaks a rule; ``path`` is the TOML key path (``pools[3].balance``).
 
     >>> str(ScenarioError("pools[3].balance", "must be a positive integer"))
     'pools[3].balance: must be a positive integer'
     """
 
+    field: str
+    rule: str
+
     def __init__(self, path: str, rule: str, source: str | None = None) -> None:
         self.path = path
+        self.field = path
         self.rule = rule
         self.source = source
         prefix = f"{source}: " if source else ""

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
-from fastapi import APIRouter, FastAPI
-from fastapi.routing import APIRoute
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
+from fastapi import FastAPI
 
 from toolkit.clock import WALL, Clock
 from toolkit.scenario import Scenario, load_scenario
@@ -20,7 +16,6 @@ from toolkit.server import credit, events, intents, liquidity, rpc, signature, s
 from toolkit.server.connections import BodyDeadline
 from toolkit.server.docs import SECURITY_SCHEMES, complete
 from toolkit.server.errors import install_error_handlers
-from toolkit.server.params import MAX_BODY_BYTES, read_limited
 from toolkit.server.service import Service
 
 __all__ = ["create_app"]
@@ -31,8 +26,6 @@ __all__ = ["create_app"]
 #: recursive pairing code, so :func:`create_app` puts the interpreter's default back.
 _PY_ECC_RECURSION_LIMIT: Final = 100_000
 _DEFAULT_RECURSION_LIMIT: Final = 1000
-
-Endpoint = Callable[[Request], Awaitable[Response]]
 
 _DESCRIPTION: Final = """\
 The embedded intent liquidity service: the partner-intents and liquidity surfaces of the
@@ -124,50 +117,15 @@ def create_app(
     app.state.service = service
     install_error_handlers(app)
     app.add_middleware(BodyDeadline)
-    modules = (intents, liquidity, signature, events, credit, sim, rpc, swap)
-    for module in modules:
-        app.include_router(module.router)
-    _dispatch_directly(app, [m.router for m in modules], service)
+    first = 0  # ahead of FastAPI's own document routes: the service's are the ones asked for
+    for module in (intents, liquidity, signature, events, credit, sim, rpc, swap):
+        # The routes join the app's own table as they are (tags and prefix are already theirs)
+        # rather than through include_router, which keeps each router as a branch that FastAPI
+        # matches through again on every request (about half of the time of a /health answer).
+        app.router.routes[first:first] = module.router.routes
+        first += len(module.router.routes)
     _add_security_schemes(app, sorted(service.chains.ledgers))
     return app
-
-
-def _dispatch_directly(app: FastAPI, routers: list[APIRouter], service: Service) -> None:
-    """Serve every operation through a plain Starlette route placed ahead of its FastAPI route.
-
-    The FastAPI routes declare the operations (paths, parameters, response models) for the
-    OpenAPI document. The handlers take only the request and validate it themselves with
-    :mod:`toolkit.resources`, so FastAPI's per-request dependency solving (which among other
-    things parses every query string a second time) would be pure overhead: it is half the
-    app's time on an RFQ. Starlette matches routes in order, so the plain routes answer.
-
-    Each handler but ``/health``, ``/rpc`` (which locks per method in its worker thread) and
-    the swap route (which searches in a worker thread holding the lock) runs holding the
-    service's lock, its body read first (a slow client never holds it).
-    """
-    free = {rpc.rpc, liquidity.health, swap.route}
-    direct = [
-        Route(
-            route.path,
-            route.endpoint if route.endpoint in free else _locked(route.endpoint, service),
-            methods=sorted(route.methods or ()),
-            name=route.name,
-        )
-        for router in routers
-        for route in router.routes
-        if isinstance(route, APIRoute)
-    ]
-    app.router.routes[:0] = direct
-
-
-def _locked(endpoint: Endpoint, service: Service) -> Endpoint:
-    async def locked(request: Request) -> Response:
-        if request.method in ("POST", "PUT", "PATCH"):
-            await read_limited(request, MAX_BODY_BYTES)
-        async with service.lock.hold():
-            return await endpoint(request)
-
-    return locked
 
 
 def _add_security_schemes(app: FastAPI, chains: list[int]) -> None:

@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from toolkit.codecs.errors import InvalidValue
+from toolkit.errors import HttpError
 from toolkit.resources import InvalidInput
 
 __all__ = ["ApiError", "error_response", "install_error_handlers"]
@@ -37,7 +38,7 @@ _STATUS_TEXT: Final = {
 }
 
 
-class ApiError(Exception):
+class ApiError(HttpError):
     """An answer other than 200: status code, the ``error`` text and optional ``debug`` text.
 
     >>> err = ApiError(404, "no capacity", debug="pool 8453:USDC:usdc")

@@ -38,7 +38,6 @@ import json
 from collections.abc import AsyncIterator, Iterable
 from typing import Any, Final
 
-from fastapi import APIRouter
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response
@@ -48,11 +47,12 @@ from toolkit.engine.events import FEE as FEE_KIND
 from toolkit.server.docs import ERROR_RESPONSES, operation
 from toolkit.server.errors import ApiError
 from toolkit.server.params import check_protocol, require_key, service_of
+from toolkit.server.routing import surface_router
 from toolkit.server.service import Service
 
 __all__ = ["REASONS", "fee_payload", "liquidity_payload", "router", "snapshot"]
 
-router = APIRouter(tags=["liquidity"])
+router = surface_router(tags=["liquidity"])
 
 LIQUIDITY: Final = "liquidity"
 FEE: Final = "fee"

@@ -15,7 +15,6 @@ import math
 from functools import lru_cache
 from typing import Any
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -26,10 +25,11 @@ from toolkit.resources import FAILURE_HANDLING, PROVIDER, Quote, RfqQuery, RfqRe
 from toolkit.server.docs import ERROR_RESPONSES, operation
 from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, read_body, read_query, require_key, service_of
+from toolkit.server.routing import surface_router
 
 __all__ = ["engine_error", "interop", "router"]
 
-router = APIRouter(tags=["partner-intents"])
+router = surface_router(tags=["partner-intents"])
 
 # Engine messages name arguments in snake_case; clients know the wire names.
 _WIRE_NAMES = {
@@ -43,18 +43,19 @@ _WIRE_NAMES = {
 
 
 def engine_error(exc: EngineError, field: str) -> ApiError:
-    """The HTTP answer to an engine error; ``field`` is named when the message names none.
+    """The HTTP answer to an engine error: the argument it names (by its wire name) and the
+    rule, or ``field`` and the message when it names none.
 
-    >>> from toolkit.engine import CapacityExhausted
+    >>> from toolkit.engine import CapacityExhausted, InvalidArgument
     >>> engine_error(CapacityExhausted("no pool can serve it"), "amount").error
     'amount: no pool can serve it'
+    >>> engine_error(InvalidArgument("quote_id", "no live quote reservation 'q1'"), "x").error
+    "quoteId: no live quote reservation 'q1'"
     """
-    message = str(exc)
-    head, sep, rest = message.partition(": ")
-    if sep and head.isidentifier():
-        message = f"{_WIRE_NAMES.get(head, head)}: {rest}"
+    if exc.field is not None and exc.rule is not None:
+        message = f"{_WIRE_NAMES.get(exc.field, exc.field)}: {exc.rule}"
     else:
-        message = f"{field}: {message}"
+        message = f"{field}: {exc}"
     status = exc.status if exc.status in (400, 404, 409, 410) else 500
     return ApiError(status, message)
 
@@ -166,7 +167,7 @@ async def transaction(request: Request) -> Response:
         try:
             converted = service.engine.convert(quote.quote_id, built.order_id, now)
         except EngineError as exc:
-            if str(exc).startswith("order_id:"):
+            if exc.field == "order_id":
                 # Our own nonces never repeat, so the same orderId twice means the caller
                 # overrode order.nonce with one already used for the same order terms.
                 raise ApiError(

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -51,11 +50,12 @@ from toolkit.server.params import (
     require_key,
     service_of,
 )
+from toolkit.server.routing import surface_router, unlocked
 from toolkit.server.service import Service
 
 __all__ = ["REPAYMENT_CHAINS", "router"]
 
-router = APIRouter(tags=["liquidity"])
+router = surface_router(tags=["liquidity"])
 
 #: Chains the vendor schema allows as ``repaymentChain``; the last one is the default hub.
 REPAYMENT_CHAINS: Final = (1, 42161)
@@ -87,6 +87,7 @@ def _token(service: Service, chain_id: int, text: str, field: str) -> Token | No
     summary="Service health check",
     response_model=Health,
 )
+@unlocked
 async def health(request: Request) -> Response:
     return Response(_HEALTH, media_type="application/json")
 

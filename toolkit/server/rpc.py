@@ -21,17 +21,17 @@ import re
 from typing import Final
 
 import anyio.to_thread
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.server.errors import ApiError
 from toolkit.server.params import read_limited, service_of
+from toolkit.server.routing import surface_router, unlocked
 from toolkit.world.chain.rpc import INVALID_REQUEST
 
 __all__ = ["MAX_RPC_BODY_BYTES", "router"]
 
-router = APIRouter(tags=["simulation"])
+router = surface_router(tags=["simulation"])
 
 #: Methods whose single call costs well under a millisecond (reads of one value, a contract
 #: call, a transaction's submission or receipt): answered on the event loop when nothing holds
@@ -127,6 +127,7 @@ _RESPONSE = {
         }
     },
 )
+@unlocked
 async def rpc(request: Request) -> Response:
     service = service_of(request)
     text = request.path_params["chainId"]

@@ -22,7 +22,6 @@ import json
 import math
 from collections.abc import AsyncIterator
 
-from fastapi import APIRouter
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response
@@ -42,10 +41,11 @@ from toolkit.server.params import (
     require_key,
     service_of,
 )
+from toolkit.server.routing import surface_router
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["liquidity"])
+router = surface_router(tags=["liquidity"])
 
 _BORROW = "borrow"
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -32,12 +31,13 @@ from toolkit.resources import Hash32, parse_value
 from toolkit.server.docs import ERROR_RESPONSES, operation
 from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, service_of
+from toolkit.server.routing import surface_router
 from toolkit.server.service import Service
 from toolkit.world import OrderState, WorldError
 
 __all__ = ["order_wire", "router"]
 
-router = APIRouter(prefix="/sim", tags=["simulation"])
+router = surface_router(prefix="/sim", tags=["simulation"])
 
 
 def _order_id(text: str) -> str:

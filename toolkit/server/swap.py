@@ -28,7 +28,6 @@ import secrets
 from typing import Any, Final
 
 import anyio.to_thread
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -37,11 +36,12 @@ from toolkit.resources.error_bodies import SwapErrorBody
 from toolkit.resources.swap import RouteQuery, RouteResult
 from toolkit.server.docs import operation
 from toolkit.server.params import json_response, service_of
+from toolkit.server.routing import surface_router, unlocked
 from toolkit.world.swap import NoSwapRoute, find_route
 
 __all__ = ["NETWORKS", "router"]
 
-router = APIRouter(tags=["swap"])
+router = surface_router(tags=["swap"])
 _log = logging.getLogger(__name__)
 
 #: The swap API's networks and their chain ids.
@@ -132,6 +132,7 @@ def _integer(request: Request, name: str, low: int, high: int, default: int | No
         "security": [{"SwapBasic": []}],
     },
 )
+@unlocked
 async def route(request: Request) -> Response:
     request_id = "0x" + secrets.token_hex(16)
     try:

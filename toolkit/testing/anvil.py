@@ -25,13 +25,15 @@ from pathlib import Path
 
 import httpx
 
+from toolkit.errors import ChainError
+
 __all__ = ["Anvil", "AnvilUnavailable", "anvil", "find_anvil", "start_anvil"]
 
 #: Where ``make node`` puts the binary, relative to the repository root.
 NPM_BIN = Path("tests/node/node_modules/.bin/anvil")
 
 
-class AnvilUnavailable(RuntimeError):
+class AnvilUnavailable(ChainError, RuntimeError):
     """No anvil binary was found, or it did not answer JSON-RPC in time."""
 
 

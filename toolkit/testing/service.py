@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.arguments import whole
 from toolkit.clock import VirtualClock
+from toolkit.errors import ChainError
 
 if TYPE_CHECKING:
     import httpx
@@ -24,10 +25,11 @@ if TYPE_CHECKING:
 __all__ = ["Harness", "RpcFailure", "embedded_service"]
 
 
-class RpcFailure(AssertionError):
+class RpcFailure(ChainError, AssertionError):
     """A JSON-RPC error answered to :meth:`Harness.rpc`: ``code``, ``message`` and ``data``."""
 
     def __init__(self, method: str, chain_id: int, error: dict[str, Any]) -> None:
+        self.chain_id = chain_id
         self.code: int = error.get("code", 0)
         self.message: str = error.get("message", "")
         self.data: Any = error.get("data")

@@ -6,6 +6,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from toolkit.engine import Fill, OrderTerms
+from toolkit.errors import ChainError
 
 __all__ = [
     "EscrowOrder",
@@ -17,7 +18,7 @@ __all__ = [
 ]
 
 
-class WorldError(Exception):
+class WorldError(ChainError):
     """A request the simulated world refuses (unknown order, wrong contract, wrong time)."""
 
 

@@ -53,6 +53,7 @@ from toolkit.arguments import ArgumentError
 from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.registry import default_registry
 from toolkit.codecs import universal_router as ur
+from toolkit.errors import CapacityError
 from toolkit.world.chain import gas
 from toolkit.world.chain.amm import UniversalRouter, V2PairContract, V3PoolContract, router_gas
 from toolkit.world.chain.contracts import ERC20, Execution, Revert
@@ -78,7 +79,7 @@ DEADLINE_SECONDS: Final = 1200
 MIN_VALUE_SHARE: Final = Decimal("0.01")
 
 
-class NoSwapRoute(Exception):
+class NoSwapRoute(CapacityError):
     """No route: no path connects the tokens, or the pools cannot absorb the amount."""
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from toolkit.arguments import whole
 from toolkit.credit import DEFAULT_RULES, AccountFigures, ProductRules, figures
+from toolkit.errors import HttpError
 from toolkit.models.cards.settings import Latencies, Samples
 
 __all__ = ["BackendError", "CardBackend", "DrawCall", "Position", "SimulatedBackend", "Timed"]
@@ -55,7 +56,7 @@ class Timed(NamedTuple, Generic[T]):
     seconds: float
 
 
-class BackendError(Exception):
+class BackendError(HttpError):
     """A step that answered an error after ``seconds``."""
 
     def __init__(self, step: str, seconds: float, message: str = "error") -> None:

@@ -46,8 +46,6 @@ They share :mod:`.book` (the credit contracts a request addresses, its path para
 responses), :mod:`.wire` (figures and call lists on the wire) and :mod:`.strategies`.
 """
 
-from fastapi import APIRouter
-
 from toolkit.server.credit import debt, earn, lock, reads, topup
 from toolkit.server.credit.book import CREDIT_ASSETS
 from toolkit.server.credit.debt import draw_v1, draw_v2, hot_call, repay_v1, repay_v2
@@ -74,6 +72,7 @@ from toolkit.server.credit.topup import (
     update_v2,
 )
 from toolkit.server.credit.wire import info_wire
+from toolkit.server.routing import surface_router
 
 __all__ = [
     "CREDIT_ASSETS",
@@ -112,7 +111,7 @@ __all__ = [
 ]
 
 #: Every credit operation, in the order served. The modules' routes are taken as they are rather
-#: than through ``include_router``, which keeps an included router as a branch: ``create_app``
-#: serves each :class:`~fastapi.routing.APIRoute` of this router directly.
-router = APIRouter(tags=["credit"])
+#: than through ``include_router``, which would keep each included router as one more branch to
+#: match through.
+router = surface_router(tags=["credit"])
 router.routes.extend(r for m in (reads, lock, debt, topup, earn) for r in m.router.routes)

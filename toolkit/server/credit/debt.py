@@ -8,7 +8,6 @@ from typing import Any
 
 import eth_abi
 from eth_utils import to_checksum_address
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -20,8 +19,9 @@ from toolkit.server.credit.wire import human
 from toolkit.server.docs import operation
 from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, read_query, service_of
+from toolkit.server.routing import surface_router
 
-router = APIRouter(tags=["credit"])
+router = surface_router(tags=["credit"])
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -17,10 +16,11 @@ from toolkit.server.credit.wire import calls_response, checksum, iso
 from toolkit.server.docs import operation
 from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, path_chain, read_query, service_of
+from toolkit.server.routing import surface_router
 from toolkit.server.service import Service
 from toolkit.world.chain import AsyncVault, EarnVault
 
-router = APIRouter(tags=["credit"])
+router = surface_router(tags=["credit"])
 
 
 def _earn_vault(service: Service, book: CreditContracts, address: str, field: str) -> EarnVault:

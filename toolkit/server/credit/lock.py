@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -25,9 +24,10 @@ from toolkit.server.credit.wire import calls_response
 from toolkit.server.docs import operation
 from toolkit.server.errors import ApiError
 from toolkit.server.params import read_query, service_of
+from toolkit.server.routing import surface_router
 from toolkit.server.service import Service
 
-router = APIRouter(tags=["credit"])
+router = surface_router(tags=["credit"])
 
 #: How far ahead a lock with ``earn`` previews the vault's share price (seconds).
 WRAP_HORIZON: Final = 3600

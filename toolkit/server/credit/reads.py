@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -22,10 +21,11 @@ from toolkit.server.credit.wire import checksum, info_wire
 from toolkit.server.docs import operation
 from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, path_chain, service_of
+from toolkit.server.routing import surface_router
 from toolkit.server.service import Service
 from toolkit.world.chain import CreditHub
 
-router = APIRouter(tags=["credit"])
+router = surface_router(tags=["credit"])
 
 ZERO: Final = "0x" + "00" * 20
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -18,10 +17,11 @@ from toolkit.server.credit.wire import calls_response
 from toolkit.server.docs import operation
 from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, read_query, service_of
+from toolkit.server.routing import surface_router
 from toolkit.server.service import Service
 from toolkit.world.topup import TopUp
 
-router = APIRouter(tags=["credit"])
+router = surface_router(tags=["credit"])
 
 
 def topups(service: Service) -> dict[tuple[str, str, str], TopUp]:

@@ -38,6 +38,7 @@ from eth_utils import keccak
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.events import encode_log
 from toolkit.codecs.functions import FUNCTIONS, Function, decode_call, encode_result
+from toolkit.errors import ChainError
 from toolkit.scenario import Scenario
 from toolkit.world.chain import gas
 
@@ -60,7 +61,7 @@ ERROR_SELECTOR: Final = bytes.fromhex("08c379a0")
 _MISSING: Final = object()
 
 
-class Revert(Exception):
+class Revert(ChainError):
     """A call reverted; ``data`` is what the contract returned (``Error(string)`` or empty)."""
 
     def __init__(self, data: bytes = b"", reason: str | None = None) -> None:

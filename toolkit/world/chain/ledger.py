@@ -32,6 +32,7 @@ from typing import Any, Final
 
 from eth_utils import keccak
 
+from toolkit.errors import ChainError
 from toolkit.world.chain import gas
 from toolkit.world.chain.contracts import (
     ZERO,
@@ -57,7 +58,7 @@ __all__ = [
 COINBASE: Final = "0x" + "00" * 19 + "c0"
 
 
-class Rejected(Exception):
+class Rejected(ChainError):
     """A transaction the pool refuses; the message is geth's."""
 
 

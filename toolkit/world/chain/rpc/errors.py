@@ -7,6 +7,7 @@ from typing import Any, Final
 
 import eth_abi
 
+from toolkit.errors import ChainError
 from toolkit.world.chain.contracts import ERROR_SELECTOR, Revert
 
 PARSE_ERROR: Final = -32700
@@ -18,7 +19,7 @@ SERVER_ERROR: Final = -32000
 EXECUTION_REVERTED: Final = 3
 
 
-class RpcError(Exception):
+class RpcError(ChainError):
     """A JSON-RPC error: code, message and optional data."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:

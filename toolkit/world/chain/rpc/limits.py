@@ -42,6 +42,8 @@ from typing import Any, Final
 
 import numpy as np
 
+from toolkit.errors import InputError
+
 MAX_JSON_DEPTH: Final = 64
 MAX_BATCH: Final = 1000
 MAX_RESPONSE_BYTES: Final = 25 * 1024 * 1024
@@ -63,7 +65,7 @@ _QUOTE, _BACKSLASH = ord('"'), ord("\\")
 _OPENERS, _CLOSERS = (ord("["), ord("{")), (ord("]"), ord("}"))
 
 
-class TooDeep(ValueError):
+class TooDeep(InputError):
     """A JSON document nested deeper than the limit."""
 
 
