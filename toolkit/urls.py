@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from toolkit.errors import InputError
+
 __all__ = ["MASK", "UrlError", "has_credentials", "is_secret_name", "redact_url", "shown_url"]
 
 #: What a credential is replaced by (as in ``Secret('***')`` and scrubbed error texts).
@@ -55,9 +57,12 @@ _KEY_SEGMENT = re.compile(r"[A-Za-z0-9_-]{20,}")
 _VERSION = re.compile(r"v[0-9]+")
 
 
-class UrlError(ValueError):
+class UrlError(InputError):
     """A value that is not an absolute URL; the message names the field and the rule, never the
     URL (it may hold the very secret being redacted)."""
+
+    def __init__(self, field: str, rule: str) -> None:
+        super().__init__(f"{field}: {rule}", field=field, rule=rule)
 
 
 def is_secret_name(name: str) -> bool:
@@ -118,16 +123,16 @@ def redact_url(url: str, *, field: str = "url") -> str:
     toolkit.urls.UrlError: base_url: must be an absolute URL such as https://host/path
     """
     if not isinstance(url, str) or not url.strip():
-        raise UrlError(f"{field}: must be a non-empty URL string")
+        raise UrlError(field, "must be a non-empty URL string")
     try:
         parts = urlsplit(url.strip())
         port = parts.port
     except ValueError:
         # urllib's message may quote parts of the URL, and the URL may hold a secret.
-        raise UrlError(f"{field}: not a valid URL (malformed host or port)") from None
+        raise UrlError(field, "not a valid URL (malformed host or port)") from None
     host = parts.hostname
     if not parts.scheme or not host:
-        raise UrlError(f"{field}: must be an absolute URL such as https://host/path")
+        raise UrlError(field, "must be an absolute URL such as https://host/path")
     if ":" in host:  # IPv6 literal: brackets were stripped by urlsplit
         host = f"[{host}]"
     netloc = host if port is None else f"{host}:{port}"
