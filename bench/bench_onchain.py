@@ -17,8 +17,8 @@ from web3 import Web3
 from toolkit.client import chain_provider
 from toolkit.codecs import functions
 from toolkit.testing import embedded_service
-from toolkit.world.chain.accounts import dev_accounts
 from toolkit.world.escrow import read_open
+from toolkit.world.evm.accounts import dev_accounts
 from toolkit.world.order import OrderStatus
 
 ORDERS = 20

@@ -24,7 +24,7 @@ from toolkit.collect.price_collector import PriceCollector
 from toolkit.scenario import load_scenario
 from toolkit.server import create_app, serve_in_thread
 from toolkit.store import Store
-from toolkit.world.chain.markets import market_for
+from toolkit.world.evm.markets import market_for
 
 RUNS = 3
 CHAINS = (1, 8453, 42161)

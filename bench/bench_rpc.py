@@ -3,7 +3,7 @@
 Two methods: ``eth_call`` (ERC-20 ``balanceOf`` on Base USDC) and ``eth_sendRawTransaction``
 (pre-signed EIP-1559 USDC transfers, one sender per client so nonces stay in order; signing is
 done before the clock starts, but the server recovers every sender, which dominates its cost).
-In-process: :meth:`toolkit.world.chain.Rpc.handle_bytes` called in a loop (body bytes in,
+In-process: :meth:`toolkit.world.evm.Rpc.handle_bytes` called in a loop (body bytes in,
 body bytes out). Over HTTP: the app under uvicorn (uvloop, httptools) in a child process on
 127.0.0.1, driven by 1 and 16 keep-alive connections on asyncio streams; each connection sends
 its next request when the previous answer is read. Every answer is checked (a result, no
@@ -115,7 +115,7 @@ def _row(name: str, latencies: list[float], seconds: float) -> str:
 def in_process(seconds: float, txs: int) -> list[str]:
     from toolkit.clock import OffsetClock, VirtualClock
     from toolkit.scenario import load_scenario
-    from toolkit.world.chain import Chains, Rpc
+    from toolkit.world.evm import Chains, Rpc
 
     scenario = load_scenario("default")
     clock = OffsetClock(VirtualClock(T0))
@@ -217,7 +217,7 @@ def over_http(seconds: float, txs: int, levels: list[int]) -> list[str]:
     from eth_account import Account
 
     from toolkit.scenario import load_scenario
-    from toolkit.world.chain.accounts import dev_accounts
+    from toolkit.world.evm.accounts import dev_accounts
 
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve"],

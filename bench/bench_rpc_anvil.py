@@ -107,7 +107,7 @@ def _deploy_token(url: str) -> tuple[str, str]:
 
 def _ours() -> tuple[subprocess.Popen[bytes], str, str]:
     from toolkit.scenario import load_scenario
-    from toolkit.world.chain import dev_accounts
+    from toolkit.world.evm import dev_accounts
 
     server = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("bench_rpc.py")), "--serve"],

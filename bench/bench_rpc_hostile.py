@@ -131,7 +131,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     args = parser.parse_args()
     from toolkit.scenario import load_scenario
-    from toolkit.world.chain import dev_accounts
+    from toolkit.world.evm import dev_accounts
 
     server = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("bench_rpc.py")), "--serve"],

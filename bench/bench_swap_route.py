@@ -47,9 +47,9 @@ from toolkit.amm import AmmError
 from toolkit.amm.routing import best_route
 from toolkit.models.splits import grid_split
 from toolkit.scenario import load_scenario
-from toolkit.world.chain import Chains
-from toolkit.world.chain.flow import BackgroundTraders, reference_path
-from toolkit.world.chain.markets import market_for
+from toolkit.world.evm import Chains
+from toolkit.world.evm.flow import BackgroundTraders, reference_path
+from toolkit.world.evm.markets import market_for
 from toolkit.world.swap import NATIVE, NoSwapRoute, find_route, search_route, venues_of
 
 T0 = 1_760_000_000.0

@@ -18,7 +18,7 @@ from toolkit.cli import serve as command
 from toolkit.codecs.events import EVENTS
 from toolkit.scenario import load_scenario
 from toolkit.server.loopback import bind_socket
-from toolkit.world.chain import dev_accounts
+from toolkit.world.evm import dev_accounts
 
 SERVE = [sys.executable, "-m", "toolkit", "serve"]
 Started = tuple[subprocess.Popen[str], str, list[str]]

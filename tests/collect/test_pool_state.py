@@ -10,8 +10,8 @@ from toolkit.client import EmbeddedService, chain_web3
 from toolkit.clock import VirtualClock
 from toolkit.collect.pool_state import PoolRef, StateReader, read_pool_states, word_range
 from toolkit.scenario import load_scenario
-from toolkit.world.chain.amm import V3PoolContract
-from toolkit.world.chain.markets import market_for
+from toolkit.world.evm.amm import V3PoolContract
+from toolkit.world.evm.markets import market_for
 
 
 def test_snapshots_of_the_simulated_pools_rebuild_them_exactly() -> None:

@@ -19,8 +19,8 @@ from toolkit.client import EmbeddedService
 from toolkit.scenario import load_scenario
 from toolkit.server import create_app, serve_in_thread
 from toolkit.store import Store, price_at, price_table
-from toolkit.world.chain.credit import PriceFeed
-from toolkit.world.chain.markets import market_for
+from toolkit.world.evm.credit import PriceFeed
+from toolkit.world.evm.markets import market_for
 
 
 def run_cli(*argv: str) -> int:

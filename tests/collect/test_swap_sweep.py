@@ -17,7 +17,7 @@ from toolkit.collect.swap import SwapPoint, SwapSweep, default_points
 from toolkit.scenario import load_scenario
 from toolkit.server import create_app, serve_in_thread
 from toolkit.store import Store, StoreError
-from toolkit.world.chain.markets import market_for
+from toolkit.world.evm.markets import market_for
 
 STRANGER = "0x" + "77" * 20
 

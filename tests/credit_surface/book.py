@@ -16,7 +16,7 @@ from toolkit.codecs import functions
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.scenario.credit import CreditSettings
 from toolkit.testing import Harness, embedded_service
-from toolkit.world.chain import CreditHub
+from toolkit.world.evm import CreditHub
 
 BASE = 8453
 T0 = 1_760_000_000

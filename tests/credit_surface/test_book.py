@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from tests.credit_surface.book import credit_book
-from toolkit.world.chain.credit import book_account
+from toolkit.world.evm.credit import book_account
 
 
 def test_the_seeded_book_is_varied_healthy_and_served() -> None:

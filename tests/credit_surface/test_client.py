@@ -13,7 +13,7 @@ from tests.credit_surface.book import account, credit_book
 from toolkit.client import AsyncServiceClient
 from toolkit.client.credit import AsyncCreditClient, CreditClient, execute_calls
 from toolkit.resources import InvalidInput
-from toolkit.world.chain.accounts import dev_accounts
+from toolkit.world.evm.accounts import dev_accounts
 
 USDC = 10**6
 

@@ -28,7 +28,7 @@ from toolkit.models.health import (
 )
 from toolkit.store import Store
 from toolkit.store.migrations import MIGRATIONS, apply_migrations, schema_version
-from toolkit.world.chain.credit import book_account
+from toolkit.world.evm.credit import book_account
 
 USDC = 10**6
 ETHEREUM = 1

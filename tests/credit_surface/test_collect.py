@@ -14,7 +14,7 @@ from tests.credit_surface.book import account, credit_book
 from toolkit.cli import main
 from toolkit.collect import CreditCollector
 from toolkit.store import Store
-from toolkit.world.chain.credit import book_account
+from toolkit.world.evm.credit import book_account
 
 USDC = 10**6
 

@@ -16,7 +16,7 @@ from tests.credit_surface.book import BASE, Book, credit_book
 from toolkit.chain.registry import Registry, default_registry
 from toolkit.codecs.errors import InvalidValue
 from toolkit.scenario.credit import CreditSettings
-from toolkit.world.chain.credit.hub import CreditHub
+from toolkit.world.evm.credit.hub import CreditHub
 
 #: AggregatorV3Interface as Chainlink publishes it (names and types from the Solidity source).
 AGGREGATOR_V3_ABI: list[dict[str, Any]] = [

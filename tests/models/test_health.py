@@ -308,7 +308,7 @@ def test_the_stored_book_is_stressed_from_its_figures() -> None:
     from toolkit.models.health import snapshot_stress
     from toolkit.scenario import load_scenario
     from toolkit.store import Store
-    from toolkit.world.chain.credit import book_accounts
+    from toolkit.world.evm.credit import book_accounts
 
     with ServiceClient(embedded=True, clock=VirtualClock()) as client, Store(":memory:") as store:
         accounts = book_accounts(load_scenario("default"))[:120]

@@ -13,7 +13,7 @@ from toolkit.models.health import collected_book, stress
 from toolkit.report.load import stored_credit_book
 from toolkit.scenario import load_scenario
 from toolkit.store import Store
-from toolkit.world.chain.credit import book_accounts
+from toolkit.world.evm.credit import book_accounts
 
 
 def test_the_stored_book_is_every_accounts_latest_snapshot_with_its_holdings() -> None:

@@ -180,7 +180,7 @@ def open_on_chain(client: Client, tx: dict[str, Any], scenario: Scenario) -> dic
     The JSON-RPC answer of the send (a revert leaves it an error and nothing changed)."""
     from toolkit.codecs.escrow import decode_open, token_address
     from toolkit.codecs.functions import encode_call
-    from toolkit.world.chain.accounts import dev_accounts
+    from toolkit.world.evm.accounts import dev_accounts
 
     sender = dev_accounts(scenario)[0].address
     chain = tx["chainId"]

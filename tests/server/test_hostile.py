@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from toolkit.server.connections import HEADER_SECONDS, BodyDeadline
-from toolkit.world.chain.rpc.limits import MAX_FILTER_CHANGES
+from toolkit.world.evm.rpc.limits import MAX_FILTER_CHANGES
 
 from .conftest import AUTH, Served, rfq_params
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.scenario import load_scenario
-from toolkit.world.chain import dev_accounts
+from toolkit.world.evm import dev_accounts
 
 from .conftest import USDC, Served
 

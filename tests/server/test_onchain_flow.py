@@ -16,8 +16,8 @@ from toolkit.codecs.escrow import decode_open
 from toolkit.engine import Engine
 from toolkit.testing import Harness, embedded_service
 from toolkit.world import World
-from toolkit.world.chain.accounts import dev_accounts
 from toolkit.world.escrow import escrow_order
+from toolkit.world.evm.accounts import dev_accounts
 
 USDC_ETH = Web3.to_checksum_address("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48")
 USDC_BASE = Web3.to_checksum_address("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")

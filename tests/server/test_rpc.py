@@ -12,7 +12,7 @@ from web3.exceptions import ContractLogicError, TransactionNotFound, Web3RPCErro
 from toolkit.client import EmbeddedService, chain_provider
 from toolkit.clock import VirtualClock
 from toolkit.codecs import events, functions
-from toolkit.world.chain.accounts import NATIVE_FUNDING, dev_accounts
+from toolkit.world.evm.accounts import NATIVE_FUNDING, dev_accounts
 
 from .conftest import USDC, WETH_BASE
 

@@ -16,7 +16,7 @@ from toolkit.codecs import events, functions
 from toolkit.scenario import load_scenario
 from toolkit.server import create_app, serve_in_thread
 from toolkit.testing import embedded_service
-from toolkit.world.chain.accounts import dev_accounts
+from toolkit.world.evm.accounts import dev_accounts
 
 from .conftest import USDC
 

@@ -16,7 +16,7 @@ from toolkit.client import EmbeddedService, chain_provider
 from toolkit.clock import VirtualClock
 from toolkit.codecs import events, functions
 from toolkit.codecs import universal_router as ur
-from toolkit.world.chain.markets import market_for
+from toolkit.world.evm.markets import market_for
 from toolkit.world.swap import NATIVE
 
 SWAP = reference_document("swap-openapi.yaml")

@@ -19,7 +19,7 @@ from toolkit.scenario import load_scenario
 from toolkit.server import create_app
 from toolkit.server.loopback import serve_in_thread
 from toolkit.simulate import Traffic
-from toolkit.world.chain.markets import market_for
+from toolkit.world.evm.markets import market_for
 
 FLOW = pl.DataFrame(
     {

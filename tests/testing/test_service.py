@@ -12,7 +12,7 @@ from eth_utils import keccak
 
 from toolkit.client import NoCapacity, RetryPolicy, ServiceClient
 from toolkit.testing import DEFAULT_START, Harness, RpcFailure, VirtualClock, embedded_service
-from toolkit.world.chain.accounts import dev_accounts
+from toolkit.world.evm.accounts import dev_accounts
 
 USER = "0x" + "11" * 20
 USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"  # USDC on Base in both scenarios

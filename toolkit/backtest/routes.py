@@ -2,7 +2,7 @@
 service: routes from ``GET /swap/{network}/v1/route`` (:class:`~toolkit.client.SwapClient`),
 intents quotes from ``GET /partner-intents/rfq`` (:class:`~toolkit.client.ServiceClient`), and
 the routes' calldata executed on the simulated chains after background flow
-(:class:`~toolkit.world.chain.flow.BackgroundTraders`) has moved the pools.
+(:class:`~toolkit.world.evm.flow.BackgroundTraders`) has moved the pools.
 
 :class:`RouteLab` owns an embedded service on a :class:`~toolkit.clock.VirtualClock` (time moves
 only when the lab moves it) and gives frames, nothing else:
@@ -46,11 +46,11 @@ from toolkit.clock import VirtualClock
 from toolkit.resources import RouteResult
 from toolkit.scenario import load_scenario
 from toolkit.server.service import Service
-from toolkit.world.chain.amm import V2PairContract, V3PoolContract
-from toolkit.world.chain.contracts import ERC20, Execution, Revert
-from toolkit.world.chain.flow import BackgroundTraders, reference_path
-from toolkit.world.chain.ledger import Ledger
-from toolkit.world.chain.markets import MarketToken, market_for
+from toolkit.world.evm.amm import V2PairContract, V3PoolContract
+from toolkit.world.evm.contracts import ERC20, Execution, Revert
+from toolkit.world.evm.flow import BackgroundTraders, reference_path
+from toolkit.world.evm.ledger import Ledger
+from toolkit.world.evm.markets import MarketToken, market_for
 from toolkit.world.swap import mid_price, venues_of
 
 __all__ = ["NETWORK_CHAINS", "RouteLab"]
@@ -225,7 +225,7 @@ class RouteLab:
     ) -> pl.DataFrame:
         """``trials`` routes for ``size_usd`` of ``pair`` on ``network``, each quoted by the
         endpoint and executed (its calldata, with no minimum) after each of ``delays_s``
-        seconds while :class:`~toolkit.world.chain.flow.BackgroundTraders` trade every block:
+        seconds while :class:`~toolkit.world.evm.flow.BackgroundTraders` trade every block:
         arbitrage to a reference WETH price path (annual ``volatility``) and ``noise_trades``
         noise trades of about ``noise_usd`` a block. The pools keep moving from one trial to the
         next. A new trial is quoted every ``stride_blocks`` blocks (default: the longest delay,

@@ -281,7 +281,7 @@ def _swap(conn: Any, args: argparse.Namespace) -> int:
     if conn.embedded is not None and conn.embedded.scenario is not None:
         # The simulated markets' pools: the simulation's own list (a real service's pools
         # are given by address to SwapSweep).
-        from toolkit.world.chain.markets import market_for
+        from toolkit.world.evm.markets import market_for
 
         for name, chain in (("mainnet", 1), ("base", 8453)):
             market = market_for(conn.embedded.scenario, chain)
@@ -587,7 +587,7 @@ def _price_chains(conn: Any, chain: int | None) -> list[int]:
 
 def _market_pools(scenario: Any, chains: list[int]) -> dict[int, list[str]]:
     """The embedded service's simulated pools on ``chains`` (the simulation's own list)."""
-    from toolkit.world.chain.markets import market_for
+    from toolkit.world.evm.markets import market_for
 
     found = {}
     for chain in chains:

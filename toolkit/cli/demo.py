@@ -190,7 +190,7 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
     from toolkit.scenario import load_scenario
     from toolkit.simulate import Traffic
     from toolkit.simulate.traffic import record_traffic
-    from toolkit.world.chain import dev_accounts
+    from toolkit.world.evm import dev_accounts
 
     progress = not args.no_progress
     step("snapshot of tokens, pools and fee tiers")
@@ -284,7 +284,7 @@ def _swaps_and_credit(
     from toolkit.client import SwapClient
     from toolkit.collect import CreditCollector
     from toolkit.collect.swap import DEFAULT_PAIRS, SwapSweep, default_points
-    from toolkit.world.chain.credit import book_accounts
+    from toolkit.world.evm.credit import book_accounts
 
     points = default_points(pairs=DEFAULT_PAIRS, sizes_usd=SWAP_SIZES_USD)
     step(

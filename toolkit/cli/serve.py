@@ -88,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def print_chains(scenario: Scenario, base_url: str, shown: int = 3) -> None:
     """The JSON-RPC URL of every simulated chain and the first development accounts with their
     keys, as anvil prints them (public test keys, derived from the scenario's name)."""
-    from toolkit.world.chain import dev_accounts
+    from toolkit.world.evm import dev_accounts
 
     print("JSON-RPC, one URL per chain (no key needed):")
     for chain in scenario.chains:

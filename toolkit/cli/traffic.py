@@ -59,7 +59,7 @@ def background_flows(
     """
     from toolkit.backtest import generate_credit_flow, generate_flow, generate_swap_flow
     from toolkit.flows import DEFAULT_DRAW_RATE
-    from toolkit.world.chain.markets import MARKET_CHAINS, market_for
+    from toolkit.world.evm.markets import MARKET_CHAINS, market_for
 
     intents = generate_flow(scenario, hours=hours, rate=RFQ_RATE * scale, seed=seed)
     swaps = None

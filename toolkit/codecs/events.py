@@ -114,7 +114,7 @@ _DECLARATIONS = {
         "RedeemRequest(address indexed controller,address indexed owner,"
         "uint256 indexed requestId,address sender,uint256 shares)"
     ),
-    # The credit ledger of the simulated chains (toolkit.world.chain.credit).
+    # The credit ledger of the simulated chains (toolkit.world.evm.credit).
     "creditHub.CreditDrawn": (
         "CreditDrawn(address indexed borrower,address indexed receiver,uint256 amount,uint256 fee)"
     ),

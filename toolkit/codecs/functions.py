@@ -24,11 +24,11 @@ Keys are ``<family>.<function>``; the family says which contract kind the call i
   ``latestRoundData()`` returning ``(roundId, answer, startedAt, updatedAt, answeredInRound)``
   and ``description()``; a feed's ``decimals()`` is ``erc20.decimals`` (the same selector). The
   credit hubs' collateral and credit assets are priced by one such USD feed each on the
-  simulated chains (:mod:`toolkit.world.chain.credit.oracle`).
+  simulated chains (:mod:`toolkit.world.evm.credit.oracle`).
 - ``erc20.*`` is the ERC-20 standard (OpenZeppelin names: ``transferFrom(from, to, amount)``);
   ``weth.deposit()``/``weth.withdraw(amount)`` are WETH9's wrapping functions. Entries may
   declare what they return (``returns (uint256)``) and whether they are ``view`` or
-  ``payable``: the simulated chains (:mod:`toolkit.world.chain`) encode their answers with
+  ``payable``: the simulated chains (:mod:`toolkit.world.evm`) encode their answers with
   :func:`encode_result`, and :func:`abi` gives the JSON ABI a web3 contract object takes.
 """
 
@@ -157,7 +157,7 @@ _DECLARATIONS = {
     "operator.revoke": "revoke()",
     "operator.finalizeRevoke": "finalizeRevoke()",
     # The service's liquidity pools on the simulated chains: read-only views of the engine's
-    # figures for the pool of ``token`` at that address (toolkit.world.chain.pools).
+    # figures for the pool of ``token`` at that address (toolkit.world.evm.pools).
     "pool.balance": "balance(address token) view returns (uint256)",
     "pool.reserved": "reserved(address token) view returns (uint256)",
     "pool.outstanding": "outstanding(address token) view returns (uint256)",

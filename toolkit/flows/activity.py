@@ -49,8 +49,8 @@ from toolkit.flows.distributions import DelayModel, Exponential, LogNormal, gene
 from toolkit.flows.intents import DEFAULT_PROFILE, poisson_arrivals
 from toolkit.flows.schema import CREDIT_ACTIONS, CREDIT_FLOW_SCHEMA, SWAP_FLOW_SCHEMA
 from toolkit.scenario import Scenario, load_scenario
-from toolkit.world.chain.accounts import DEV_ACCOUNTS
-from toolkit.world.chain.markets import MARKET_CHAINS, market_for
+from toolkit.world.evm.accounts import DEV_ACCOUNTS
+from toolkit.world.evm.markets import MARKET_CHAINS, market_for
 
 __all__ = [
     "DEFAULT_DRAW_RATE",

@@ -16,8 +16,8 @@ import polars as pl
 from toolkit.arguments import ArgumentError
 from toolkit.flows.schema import CREDIT_ACTIONS, EXACT_INPUT, EXACT_OUTPUT, FLOW_COLUMNS
 from toolkit.scenario import Scenario
-from toolkit.world.chain.accounts import DEV_ACCOUNTS
-from toolkit.world.chain.markets import MARKET_CHAINS, Market, market_for
+from toolkit.world.evm.accounts import DEV_ACCOUNTS
+from toolkit.world.evm.markets import MARKET_CHAINS, Market, market_for
 
 __all__ = [
     "FlowColumns",

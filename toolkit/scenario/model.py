@@ -68,7 +68,7 @@ class Chain:
     ``confirmation_seconds`` is how long the filler waits for a deposit on this chain as the
     source; ``fill_seconds`` how long a fill takes with this chain as the destination.
     ``block_time`` (seconds) and ``base_fee`` (wei per gas) drive the simulated chain behind
-    JSON-RPC (:mod:`toolkit.world.chain`); the parser fills them per chain id when the TOML
+    JSON-RPC (:mod:`toolkit.world.evm`); the parser fills them per chain id when the TOML
     leaves them out (:data:`BLOCK_TIMES`, :data:`BASE_FEES`).
     """
 

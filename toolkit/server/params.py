@@ -19,7 +19,7 @@ from toolkit.codecs import caip2
 from toolkit.resources import parse, parse_query
 from toolkit.server.errors import ApiError
 from toolkit.server.service import PROTOCOL, Service
-from toolkit.world.chain.rpc.limits import MAX_JSON_DEPTH, depth_exceeds
+from toolkit.world.evm.rpc.limits import MAX_JSON_DEPTH, depth_exceeds
 
 __all__ = [
     "AUTH_HEADER",

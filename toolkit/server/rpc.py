@@ -4,14 +4,14 @@ Not part of the service interface (OpenAPI tag ``simulation``): the chains of th
 geth-like nodes, so that web3.py, ethers or viem can read balances, send signed transactions
 and read receipts and logs. The body is a JSON-RPC request or a batch; the answer is always
 HTTP 200 with the JSON-RPC response (errors inside it), or 204 when the body held only
-notifications. The dispatcher is :class:`toolkit.world.chain.Rpc`; it reads the service's
+notifications. The dispatcher is :class:`toolkit.world.evm.Rpc`; it reads the service's
 clock, and its development namespace (``evm_increaseTime``, ``evm_snapshot``, ...) moves the
 service's clock offset. A chain id the scenario does not have is a 404; a body past
 ``MAX_RPC_BODY_BYTES`` is a 413 (with a JSON-RPC error), refused as it streams in.
 
 The dispatcher runs in a worker thread (the state's lock taken per method, see
 :mod:`toolkit.server.locking`); the bounds on one request's work are
-:mod:`toolkit.world.chain.rpc.limits`.
+:mod:`toolkit.world.evm.rpc.limits`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from starlette.responses import Response
 from toolkit.server.errors import ApiError
 from toolkit.server.params import read_limited, service_of
 from toolkit.server.routing import surface_router, unlocked
-from toolkit.world.chain.rpc import INVALID_REQUEST
+from toolkit.world.evm.rpc import INVALID_REQUEST
 
 __all__ = ["MAX_RPC_BODY_BYTES", "router"]
 

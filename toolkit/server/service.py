@@ -29,7 +29,7 @@ from toolkit.engine import Engine, PoolState
 from toolkit.scenario import Pool, Scenario
 from toolkit.server.locking import FairLock
 from toolkit.world import World
-from toolkit.world.chain import Chains, Rpc
+from toolkit.world.evm import Chains, Rpc
 from toolkit.world.relay import Relay
 
 __all__ = ["PROTOCOL", "Service", "registry_for"]

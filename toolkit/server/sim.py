@@ -7,7 +7,7 @@ the user's ``approve`` and ``open()`` by ``eth_sendRawTransaction`` (or ``eth_se
 from a development or impersonated account), time by ``evm_increaseTime``/``evm_mine`` (which
 also let the service's filler fill and settle what falls due), what-if by
 ``evm_snapshot``/``evm_revert``; the pools' figures by ``eth_call`` of the pool contracts'
-views (:mod:`toolkit.world.chain.pools`: ``balance``, ``reserved``, ``outstanding``,
+views (:mod:`toolkit.world.evm.pools`: ``balance``, ``reserved``, ``outstanding``,
 ``available`` of a token, as the engine has them). What stays here is the engine's record of an
 order, which no contract holds:
 

@@ -161,7 +161,7 @@ class Harness:
         """
         from toolkit.codecs.escrow import decode_open, token_address
         from toolkit.codecs.functions import encode_call
-        from toolkit.world.chain.accounts import dev_accounts
+        from toolkit.world.evm.accounts import dev_accounts
 
         request = getattr(built, "transaction_request", None)
         if request is None:

@@ -1,7 +1,7 @@
 """Collateral on other chains reaching the credit hub: the relay's credit part.
 
-The credit hub (:class:`~toolkit.world.chain.CreditHub`) keeps its books on its own chain;
-collateral locked in a :class:`~toolkit.world.chain.RemoteEscrow` (Ethereum by default) counts
+The credit hub (:class:`~toolkit.world.evm.CreditHub`) keeps its books on its own chain;
+collateral locked in a :class:`~toolkit.world.evm.RemoteEscrow` (Ethereum by default) counts
 only once the hub has heard of it, which is once the source chain's confirmations
 (``confirmation_seconds`` of the scenario's chain, as the partner-intents flow waits them) have
 passed since the block that emitted the event. :class:`CollateralRelay` is fed the new logs by
@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from toolkit.codecs.events import EVENTS, decode_log
 from toolkit.scenario.credit import CreditSettings
-from toolkit.world.chain import Chains, CreditHub, Log, RemoteEscrow
+from toolkit.world.evm import Chains, CreditHub, Log, RemoteEscrow
 
 __all__ = ["CollateralRelay", "Move"]
 

@@ -1,7 +1,7 @@
 """An opened escrow order as the world holds it: :func:`escrow_order` turns a decoded
 ``StandardOrder`` (from a chain's ``Open`` event) into an :class:`EscrowOrder`.
 
-The escrow contract on the simulated chains (:mod:`toolkit.world.chain.settlers`) makes the
+The escrow contract on the simulated chains (:mod:`toolkit.world.evm.settlers`) makes the
 contract's checks; :meth:`toolkit.world.World.deposit` repeats the timing checks for the
 backtests' fast path.
 """

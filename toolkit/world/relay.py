@@ -53,10 +53,10 @@ from toolkit.codecs.escrow import SELECTOR, StandardOrder, decode_open, to_bytes
 from toolkit.codecs.events import EVENTS
 from toolkit.codecs.functions import encode_call
 from toolkit.engine import CapacityExhausted, FillRejected
-from toolkit.world.chain import ERC20, Chains, Ledger, Rejected, Tx
-from toolkit.world.chain.accounts import NATIVE_FUNDING
 from toolkit.world.collateral import CollateralRelay
 from toolkit.world.escrow import escrow_order
+from toolkit.world.evm import ERC20, Chains, Ledger, Rejected, Tx
+from toolkit.world.evm.accounts import NATIVE_FUNDING
 from toolkit.world.order import OrderStatus, WorldError
 from toolkit.world.topup import AutoTopUps
 from toolkit.world.world import World

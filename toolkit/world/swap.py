@@ -1,7 +1,7 @@
 """Swap routes on a simulated chain's AMM pools: the pathfinder, the Universal Router calldata and
 its simulation, as ``GET {swap_url}/{network}/v1/route`` answers them.
 
-:func:`find_route` reads the pool contracts of a :class:`~toolkit.world.chain.Ledger` as they
+:func:`find_route` reads the pool contracts of a :class:`~toolkit.world.evm.Ledger` as they
 are, and:
 
 1. splits the input with :func:`toolkit.amm.routing.route_candidates` (paths of up to 3
@@ -25,7 +25,7 @@ the amount, or when the best route returns less than 1 % of the input's value at
 prices.
 
 >>> from toolkit.scenario import load_scenario
->>> from toolkit.world.chain import Chains
+>>> from toolkit.world.evm import Chains
 >>> ledger = Chains(load_scenario("default"), genesis=1_760_000_000.0).ledger(1)
 >>> usdc, weth = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48", NATIVE
 >>> route = find_route(ledger, usdc, weth, 10_000 * 10**6, slippage_bps=50, now=1_760_000_000.0)
@@ -54,10 +54,10 @@ from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.registry import default_registry
 from toolkit.codecs import universal_router as ur
 from toolkit.errors import CapacityError
-from toolkit.world.chain import gas
-from toolkit.world.chain.amm import UniversalRouter, V2PairContract, V3PoolContract, router_gas
-from toolkit.world.chain.contracts import ERC20, Execution, Revert
-from toolkit.world.chain.ledger import Ledger
+from toolkit.world.evm import gas
+from toolkit.world.evm.amm import UniversalRouter, V2PairContract, V3PoolContract, router_gas
+from toolkit.world.evm.contracts import ERC20, Execution, Revert
+from toolkit.world.evm.ledger import Ledger
 
 __all__ = [
     "NATIVE",

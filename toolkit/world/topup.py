@@ -28,9 +28,9 @@ from eth_utils import keccak
 from toolkit.codecs.functions import encode_call
 from toolkit.credit import BPS
 from toolkit.scenario.credit import CreditSettings
-from toolkit.world.chain import ERC20, Chains, CreditHub, CreditOperator, Ledger, Rejected, Tx
-from toolkit.world.chain.accounts import NATIVE_FUNDING
-from toolkit.world.chain.credit import book_account, book_topup
+from toolkit.world.evm import ERC20, Chains, CreditHub, CreditOperator, Ledger, Rejected, Tx
+from toolkit.world.evm.accounts import NATIVE_FUNDING
+from toolkit.world.evm.credit import book_account, book_topup
 
 __all__ = ["AutoTopUps", "TopUp", "TopUpMove", "top_up_amount"]
 

@@ -3,11 +3,11 @@ one world and one virtual clock, so the surfaces meet.
 
 Every step (``step_seconds`` of virtual time) of :func:`whole_flow`:
 
-1. **Prices.** The WETH reference price (:func:`~toolkit.world.chain.flow.reference_path`, times
+1. **Prices.** The WETH reference price (:func:`~toolkit.world.evm.flow.reference_path`, times
    a drawdown of ``shock`` spread over ``shock_hours`` from ``shock_at``: once it is done the
    path is exactly ``1 + shock`` times the same seed's path without it, the ``swaps`` frame's
    ``shock_pct``) is brought to the pools of both chains by arbitrage
-   (:class:`~toolkit.world.chain.flow.BackgroundTraders`).
+   (:class:`~toolkit.world.evm.flow.BackgroundTraders`).
 2. **Engine events** due since the last step run at their own instants: intents fills (the
    service's filler, once the quote's ``eta`` has passed), settlements (the fee joins the pool),
    solvers' repayments, and the swap on arrival of users whose intents order just filled.

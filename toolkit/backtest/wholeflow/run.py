@@ -34,7 +34,7 @@ from toolkit.models.routes import firm_vs_indicative
 from toolkit.scenario import Scenario
 from toolkit.scheduler import Scheduler
 from toolkit.world import EscrowOrder, World, WorldError
-from toolkit.world.chain import Chains
+from toolkit.world.evm import Chains
 
 
 class Run:

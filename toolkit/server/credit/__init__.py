@@ -1,7 +1,7 @@
 """The credit API (no key): protocol configuration, account info, collateral details, operator
 status, and the endpoints that build unsigned calls (lock, unlock, draw, repay, auto top-up,
 earn wrap/unwrap/claim), all answered from the credit ledger of the simulated chains
-(:mod:`toolkit.world.chain.credit`).
+(:mod:`toolkit.world.evm.credit`).
 
 Every figure comes from :mod:`toolkit.credit` through the hub's state at the service's clock.
 Choices where the interface is silent, stated in the operation descriptions too:

@@ -14,7 +14,7 @@ from toolkit.scenario.credit import CreditCollateral, CreditSettings
 from toolkit.server.docs import ERROR_RESPONSES
 from toolkit.server.errors import ApiError
 from toolkit.server.service import Service
-from toolkit.world.chain import CollateralEscrow, CreditHub, CreditOperator, EarnVault
+from toolkit.world.evm import CollateralEscrow, CreditHub, CreditOperator, EarnVault
 
 ERRORS: Final[dict[int | str, dict[str, Any]]] = {
     code: ERROR_RESPONSES[code] for code in (400, 404)

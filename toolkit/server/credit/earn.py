@@ -18,7 +18,7 @@ from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, path_chain, read_query, service_of
 from toolkit.server.routing import surface_router
 from toolkit.server.service import Service
-from toolkit.world.chain import AsyncVault, EarnVault
+from toolkit.world.evm import AsyncVault, EarnVault
 
 router = surface_router(tags=["credit"])
 

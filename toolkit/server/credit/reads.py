@@ -23,7 +23,7 @@ from toolkit.server.errors import ApiError
 from toolkit.server.params import json_response, path_chain, service_of
 from toolkit.server.routing import surface_router
 from toolkit.server.service import Service
-from toolkit.world.chain import CreditHub
+from toolkit.world.evm import CreditHub
 
 router = surface_router(tags=["credit"])
 

@@ -20,7 +20,7 @@ from toolkit.codecs.functions import encode_call
 from toolkit.resources import Quote
 from toolkit.scenario import Scenario
 from toolkit.simulate.traffic.clients import TrafficClients
-from toolkit.world.chain.markets import MARKET_CHAINS, Market
+from toolkit.world.evm.markets import MARKET_CHAINS, Market
 
 __all__ = ["GAS", "MAX_APPROVAL", "RECEIPT_BLOCKS", "RECEIPT_TRIES", "Actions"]
 
