@@ -33,14 +33,14 @@ from typing import Any, Final
 
 from eth_abi import decode
 from web3 import Web3
-from web3.types import RPCEndpoint
 
 from toolkit.chain import default_registry
 from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.registry import PriceFeedEntry
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import FUNCTIONS, decode_result
-from toolkit.collect.chain import RpcFailure, _result, provider_url
+from toolkit.collect.chain import RpcFailure, provider_url
+from toolkit.collect.pool_state import StateReader
 from toolkit.collect.prices import pool_price_rows
 from toolkit.collect.rows import utc
 from toolkit.collect.run import BaseCollector, Progress
@@ -57,45 +57,11 @@ def _selector(key: str) -> bytes:
 
 _ROUND: Final = _selector("priceFeed.latestRoundData")
 _DECIMALS: Final = _selector("erc20.decimals")
-_CALL: Final = RPCEndpoint("eth_call")
-#: Calls per JSON-RPC batch (geth refuses batches above 1,000).
-_BATCH: Final = 500
+#: Reads of one chain before giving up on a head that keeps moving.
+_ATTEMPTS: Final = 3
 _POOL_READS: Final = tuple(
     _selector(k) for k in ("amm.token0", "amm.token1", "v3pool.slot0", "v2pair.getReserves")
 )
-
-
-class _Reader:
-    """``eth_call``s at one block in JSON-RPC batches of :data:`_BATCH`; :attr:`calls` counts
-    them. A call that reverts answers None; an error of the batch itself raises."""
-
-    def __init__(self, w3: Web3, block: int) -> None:
-        self.w3 = w3
-        self.block = hex(block)
-        self.calls = 0
-
-    def call_many(self, calls: Sequence[tuple[str, bytes]]) -> list[bytes | None]:
-        out: list[bytes | None] = []
-        for start in range(0, len(calls), _BATCH):
-            part = calls[start : start + _BATCH]
-            requests = [
-                (_CALL, [{"to": to, "data": "0x" + data.hex()}, self.block]) for to, data in part
-            ]
-            self.calls += len(requests)
-            answers = self.w3.provider.make_batch_request(requests)  # type: ignore[attr-defined]
-            if not isinstance(answers, list) or len(answers) != len(requests):
-                _result("eth_call", answers)  # raises with the node's error
-                raise RpcFailure("eth_call", None, "the batch was not answered call by call")
-            out += [_answer(a) for a in answers]
-        return out
-
-
-def _answer(answer: Any) -> bytes | None:
-    """One call's return data; None when it reverted (an execution error, code 3 or -32000)."""
-    if not isinstance(answer, Mapping) or answer.get("error") is not None:
-        return None
-    result = answer.get("result")
-    return bytes.fromhex(result[2:]) if isinstance(result, str) and result != "0x" else None
 
 
 def pool_addresses(values: Sequence[Any]) -> list[str]:
@@ -167,16 +133,31 @@ class PriceCollector(BaseCollector):
     def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
         for chain, w3 in self.web3s.items():
             started = time.perf_counter()
-            block = w3.eth.get_block("latest")
-            reader = _Reader(w3, int(block["number"]))
-            writer.add("prices", self._feeds(chain, reader))
-            at = utc(int(block["timestamp"]))
-            writer.add("prices", self._pool_mids(chain, w3, reader, at))
-            self.reads += reader.calls
+            writer.add("prices", self._read_chain(chain, w3))
             self.seconds[chain] = time.perf_counter() - started
             bar.update(1)
 
-    def _feeds(self, chain: int, reader: _Reader) -> list[dict[str, Any]]:
+    def _read_chain(self, chain: int, w3: Web3) -> list[dict[str, Any]]:
+        """The feeds' and pools' prices of one chain, every call at one block. A node that
+        keeps only recent state (the simulated chains keep the latest alone) refuses a block
+        the head has moved past while we read: then read again at the new head."""
+        attempts = 0
+        while True:
+            attempts += 1
+            block = w3.eth.get_block("latest")
+            number = int(block["number"])
+            reader = StateReader(w3, number)
+            try:
+                rows = self._feeds(chain, reader)
+                rows += self._pool_mids(chain, w3, reader, utc(int(block["timestamp"])))
+                return rows
+            except RpcFailure:
+                if attempts == _ATTEMPTS or w3.eth.block_number == number:
+                    raise
+            finally:
+                self.reads += reader.calls
+
+    def _feeds(self, chain: int, reader: StateReader) -> list[dict[str, Any]]:
         try:
             feeds = default_registry().price_feeds(chain)
         except NotInRegistry:
@@ -215,7 +196,9 @@ class PriceCollector(BaseCollector):
         )
         return [str(p) for p in frame["pool"]]
 
-    def _pool_mids(self, chain: int, w3: Web3, reader: _Reader, at: Any) -> list[dict[str, Any]]:
+    def _pool_mids(
+        self, chain: int, w3: Web3, reader: StateReader, at: Any
+    ) -> list[dict[str, Any]]:
         pools = self.pools.get(chain) or self._known_pools(chain)
         answers = reader.call_many([(p, s) for p in pools for s in _POOL_READS])
         states = []

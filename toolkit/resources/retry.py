@@ -2,7 +2,8 @@
 
 The service clients (``toolkit.client``) follow it over HTTP, and backtests (``toolkit.backtest``)
 simulate the same clients with it, so what a backtest says about retries is what the
-collectors do.
+collectors do. Its public name is ``toolkit.client.RetryPolicy`` (one import path); this
+module defines it here, below both, and ``toolkit.resources`` does not re-export it.
 
 The rules (DESIGN.md, "Retries"):
 
@@ -33,8 +34,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from toolkit.arguments import number, whole
-
-__all__ = ["RetryClass", "RetryPolicy"]
 
 RetryClass = Literal["rfq", "read", "never"]
 """How an operation may be retried: ``rfq`` (capacity 404s and errors), ``read`` (errors),
