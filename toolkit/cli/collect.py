@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from toolkit.cli.argtypes import flagged, integer, names, real
@@ -372,9 +373,8 @@ def _collect(conn: Any, client: Any, store: Any, args: argparse.Namespace) -> An
 
 def _chain(conn: Any, args: argparse.Namespace) -> int:
 
-    from toolkit.client import TargetError, chain_web3
+    from toolkit.client import chain_web3
     from toolkit.collect import ChainCollector
-    from toolkit.store import Store, StoreError
 
     if args.chain is None and args.resume is None:
         return _fail("--chain: required for chain (a chain id such as 8453)")
@@ -389,37 +389,23 @@ def _chain(conn: Any, args: argparse.Namespace) -> int:
     # The node first: with no target nothing is opened, not even the database.
     if args.chain is not None and args.rpc_url is None:
         conn.chain(args.chain)
-    try:
-        store = Store(args.db)
-    except StoreError as exc:
-        return _fail(f"cannot use the database: {exc}")
-    with store:
-        try:
-            chain = _chain_of(store, args)
-        except (StoreError, KeyError, TypeError, ValueError) as exc:
-            return _fail(str(exc))
-        try:
-            w3 = conn.chain(chain) if args.rpc_url is None else chain_web3(chain, url=args.rpc_url)
-        except TargetError as exc:
-            return _fail(str(exc))
-        target = getattr(w3.provider, "public_url", "the node")
-        try:
-            return _outcome(
-                lambda: ChainCollector(
-                    w3,
-                    store,
-                    chain=chain,
-                    from_block=args.from_block,
-                    to_block=args.to_block,
-                    events=args.events,
-                    chunk=args.chunk,
-                    progress=not args.no_progress,
-                ).run(resume=args.resume),
-                f"the node at {target}",
-            )
-        finally:
-            if args.rpc_url is not None:
-                w3.provider.close()  # type: ignore[union-attr]
+    return _on_node(
+        args,
+        lambda chain: (
+            conn.chain(chain) if args.rpc_url is None else chain_web3(chain, url=args.rpc_url)
+        ),
+        lambda w3, store, chain: ChainCollector(
+            w3,
+            store,
+            chain=chain,
+            from_block=args.from_block,
+            to_block=args.to_block,
+            events=args.events,
+            chunk=args.chunk,
+            progress=not args.no_progress,
+        ),
+        close=args.rpc_url is not None,  # a node the connection opened stays the connection's
+    )
 
 
 # -- collect pools: Uniswap pools from their factories' logs, snapshot at the last block ------
@@ -458,6 +444,43 @@ def _add_pool_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _on_node(
+    args: argparse.Namespace,
+    web3_for: Callable[[int], Any],
+    collector: Callable[[Any, Any, int], Any],
+    *,
+    close: bool,
+) -> int:
+    """Run a chain-reading collector (chain logs, pools): open the database, find the chain
+    (``--chain`` or the resumed run's), open its node and run ``collector(w3, store, chain)``,
+    closing the node after when ``close``."""
+    from toolkit.client import TargetError
+    from toolkit.collect.chain import provider_url
+    from toolkit.store import Store, StoreError
+
+    try:
+        store = Store(args.db)
+    except StoreError as exc:
+        return _fail(f"cannot use the database: {exc}")
+    with store:
+        try:
+            chain = _chain_of(store, args)
+        except (StoreError, KeyError, TypeError, ValueError) as exc:
+            return _fail(str(exc))
+        try:
+            w3 = web3_for(chain)
+        except TargetError as exc:
+            return _fail(str(exc))
+        try:
+            return _outcome(
+                lambda: collector(w3, store, chain).run(resume=args.resume),
+                f"the node at {provider_url(w3)}",
+            )
+        finally:
+            if close:
+                w3.provider.close()
+
+
 def _chain_of(store: Any, args: argparse.Namespace) -> int:
     """The chain a chain or pools run reads: ``--chain``, else the chain of the run ``--resume``
     names (``StoreError`` when there is no such run)."""
@@ -471,7 +494,6 @@ def _pools(args: argparse.Namespace) -> int:
     from toolkit.client import chain_web3
     from toolkit.collect.pool_state import DEFAULT_DEPTH_TICKS
     from toolkit.collect.pools import PoolCollector
-    from toolkit.store import Store, StoreError
 
     if args.chain is None and args.resume is None:
         return _fail("--chain: required for pools (a chain id such as 1)")
@@ -480,36 +502,24 @@ def _pools(args: argparse.Namespace) -> int:
     tokens = None
     if args.tokens is not None:
         tokens = [t.strip() for t in args.tokens.split(",") if t.strip()]
-    try:
-        store = Store(args.db)
-    except StoreError as exc:
-        return _fail(f"cannot use the database: {exc}")
-    with store:
-        try:
-            chain = _chain_of(store, args)
-        except (StoreError, KeyError, TypeError, ValueError) as exc:
-            return _fail(str(exc))
-        w3 = chain_web3(chain, url=args.rpc_url)
-        target = getattr(w3.provider, "public_url", "the node")
-        try:
-            return _outcome(
-                lambda: PoolCollector(
-                    w3,
-                    store,
-                    chain=chain,
-                    tokens=tokens,
-                    v3_factory=args.v3_factory,
-                    v2_factory=args.v2_factory,
-                    from_block=args.from_block,
-                    to_block=args.to_block,
-                    chunk=args.chunk,
-                    depth_ticks=args.depth_ticks or DEFAULT_DEPTH_TICKS,
-                    progress=not args.no_progress,
-                ).run(resume=args.resume),
-                f"the node at {target}",
-            )
-        finally:
-            w3.provider.close()  # type: ignore[attr-defined]
+    return _on_node(
+        args,
+        lambda chain: chain_web3(chain, url=args.rpc_url),
+        lambda w3, store, chain: PoolCollector(
+            w3,
+            store,
+            chain=chain,
+            tokens=tokens,
+            v3_factory=args.v3_factory,
+            v2_factory=args.v2_factory,
+            from_block=args.from_block,
+            to_block=args.to_block,
+            chunk=args.chunk,
+            depth_ticks=args.depth_ticks or DEFAULT_DEPTH_TICKS,
+            progress=not args.no_progress,
+        ),
+        close=True,
+    )
 
 
 def _flag(message: str) -> str:
