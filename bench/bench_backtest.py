@@ -92,7 +92,7 @@ def bench_default_day(n_target: int = 1_000_000) -> None:
     result, wall_build, cpu_build = _timed(
         build_result, scenario, cols, trace, seed=1, parameters={}, final_balances={}
     )
-    assert result.summary["requests"] == s["requests"]
+    assert result.summary.requests == s.requests
     del trace, result
     _, wall_q, cpu_q = _timed(lambda: _quotes_only(Engine(scenario, max_events=0), cols, scenario))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -110,8 +110,8 @@ def bench_default_day(n_target: int = 1_000_000) -> None:
         rows,
     )
     print(
-        f"attempts {s['attempts']:,}  filled {s['filled']:,}  expired {s['expired']:,}  "
-        f"404 rate {100 * s['rfq_404_rate']:.2f} %  peak RSS {peak_mb:,.0f} MB\n"
+        f"attempts {s.attempts:,}  filled {s.filled:,}  expired {s.expired:,}  "
+        f"404 rate {100 * s.rfq_404_share:.2f} %  peak RSS {peak_mb:,.0f} MB\n"
         f"goal: {n:,} requests replayed in < 5 cpu s: {cpu_all:.2f} s "
         f"({'met' if cpu_all < 5 else f'missed, {cpu_all / 5:.1f}x over'})\n"
         "'Engine.quote alone' calls only the engine's quote for every request, with no "
@@ -182,7 +182,7 @@ def bench_loss(arrivals: int = 300_000) -> None:
         blocked, _, cpu_simpy = _timed(
             lambda times=times, holds=holds: simpy_loss(times, holds, UNITS)
         )
-        engine_rate = result.summary["rfq_404_rate"]
+        engine_rate = result.summary.rfq_404_share
         simpy_rate = blocked / n
         theory = erlang_b(UNITS, load)
         se = math.sqrt(theory * (1 - theory) / n)
@@ -197,7 +197,7 @@ def bench_loss(arrivals: int = 300_000) -> None:
                 f"{simpy_rate:.5f}",
                 f"{theory:.5f}",
                 f"{(engine_rate - theory) / se:+.1f}",
-                "yes" if result.summary["rejected_attempts"] == blocked else "no",
+                "yes" if result.summary.rejected_attempts == blocked else "no",
             ]
         )
     _table(

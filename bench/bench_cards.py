@@ -75,8 +75,8 @@ def simulated() -> None:
         s = simulate_cards(swipes, accounts).summary
         label = f"simulate_cards, {n_accounts:,} accounts, {hours:.0f} h"
         print(f"{label:<44} {swipes.height:>8,} {took:>8.3f} {swipes.height / took:>10,.0f}  "
-              f"approved {s['approval_rate']:.1%}, p50 {s['p50_ms']:,.0f} ms, "
-              f"p99 {s['p99_ms']:,.0f} ms, path p99 {s['path_p99_ms']:,.0f} ms")  # fmt: skip
+              f"approved {s.approval_share:.1%}, p50 {s.p50_ms:,.0f} ms, "
+              f"p99 {s.p99_ms:,.0f} ms, path p99 {s.path_p99_ms:,.0f} ms")  # fmt: skip
     accounts = card_accounts(1_000, seed=1)
     swipes = card_swipes(accounts, hours=24.0, seed=1)
     rows = list(swipes.select("auth_id", "account", "t", "amount").iter_rows())
@@ -172,13 +172,13 @@ def loopback(swipes_wanted: int, seconds: float, n_accounts: int) -> None:
             run = run_cards(swipes, backend, receiver=receivers.__getitem__)
             took = time.perf_counter() - started
             s = run.summary
-            print(f"\nloopback run: {s['swipes']} swipes on {n_accounts} accounts over "
+            print(f"\nloopback run: {s.swipes} swipes on {n_accounts} accounts over "
                   f"{took:.0f} s of wall time (one 2 s block every 2 s)")  # fmt: skip
-            print(f"  approved {s['approved']} ({s['approval_rate']:.1%}); answer latency "
-                  f"p50 {s['p50_ms']:,.0f} ms, p99 {s['p99_ms']:,.0f} ms, max {s['max_ms']:,.0f} "
-                  f"ms against the {s['budget_ms']:,.0f} ms budget; over budget "
-                  f"{s['over_budget']:.1%}; path p99 {s['path_p99_ms']:,.0f} ms; "
-                  f"late draws {s['late_draws']}")  # fmt: skip
+            print(f"  approved {s.approved} ({s.approval_share:.1%}); answer latency "
+                  f"p50 {s.p50_ms:,.0f} ms, p99 {s.p99_ms:,.0f} ms, max {s.max_ms:,.0f} "
+                  f"ms against the {s.budget_ms:,.0f} ms budget; over budget "
+                  f"{s.over_budget_share:.1%}; path p99 {s.path_p99_ms:,.0f} ms; "
+                  f"late draws {s.late_draws}")  # fmt: skip
             for reason, count, share in run.reasons().iter_rows():
                 print(f"  {reason:<16} {count:>5} {share:>7.1%}")
             for step in ("info", "draw", "include"):

@@ -66,7 +66,7 @@ def test_the_flow_model_is_the_markets_not_the_collectors(collected: Store) -> N
     assert flow.height > 0
     assert set(flow["token"].unique()) <= set(fitted.sizes)
     result = replay(flow, fitted.scenario, seed=1)
-    assert result.summary["requests"] == flow.height
+    assert result.summary.requests == flow.height
 
 
 def test_an_empty_store_cannot_be_calibrated() -> None:

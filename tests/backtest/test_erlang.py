@@ -53,7 +53,7 @@ def test_404_rate_matches_erlang_b_with_the_mean_hold(p_convert: float, hours: f
     )
     result = replay(flow, "single-pool", seed=11)
     expected = erlang_b(UNITS, load)
-    observed = result.summary["rfq_404_rate"]
+    observed = result.summary.rfq_404_share
 
     t = result.requests["t"].to_numpy()
     refused = (result.requests["status"] == 404).to_numpy()

@@ -42,9 +42,7 @@ def test_same_seed_gives_identical_frames_and_different_seed_differs() -> None:
     c = replay(flow, "default", seed=6, retry=retry, overrides={"pool_scale": 0.01})
     assert not a.requests.equals(c.requests)
     other = replay(generate_flow("default", hours=1.0, rate=2.0, seed=2), "default", seed=5)
-    assert other.summary["requests"] != a.summary["requests"] or not other.requests.equals(
-        a.requests
-    )
+    assert other.summary.requests != a.summary.requests or not other.requests.equals(a.requests)
 
 
 def test_unconverted_quote_frees_capacity_after_the_quote_window(make_flow) -> None:  # type: ignore[no-untyped-def]
@@ -159,7 +157,7 @@ def test_fill_moves_to_outstanding_and_settlement_repays_with_the_fee(make_flow)
     assert during["reserved"] == 0 and during["outstanding"] == row["output_amount"]
     assert after["outstanding"] == 0 and after["capacity"] == before["capacity"] + fee
     assert after["fee_revenue"] == fee
-    assert result.summary["balance_end"][pool] == result.summary["balance_start"][pool] + fee
+    assert result.summary.balance_end[pool] == result.summary.balance_start[pool] + fee
 
 
 def test_amount_outside_the_fee_tiers_is_no_route(make_flow) -> None:  # type: ignore[no-untyped-def]
@@ -172,14 +170,14 @@ def test_amount_outside_the_fee_tiers_is_no_route(make_flow) -> None:  # type: i
 
 def test_low_load_has_no_404_and_overload_has_many() -> None:
     calm = replay(generate_flow("default", hours=2.0, rate=0.5, seed=3), "default")
-    assert calm.summary["no_capacity"] == 0 and calm.summary["rfq_404_rate"] == 0.0
+    assert calm.summary.no_capacity == 0 and calm.summary.rfq_404_share == 0.0
     busy_flow = generate_flow(
         "single-pool", hours=0.5, rate=5.0, seed=3, sizes={"USDC": Fixed(UNIT)}
     )
     busy = replay(busy_flow, "single-pool")
     # About 70 erlangs offered to 15 units: most RFQs are refused.
-    assert busy.summary["rfq_404_rate"] > 0.6
-    assert busy.pools["no_capacity"].sum() == busy.summary["rejected_attempts"]
+    assert busy.summary.rfq_404_share > 0.6
+    assert busy.pools["no_capacity"].sum() == busy.summary.rejected_attempts
 
 
 def test_retries_increase_attempts_and_stay_within_the_policy() -> None:
@@ -198,15 +196,15 @@ def test_retries_increase_attempts_and_stay_within_the_policy() -> None:
     retried = replay(flow, "single-pool", retry=retry, seed=1)
     assert plain.requests["attempts"].max() == 1
     attempts = retried.requests["attempts"]
-    assert attempts.max() == 4 and retried.summary["mean_attempts"] > 1.0
-    assert retried.summary["attempts"] == attempts.sum()
+    assert attempts.max() == 4 and retried.summary.mean_attempts > 1.0
+    assert retried.summary.attempts == attempts.sum()
     # Only requests that saw a 404 were retried; the last attempt decides the outcome.
     refused = retried.requests.filter(pl.col("outcome") == "no_capacity")
     assert (refused["attempts"] == 4).all()
     retried_ok = retried.requests.filter((pl.col("attempts") > 1) & (pl.col("status") == 200))
     assert retried_ok.height > 0
     assert (retried_ok["quoted_at"] > retried_ok["t"]).all()
-    assert retried.summary["no_capacity"] < plain.summary["no_capacity"]
+    assert retried.summary.no_capacity < plain.summary.no_capacity
 
 
 def _check_conservation(result) -> None:  # type: ignore[no-untyped-def]
@@ -217,9 +215,9 @@ def _check_conservation(result) -> None:  # type: ignore[no-untyped-def]
         .agg(pl.col("earned").sum())
     )
     by_pool = dict(zip(earned["pool"].to_list(), earned["earned"].to_list(), strict=True))
-    for pool, start in summary["balance_start"].items():
-        assert summary["balance_end"][pool] == start + by_pool.get(pool, 0)
-        assert summary["fee_revenue"][pool] == by_pool.get(pool, 0)
+    for pool, start in summary.balance_start.items():
+        assert summary.balance_end[pool] == start + by_pool.get(pool, 0)
+        assert summary.fee_revenue[pool] == by_pool.get(pool, 0)
     pools = result.pools
     assert (pools["available"] >= 0).all()
     assert (pools["reserved"] + pools["outstanding"] <= pools["capacity"]).all()
@@ -229,14 +227,14 @@ def _check_conservation(result) -> None:  # type: ignore[no-untyped-def]
     last = pools.filter(pl.col("t") == pools["t"].max())
     assert (last["reserved"] == 0).all() and (last["outstanding"] == 0).all()
     for pool, balance in zip(last["pool"], last["capacity"], strict=True):
-        assert balance == summary["balance_end"][pool]
+        assert balance == summary.balance_end[pool]
     req = result.requests
     filled = req.filter(pl.col("outcome") == "filled")
     assert filled["settled_at"].is_not_null().all() and filled["earned"].is_not_null().all()
     assert (filled["input_amount"] - filled["output_amount"] >= filled["earned"]).all()
     assert (
-        summary["filled"] + summary["expired"] + summary["no_capacity"] + summary["no_route"]
-        == summary["requests"]
+        summary.filled + summary.expired + summary.no_capacity + summary.no_route
+        == summary.requests
     )
     unconverted = req.filter(~pl.col("ordered_at").is_not_null())
     assert (unconverted["outcome"] != "filled").all()
@@ -245,7 +243,7 @@ def _check_conservation(result) -> None:  # type: ignore[no-untyped-def]
 def test_amounts_are_conserved_on_a_busy_default_day() -> None:
     flow = generate_flow("default", hours=1.0, rate=3.0, seed=21, convert_probability=0.6)
     result = replay(flow, "default", overrides={"pool_scale": 0.05}, retry=RetryPolicy())
-    assert result.summary["rejected_attempts"] > 0 and result.summary["filled"] > 0
+    assert result.summary.rejected_attempts > 0 and result.summary.filled > 0
     _check_conservation(result)
 
 
@@ -275,12 +273,12 @@ def test_pool_samples_cover_the_run_at_the_interval(interval: float) -> None:
     flow = generate_flow("default", hours=0.5, rate=1.0, seed=2)
     result = replay(flow, "default", interval=interval)
     times = result.pools["t"].unique().sort().to_list()
-    assert times[0] == 0.0 and times[-1] >= result.summary["end_t"]
+    assert times[0] == 0.0 and times[-1] >= result.summary.end_s
     assert all(b - a == interval for a, b in itertools.pairwise(times))
     assert result.pools.height == len(times) * 12
     # Every pool of a (chain, token) shows that pair's RFQ counts: count each pair once.
     pairs = result.pools.unique(subset=["t", "chain", "token"])
-    assert pairs["rfqs"].sum() == result.summary["attempts"]
+    assert pairs["rfqs"].sum() == result.summary.attempts
 
 
 _DIGEST = """
@@ -334,3 +332,26 @@ def test_replay_leaves_the_garbage_collector_as_it_found_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_summary_is_a_frozen_typed_result_whose_frames_agree_with_its_fields() -> None:
+    result = replay(generate_flow("default", hours=0.5, seed=4), "default", seed=4)
+    s = result.summary
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.requests = 0  # type: ignore[misc]
+    row = s.to_frame().row(0, named=True)
+    assert row["requests"] == result.requests.height == s.requests
+    assert row["fill_share"] == pytest.approx(
+        (result.requests["outcome"] == "filled").sum() / s.requests
+    )
+    assert "fee_revenue" not in row  # the mappings are by_pool's and by_token's
+    pools = s.by_pool()
+    assert pools["pool"].to_list() == list(s.balance_start)
+    # the engine's closing balance is the opening one plus the fees earned, exactly (Int128)
+    assert (pools["balance_end"] - pools["balance_start"]).to_list() == pools[
+        "fee_revenue"
+    ].to_list()
+    tokens = s.by_token()
+    assert sorted(tokens["token"].to_list()) == ["USDC", "WETH"]
+    weth = tokens.filter(pl.col("token") == "WETH").row(0, named=True)
+    assert weth["fee_revenue"] == sum(v for k, v in s.fee_revenue.items() if ":WETH:" in k)

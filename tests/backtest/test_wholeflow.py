@@ -32,26 +32,26 @@ def test_same_seed_same_frames(shocked) -> None:  # type: ignore[no-untyped-def]
 
 def test_pool_balances_grow_by_exactly_the_fees_earned(shocked) -> None:  # type: ignore[no-untyped-def]
     summary = shocked.summary
-    assert summary["outstanding_end"] == 0
-    assert summary["pool_balance_change"] == summary["pool_earned"]
-    assert sum(summary["pool_earned"].values()) > 0
+    assert summary.outstanding_end == 0
+    assert summary.pool_balance_change == summary.pool_earned
+    assert sum(summary.pool_earned.values()) > 0
 
 
 def test_debt_is_draws_less_repayments_and_liquidations(shocked) -> None:  # type: ignore[no-untyped-def]
     s = shocked.summary
     expected = (
-        s["opening_debt_usd"] + s["drawn_usd"] - s["repaid_usd"] - s["liquidated_usd"]
-        - s["bad_debt_usd"]
+        s.opening_debt_usd + s.drawn_usd - s.repaid_usd - s.liquidated_usd
+        - s.bad_debt_usd
     )  # fmt: skip
-    assert s["end_debt_usd"] == pytest.approx(expected, rel=1e-9, abs=1e-3)
-    assert shocked.credit["debt_usd"][-1] == pytest.approx(s["end_debt_usd"])
+    assert s.end_debt_usd == pytest.approx(expected, rel=1e-9, abs=1e-3)
+    assert shocked.credit["debt_usd"][-1] == pytest.approx(s.end_debt_usd)
 
 
 def test_shock_liquidates_more_and_slips_more_than_control(shocked, control) -> None:  # type: ignore[no-untyped-def]
-    assert shocked.summary["liquidations"] > control.summary["liquidations"]
-    assert shocked.summary["collateral_sold_usd"] > control.summary["collateral_sold_usd"]
-    assert shocked.summary["swap_slippage_bps"] > control.summary["swap_slippage_bps"]
-    assert shocked.summary["depth_during_usd"] < control.summary["depth_during_usd"]
+    assert shocked.summary.liquidations > control.summary.liquidations
+    assert shocked.summary.collateral_sold_usd > control.summary.collateral_sold_usd
+    assert shocked.summary.swap_slippage_bps > control.summary.swap_slippage_bps
+    assert shocked.summary.depth_during_usd < control.summary.depth_during_usd
 
 
 def test_interactions_report_phases_and_buckets(shocked) -> None:  # type: ignore[no-untyped-def]
@@ -100,8 +100,8 @@ def test_every_counted_liquidation_moved_debt_and_collateral(
     idle = frame.filter(frame["liquidations"] == 0)
     assert (idle["debt_repaid_usd"] == 0).all() and (idle["collateral_seized_usd"] == 0).all()
     assert (frame["accounts_liquidated"] <= frame["liquidations"]).all()
-    assert run.summary["accounts_liquidated"] <= settings.accounts
-    assert run.summary["liquidations"] <= 5 * run.summary["accounts_liquidated"] * settings.steps
+    assert run.summary.accounts_liquidated <= settings.accounts
+    assert run.summary.liquidations <= 5 * run.summary.accounts_liquidated * settings.steps
 
 
 @pytest.mark.parametrize(("seed", "settings"), OTHER_BOOKS)
@@ -113,7 +113,7 @@ def test_sales_follow_the_policy_and_conserve_the_collateral(
     frame = run.liquidations
     assert (frame["collateral_sold_weth"] <= frame["max_sale_weth"] + 1e-12).all()
     seized, sold = frame["collateral_seized_weth"].sum(), frame["collateral_sold_weth"].sum()
-    assert seized == pytest.approx(sold + run.summary["inventory_end_weth"], rel=1e-9)
+    assert seized == pytest.approx(sold + run.summary.inventory_end_weth, rel=1e-9)
     assert frame["sales_impact_bps"].max() <= settings.max_sale_impact_bps * 1.05
 
 
@@ -129,10 +129,10 @@ def test_the_shock_is_the_path_its_name_says(seed: int, settings: WholeFlow) -> 
 
 def test_liquidations_off_is_the_control_for_the_sales() -> None:
     off = whole_flow(dataclasses.replace(SMALL, liquidations=False), seed=5, progress=False)
-    assert off.summary["liquidations"] == off.summary["accounts_liquidated"] == 0
-    assert off.summary["collateral_sold_usd"] == 0
-    assert off.summary["min_health_factor"] < 1  # the shock left accounts under water
-    assert off.summary["shock_pct_end"] == pytest.approx(SMALL.shock * 100)
+    assert off.summary.liquidations == off.summary.accounts_liquidated == 0
+    assert off.summary.collateral_sold_usd == 0
+    assert off.summary.min_health_factor < 1  # the shock left accounts under water
+    assert off.summary.shock_pct_end == pytest.approx(SMALL.shock * 100)
 
 
 def test_bad_sale_policy_names_the_field() -> None:
@@ -140,3 +140,13 @@ def test_bad_sale_policy_names_the_field() -> None:
         WholeFlow(max_sale_impact_bps=0.0)
     with pytest.raises(ArgumentError, match="liquidations: must be True or False"):
         WholeFlow(liquidations=1)  # type: ignore[arg-type]
+
+
+def test_summary_is_frozen_and_its_frame_holds_the_scalar_figures(shocked) -> None:  # type: ignore[no-untyped-def]
+    s = shocked.summary
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.users = 0  # type: ignore[misc]
+    row = s.to_frame().row(0, named=True)
+    assert row["users"] == shocked.users.height
+    assert row["rfq_404_share"] == s.rfq_404_share and 0.0 <= s.rfq_404_share <= 1.0
+    assert "pool_earned" not in row and row["outstanding_end"] == 0

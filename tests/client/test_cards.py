@@ -162,7 +162,7 @@ def test_run_cards_answers_accounts_concurrently_at_their_arrival_times(
     assert d["auth_id"].to_list() == ["a-1", "b-1", "a-1", "b-2"]  # arrival order
     assert d["reason"].to_list() == ["approved", "approved", "approved", "health"]
     assert d["replay"].to_list() == [False, False, True, False]
-    assert run.summary["draws"] == 2 and len(backend.receipts) == 2
+    assert run.summary.draws == 2 and len(backend.receipts) == 2
     assert loopback.balance(shops[a]) == 100 * USDC and loopback.balance(shops[b]) == 50 * USDC
     assert loopback.units(b, "principal") == draw_for(50 * USDC)
     assert not backend.pace  # the run's pacing ends with it

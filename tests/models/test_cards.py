@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -104,8 +105,8 @@ def test_a_slow_or_failing_step_declines_without_drawing(override: dict, reason:
     run = simulate_cards(card_swipes(accounts, hours=2, seed=3), accounts, latencies=latencies)
     decisions = run.decisions.filter(~pl.col("replay"))
     assert decisions.height > 5 and set(decisions["reason"]) == {reason}
-    assert run.summary["approved"] == 0 and run.summary["drawn"] == 0
-    assert run.summary["over_budget"] == 0.0
+    assert run.summary.approved == 0 and run.summary.drawn == 0
+    assert run.summary.over_budget_share == 0.0
 
 
 def test_a_step_over_its_budget_is_answered_at_its_budget() -> None:
@@ -127,7 +128,7 @@ def test_a_block_past_the_budget_declines_at_the_deadline_and_the_draw_still_lan
     assert late.height > 10  # a block every 30 s rarely comes within 2 s
     assert late["latency_ms"].max() == pytest.approx(2_000.0)
     assert (late["path_ms"] > 2_000).all()
-    assert run.summary["late_draws"] == late.height
+    assert run.summary.late_draws == late.height
     backend = run.backend
     assert isinstance(backend, SimulatedBackend)
     assert backend.ledger["a"].principal == run.decisions["drawn"].sum()
@@ -224,7 +225,7 @@ def test_a_lower_rule_lets_the_capacity_decide() -> None:
 def test_declines_and_approvals_match_the_ledger_replayed_through_toolkit_credit() -> None:
     accounts = card_accounts(40, seed=5)
     run = simulate_cards(card_swipes(accounts, hours=12, seed=5), accounts, seed=5)
-    assert run.summary["approved"] > 0 and (run.decisions["reason"] == "health").sum() > 0
+    assert run.summary.approved > 0 and (run.decisions["reason"] == "health").sum() > 0
     principal = {a: p.principal for a, p in accounts.items()}
     for row in run.decisions.filter(~pl.col("replay")).iter_rows(named=True):
         position = accounts[row["account"]]
@@ -373,3 +374,16 @@ def test_backend_error_names_the_step_and_its_duration() -> None:
     error = BackendError("draw", 0.25, "insufficient credit capacity")
     assert str(error) == "draw: insufficient credit capacity after 250.0 ms"
     assert error.seconds == 0.25
+
+
+def test_the_summary_is_a_frozen_result_that_agrees_with_the_decisions() -> None:
+    accounts = card_accounts(20, seed=3)
+    run = simulate_cards(card_swipes(accounts, hours=6, seed=3), accounts, latencies=CALM, seed=3)
+    s = run.summary
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.approved = 0  # type: ignore[misc]
+    row = s.to_frame().row(0, named=True)
+    assert row == s.as_dict() and row["swipes"] == run.decisions.height
+    assert s.approved == run.decisions["approved"].sum()
+    assert s.approval_share == pytest.approx(s.approved / s.swipes)
+    assert s.drawn == run.decisions["drawn"].sum() and s.budget_ms == 2_000.0

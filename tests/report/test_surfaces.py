@@ -133,7 +133,7 @@ def _usd_revenue(result: BacktestResult) -> tuple[float, float]:
     for pool in scenario.pools:
         price = float(prices[pool.token]) / 10 ** scenario.token(pool.chain, pool.token).decimals
         capital += result.pools.filter(pl.col("pool") == pool.id)["capacity"][0] * price
-        revenue += result.summary["fee_revenue"][pool.id] * price
+        revenue += result.summary.fee_revenue[pool.id] * price
     return capital, revenue
 
 
@@ -148,9 +148,9 @@ def test_capital_against_404_rate_comes_from_the_pool_scale_sweep(
         capital, revenue = _usd_revenue(result)
         assert row["capital_usd"] == pytest.approx(capital)
         assert row["fee_revenue_usd"] == pytest.approx(revenue)
-        assert row["requests"] == result.summary["requests"]
+        assert row["requests"] == result.summary.requests
         assert row["share_404_pct"] == pytest.approx(
-            100 * result.summary["no_capacity"] / result.summary["requests"]
+            100 * result.summary.no_capacity / result.summary.requests
         )
     assert table["capital_usd"][2] == pytest.approx(4 * table["capital_usd"][0], rel=1e-6)
     # More capital, fewer refusals: the point of the sweep.
@@ -173,7 +173,7 @@ def test_economics_are_fee_revenue_and_annualised_return_in_usd(surfaces_db: Sur
     assert total["annualised_return_pct"] == pytest.approx(100 * revenue / capital * YEAR_S / span)
     weth = table.filter(pl.col("pool") == "1:WETH:aave_v2").row(0, named=True)
     assert weth["fee_revenue_tokens"] == pytest.approx(
-        result.summary["fee_revenue"]["1:WETH:aave_v2"] / 10**18
+        result.summary.fee_revenue["1:WETH:aave_v2"] / 10**18
     )
     assert weth["chain"] == "Ethereum"
     assert math.isclose(weth["capital_usd"], weth["capital_tokens"] * 3000.0)
@@ -185,10 +185,10 @@ def test_the_latest_backtest_economics_are_in_the_summary(
     result = surfaces_db[1]["bt-1"]
     assert rows[("economics", "backtest run")] == "bt-1"
     # single-pool: 15 x 1,000 USDC at $1 (the scenario prices USDC), no fee tiers above 0 bps.
-    balance = result.summary["balance_start"]["8453:USDC:usdc"]
+    balance = result.summary.balance_start["8453:USDC:usdc"]
     assert float(rows[("economics", "pool capital (USD)")]) == pytest.approx(balance / 10**6)
     assert float(rows[("economics", "fee revenue (USD)")]) == pytest.approx(
-        sum(result.summary["fee_revenue"].values()) / 10**6
+        sum(result.summary.fee_revenue.values()) / 10**6
     )
 
 

@@ -35,7 +35,7 @@ a backtest gives identical frames on every run and machine.
 >>> from toolkit.backtest import generate_flow, replay
 >>> flow = generate_flow("default", hours=1.0, rate=0.5, seed=7)
 >>> result = replay(flow, "default", seed=7)
->>> result.summary["requests"] == flow.height, result.summary["no_capacity"]
+>>> result.summary.requests == flow.height, result.summary.no_capacity
 (True, 0)
 """
 
@@ -55,11 +55,13 @@ from toolkit.backtest.replay import replay
 from toolkit.backtest.result import BacktestResult
 from toolkit.backtest.scenarios import OVERRIDE_KEYS, apply_overrides
 from toolkit.backtest.seeds import bands, sweep_seeds
+from toolkit.backtest.summary import BacktestSummary
 from toolkit.backtest.sweep import sweep
 from toolkit.backtest.wholeflow import (
     WHOLE_FLOW_METRICS,
     WholeFlow,
     WholeFlowResult,
+    WholeFlowSummary,
     interactions,
     whole_flow,
     whole_flow_seeds,
@@ -102,6 +104,7 @@ __all__ = [
     "SWAP_FLOW_SCHEMA",
     "WHOLE_FLOW_METRICS",
     "BacktestResult",
+    "BacktestSummary",
     "Calibration",
     "Constant",
     "CreditBehaviour",
@@ -115,6 +118,7 @@ __all__ = [
     "Uniform",
     "WholeFlow",
     "WholeFlowResult",
+    "WholeFlowSummary",
     "apply_overrides",
     "attack_flow",
     "bands",

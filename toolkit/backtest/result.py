@@ -28,8 +28,6 @@ counts), ``no_capacity_rate`` and ``fee_revenue`` (cumulative fees repaid to thi
 from __future__ import annotations
 
 import json
-import math
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,7 +35,8 @@ from typing import Any
 
 import polars as pl
 
-from toolkit.backtest.loop import FILLED, NO_CAPACITY, NO_ROUTE, OUTCOMES, Trace
+from toolkit.backtest.loop import NO_CAPACITY, NO_ROUTE, OUTCOMES, Trace
+from toolkit.backtest.summary import BacktestSummary, summarize
 from toolkit.flows import FlowColumns
 from toolkit.scenario import ScenarioError, load_scenario
 from toolkit.scenario.prices import scenario_prices
@@ -54,25 +53,19 @@ _POOL_STORE_COLUMNS = tuple(c for c in table_spec("backtest_pools").names if c n
 
 @dataclass(frozen=True)
 class BacktestResult:
-    """What a replay produced: ``requests`` and ``pools`` frames and a ``summary`` dict.
-
-    ``summary`` holds counts (``requests``, ``attempts``, ``rejected_attempts`` and one per
-    outcome), rates (``fill_rate``, ``no_capacity_rate`` per request, ``rfq_404_rate`` per
-    attempt, ``mean_attempts``), ``end_t`` (when the last reservation lapsed or the last fill
-    settled: every pool is idle from then on) and per-pool and per-token
-    figures: ``fee_revenue`` and ``balance_start``/``balance_end`` by pool id,
-    ``fee_revenue_by_token`` and ``volume_by_token`` (filled output), ``peak_utilization`` and
-    ``mean_utilization`` by pool id (over the samples).
+    """What a replay produced: ``requests`` and ``pools`` frames and their
+    :class:`~toolkit.backtest.summary.BacktestSummary` (counts, shares, and per-pool and
+    per-token figures).
 
     >>> from toolkit.backtest import generate_flow, replay
     >>> result = replay(generate_flow("default", hours=0.2, seed=1), "default", seed=1)
-    >>> result.summary["requests"] == result.requests.height
+    >>> result.summary.requests == result.requests.height
     True
     """
 
     requests: pl.DataFrame
     pools: pl.DataFrame
-    summary: dict[str, Any]
+    summary: BacktestSummary
     parameters: dict[str, Any] = field(default_factory=dict)
 
     def to_store(
@@ -94,7 +87,7 @@ class BacktestResult:
         ...     store.run_record(run)["status"], stored == result.requests.height
         ('completed', True)
         """
-        target = f"backtest://{self.summary['scenario']}"
+        target = f"backtest://{self.summary.scenario}"
         recording = store.recording(
             "backtest", self.parameters, target, run_id=run_id, started_at=started_at
         )
@@ -109,7 +102,7 @@ class BacktestResult:
         prices this simulated run as the simulation did; a scenario given only as an object
         (no name to load it by) has its prices stored by whoever built it."""
         try:
-            scenario = load_scenario(self.summary["scenario"])
+            scenario = load_scenario(self.summary.scenario)
         except ScenarioError:
             return
         started = store.run_record(run_id)["started_at"]
@@ -210,68 +203,6 @@ def _pools_frame(samples: Mapping[str, list[Any]]) -> pl.DataFrame:
     return frame
 
 
-def _ratio(numerator: int, denominator: int) -> float:
-    return numerator / denominator if denominator else 0.0
-
-
-def _summary(
-    scenario: Any,
-    seed: int,
-    flow: FlowColumns,
-    trace: Trace,
-    pools: pl.DataFrame,
-) -> dict[str, Any]:
-    n = len(flow.t)
-    tally = Counter(trace.outcome)
-    counts = {o: tally[o] for o in OUTCOMES}
-    attempts = sum(trace.attempts)
-    revenue = dict(trace.revenue)
-    by_token: dict[str, int] = {}
-    volume: dict[str, int] = {}
-    for p in scenario.pools:
-        by_token.setdefault(p.token, 0)
-        volume.setdefault(p.token, 0)
-    symbols = [symbol for _, _, symbol in flow.routes]
-    route, outputs, earned = flow.route, trace.output_amount, trace.earned
-    # Summed in Python: polars sums of Int128 columns wrap around silently on overflow.
-    for k in [k for k, filled in enumerate(trace.filled_at) if filled is not None]:
-        symbol = symbols[route[k]]
-        volume[symbol] += outputs[k]  # type: ignore[operator]
-        gained = earned[k]
-        if gained is not None:
-            by_token[symbol] += gained
-    peak: dict[str, float] = {}
-    mean: dict[str, float] = {}
-    ids = pools["pool"].to_list()
-    util = pools["utilization"].to_list()
-    per_pool: dict[str, list[float]] = {p.id: [] for p in scenario.pools}
-    for pool_id, u in zip(ids, util, strict=True):
-        per_pool[pool_id].append(u)
-    for pool_id, values in per_pool.items():
-        peak[pool_id] = max(values) if values else 0.0
-        # fsum is exactly rounded, so the mean does not depend on summation order.
-        mean[pool_id] = math.fsum(values) / len(values) if values else 0.0
-    return {
-        "scenario": scenario.name,
-        "seed": seed,
-        "requests": n,
-        "attempts": attempts,
-        "rejected_attempts": trace.rejected,
-        **counts,
-        "fill_rate": _ratio(counts[FILLED], n),
-        "no_capacity_rate": _ratio(counts[NO_CAPACITY], n),
-        "rfq_404_rate": _ratio(trace.rejected, attempts),
-        "mean_attempts": _ratio(attempts, n),
-        "end_t": trace.end,
-        "fee_revenue": revenue,
-        "fee_revenue_by_token": by_token,
-        "volume_by_token": volume,
-        "balance_start": {p.id: p.balance for p in scenario.pools},
-        "peak_utilization": peak,
-        "mean_utilization": mean,
-    }
-
-
 def build_result(
     scenario: Any,
     flow: FlowColumns,
@@ -283,12 +214,9 @@ def build_result(
 ) -> BacktestResult:
     """Assemble frames and summary from the loop's trace (columns built once, at the end)."""
     pools = _pools_frame(trace.samples)
-    summary = _summary(scenario, seed, flow, trace, pools)
-    # Read from the engine, not derived from revenue, so that the two can be checked.
-    summary["balance_end"] = dict(final_balances)
     return BacktestResult(
         requests=_requests_frame(flow, trace),
         pools=pools,
-        summary=summary,
+        summary=summarize(scenario, seed, flow, trace, pools, final_balances),
         parameters=json.loads(json.dumps(dict(parameters))),
     )

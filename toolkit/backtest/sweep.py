@@ -84,15 +84,27 @@ def sweep_point(
     >>> row["requests"] > 0, 0.0 <= row["fill_rate"] <= 1.0
     (True, True)
     """
-    summary = replay(flow, scenario, seed=seed, retry=retry, overrides=overrides).summary
-    row: dict[str, Any] = {name: summary[name] for name in SWEEP_METRICS[:10]}
-    peaks = list(summary["peak_utilization"].values())
-    means = list(summary["mean_utilization"].values())
+    s = replay(flow, scenario, seed=seed, retry=retry, overrides=overrides).summary
+    # The sweep's columns keep their names (SWEEP_METRICS order) whatever the summary's fields.
+    row: dict[str, Any] = {
+        "requests": s.requests,
+        "attempts": s.attempts,
+        "filled": s.filled,
+        "expired": s.expired,
+        "no_capacity": s.no_capacity,
+        "no_route": s.no_route,
+        "fill_rate": s.fill_share,
+        "no_capacity_rate": s.no_capacity_share,
+        "rfq_404_rate": s.rfq_404_share,
+        "mean_attempts": s.mean_attempts,
+    }
+    peaks = list(s.peak_utilization_share.values())
+    means = list(s.mean_utilization_share.values())
     row["peak_utilization"] = max(peaks) if peaks else 0.0
     row["mean_utilization"] = math.fsum(means) / len(means) if means else 0.0
-    for symbol in sorted(summary["fee_revenue_by_token"]):
-        row[f"fee_revenue_{symbol}"] = summary["fee_revenue_by_token"][symbol]
-        row[f"volume_{symbol}"] = summary["volume_by_token"][symbol]
+    for symbol in sorted(s.fee_revenue_by_token):
+        row[f"fee_revenue_{symbol}"] = s.fee_revenue_by_token[symbol]
+        row[f"volume_{symbol}"] = s.volume_by_token[symbol]
     return row
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from decimal import Decimal
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from toolkit.cli.argtypes import integer, real
+
+if TYPE_CHECKING:
+    from toolkit.backtest import BacktestSummary
 
 #: Mean RFQs per second of ``toolkit backtest``'s and the demo's day of flow, calibrated to
 #: public figures of comparable cross-chain services (../shared/research/economics.md): on the
@@ -112,7 +115,7 @@ def _units(amount: int, decimals: int) -> str:
     return f"{value:,.{min(decimals, 6)}f}"
 
 
-def format_summary(summary: dict[str, Any], decimals: dict[str, int]) -> str:
+def format_summary(summary: BacktestSummary, decimals: dict[str, int]) -> str:
     """The text ``toolkit backtest`` prints for a replay summary.
 
     ``decimals`` maps each pool id to its token's decimals (fee revenue in whole tokens).
@@ -122,25 +125,24 @@ def format_summary(summary: dict[str, Any], decimals: dict[str, int]) -> str:
     >>> print(format_summary(result.summary, {"8453:USDC:usdc": 6}).splitlines()[1])
     requests          180
     """
-    n = summary["requests"]
+    s = summary
     lines = [
-        f"backtest of scenario {summary['scenario']} (seed {summary['seed']})",
-        f"requests     {n:>8,}",
-        f"attempts     {summary['attempts']:>8,}",
-        f"filled       {summary['filled']:>8,}   fill rate {100 * summary['fill_rate']:.2f} %",
-        f"expired      {summary['expired']:>8,}",
-        f"no capacity  {summary['no_capacity']:>8,}   "
-        f"404 rate {100 * summary['rfq_404_rate']:.2f} % of attempts",
-        f"no route     {summary['no_route']:>8,}",
+        f"backtest of scenario {s.scenario} (seed {s.seed})",
+        f"requests     {s.requests:>8,}",
+        f"attempts     {s.attempts:>8,}",
+        f"filled       {s.filled:>8,}   fill rate {100 * s.fill_share:.2f} %",
+        f"expired      {s.expired:>8,}",
+        f"no capacity  {s.no_capacity:>8,}   404 rate {100 * s.rfq_404_share:.2f} % of attempts",
+        f"no route     {s.no_route:>8,}",
         "",
         f"{'pool':<24} {'fee revenue':>22} {'peak util':>10} {'mean util':>10}",
     ]
-    for pool, revenue in summary["fee_revenue"].items():
+    for pool, revenue in s.fee_revenue.items():
         amount = _units(revenue, decimals.get(pool, 0))
         lines.append(
             f"{pool_label(pool):<24} {amount:>17} {pool.split(':')[1]:<4} "
-            f"{100 * summary['peak_utilization'][pool]:>8.1f} % "
-            f"{100 * summary['mean_utilization'][pool]:>8.1f} %"
+            f"{100 * s.peak_utilization_share[pool]:>8.1f} % "
+            f"{100 * s.mean_utilization_share[pool]:>8.1f} %"
         )
     return "\n".join(lines)
 

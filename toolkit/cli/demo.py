@@ -459,7 +459,7 @@ def _replay_scales(rate: float, seed: int) -> list[tuple[float, BacktestResult]]
 
 def _store_sweep(store: Store, results: list[tuple[float, BacktestResult]], step: Any) -> None:
     shares = ", ".join(
-        f"x{scale:g}: {100 * r.summary['no_capacity_rate']:.1f} %" for scale, r in results
+        f"x{scale:g}: {100 * r.summary.no_capacity_share:.1f} %" for scale, r in results
     )
     step(f"pool_scale sweep, requests refused for capacity: {shares}")
     for _, result in results:
@@ -471,7 +471,7 @@ def _store_backtest(store: Store, result: BacktestResult, stream: TextIO, step: 
     from toolkit.scenario import load_scenario
 
     scenario = load_scenario("default")
-    requests = int(result.summary["requests"])
+    requests = result.summary.requests
     step(f"backtest: a day of flow on the default scenario, {requests:,} requests")
     run_id = result.to_store(store)
     decimals = {p.id: scenario.token(p.chain, p.token).decimals for p in scenario.pools}

@@ -158,8 +158,6 @@ def simulate_topups(
     whole(collateral_value, "collateral_value", minimum=0)
     number(maintenance_ltv, "maintenance_ltv", above=0, maximum=1)
     number(ltv, "ltv", minimum=0, maximum=maintenance_ltv)
-    whole(threshold, "threshold", minimum=0)
-    whole(target_balance, "target_balance", minimum=threshold)
     number(min_health_factor, "min_health_factor", minimum=1)
     whole(balance, "balance", minimum=0)
     whole(principal, "principal", minimum=0)
@@ -167,45 +165,22 @@ def simulate_topups(
     whole(gas_per_top_up, "gas_per_top_up", minimum=0)
     if spends.columns[:2] != ["t", "amount"]:
         raise ArgumentError("spends", "a frame with columns t and amount", spends.columns)
-    fee_bps = rules.origination_fee_bps
-    # the largest debt the config allows: capacity, and the health floor
-    ceiling = min(
-        int(collateral_value * ltv), int(collateral_value * maintenance_ltv / min_health_factor)
+    policy = _Policy(
+        whole(threshold, "threshold", minimum=0),
+        whole(target_balance, "target_balance", minimum=threshold),
+        # the largest debt the config allows: capacity, and the health floor
+        min(
+            int(collateral_value * ltv),
+            int(collateral_value * maintenance_ltv / min_health_factor),
+        ),
+        rules,
     )
-
-    def top_up(balance: int, principal: int) -> tuple[int, int]:
-        if balance >= threshold:
-            return 0, 0
-        wanted = target_balance - balance
-        draw = -(-wanted * 10_000 // (10_000 - fee_bps))  # delivered >= wanted
-        draw = max(0, min(draw, ceiling - principal))
-        return draw, rules.draw_fee(draw)
-
-    rows: list[tuple[float, int, bool, int, int, int, int]] = []
-    draw, fee = top_up(balance, principal)  # the operator tops up as soon as it is enabled
-    principal, balance = principal + draw, balance + draw - fee
-    rows.append((0.0, 0, False, draw, fee, balance, principal))
-    idle_area, last_t = 0.0, 0.0
-    for t, amount in spends.select("t", "amount").iter_rows():
-        idle_area += balance * (t - last_t)
-        last_t = t
-        declined = amount > balance
-        if not declined:
-            balance -= amount
-        draw, fee = top_up(balance, principal)
-        principal, balance = principal + draw, balance + draw - fee
-        rows.append((t, amount, declined, draw, fee, balance, principal))
-    end = last_t
-    idle_area += balance * max(0.0, end - last_t)
-    events = pl.DataFrame(
-        rows,
-        schema=["t", "amount", "declined", "draw", "fee", "balance", "principal"],
-        orient="row",
-    )
-    idle = idle_area / end if end > 0 else float(balance)
+    events, idle = _replay(spends, policy, balance, principal)
+    end = float(events["t"][-1])
     idle_cost = idle * idle_rate * end / YEAR
     fees = int(events["fee"].sum())
     top_ups = int((events["draw"] > 0).sum())
+    principal = int(events["principal"][-1])
     summary = TopUpSummary(
         top_ups=top_ups,
         drawn=int(events["draw"].sum()),
@@ -220,6 +195,55 @@ def simulate_topups(
         ),
     )
     return TopUpRun(events, summary)
+
+
+@dataclass(frozen=True)
+class _Policy:
+    """One config's top-up rule: below ``threshold``, draw back to ``target_balance``
+    delivered, the debt kept within ``ceiling``."""
+
+    threshold: int
+    target_balance: int
+    ceiling: int
+    rules: ProductRules
+
+    def top_up(self, balance: int, principal: int) -> tuple[int, int]:
+        """The draw (and its fee) the operator makes at ``balance`` with ``principal`` owed."""
+        if balance >= self.threshold:
+            return 0, 0
+        wanted = self.target_balance - balance
+        keep = 10_000 - self.rules.origination_fee_bps
+        draw = -(-wanted * 10_000 // keep)  # delivered >= wanted
+        draw = max(0, min(draw, self.ceiling - principal))
+        return draw, self.rules.draw_fee(draw)
+
+
+def _replay(
+    spends: pl.DataFrame, policy: _Policy, balance: int, principal: int
+) -> tuple[pl.DataFrame, float]:
+    """Every spend against ``policy`` from ``balance`` and ``principal``: the events (row 0
+    the top-up at enabling) and the time-weighted mean balance (the last balance when no time
+    passes)."""
+    rows: list[tuple[float, int, bool, int, int, int, int]] = []
+    draw, fee = policy.top_up(balance, principal)  # the operator tops up as soon as enabled
+    principal, balance = principal + draw, balance + draw - fee
+    rows.append((0.0, 0, False, draw, fee, balance, principal))
+    idle_area, last_t = 0.0, 0.0
+    for t, amount in spends.select("t", "amount").iter_rows():
+        idle_area += balance * (t - last_t)
+        last_t = t
+        declined = amount > balance
+        if not declined:
+            balance -= amount
+        draw, fee = policy.top_up(balance, principal)
+        principal, balance = principal + draw, balance + draw - fee
+        rows.append((t, amount, declined, draw, fee, balance, principal))
+    events = pl.DataFrame(
+        rows,
+        schema=["t", "amount", "declined", "draw", "fee", "balance", "principal"],
+        orient="row",
+    )
+    return events, idle_area / last_t if last_t > 0 else float(balance)
 
 
 def cheapest_config(

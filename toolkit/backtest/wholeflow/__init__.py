@@ -42,12 +42,12 @@ the same shock with the liquidators off and the no-shock control (same seed: com
 numbers) over several seeds.
 
 >>> result = whole_flow(WholeFlow(hours=0.5, shock_at=0.2, shock_hours=0.1), seed=3)
->>> result.credit.height == result.intents.height == 15, result.summary["users"] > 0
+>>> result.credit.height == result.intents.height == 15, result.summary.users > 0
 (True, True)
 """
 
 from toolkit.backtest.wholeflow.flow import whole_flow
-from toolkit.backtest.wholeflow.result import WholeFlowResult, interactions
+from toolkit.backtest.wholeflow.result import WholeFlowResult, WholeFlowSummary, interactions
 from toolkit.backtest.wholeflow.seeds import whole_flow_seeds
 from toolkit.backtest.wholeflow.settings import WHOLE_FLOW_METRICS, WholeFlow
 
@@ -55,6 +55,7 @@ __all__ = [
     "WHOLE_FLOW_METRICS",
     "WholeFlow",
     "WholeFlowResult",
+    "WholeFlowSummary",
     "interactions",
     "whole_flow",
     "whole_flow_seeds",

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from toolkit.arguments import ArgumentError, whole
-from toolkit.backtest.wholeflow.result import WholeFlowResult
+from toolkit.backtest.wholeflow.result import WholeFlowResult, WholeFlowSummary
 from toolkit.backtest.wholeflow.run import Run
 from toolkit.backtest.wholeflow.settings import GENESIS, WholeFlow
 from toolkit.progress import progress_bar
@@ -18,6 +18,8 @@ from toolkit.scenario import Scenario, load_scenario
 
 
 def _step(run: Run, i: int, now: float) -> None:
+    """One step of the world: the markets move, the card credit and the liquidators act, the
+    pools lend, users arrive; then one row per surface."""
     s = run.settings
     hours = s.step_seconds / 3600
     hour = now / 3600
@@ -40,44 +42,51 @@ def _step(run: Run, i: int, now: float) -> None:
     for _ in range(run.rng.poisson(s.users_per_hour * hours)):
         run.arrive(len(run.users), now, counts)
     borrow["repaid_usd"] = counts.pop("repaid_usd")
-    pools = [p for p in run.engine.pools(now) if p.chain == s.destination]
-    held = sum(p.reserved + p.outstanding for p in pools)
-    choices = counts.pop("choices")
-    users = sum(choices.values())
-    run.rows["intents"].append(
-        {
-            "step": i,
-            "hour": hour,
-            **{k: counts[k] for k in ("rfqs", "quotes", "no_capacity", "fills", "missed")},
-            "fees_usd": counts["fees_usd"],
-            "utilisation": held / max(1, sum(p.balance for p in pools)),
-            "users": users,
-            "intents_users": choices["a"] + choices["b"],
-            "route_a": choices["a"],
-            "route_b": choices["b"],
-            "bridge": choices["c"],
-        }
-    )
-    swaps = counts["swaps"]
-    slips = np.array([x[1] for x in swaps if not math.isnan(x[1])])
-    run.rows["swaps"].append(
-        {
-            "step": i,
-            "hour": hour,
-            "reference_usd": run.path_price,
-            "control_usd": run.control_path[i],
-            "shock_pct": (run.path_price / run.control_path[i] - 1) * 100,
-            "source_mid_usd": run.src.weth_usd(),
-            "depth_2pct_usd": depth,
-            "swaps": len(swaps),
-            "volume_usd": float(sum(x[0] for x in swaps)),
-            "slippage_bps_mean": float(slips.mean()) if slips.size else math.nan,
-            "slippage_bps_p95": float(np.percentile(slips, 95)) if slips.size else math.nan,
-        }
-    )
+    run.rows["intents"].append(_intents_row(run, i, now, counts))
+    run.rows["swaps"].append(_swaps_row(run, i, now, depth, counts["swaps"]))
     run.rows["credit"].append(credit)
     run.rows["borrow"].append(borrow)
     run.rows["liquidations"].append(liq)
+
+
+def _intents_row(run: Run, i: int, now: float, counts: dict[str, Any]) -> dict[str, Any]:
+    """The step's intents row: RFQ counts, fees, the destination pools' utilisation and the
+    users' route choices."""
+    pools = [p for p in run.engine.pools(now) if p.chain == run.settings.destination]
+    held = sum(p.reserved + p.outstanding for p in pools)
+    choices = counts.pop("choices")
+    return {
+        "step": i,
+        "hour": now / 3600,
+        **{k: counts[k] for k in ("rfqs", "quotes", "no_capacity", "fills", "missed")},
+        "fees_usd": counts["fees_usd"],
+        "utilisation": held / max(1, sum(p.balance for p in pools)),
+        "users": sum(choices.values()),
+        "intents_users": choices["a"] + choices["b"],
+        "route_a": choices["a"],
+        "route_b": choices["b"],
+        "bridge": choices["c"],
+    }
+
+
+def _swaps_row(
+    run: Run, i: int, now: float, depth: float, swaps: list[tuple[float, float]]
+) -> dict[str, Any]:
+    """The step's swaps row: the price paths, the source's depth and the swaps' slippage."""
+    slips = np.array([x[1] for x in swaps if not math.isnan(x[1])])
+    return {
+        "step": i,
+        "hour": now / 3600,
+        "reference_usd": run.path_price,
+        "control_usd": run.control_path[i],
+        "shock_pct": (run.path_price / run.control_path[i] - 1) * 100,
+        "source_mid_usd": run.src.weth_usd(),
+        "depth_2pct_usd": depth,
+        "swaps": len(swaps),
+        "volume_usd": float(sum(x[0] for x in swaps)),
+        "slippage_bps_mean": float(slips.mean()) if slips.size else math.nan,
+        "slippage_bps_p95": float(np.percentile(slips, 95)) if slips.size else math.nan,
+    }
 
 
 def whole_flow(
@@ -123,64 +132,75 @@ def _result(run: Run, seed: int, tail: dict[str, Any]) -> WholeFlowResult:
             "source_slippage_bps": pl.Float64, "choice": pl.String, "intents": pl.Boolean,
         },
     )  # fmt: skip
-    intents, swaps, credit = frames["intents"], frames["swaps"], frames["credit"]
-    liq = frames["liquidations"]
-    closing = {p.id: p.balance for p in run.engine.pools(run.engine.clock)}
-    outstanding = sum(p.outstanding for p in run.engine.pools(run.engine.clock))
-    rfqs = int(intents["rfqs"].sum())
+    return WholeFlowResult(
+        run.settings,
+        seed,
+        frames["intents"],
+        frames["swaps"],
+        frames["credit"],
+        frames["borrow"],
+        frames["liquidations"],
+        users,
+        _summary(run, seed, frames, users, tail),
+    )
+
+
+def _swap_figures(run: Run, swaps: pl.DataFrame) -> tuple[float, float]:
+    """The mean slippage per swap over the run and the mean 2 % depth during the shock."""
     weighted = swaps.filter(pl.col("swaps") > 0)
     counts = weighted["swaps"].to_numpy()
     means = weighted["slippage_bps_mean"].to_numpy()
     slippage = float((means * counts).sum() / counts.sum()) if weighted.height else math.nan
     during = [run.settings.phase(h) == "during" for h in swaps["hour"]]
     depths = swaps.filter(pl.Series(during))["depth_2pct_usd"].to_numpy()
-    summary: dict[str, Any] = {
-        "seed": seed,
-        "shock": run.settings.shock,
-        "steps": run.settings.steps,
-        "users": users.height,
-        "intents_share": float(users["intents"].cast(pl.Float64).to_numpy().mean())
+    return slippage, float(depths.mean()) if depths.size else math.nan
+
+
+def _summary(
+    run: Run, seed: int, frames: dict[str, pl.DataFrame], users: pl.DataFrame, tail: dict[str, Any]
+) -> WholeFlowSummary:
+    intents, swaps, credit = frames["intents"], frames["swaps"], frames["credit"]
+    liq = frames["liquidations"]
+    pools = run.engine.pools(run.engine.clock)
+    closing = {p.id: p.balance for p in pools}
+    rfqs = int(intents["rfqs"].sum())
+    slippage, depth = _swap_figures(run, swaps)
+    return WholeFlowSummary(
+        seed=seed,
+        shock=run.settings.shock,
+        steps=run.settings.steps,
+        users=users.height,
+        intents_share=float(users["intents"].cast(pl.Float64).to_numpy().mean())
         if users.height
         else math.nan,
-        "rfqs": rfqs,
-        "rfq_404_rate": int(intents["no_capacity"].sum()) / rfqs if rfqs else 0.0,
-        "fills": int(intents["fills"].sum()) + tail["fills"],
-        "fees_usd": float(intents["fees_usd"].sum()) + tail["fees_usd"],
-        "swaps": int(swaps["swaps"].sum()),
-        "swap_volume_usd": float(swaps["volume_usd"].sum()),
-        "swap_slippage_bps": slippage,
-        "depth_during_usd": float(depths.mean()) if depths.size else math.nan,
-        "draws": int(credit["draws"].sum()),
-        "declines": int(credit["declines"].sum()),
-        "opening_debt_usd": run.opening_debt,
-        "drawn_usd": run.totals["drawn"],
-        "repaid_usd": run.totals["repaid"],
-        "liquidated_usd": run.totals["liquidated"],
-        "bad_debt_usd": run.totals["bad_debt"],
-        "end_debt_usd": float(run.debt.sum()),
-        "liquidations": int(credit["liquidations"].sum()),
-        "accounts_liquidated": len(run.liquidated),
-        "debt_repaid_usd": run.totals["liquidated"],
-        "collateral_seized_usd": float(liq["collateral_seized_usd"].sum()),
-        "collateral_sold_usd": float(liq["collateral_sold_usd"].sum()),
-        "collateral_sold_weth": float(liq["collateral_sold_weth"].sum()),
-        "inventory_end_weth": run.inventory,
-        "shock_pct_end": float(swaps["shock_pct"][-1]),
-        "sales_impact_bps_max": float(liq["sales_impact_bps"].max()),  # type: ignore[arg-type]
-        "min_health_factor": float(credit["min_health_factor"].min()),  # type: ignore[arg-type]
-        "borrowed_usd": float(frames["borrow"]["borrowed_usd"].sum()),
-        "pool_earned": dict(run.earned),
-        "pool_balance_change": {k: closing[k] - run.opening[k] for k in closing},
-        "outstanding_end": outstanding,
-    }
-    return WholeFlowResult(
-        run.settings,
-        seed,
-        intents,
-        swaps,
-        credit,
-        frames["borrow"],
-        liq,
-        users,
-        summary,
+        rfqs=rfqs,
+        rfq_404_share=int(intents["no_capacity"].sum()) / rfqs if rfqs else 0.0,
+        fills=int(intents["fills"].sum()) + tail["fills"],
+        fees_usd=float(intents["fees_usd"].sum()) + tail["fees_usd"],
+        swaps=int(swaps["swaps"].sum()),
+        swap_volume_usd=float(swaps["volume_usd"].sum()),
+        swap_slippage_bps=slippage,
+        depth_during_usd=depth,
+        draws=int(credit["draws"].sum()),
+        declines=int(credit["declines"].sum()),
+        opening_debt_usd=run.opening_debt,
+        drawn_usd=run.totals["drawn"],
+        repaid_usd=run.totals["repaid"],
+        liquidated_usd=run.totals["liquidated"],
+        bad_debt_usd=run.totals["bad_debt"],
+        end_debt_usd=float(run.debt.sum()),
+        liquidations=int(credit["liquidations"].sum()),
+        accounts_liquidated=len(run.liquidated),
+        debt_repaid_usd=run.totals["liquidated"],
+        collateral_seized_usd=float(liq["collateral_seized_usd"].sum()),
+        collateral_sold_usd=float(liq["collateral_sold_usd"].sum()),
+        collateral_sold_weth=float(liq["collateral_sold_weth"].sum()),
+        inventory_end_weth=run.inventory,
+        shock_pct_end=float(swaps["shock_pct"][-1]),
+        sales_impact_bps_max=float(liq["sales_impact_bps"].max()),  # type: ignore[arg-type]
+        min_health_factor=float(credit["min_health_factor"].min()),  # type: ignore[arg-type]
+        borrowed_usd=float(frames["borrow"]["borrowed_usd"].sum()),
+        pool_earned=dict(run.earned),
+        pool_balance_change={k: closing[k] - run.opening[k] for k in closing},
+        outstanding_end=sum(p.outstanding for p in pools),
     )

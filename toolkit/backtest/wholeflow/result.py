@@ -1,5 +1,5 @@
-"""What a whole-flow run returns (:class:`WholeFlowResult`) and where its surfaces meet
-(:func:`interactions`)."""
+"""What a whole-flow run returns (:class:`WholeFlowResult` with its :class:`WholeFlowSummary`)
+and where its surfaces meet (:func:`interactions`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,77 @@ import numpy as np
 import polars as pl
 
 from toolkit.backtest.wholeflow.settings import WholeFlow
+from toolkit.models.health.results import Row
+
+
+@dataclass(frozen=True)
+class WholeFlowSummary(Row):
+    """The figures of one whole-flow run (amounts in USD unless the name says WETH; shares in
+    [0, 1]):
+
+    - the run: ``seed``, ``shock`` (the settings' price move, a fraction: -0.3 a 30 % drop),
+      ``steps``;
+    - intents: ``users`` arrived, ``intents_share`` of them choosing an intents route,
+      ``rfqs``, ``rfq_404_share`` of them refused for capacity, ``fills``, ``fees_usd``;
+    - swaps on the source: ``swaps``, ``swap_volume_usd``, ``swap_slippage_bps`` (mean per
+      swap), ``depth_during_usd`` (mean 2 % depth during the shock);
+    - card credit: ``draws``, ``declines``, ``opening_debt_usd``, ``drawn_usd``,
+      ``repaid_usd``, ``end_debt_usd``, ``min_health_factor``, ``borrowed_usd`` (pool loans);
+    - liquidations: ``liquidations`` (calls), ``accounts_liquidated``, ``liquidated_usd`` and
+      ``debt_repaid_usd`` (the same debt repaid), ``bad_debt_usd``, ``collateral_seized_usd``,
+      ``collateral_sold_usd`` and ``collateral_sold_weth`` (what liquidators sold on the
+      source), ``inventory_end_weth`` (what they still hold), ``sales_impact_bps_max``;
+    - ``shock_pct_end``: the reference price against the control at the last step, in percent;
+    - the intents pools, by pool id in smallest units: ``pool_earned``,
+      ``pool_balance_change`` (equal once every order settled) and ``outstanding_end``.
+
+    :meth:`to_frame` gives the scalar figures as one row.
+
+    >>> from toolkit.backtest.wholeflow import whole_flow
+    >>> s = whole_flow(WholeFlow(hours=0.5, shock_at=0.2, shock_hours=0.1), seed=3).summary
+    >>> s.steps, s.to_frame().columns[:3]
+    (15, ['seed', 'shock', 'steps'])
+    """
+
+    seed: int
+    shock: float
+    steps: int
+    users: int
+    intents_share: float
+    rfqs: int
+    rfq_404_share: float
+    fills: int
+    fees_usd: float
+    swaps: int
+    swap_volume_usd: float
+    swap_slippage_bps: float
+    depth_during_usd: float
+    draws: int
+    declines: int
+    opening_debt_usd: float
+    drawn_usd: float
+    repaid_usd: float
+    liquidated_usd: float
+    bad_debt_usd: float
+    end_debt_usd: float
+    liquidations: int
+    accounts_liquidated: int
+    debt_repaid_usd: float
+    collateral_seized_usd: float
+    collateral_sold_usd: float
+    collateral_sold_weth: float
+    inventory_end_weth: float
+    shock_pct_end: float
+    sales_impact_bps_max: float
+    min_health_factor: float
+    borrowed_usd: float
+    pool_earned: dict[str, int]
+    pool_balance_change: dict[str, int]
+    outstanding_end: int
+
+    def to_frame(self) -> pl.DataFrame:
+        """The scalar figures as a one-row polars frame (the per-pool mappings left out)."""
+        return pl.DataFrame([{k: v for k, v in self.as_dict().items() if not isinstance(v, dict)}])
 
 
 @dataclass(frozen=True)
@@ -24,7 +95,7 @@ class WholeFlowResult:
     borrow: pl.DataFrame
     liquidations: pl.DataFrame
     users: pl.DataFrame
-    summary: dict[str, Any]
+    summary: WholeFlowSummary
 
     def interactions(self) -> pl.DataFrame:
         """:func:`interactions` of this run."""
@@ -47,8 +118,17 @@ def interactions(result: WholeFlowResult) -> pl.DataFrame:
     >>> sorted(frame["measure"].unique().to_list())[:2]
     ['collateral_sold_usd', 'correlation']
     """
-    s = result.settings
-    phase = pl.col("hour").map_elements(s.phase, return_dtype=pl.String).alias("group")
+    extra = pl.DataFrame(
+        _slippage_buckets(result.users),
+        schema={"measure": pl.String, "group": pl.String, "value": pl.Float64},
+    )
+    return pl.concat([_by_phase(result), extra])
+
+
+def _by_phase(result: WholeFlowResult) -> pl.DataFrame:
+    """The per-phase measures of :func:`interactions`, in long form."""
+    phase = pl.col("hour").map_elements(result.settings.phase, return_dtype=pl.String)
+    phase = phase.alias("group")
     swaps = result.swaps.with_columns(phase)
     by_phase = swaps.group_by("group", maintain_order=True).agg(
         depth_2pct_usd=pl.col("depth_2pct_usd").mean(),
@@ -68,39 +148,40 @@ def interactions(result: WholeFlowResult) -> pl.DataFrame:
         intents_share=pl.col("intents").cast(pl.Float64).mean()
     )
     phases = by_phase.join(liq, on="group", how="left").join(share, on="group", how="left")
-    long = phases.unpivot(index="group", variable_name="measure").select(
+    return phases.unpivot(index="group", variable_name="measure").select(
         "measure", "group", pl.col("value").cast(pl.Float64)
     )
-    quoted = result.users.filter(pl.col("source_slippage_bps").is_not_nan())
+
+
+def _slippage_buckets(users: pl.DataFrame) -> list[dict[str, Any]]:
+    """The slippage-quartile rows of :func:`interactions` and the correlation (none with fewer
+    than four users quoted)."""
+    quoted = users.filter(pl.col("source_slippage_bps").is_not_nan())
     rows: list[dict[str, Any]] = []
-    if quoted.height >= 4:
-        bucket = (
-            (pl.col("source_slippage_bps").rank("ordinal") * 4 / (quoted.height + 1))
-            .floor()
-            .cast(pl.Int64)
-        )
-        buckets = (
-            quoted.with_columns(bucket.alias("_q"))
-            .group_by("_q")
-            .agg(
-                intents_share=pl.col("intents").cast(pl.Float64).mean(),
-                slippage=pl.col("source_slippage_bps").mean(),
-            )
-            .sort("_q")
-        )
-        for q, value, slip in buckets.iter_rows():
-            rows.append({"measure": "intents_share", "group": f"slippage q{q + 1}", "value": value})
-            rows.append(
-                {"measure": "source_slippage_bps", "group": f"slippage q{q + 1}", "value": slip}
-            )
-        x = quoted["source_slippage_bps"].to_numpy()
-        y = quoted["intents"].cast(pl.Float64).to_numpy()
-        # every user chose alike (or saw one slippage): no correlation to measure
-        corr = np.corrcoef(x, y)[0, 1] if x.std() > 0 and y.std() > 0 else np.nan
-        rows.append(
-            {"measure": "correlation", "group": "slippage vs intents", "value": float(corr)}
-        )
-    extra = pl.DataFrame(
-        rows, schema={"measure": pl.String, "group": pl.String, "value": pl.Float64}
+    if quoted.height < 4:
+        return rows
+    bucket = (
+        (pl.col("source_slippage_bps").rank("ordinal") * 4 / (quoted.height + 1))
+        .floor()
+        .cast(pl.Int64)
     )
-    return pl.concat([long, extra])
+    buckets = (
+        quoted.with_columns(bucket.alias("_q"))
+        .group_by("_q")
+        .agg(
+            intents_share=pl.col("intents").cast(pl.Float64).mean(),
+            slippage=pl.col("source_slippage_bps").mean(),
+        )
+        .sort("_q")
+    )
+    for q, value, slip in buckets.iter_rows():
+        rows.append({"measure": "intents_share", "group": f"slippage q{q + 1}", "value": value})
+        rows.append(
+            {"measure": "source_slippage_bps", "group": f"slippage q{q + 1}", "value": slip}
+        )
+    x = quoted["source_slippage_bps"].to_numpy()
+    y = quoted["intents"].cast(pl.Float64).to_numpy()
+    # every user chose alike (or saw one slippage): no correlation to measure
+    corr = np.corrcoef(x, y)[0, 1] if x.std() > 0 and y.std() > 0 else np.nan
+    rows.append({"measure": "correlation", "group": "slippage vs intents", "value": float(corr)})
+    return rows

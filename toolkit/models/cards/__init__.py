@@ -35,7 +35,7 @@ smallest units (USDC: 6 decimals); latencies in the frames are milliseconds.
 >>> accounts = card_accounts(20, seed=1)
 >>> swipes = card_swipes(accounts, rate_per_hour=2, hours=2, seed=1)
 >>> run = simulate_cards(swipes, accounts, seed=1)
->>> run.summary["swipes"] == swipes.height, 0 < run.summary["approval_rate"] <= 1
+>>> run.summary.swipes == swipes.height, 0 < run.summary.approval_share <= 1
 (True, True)
 """
 
@@ -53,6 +53,7 @@ from toolkit.models.cards.settings import Budget, Empirical, Latencies, Lognorma
 from toolkit.models.cards.settings import Distribution as Distribution
 from toolkit.models.cards.simulation import (
     CardRun,
+    CardSummary,
     card_accounts,
     card_run,
     card_swipes,
@@ -66,6 +67,7 @@ __all__ = [
     "Budget",
     "CardBackend",
     "CardRun",
+    "CardSummary",
     "Decision",
     "DrawCall",
     "Empirical",

@@ -4,7 +4,7 @@ idempotent by authorization id, one swipe per account at a time) through a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -13,7 +13,7 @@ import numpy as np
 
 from toolkit.arguments import number, whole
 from toolkit.credit import BPS, DEFAULT_RULES, ProductRules, figures
-from toolkit.models.cards.backend import BackendError, CardBackend
+from toolkit.models.cards.backend import BackendError, CardBackend, Position
 from toolkit.models.cards.settings import Budget, Distribution, Latencies, Samples
 
 __all__ = ["REASONS", "Authorizer", "Decision", "card_receiver", "draw_for"]
@@ -146,31 +146,75 @@ class Authorizer:
         return decision
 
     def _decide(self, auth_id: str, account: str, amount: int, at: float, t: float) -> Decision:
-        deadline = at + self.budget.total
-
-        def no(reason: str, when: float, **extra: Any) -> Decision:
-            self._busy_until[account] = max(self._busy_until.get(account, 0.0), when)
-            return Decision(
-                auth_id, account, amount, at, min(when, deadline), False, reason, **extra
-            )
-
+        """The answer to a new swipe whose program work ends at ``t``: each step in turn
+        (``/info``, the rules, ``draw``, inclusion) either hands on or declines it."""
+        swipe = _Swipe(auth_id, account, amount, at, at + self.budget.total)
         t = max(t, self._busy_until.get(account, t))  # one swipe per account at a time
-        if t >= deadline:
-            return Decision(auth_id, account, amount, at, deadline, False, "queue_timeout")
-        limit = min(t + self.budget.info, deadline)
-        try:
-            position, seconds = self.backend.info(account, t)
-        except BackendError as error:
-            return no(
-                "info_error" if t + error.seconds <= limit else "info_timeout",
-                min(t + error.seconds, limit),
+        if t >= swipe.deadline:
+            return Decision(auth_id, account, amount, at, swipe.deadline, False, "queue_timeout")
+        # each step hands on its result or answers with the decline
+        info = self._info(swipe, t)
+        if isinstance(info, Decision):
+            return info
+        position, t = info
+        checked = self._check(swipe, position, t)
+        if isinstance(checked, Decision):
+            return checked
+        draw, health = checked
+        drawn = self._draw(swipe, draw, t)
+        if isinstance(drawn, Decision):
+            return drawn
+        calls, t = drawn
+        seen = self._include(swipe, calls, t)
+        if isinstance(seen, Decision):
+            return seen
+        fee = self.rules.draw_fee(draw)
+        self._busy_until[account] = seen
+        if seen > swipe.deadline:  # fail closed; the draw is out and lands anyway
+            return self._no(
+                swipe,
+                "chain_timeout",
+                swipe.deadline,
+                drawn=draw,
+                fee=fee,
+                late=True,
+                seen=seen,
+                health_factor=health,
             )
+        return Decision(
+            auth_id, account, amount, at, seen, True, "approved", draw, fee, seen=seen,
+            health_factor=health,
+        )  # fmt: skip
+
+    def _no(self, swipe: _Swipe, reason: str, when: float, **extra: Any) -> Decision:
+        """Decline ``swipe`` for ``reason`` at ``when`` (the deadline at the latest); the
+        account stays busy until ``when``."""
+        busy = self._busy_until.get(swipe.account, 0.0)
+        self._busy_until[swipe.account] = max(busy, when)
+        answered = min(when, swipe.deadline)
+        return Decision(
+            swipe.auth_id, swipe.account, swipe.amount, swipe.at, answered, False, reason, **extra
+        )
+
+    def _info(self, swipe: _Swipe, t: float) -> tuple[Position, float] | Decision:
+        """The account's position from ``/info`` and when it came, within the info budget."""
+        limit = min(t + self.budget.info, swipe.deadline)
+        try:
+            position, seconds = self.backend.info(swipe.account, t)
+        except BackendError as error:
+            reason = "info_error" if t + error.seconds <= limit else "info_timeout"
+            return self._no(swipe, reason, min(t + error.seconds, limit))
         except Exception:  # fail closed on anything
-            return no("info_error", t)
+            return self._no(swipe, "info_error", t)
         if t + seconds > limit:
-            return no("info_timeout", limit)
-        t += seconds
-        draw = draw_for(amount, self.rules)
+            return self._no(swipe, "info_timeout", limit)
+        return position, t + seconds
+
+    def _check(
+        self, swipe: _Swipe, position: Position, t: float
+    ) -> tuple[int, Fraction | None] | Decision:
+        """The draw the swipe needs and the health factor after it, if the rules allow it."""
+        draw = draw_for(swipe.amount, self.rules)
         try:  # an answer the rules cannot read (an unknown asset, a malformed position) declines
             before = position.figures(self.rules)
             after = figures(
@@ -180,53 +224,47 @@ class Authorizer:
                 rules=self.rules,
             )
         except Exception:
-            return no("info_error", t)
+            return self._no(swipe, "info_error", t)
         if draw > before.remaining_credit_capacity:
-            return no("capacity", t, health_factor=after.health_factor)
+            return self._no(swipe, "capacity", t, health_factor=after.health_factor)
         if after.health_factor is not None and after.health_factor < self.rule:
-            return no("health", t, health_factor=after.health_factor)
-        limit = min(t + self.budget.draw, deadline)
+            return self._no(swipe, "health", t, health_factor=after.health_factor)
+        return draw, after.health_factor
+
+    def _draw(
+        self, swipe: _Swipe, draw: int, t: float
+    ) -> tuple[Sequence[object], float] | Decision:
+        """The calls that draw ``draw`` to the account's receiver and when they came, within
+        the draw budget."""
+        limit = min(t + self.budget.draw, swipe.deadline)
         try:
-            calls, seconds = self.backend.draw(account, draw, self.receiver(account), t)
+            calls, seconds = self.backend.draw(swipe.account, draw, self.receiver(swipe.account), t)
         except BackendError as error:
-            return no(
-                "draw_error" if t + error.seconds <= limit else "draw_timeout",
-                min(t + error.seconds, limit),
-            )
+            reason = "draw_error" if t + error.seconds <= limit else "draw_timeout"
+            return self._no(swipe, reason, min(t + error.seconds, limit))
         except Exception:
-            return no("draw_error", t)
+            return self._no(swipe, "draw_error", t)
         if t + seconds > limit:
-            return no("draw_timeout", limit)
-        t += seconds
+            return self._no(swipe, "draw_timeout", limit)
+        return calls, t + seconds
+
+    def _include(self, swipe: _Swipe, calls: Sequence[object], t: float) -> float | Decision:
+        """When the block including ``calls`` was seen (past the deadline, possibly)."""
         try:
             _, seconds = self.backend.include(calls, t)
         except BackendError as error:
-            return no("broadcast_error", t + error.seconds)
+            return self._no(swipe, "broadcast_error", t + error.seconds)
         except Exception:
-            return no("broadcast_error", t)
-        seen = t + seconds
-        fee = self.rules.draw_fee(draw)
-        self._busy_until[account] = seen
-        if seen > deadline:  # fail closed; the draw is out and lands anyway
-            return no(
-                "chain_timeout",
-                deadline,
-                drawn=draw,
-                fee=fee,
-                late=True,
-                seen=seen,
-                health_factor=after.health_factor,
-            )
-        return Decision(
-            auth_id,
-            account,
-            amount,
-            at,
-            seen,
-            True,
-            "approved",
-            draw,
-            fee,
-            seen=seen,
-            health_factor=after.health_factor,
-        )
+            return self._no(swipe, "broadcast_error", t)
+        return t + seconds
+
+
+@dataclass(frozen=True)
+class _Swipe:
+    """The swipe being decided and its deadline (its arrival plus the total budget)."""
+
+    auth_id: str
+    account: str
+    amount: int
+    at: float
+    deadline: float

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,13 @@ from toolkit.arguments import number, whole
 from toolkit.credit import BPS, DEFAULT_RULES, ProductRules
 from toolkit.models.cards.backend import Position
 from toolkit.models.cards.settings import Budget, Latencies
-from toolkit.models.cards.simulation import USD, check_swipes, latency_summary, simulate_cards
+from toolkit.models.cards.simulation import (
+    USD,
+    CardSummary,
+    check_swipes,
+    latency_summary,
+    simulate_cards,
+)
 from toolkit.models.topup import simulate_topups
 
 __all__ = ["compare_prefunded"]
@@ -75,10 +82,14 @@ def compare_prefunded(
     ['just-in-time', 'pre-funded']
     """
     check_swipes(swipes)
-    whole(threshold, "threshold", minimum=0)
-    whole(target_balance, "target_balance", minimum=threshold)
-    number(idle_rate, "idle_rate", minimum=0)
-    whole(gas_per_transaction, "gas_per_transaction", minimum=0)
+    config = _Config(
+        whole(threshold, "threshold", minimum=0),
+        whole(target_balance, "target_balance", minimum=threshold),
+        min_health_factor,
+        number(idle_rate, "idle_rate", minimum=0),
+        whole(gas_per_transaction, "gas_per_transaction", minimum=0),
+        rules,
+    )
     lat = latencies or Latencies()
     budget = budget or Budget()
     jit = simulate_cards(
@@ -90,38 +101,42 @@ def compare_prefunded(
         rules=rules,
         seed=seed,
     )
-    s = jit.summary
     rows = [
-        {
-            "approach": "just-in-time",
-            "swipes": s["swipes"],
-            "approved": s["approved"],
-            "approval_rate": s["approval_rate"],
-            "p50_ms": s["p50_ms"],
-            "p99_ms": s["p99_ms"],
-            "over_budget": s["over_budget"],
-            "draws": s["draws"],
-            "drawn": s["drawn"],
-            "fees": s["fees"],
-            "gas": s["draws"] * gas_per_transaction,
-            "idle_cost": 0.0,
-        },
-        _prefunded(
-            swipes,
-            accounts,
-            lat,
-            budget,
-            threshold,
-            target_balance,
-            min_health_factor,
-            idle_rate,
-            gas_per_transaction,
-            rules,
-            seed,
-        ),
+        _jit_row(jit.summary, gas_per_transaction),
+        _prefunded(swipes, accounts, lat, budget, config, seed),
     ]
     table = pl.DataFrame(rows)
     return table.with_columns((pl.col("fees") + pl.col("gas") + pl.col("idle_cost")).alias("cost"))
+
+
+@dataclass(frozen=True)
+class _Config:
+    """The pre-funded receiver's top-up config and what its draws cost."""
+
+    threshold: int
+    target_balance: int
+    min_health_factor: float
+    idle_rate: float
+    gas: int
+    rules: ProductRules
+
+
+def _jit_row(s: CardSummary, gas: int) -> dict[str, Any]:
+    """The just-in-time row of the comparison, from its run's summary."""
+    return {
+        "approach": "just-in-time",
+        "swipes": s.swipes,
+        "approved": s.approved,
+        "approval_rate": s.approval_share,
+        "p50_ms": s.p50_ms,
+        "p99_ms": s.p99_ms,
+        "over_budget": s.over_budget_share,
+        "draws": s.draws,
+        "drawn": s.drawn,
+        "fees": s.fees,
+        "gas": s.draws * gas,
+        "idle_cost": 0.0,
+    }
 
 
 def _prefunded(
@@ -129,14 +144,44 @@ def _prefunded(
     accounts: Mapping[str, Position],
     lat: Latencies,
     budget: Budget,
-    threshold: int,
-    target_balance: int,
-    min_health_factor: float,
-    idle_rate: float,
-    gas: int,
-    rules: ProductRules,
+    config: _Config,
     seed: int,
 ) -> dict[str, Any]:
+    """The pre-funded row: each swipe checked and answered from the receiver's balance."""
+    frame, latency = _checks(swipes, lat, budget, seed)
+    first = frame.unique("auth_id", keep="first", maintain_order=True)
+    offered = first.filter(pl.col("reason") == "")
+    reasons = dict(zip(first["row"].to_list(), first["reason"].to_list(), strict=True))
+    totals = _top_ups(offered, accounts, config, reasons)
+    by_id = {
+        auth_id: reasons[row] for auth_id, row in zip(first["auth_id"], first["row"], strict=True)
+    }
+    answers = [by_id[a] for a in frame["auth_id"].to_list()]
+    approved = sum(r == "approved" for r in answers)
+    n = swipes.height
+    lat_summary = latency_summary(latency * 1_000, budget)
+    return {
+        "approach": "pre-funded",
+        "swipes": n,
+        "approved": approved,
+        "approval_rate": approved / n if n else math.nan,
+        "p50_ms": lat_summary["p50_ms"],
+        "p99_ms": lat_summary["p99_ms"],
+        "over_budget": lat_summary["over_budget"],
+        "draws": totals["draws"],
+        "drawn": totals["drawn"],
+        "fees": totals["fees"],
+        "gas": totals["draws"] * config.gas,
+        "idle_cost": totals["idle_cost"],
+    }
+
+
+def _checks(
+    swipes: pl.DataFrame, lat: Latencies, budget: Budget, seed: int
+) -> tuple[pl.DataFrame, np.ndarray]:
+    """The pre-funded path's checks (signature, then the receiver's balance read, failing
+    closed): the swipes with the ``reason`` a check refused them for (empty: passed) and their
+    ``row``, and each answer's latency in seconds."""
     rng = np.random.default_rng(seed + 2)
     n = swipes.height
     pre = lat.pre.sample(rng, n)
@@ -148,15 +193,22 @@ def _prefunded(
     frame = swipes.select("auth_id", "account", "t", "amount").with_columns(
         pl.Series("reason", reason), pl.int_range(pl.len()).alias("row")
     )
-    first = frame.unique("auth_id", keep="first", maintain_order=True)
-    offered = first.filter(pl.col("reason") == "")
-    reasons = dict(zip(first["row"].to_list(), first["reason"].to_list(), strict=True))
-    draws = drawn = fees = 0
-    idle_cost = 0.0
+    return frame, latency
+
+
+def _top_ups(
+    offered: pl.DataFrame,
+    accounts: Mapping[str, Position],
+    config: _Config,
+    reasons: dict[int, str],
+) -> dict[str, Any]:
+    """Run each account's auto top-up over the spends that passed the checks, setting each
+    one's reason in ``reasons`` (approved, or receiver_balance); the top-ups' totals."""
+    totals: dict[str, Any] = {"draws": 0, "drawn": 0, "fees": 0, "idle_cost": 0.0}
     for (account,), spends in offered.group_by(["account"], maintain_order=True):
         position = accounts.get(str(account), Position({}))  # unknown: nothing to draw on
         value = sum(position.values.values())
-        maintenance = _weighted(position, rules, "maintenance_ltv_bps")
+        maintenance = _weighted(position, config.rules, "maintenance_ltv_bps")
         if value == 0 or maintenance == 0:  # nothing to draw on: no top-up, every spend fails
             for row in spends["row"].to_list():
                 reasons[row] = "receiver_balance"
@@ -165,42 +217,23 @@ def _prefunded(
             spends.select("t", "amount"),
             collateral_value=value,
             maintenance_ltv=maintenance / value,
-            ltv=min(_weighted(position, rules, "ltv_bps"), maintenance) / value,
-            threshold=threshold,
-            target_balance=target_balance,
-            min_health_factor=min_health_factor,
+            ltv=min(_weighted(position, config.rules, "ltv_bps"), maintenance) / value,
+            threshold=config.threshold,
+            target_balance=config.target_balance,
+            min_health_factor=config.min_health_factor,
             principal=position.principal + position.interest,
-            idle_rate=idle_rate,
-            gas_per_top_up=gas,
-            rules=rules,
+            idle_rate=config.idle_rate,
+            gas_per_top_up=config.gas,
+            rules=config.rules,
         )
         declined = run.events["declined"].to_list()[1:]  # row 0: the top-up at enabling
         for row, no in zip(spends["row"].to_list(), declined, strict=True):
             reasons[row] = "receiver_balance" if no else "approved"
-        draws += run.summary.top_ups
-        drawn += run.summary.drawn
-        fees += run.summary.fees
-        idle_cost += run.summary.idle_cost
-    by_id = {
-        auth_id: reasons[row] for auth_id, row in zip(first["auth_id"], first["row"], strict=True)
-    }
-    answers = [by_id[a] for a in frame["auth_id"].to_list()]
-    approved = sum(r == "approved" for r in answers)
-    lat_summary = latency_summary(latency * 1_000, budget)
-    return {
-        "approach": "pre-funded",
-        "swipes": n,
-        "approved": approved,
-        "approval_rate": approved / n if n else math.nan,
-        "p50_ms": lat_summary["p50_ms"],
-        "p99_ms": lat_summary["p99_ms"],
-        "over_budget": lat_summary["over_budget"],
-        "draws": draws,
-        "drawn": drawn,
-        "fees": fees,
-        "gas": draws * gas,
-        "idle_cost": idle_cost,
-    }
+        totals["draws"] += run.summary.top_ups
+        totals["drawn"] += run.summary.drawn
+        totals["fees"] += run.summary.fees
+        totals["idle_cost"] += run.summary.idle_cost
+    return totals
 
 
 def _weighted(position: Position, rules: ProductRules, attribute: str) -> float:

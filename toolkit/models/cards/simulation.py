@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -16,8 +15,16 @@ from toolkit.credit import DEFAULT_RULES, ProductRules, figures
 from toolkit.models.cards.authorizer import REASONS, Authorizer, Decision, card_receiver
 from toolkit.models.cards.backend import CardBackend, Position, SimulatedBackend
 from toolkit.models.cards.settings import Budget, Latencies
+from toolkit.models.health.results import Row
 
-__all__ = ["CardRun", "card_accounts", "card_run", "card_swipes", "simulate_cards"]
+__all__ = [
+    "CardRun",
+    "CardSummary",
+    "card_accounts",
+    "card_run",
+    "card_swipes",
+    "simulate_cards",
+]
 
 USD = 10**6
 
@@ -151,18 +158,43 @@ def check_swipes(swipes: pl.DataFrame) -> None:
 
 
 @dataclass(frozen=True)
+class CardSummary(Row):
+    """The figures of a card run: ``swipes`` answered, ``approved`` and ``approval_share`` of
+    them (NaN with no swipes); the answers' latency ``p50_ms``, ``p99_ms`` and ``max_ms``;
+    ``over_budget_share`` (answers past the budget: 0 when failing closed works);
+    ``path_p99_ms`` (the path to the draw's block, budget or not); ``budget_ms``; ``drawn``
+    and ``fees`` (origination) in the credit asset's smallest units; ``draws`` (transactions)
+    and ``late_draws`` (landed after a declined answer).
+
+    >>> CardSummary(2, 1, 0.5, 900.0, 1_900.0, 1_950.0, 0.0, 2_100.0, 2_000.0, 10, 0, 1, 0
+    ...             ).to_frame()["approval_share"].to_list()
+    [0.5]
+    """
+
+    swipes: int
+    approved: int
+    approval_share: float
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    over_budget_share: float
+    path_p99_ms: float
+    budget_ms: float
+    drawn: int
+    fees: int
+    draws: int
+    late_draws: int
+
+
+@dataclass(frozen=True)
 class CardRun:
     """A simulated run: every answer (``decisions``, one row per swipe in order; ``latency_ms``
     to the answer, ``path_ms`` to the draw's block when one was seen, even past the budget), the
-    ``backend`` as it ended, and the ``summary``: ``swipes``, ``approved``, ``approval_rate``,
-    ``p50_ms``/``p99_ms``/``max_ms`` latency of the answers, ``over_budget`` (share of answers
-    past the budget: 0 when failing closed works), ``path_p99_ms`` (the path's p99, budget or
-    not), ``budget_ms``, ``drawn``, ``fees``, ``draws`` (transactions) and ``late_draws`` (landed
-    after a declined answer)."""
+    ``backend`` as it ended, and its :class:`CardSummary`."""
 
     decisions: pl.DataFrame
     backend: CardBackend
-    summary: dict[str, Any]
+    summary: CardSummary
 
     def reasons(self) -> pl.DataFrame:
         """Answers by reason (:data:`REASONS` order), with their share of all swipes.
@@ -225,6 +257,8 @@ def _frame(decisions: Sequence[Decision]) -> pl.DataFrame:
 
 
 def latency_summary(latency_ms: np.ndarray, budget: Budget) -> dict[str, float]:
+    """``p50_ms``, ``p99_ms``, ``max_ms`` of ``latency_ms`` (NaN when empty) and
+    ``over_budget``, the share of them past ``budget``'s total."""
     if latency_ms.size == 0:
         return {"p50_ms": math.nan, "p99_ms": math.nan, "max_ms": math.nan, "over_budget": 0.0}
     return {
@@ -319,23 +353,27 @@ def card_run(decisions: Sequence[Decision], backend: CardBackend, budget: Budget
     >>> backend = SimulatedBackend({"a": Position({"usdc": 10**9})}, seed=0)
     >>> auth = Authorizer(backend, seed=0)
     >>> run = card_run([auth.authorize("x", "a", 10**6, at=0.0)], backend, Budget())
-    >>> run.summary["approved"], run.summary["draws"]
+    >>> run.summary.approved, run.summary.draws
     (1, 1)
     """
     frame = _frame(decisions)
     approved = int(frame["approved"].sum())
-    summary: dict[str, Any] = {
-        "swipes": frame.height,
-        "approved": approved,
-        "approval_rate": approved / frame.height if frame.height else math.nan,
-        **latency_summary(frame["latency_ms"].to_numpy(), budget),
-        "path_p99_ms": float(np.percentile(frame["path_ms"].to_numpy(), 99))
+    latency = latency_summary(frame["latency_ms"].to_numpy(), budget)
+    summary = CardSummary(
+        swipes=frame.height,
+        approved=approved,
+        approval_share=approved / frame.height if frame.height else math.nan,
+        p50_ms=latency["p50_ms"],
+        p99_ms=latency["p99_ms"],
+        max_ms=latency["max_ms"],
+        over_budget_share=latency["over_budget"],
+        path_p99_ms=float(np.percentile(frame["path_ms"].to_numpy(), 99))
         if frame.height
         else math.nan,
-        "budget_ms": budget.total * 1_000,
-        "drawn": int(frame["drawn"].sum()),
-        "fees": int(frame["fee"].sum()),
-        "draws": int((frame["drawn"] > 0).sum()),
-        "late_draws": int(frame["late"].sum()),
-    }
+        budget_ms=budget.total * 1_000,
+        drawn=int(frame["drawn"].sum()),
+        fees=int(frame["fee"].sum()),
+        draws=int((frame["drawn"] > 0).sum()),
+        late_draws=int(frame["late"].sum()),
+    )
     return CardRun(frame, backend, summary)
