@@ -37,8 +37,9 @@ import numpy as np
 import polars as pl
 
 from toolkit.arguments import ArgumentError, fraction, number, whole
-from toolkit.credit import BPS, DAY, DEFAULT_RULES, ProductRules, liquidation
-from toolkit.models.health import CreditBook, MarketParameters, correlated_prices, from_bps
+from toolkit.backtest.creditday import BookState
+from toolkit.credit import BPS, DEFAULT_RULES, ProductRules
+from toolkit.models.health import CreditBook, MarketParameters, correlated_prices
 from toolkit.models.health.results import Row
 from toolkit.progress import progress_bar
 
@@ -57,8 +58,6 @@ __all__ = [
 #: The settings a credit sweep may vary: factors on every asset's LTV (maintenance LTV
 #: follows, keeping its margin) and on every liquidation bonus.
 CREDIT_SWEEP_KEYS: tuple[str, ...] = ("ltv_scale", "bonus_scale")
-
-_UNIT = 10**6  # the credit asset's smallest units per whole unit, for the exact liquidations
 
 
 @dataclass(frozen=True)
@@ -209,7 +208,53 @@ def replay_credit(
     """
     whole(days, "days", minimum=1)
     market.check_for(book)
-    rules = book.rules
+    moves = _shock_factors(book, shocks)
+    rng = np.random.default_rng(whole(seed, "seed", minimum=0))
+    state = BookState.start(book, behaviour, rng)
+    prices = book.prices.copy()
+    rows = []
+    for day in progress_bar(range(days), desc="credit book", unit="day", enabled=progress):
+        step = correlated_prices(
+            prices, market.vols, market.correlation, horizon_days=1.0, n_scenarios=1, rng=rng
+        )
+        prices = step[0] * moves.get(day, 1.0)
+        values = state.held * prices
+        row = {"day": day, **state.spend(day, values, behaviour, rng)}
+        row.update(state.repay(day, behaviour, rng))
+        row.update(state.liquidate(values, prices))
+        rows.append(state.close_day(day, row, prices))
+    daily = pl.DataFrame(rows)
+    fees, interest = _total(rows, "fees"), _total(rows, "interest")
+    return CreditResult(
+        daily,
+        CreditSummary(
+            accounts=state.held.shape[0],
+            days=days,
+            fees=fees,
+            interest=interest,
+            liquidations=sum(r["liquidations"] for r in rows),
+            bonus=_total(rows, "liquidation_bonus"),
+            bad_debt=_total(rows, "bad_debt"),
+            revenue=fees + interest,
+            peak_debt=float(daily["debt"].max()),  # type: ignore[arg-type]
+            end_debt=float(daily["debt"][-1]),
+            declined=int(daily["declined"].sum()),
+        ),
+    )
+
+
+def _total(rows: Sequence[Mapping[str, float]], key: str) -> float:
+    """The days' ``key`` summed in day order, as the book accrues them (not compensated)."""
+    total = 0.0
+    for row in rows:
+        total += row[key]
+    return total
+
+
+def _shock_factors(
+    book: CreditBook, shocks: Mapping[int, Mapping[str, float]] | None
+) -> dict[int, np.ndarray]:
+    """Each shocked day's price factors, one per asset of the book (1 where none moves)."""
     moves = {}
     for day_, change in (shocks or {}).items():
         whole(day_, "shocks (day)", minimum=0)
@@ -219,113 +264,7 @@ def replay_credit(
                 raise ArgumentError("shocks", f"moves of {', '.join(book.assets)}", asset)
             factor[book.assets.index(asset)] = 1.0 + number(move, f"shocks[{day_}]", above=-1)
         moves[day_] = factor
-    rng = np.random.default_rng(whole(seed, "seed", minimum=0))
-    held = np.array(book.collateral, dtype=np.float64)
-    n = held.shape[0]
-    ltv = from_bps([rules.rule(a).ltv_bps for a in book.assets])
-    m = from_bps([rules.rule(a).maintenance_ltv_bps for a in book.assets])
-    fee_rate = rules.origination_fee_bps / BPS
-    daily_rate = rules.overdue_apr_bps / BPS / 365
-    term = (rules.billing_cycle_seconds + rules.grace_seconds) // DAY
-    principal: np.ndarray = book.debt.copy()
-    interest: np.ndarray = np.zeros(n)
-    due: np.ndarray = np.where(principal > 0, term, -1)  # day the debt falls due; -1: no debt
-    late = np.asarray(rng.random(n) < behaviour.late_share)  # who pays late, this cycle
-    prices = book.prices.copy()
-    rows = []
-    totals = {"fees": 0.0, "interest": 0.0, "liquidations": 0, "bonus": 0.0, "bad_debt": 0.0}
-    for day in progress_bar(range(days), desc="credit book", unit="day", enabled=progress):
-        step = correlated_prices(
-            prices, market.vols, market.correlation, horizon_days=1.0, n_scenarios=1, rng=rng
-        )
-        prices = step[0] * moves.get(day, 1.0)
-        values = held * prices
-        # 2. spends: draws while the maintenance health factor stays >= 1
-        count = rng.poisson(behaviour.spends_per_day, n)
-        amount = np.asarray(behaviour.spend_median * rng.lognormal(0.0, behaviour.sigma, n) * count)
-        capacity = values @ ltv
-        debt = principal + interest
-        allowed = (amount > 0) & (debt + amount <= capacity)
-        fresh = allowed & (debt == 0)
-        due[fresh] = day + term
-        principal[allowed] += amount[allowed]
-        fees = float((amount[allowed] * fee_rate).sum())
-        # 3. repayments on the due date, or late_days after it; overdue interest meanwhile
-        overdue = (due >= 0) & (day > due)
-        accrued = principal * daily_rate * overdue
-        interest += accrued
-        repay_day = np.where(late, due + behaviour.late_days, due)
-        repaying = (due >= 0) & (day == repay_day)
-        repaid = float((principal[repaying] + interest[repaying]).sum())
-        principal[repaying] = interest[repaying] = 0.0
-        due[repaying] = -1
-        late[repaying] = rng.random(int(repaying.sum())) < behaviour.late_share
-        # 4. liquidations, exact, account by account
-        debt = principal + interest
-        weak = np.flatnonzero((debt > 0) & (values @ m < debt))
-        bonus = bad = 0.0
-        moved = 0  # a liquidation repays debt and seizes collateral; a call moving nothing is none
-        for i in weak:
-            exact = {
-                a: int(values[i, j] * _UNIT) for j, a in enumerate(book.assets) if held[i, j] > 0
-            }
-            liq = liquidation(exact, int(debt[i] * _UNIT), rules=rules)
-            if liq.repaid == 0 or not any(liq.seized.values()):
-                continue
-            moved += 1
-            for j, asset in enumerate(book.assets):
-                taken = liq.seized.get(asset, 0) / _UNIT
-                held[i, j] = max(0.0, held[i, j] - taken / prices[j]) if taken else held[i, j]
-            cover = liq.repaid / _UNIT
-            bonus += sum(liq.seized.values()) / _UNIT - cover
-            paid_interest = min(interest[i], cover)
-            interest[i] -= paid_interest
-            principal[i] = max(0.0, principal[i] - (cover - paid_interest))
-            if liq.bad_debt:
-                bad += liq.bad_debt / _UNIT
-                principal[i] = interest[i] = 0.0
-                due[i] = -1
-        owed = principal + interest
-        hf = np.where(owed > 0, (held * prices) @ m / np.where(owed > 0, owed, 1.0), np.inf)
-        totals["fees"] += fees
-        totals["interest"] += float(accrued.sum())
-        totals["liquidations"] += moved
-        totals["bonus"] += bonus
-        totals["bad_debt"] += bad
-        rows.append(
-            {
-                "day": day,
-                "debt": float(owed.sum()),
-                "draws": int(allowed.sum()),
-                "drawn": float(amount[allowed].sum()),
-                "declined": int(((amount > 0) & ~allowed).sum()),
-                "fees": fees,
-                "interest": float(accrued.sum()),
-                "repaid": repaid,
-                "overdue_accounts": int(((due >= 0) & (day > due)).sum()),
-                "liquidations": moved,
-                "liquidation_bonus": bonus,
-                "bad_debt": bad,
-                "collateral_value": float((held * prices).sum()),
-                "min_health_factor": float(hf.min()),
-                "accounts_below_1_3": int((hf < 1.3).sum()),
-            }
-        )
-    daily = pl.DataFrame(rows)
-    summary = CreditSummary(
-        accounts=n,
-        days=days,
-        fees=totals["fees"],
-        interest=totals["interest"],
-        liquidations=int(totals["liquidations"]),
-        bonus=totals["bonus"],
-        bad_debt=totals["bad_debt"],
-        revenue=totals["fees"] + totals["interest"],
-        peak_debt=float(daily["debt"].max()),  # type: ignore[arg-type]
-        end_debt=float(daily["debt"][-1]),
-        declined=int(daily["declined"].sum()),
-    )
-    return CreditResult(daily, summary)
+    return moves
 
 
 def _credit_point(

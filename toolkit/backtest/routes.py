@@ -249,19 +249,19 @@ class RouteLab:
         )
         token_in, token_out = self.token(network, pair[0]), self.token(network, pair[1])
         amount = self.units(network, pair[0], number(size_usd, "size_usd", above=0))
+        blocks = (trials - 1) * stride + longest
         traders = BackgroundTraders(
             ledger, seed=self.seed, noise_usd=noise_usd, noise_trades=noise_trades
         )
-        blocks = (trials - 1) * stride + longest
-        prices = iter(
-            reference_path(
-                blocks,
-                start=self.weth_usd(network),
-                volatility=volatility,
-                step_seconds=block,
-                seed=self.seed,
-            )
+        path = reference_path(
+            blocks,
+            start=self.weth_usd(network),
+            volatility=volatility,
+            step_seconds=block,
+            seed=self.seed,
         )
+        prices = iter(path)
+        label = {"network": network, "pair": "/".join(pair), "size_usd": float(size_usd)}
         rows = []
         pending: list[tuple[int, int, RouteResult]] = []  # (trial, block quoted, route)
         for now_block in range(blocks + 1):
@@ -269,29 +269,15 @@ class RouteLab:
                 now = self.clock.advance(block)
                 traders.step(now, next(prices))
                 for trial, quoted_at, route in pending:
-                    age = now_block - quoted_at
-                    if age in steps:
-                        executed = _execute(
-                            ledger,
-                            route.target.lower(),
-                            route.call_data,
-                            token_in.address.lower(),
-                            token_out.address.lower(),
-                            amount,
-                            now,
-                        )
-                        rows.append(
-                            {
-                                "network": network,
-                                "pair": "/".join(pair),
-                                "size_usd": float(size_usd),
-                                "trial": trial,
-                                "cluster": quoted_at // longest,
-                                "delay_s": steps[age],
-                                "quoted_out": route.amount_out_int,
-                                "executed_out": executed,
-                            }
-                        )
+                    delay = steps.get(now_block - quoted_at)
+                    if delay is None:
+                        continue
+                    executed = _execute(ledger, route, token_in, token_out, amount, now)
+                    rows.append(
+                        {**label, "trial": trial, "cluster": quoted_at // longest,
+                         "delay_s": delay, "quoted_out": route.amount_out_int,
+                         "executed_out": executed}
+                    )  # fmt: skip
                 pending = [p for p in pending if now_block - p[1] < longest]
             if now_block % stride == 0 and now_block // stride < trials:
                 route = self.swap.route(
@@ -302,17 +288,7 @@ class RouteLab:
                     slippage_bps=10_000,
                 )
                 pending.append((now_block // stride, now_block, route))
-        schema = {
-            "network": pl.String,
-            "pair": pl.String,
-            "size_usd": pl.Float64,
-            "trial": pl.Int64,
-            "cluster": pl.Int64,
-            "delay_s": pl.Float64,
-            "quoted_out": pl.Int128,
-            "executed_out": pl.Int128,
-        }
-        return pl.DataFrame(rows, schema=schema)
+        return pl.DataFrame(rows, schema=_TRIAL_SCHEMA)
 
     # -- firm against indicative ------------------------------------------------------------------
 
@@ -343,22 +319,9 @@ class RouteLab:
             usdc_in = self.units(source, "USDC", size)
             # 1. intents order USDC -> USDC on the destination, then swap there
             quote = self._quote(src.chain_id, dst.chain_id, usdc_in, "USDC", destination)
-            first = "intents then swap"
-            base = {"strategy": first, "size_usd": size}
-            rows.append(
-                {
-                    **base,
-                    "step": 1,
-                    "leg": "intents",
-                    "network": source,
-                    "delay_s": 0.0,
-                    "value_in_usd": size,
-                    "value_out_usd": None
-                    if quote is None
-                    else self.usd_value(destination, "USDC", quote[0]),
-                    "gas_usd": 0.0,
-                }
-            )
+            base = {"strategy": "intents then swap", "size_usd": size}
+            out = None if quote is None else self.usd_value(destination, "USDC", quote[0])
+            rows.append(_intents_leg(base, 1, source, size, out))
             if quote is not None:
                 received, eta = quote
                 rows.append(self._swap_leg(base, 2, destination, received, float(eta), weth_usd))
@@ -368,32 +331,11 @@ class RouteLab:
             rows.append(swap)
             weth = cast(int, swap.pop("_amount_out"))
             moved = self._quote(src.chain_id, dst.chain_id, weth, "WETH", destination)
-            rows.append(
-                {
-                    **second,
-                    "step": 2,
-                    "leg": "intents",
-                    "network": source,
-                    "delay_s": 0.0,
-                    "value_in_usd": weth * weth_usd,
-                    "value_out_usd": None if moved is None else moved[0] * weth_usd,
-                    "gas_usd": 0.0,
-                }
-            )
+            out = None if moved is None else moved[0] * weth_usd
+            rows.append(_intents_leg(second, 2, source, weth * weth_usd, out))
         for row in rows:
             row.pop("_amount_out", None)
-        schema = {
-            "strategy": pl.String,
-            "size_usd": pl.Float64,
-            "step": pl.Int64,
-            "leg": pl.String,
-            "network": pl.String,
-            "delay_s": pl.Float64,
-            "value_in_usd": pl.Float64,
-            "value_out_usd": pl.Float64,
-            "gas_usd": pl.Float64,
-        }
-        return pl.DataFrame(rows, schema=schema)
+        return pl.DataFrame(rows, schema=_LEG_SCHEMA)
 
     def _quote(
         self, src: int, dst: int, amount: int, symbol: str, destination: str
@@ -450,17 +392,61 @@ class RouteLab:
         self.service.close()
 
 
+#: :meth:`RouteLab.delay_trials`' columns.
+_TRIAL_SCHEMA = {
+    "network": pl.String,
+    "pair": pl.String,
+    "size_usd": pl.Float64,
+    "trial": pl.Int64,
+    "cluster": pl.Int64,
+    "delay_s": pl.Float64,
+    "quoted_out": pl.Int128,
+    "executed_out": pl.Int128,
+}
+
+#: :meth:`RouteLab.strategy_legs`' columns.
+_LEG_SCHEMA = {
+    "strategy": pl.String,
+    "size_usd": pl.Float64,
+    "step": pl.Int64,
+    "leg": pl.String,
+    "network": pl.String,
+    "delay_s": pl.Float64,
+    "value_in_usd": pl.Float64,
+    "value_out_usd": pl.Float64,
+    "gas_usd": pl.Float64,
+}
+
+
+def _intents_leg(
+    base: dict[str, object], step: int, network: str, value_in: float, value_out: float | None
+) -> dict[str, object]:
+    """An intents leg of :meth:`RouteLab.strategy_legs` (``gas_usd`` 0, as every intents leg
+    there; ``value_out`` None when the quote was refused)."""
+    return {
+        **base,
+        "step": step,
+        "leg": "intents",
+        "network": network,
+        "delay_s": 0.0,
+        "value_in_usd": value_in,
+        "value_out_usd": value_out,
+        "gas_usd": 0.0,
+    }
+
+
 def _execute(
     ledger: Ledger,
-    router: str,
-    call_data: str,
-    token_in: str,
-    token_out: str,
+    route: RouteResult,
+    paying_token: MarketToken,
+    receiving_token: MarketToken,
     amount: int,
     now: float,
 ) -> int | None:
     """Send the route's calldata from a funded user on the latest state and undo it: what it
     delivered, or None when it reverted."""
+    router, call_data = route.target.lower(), route.call_data
+    token_in, token_out = paying_token.address.lower(), receiving_token.address.lower()
     state = ledger.state
     number_ = ledger.block_number(now)
     run = Execution(state, timestamp=ledger.block_timestamp(number_), number=number_)
