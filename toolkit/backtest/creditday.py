@@ -9,15 +9,29 @@ Amounts are floats in the credit asset's whole units; each liquidation is the ex
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from toolkit.credit import BPS, DAY, ProductRules, liquidation
 from toolkit.models.health import CreditBook, from_bps
 
-if TYPE_CHECKING:
-    from toolkit.backtest.credit import CreditBehaviour
+
+class Behaviour(Protocol):
+    """What the steps read of :class:`toolkit.backtest.credit.CreditBehaviour` (declared
+    here: the credit module imports this one, not the reverse)."""
+
+    @property
+    def spends_per_day(self) -> float: ...
+    @property
+    def spend_median(self) -> float: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def late_share(self) -> float: ...
+    @property
+    def late_days(self) -> int: ...
+
 
 __all__ = ["BookState"]
 
@@ -41,9 +55,7 @@ class BookState:
     term: int
 
     @classmethod
-    def start(
-        cls, book: CreditBook, behaviour: CreditBehaviour, rng: np.random.Generator
-    ) -> BookState:
+    def start(cls, book: CreditBook, behaviour: Behaviour, rng: np.random.Generator) -> BookState:
         """The state on day 0: the book's debt as first drawn today, due a term later."""
         rules = book.rules
         n = book.collateral.shape[0]
@@ -61,7 +73,7 @@ class BookState:
         )
 
     def spend(
-        self, day: int, values: np.ndarray, behaviour: CreditBehaviour, rng: np.random.Generator
+        self, day: int, values: np.ndarray, behaviour: Behaviour, rng: np.random.Generator
     ) -> dict[str, Any]:
         """Step 2: each account's spends of the day, drawn while capacity remains."""
         n = self.held.shape[0]
@@ -79,9 +91,7 @@ class BookState:
             "fees": float((amount[allowed] * (self.book.rules.origination_fee_bps / BPS)).sum()),
         }
 
-    def repay(
-        self, day: int, behaviour: CreditBehaviour, rng: np.random.Generator
-    ) -> dict[str, Any]:
+    def repay(self, day: int, behaviour: Behaviour, rng: np.random.Generator) -> dict[str, Any]:
         """Step 3: overdue interest accrues; accounts due today (or ``late_days`` after, if
         late) repay in full and draw whether they pay late next cycle."""
         due, late = self.due, self.late
