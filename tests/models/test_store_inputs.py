@@ -87,3 +87,101 @@ def test_stored_swap_routes_carry_what_impact_needs_but_a_mid(store: Store) -> N
         ),
     )
     assert impact_against_best(rated).columns == ["network", "pair", "rate", "impact_bps"]
+
+
+@pytest.fixture(scope="module")
+def collected_credit() -> Iterator[tuple[Store, dict[str, float]]]:
+    """Forty accounts of the default scenario collected from the embedded service, and the
+    prices the service values their collateral at (USDC per token)."""
+    from toolkit.client import ServiceClient
+    from toolkit.client.credit import CreditClient
+    from toolkit.clock import VirtualClock
+    from toolkit.collect import CreditCollector
+    from toolkit.scenario import load_scenario
+    from toolkit.world.evm.credit import book_accounts
+
+    accounts = book_accounts(load_scenario("default", env={}))[:40]
+    with ServiceClient(embedded=True, clock=VirtualClock()) as client, Store(":memory:") as store:
+        CreditCollector(client, store, accounts=accounts, progress=False).run()
+        credit = CreditClient(client)
+        protocol = store.query("SELECT * FROM credit_protocol")
+        prices = {
+            row["symbol"]: float(
+                credit.collateral(
+                    row["chain"], row["collateral"].partition(":")[2]
+                ).collateral_price_usd
+            )
+            for row in protocol.unique("symbol", keep="first").iter_rows(named=True)
+        }
+        yield store, prices
+
+
+def test_cards_take_the_stored_credit_book_as_positions(
+    collected_credit: tuple[Store, dict[str, float]],
+) -> None:
+    from toolkit.models.cards import book_positions, card_swipes, simulate_cards
+    from toolkit.report.load import stored_credit_book
+
+    store, prices = collected_credit
+    book = stored_credit_book(store, prices)
+    positions = book_positions(book)
+    assert list(positions) == list(book.accounts)
+    # reference: the health factors the service's /info reported (4 decimals), as stored
+    stored = book.stored_health_factor
+    assert stored is not None
+    indebted = [i for i, debt in enumerate(book.debt) if debt > 0]
+    assert len(indebted) > 5
+    for i in indebted:
+        figures = positions[book.accounts[i]].figures(book.rules)
+        assert figures.health_factor is not None
+        assert float(figures.health_factor) == pytest.approx(stored[i], abs=2e-4)
+    swipes = card_swipes(positions, rate_per_hour=2, hours=2, seed=4)
+    run = simulate_cards(swipes, positions, rules=book.rules, seed=4)
+    assert run.summary.swipes == swipes.height > 50 and run.summary.approved > 0
+    approved = run.decisions.filter(pl.col("approved"))
+    assert approved["health_factor"].drop_nulls().min() >= 1.3  # type: ignore[operator]
+
+
+def test_top_ups_replay_the_stored_configs_from_the_stored_book(
+    collected_credit: tuple[Store, dict[str, float]],
+) -> None:
+    from toolkit.arguments import ArgumentError
+    from toolkit.models.topup import simulate_topups, spending
+    from toolkit.models.topup_configs import stored_topups
+    from toolkit.report.load import stored_credit_book
+    from toolkit.store.queries import topup_configs
+
+    store, prices = collected_credit
+    book = stored_credit_book(store, prices)
+    configs = topup_configs(store)
+    assert configs.height > 0
+    spends = spending(rate_per_day=3, median=30 * 10**6, sigma=0.5, days=14, seed=2)
+    table = stored_topups(configs, book, spends)
+    assert table.height == configs.height
+    assert table["account"].to_list() == configs["account"].to_list()
+    # one config by hand: the account's values, weights and debt from the book
+    first = table.row(0, named=True)
+    i = book.accounts.index(first["account"].lower())
+    values = book.values()[i]
+    ltv = sum(
+        v * book.rules.rule(a).ltv_bps / 10_000 for a, v in zip(book.assets, values, strict=True)
+    )
+    maintenance = float(values @ book.maintenance_ltv)
+    by_hand = simulate_topups(
+        spends,
+        collateral_value=round(values.sum() * 10**6),
+        maintenance_ltv=maintenance / values.sum(),
+        ltv=min(ltv, maintenance) / values.sum(),
+        threshold=first["threshold"],
+        target_balance=first["target_balance"],
+        min_health_factor=first["health_factor_floor"],
+        principal=round(float(book.debt[i]) * 10**6),
+        rules=book.rules,
+    )
+    assert {k: first[k] for k in by_hand.summary.as_dict()} == pytest.approx(
+        by_hand.summary.as_dict()
+    )
+    floors = configs["health_factor_bps"].cast(pl.Float64) / 10_000
+    assert (table["health_factor_floor"] >= floors.clip(lower_bound=1.0)).all()
+    with pytest.raises(ArgumentError, match="configs: must be accounts the book holds"):
+        stored_topups(configs.with_columns(account=pl.lit("0xnobody")), book, spends)

@@ -7,6 +7,9 @@ Each function returns a polars frame whose columns a model family documents as i
 - :func:`swap_routes`: :func:`toolkit.models.routes.impact_against_best` (in the report's
   units: no pool mid price is stored, so :func:`toolkit.models.routes.impact_curves`' input
   is what :class:`toolkit.backtest.routes.RouteLab` measures);
+- :func:`topup_configs`: :func:`toolkit.models.topup.stored_topups` (with the credit book the
+  store gives, :func:`toolkit.report.load.stored_credit_book`, which the card simulation takes
+  too: :func:`toolkit.models.cards.book_positions`);
 - ``rfq_observations``, ``fee_tiers``, ``liquidity_events`` and ``pool_snapshots`` are read as
   stored (``store.query("SELECT * FROM …")``): their columns are the pricing and capacity
   models' input as they are.
@@ -26,7 +29,7 @@ import polars as pl
 if TYPE_CHECKING:
     from toolkit.store.store import Store
 
-__all__ = ["backtest_pool_totals", "backtest_runs", "swap_routes"]
+__all__ = ["backtest_pool_totals", "backtest_runs", "swap_routes", "topup_configs"]
 
 # Every backtest run with its parameters, request count and 404 count.
 _BACKTEST_RUNS = """
@@ -86,3 +89,29 @@ def swap_routes(store: Store) -> pl.DataFrame:
         "status, latency_ms, amount_out, min_amount_out, gas_used, error "
         "FROM swap_routes ORDER BY observed_at, run_id, attempt_id"
     )
+
+
+# Each (account, receiver)'s newest auto top-up config across every credit run, as for the
+# credit book: a run that looked at fewer accounts does not hide an earlier run's configs.
+_TOPUP_CONFIGS = """
+SELECT run_id, observed_at, account, receiver, asset, threshold, target_balance,
+       health_factor_bps
+FROM credit_topup_configs
+QUALIFY row_number() OVER (PARTITION BY account, receiver, asset
+                           ORDER BY observed_at DESC, run_id DESC, round DESC) = 1
+ORDER BY account, receiver, asset
+"""
+
+
+def topup_configs(store: Store) -> pl.DataFrame:
+    """Each account's latest auto top-up config per receiver and credit asset: ``run_id,
+    observed_at, account, receiver, asset``, ``threshold`` and ``target_balance`` (the credit
+    asset's smallest units, exact) and ``health_factor_bps`` (the floor a top-up keeps, 10000
+    = 1.0).
+
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     topup_configs(store).columns[2:]
+    ['account', 'receiver', 'asset', 'threshold', 'target_balance', 'health_factor_bps']
+    """
+    return store.query(_TOPUP_CONFIGS)

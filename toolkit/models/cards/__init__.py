@@ -47,6 +47,7 @@ from toolkit.models.cards.backend import (
     Position,
     SimulatedBackend,
     Timed,
+    book_positions,
 )
 from toolkit.models.cards.prefunded import compare_prefunded
 from toolkit.models.cards.settings import Budget, Empirical, Latencies, Lognormal
@@ -76,6 +77,7 @@ __all__ = [
     "Position",
     "SimulatedBackend",
     "Timed",
+    "book_positions",
     "card_accounts",
     "card_receiver",
     "card_run",

@@ -14,8 +14,17 @@ from toolkit.arguments import whole
 from toolkit.credit import DEFAULT_RULES, AccountFigures, ProductRules, figures
 from toolkit.errors import HttpError
 from toolkit.models.cards.settings import Latencies, Samples
+from toolkit.models.health import CreditBook
 
-__all__ = ["BackendError", "CardBackend", "DrawCall", "Position", "SimulatedBackend", "Timed"]
+__all__ = [
+    "BackendError",
+    "CardBackend",
+    "DrawCall",
+    "Position",
+    "SimulatedBackend",
+    "Timed",
+    "book_positions",
+]
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,48 @@ class Position:
     def after_draw(self, amount: int) -> Position:
         """The position once a draw of ``amount`` (fee included) is in the principal."""
         return replace(self, principal=self.principal + whole(amount, "amount", minimum=0))
+
+
+def book_positions(book: CreditBook, *, unit: int = 10**6) -> dict[str, Position]:
+    """Each account of ``book`` as a :class:`Position`: the card simulation's store input.
+
+    ``book`` is the one credit book the risk models take, generated or the store's
+    (:func:`toolkit.report.load.stored_credit_book`: each account's latest ``credit_accounts``
+    and ``credit_collateral`` rows under the latest ``credit_protocol``); pass its ``rules``
+    to :func:`~toolkit.models.cards.simulate_cards` too. Values are the collateral at the
+    book's prices, in the credit asset's smallest units (``unit`` per whole one: 10**6 for
+    USDC); the book keeps each debt whole, so it is all ``principal`` (the figures depend only
+    on principal plus interest).
+
+    Parameters
+    ----------
+    book : CreditBook
+        Accounts, their collateral by asset, debt and prices (in whole credit units).
+    unit : int
+        The credit asset's smallest units per whole unit.
+
+    Returns
+    -------
+    dict of str to Position
+        One position per account of the book, in its order; assets held at 0 left out.
+
+    Examples
+    --------
+    >>> from toolkit.backtest import generate_book
+    >>> book = generate_book(2, seed=2)
+    >>> positions = book_positions(book)
+    >>> list(positions) == list(book.accounts), positions["a0000"].principal
+    (True, 0)
+    """
+    whole(unit, "unit", minimum=1)
+    values = book.values()
+    return {
+        account: Position(
+            {a: round(float(v) * unit) for a, v in zip(book.assets, row, strict=True) if v > 0},
+            principal=round(float(debt) * unit),
+        )
+        for account, row, debt in zip(book.accounts, values, book.debt, strict=True)
+    }
 
 
 T = TypeVar("T")
