@@ -6,6 +6,8 @@ Methods validate their arguments before touching any state, so a rejected call c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from toolkit.engine.errors import (
     CapacityExhausted,
     FillRejected,
@@ -14,7 +16,7 @@ from toolkit.engine.errors import (
     UnknownReservation,
 )
 from toolkit.engine.events import BORROWED, FILLED, FILLED_DIRECT, REKEYED, REPAID
-from toolkit.engine.quoting import QuoteBook
+from toolkit.engine.quoting import QUOTE_KIND, QuoteBook, check_kind, lapse_second
 from toolkit.engine.results import (
     EXACT_INPUT,
     EXACT_OUTPUT,
@@ -29,7 +31,7 @@ from toolkit.scenario import Scenario
 
 __all__ = ["Engine"]
 
-_QUOTE = "quote"
+_QUOTE = QUOTE_KIND
 _ORDER = "order"
 _BORROW = "borrow"
 _new = tuple.__new__
@@ -103,6 +105,37 @@ class Engine(QuoteBook):
             self._quote_head,
             _QUOTE,
         )
+
+    def quoter(
+        self, src_chain: int, dst_chain: int, token: str, *, kind: str = EXACT_INPUT
+    ) -> Callable[[int, float], ReservedQuote]:
+        """``quote(amount, now)`` for one route and kind: :meth:`Engine.quote` with the route
+        resolved and the kind checked once, for callers that quote one route many times (the
+        replay makes one per route and kind). Same rules, same errors, same quotes.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> engine = Engine(load_scenario("default"))
+        >>> quote = engine.quoter(1, 8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")
+        >>> q = quote(1_000_000_000, 100.0)
+        >>> q.quote_id, q.valid_until, q.output_amount
+        ('qt_0_1', 115, 999450000)
+        """
+        route = self._route(src_chain, dst_chain, token, None)
+        check_kind(kind)
+        window, head = self._quote_window, self._quote_head
+        tick, pick, offer = self._tick, self._pick, self._offer
+        pools = route.pools
+        only = pools[0] if len(pools) == 1 else None
+
+        def quote(amount: int, now: float) -> ReservedQuote:
+            tick(now)
+            if type(amount) is not int or amount <= 0:
+                raise InvalidArgument("amount", "must be a positive integer")
+            pool = only or pick(route, None)
+            until = lapse_second(now, window)
+            return offer(route, pool, amount, kind, now, until, None, window, head, _QUOTE)
+
+        return quote
 
     def convert(self, quote_id: str, order_id: str, now: float) -> bool:
         """Re-key a live quote reservation to ``order_id`` for the order window (60 s from now).
