@@ -7,6 +7,7 @@ Methods validate their arguments before touching any state, so a rejected call c
 from __future__ import annotations
 
 from collections.abc import Callable
+from heapq import heappush
 
 from toolkit.engine.errors import (
     CapacityExhausted,
@@ -16,7 +17,7 @@ from toolkit.engine.errors import (
     UnknownReservation,
 )
 from toolkit.engine.events import BORROWED, FILLED, FILLED_DIRECT, REKEYED, REPAID
-from toolkit.engine.quoting import QUOTE_KIND, QuoteBook, check_kind, lapse_second
+from toolkit.engine.quoting import QUOTE_KIND, QuoteBook, check_kind
 from toolkit.engine.results import (
     EXACT_INPUT,
     EXACT_OUTPUT,
@@ -132,8 +133,7 @@ class Engine(QuoteBook):
             if type(amount) is not int or amount <= 0:
                 raise InvalidArgument("amount", "must be a positive integer")
             pool = only or pick(route, None)
-            until = lapse_second(now, window)
-            return offer(route, pool, amount, kind, now, until, None, window, head, _QUOTE)
+            return offer(route, pool, amount, kind, now, None, window, head, _QUOTE)
 
         return quote
 
@@ -152,16 +152,21 @@ class Engine(QuoteBook):
         if not isinstance(order_id, str) or not order_id:
             raise InvalidArgument("order_id", "must be a non-empty string")
         self._tick(now)
-        res = self._reservations.get(quote_id) if isinstance(quote_id, str) else None
+        live = self._reservations
+        res = live.get(quote_id) if isinstance(quote_id, str) else None
         if res is None or res[KIND] != _QUOTE:
             return False
-        if order_id in self._reservations or order_id in self._outstanding:
+        if order_id in live or order_id in self._outstanding:
             raise InvalidArgument("order_id", f"{order_id} already holds a reservation or a fill")
-        del self._reservations[quote_id]
+        del live[quote_id]
         res[LIVE] = False
         pool = res[POOL]
         amount = res[AMOUNT]
-        self._push(order_id, _ORDER, pool, amount, now + self._order_window, res[QUOTE])
+        # A new entry (the old one stays in the schedule, dead: see toolkit.engine.state).
+        self._seq = seq = self._seq + 1
+        order = [now + self._order_window, seq, order_id, _ORDER, pool, amount, res[QUOTE], True]
+        heappush(self._heap, order)
+        live[order_id] = order
         if self._keep_log:
             self._log += (now, REKEYED, order_id, pool, amount, quote_id)
         else:
@@ -213,8 +218,14 @@ class Engine(QuoteBook):
         return _new(Fill, (order_id, pool.id, amount, earned, True))
 
     def _check_terms(self, order_id: str, terms: OrderTerms, quote: ReservedQuote) -> None:
-        dst_symbol = self._symbols.get((terms.dst_chain, str(terms.output_token).lower()))
-        if terms.dst_chain != quote.dst_chain or dst_symbol != quote.symbol:
+        if terms.dst_chain != quote.dst_chain:
+            raise FillRejected(f"order {order_id}: output token differs from the reservation")
+        token = terms.output_token
+        # The quote's own spelling of its token (the common case) needs no lookup.
+        if (
+            token != quote.dst_token
+            and self._symbols.get((terms.dst_chain, str(token).lower())) != quote.symbol
+        ):
             raise FillRejected(f"order {order_id}: output token differs from the reservation")
         if terms.output_amount != quote.output_amount:
             raise FillRejected(

@@ -21,7 +21,7 @@ from toolkit.engine.results import EXACT_INPUT, EXACT_OUTPUT, ReservedQuote
 from toolkit.engine.state import PoolSlot, RouteSlot, group_marker
 from toolkit.scenario import FeeTier, Scenario, ScenarioError, check_tiers
 
-__all__ = ["QUOTE_KIND", "QuoteBook", "check_kind", "lapse_second"]
+__all__ = ["QUOTE_KIND", "QuoteBook", "check_kind"]
 
 _KINDS = (EXACT_INPUT, EXACT_OUTPUT)
 _new = tuple.__new__
@@ -158,22 +158,38 @@ class QuoteBook(ReservationCore):
     ) -> ReservedQuote:
         """Every quote's steps: the clock, the request's checks, its lifetime, the pool, then
         :meth:`_offer`. Checked in this order, so a refused call names the first bad field."""
-        self._tick(now)
-        route = self._route(src_chain, dst_chain, token, src_token)
+        # The hot path of the served service: the clock tick is inlined, as in
+        # ReservationCore.reserve, and the route and pool found without a call when the token
+        # is spelled as onboarded and the route has one pool (most requests).
+        try:
+            ok = self._clock <= now < _INF
+        except TypeError:
+            ok = False
+        if not ok:
+            raise self._bad_now(now)
+        self._clock = now
+        heap = self._heap
+        if heap and heap[0][0] <= now:
+            self._expire(now)
+        if self._trim_at and len(self._log) > self._trim_at:
+            self._trim()
+        try:
+            route = self._by_token.get((src_chain, dst_chain, token))
+        except TypeError:  # an unhashable argument; named by _route
+            route = None
+        if route is None or src_token is not None:
+            route = self._route(src_chain, dst_chain, token, src_token)
         if type(amount) is not int or amount <= 0:
             raise InvalidArgument("amount", "must be a positive integer")
         if kind != EXACT_INPUT and kind != EXACT_OUTPUT:
             check_kind(kind)
-        if hold is None:
-            valid_until = lapse_second(now, window)
-            expires: float | None = None
+        expires = None if hold is None else _hold_until(now, hold)
+        pools = route.pools
+        if pool_address is None and len(pools) == 1:
+            pool = pools[0]
         else:
-            expires = _hold_until(now, hold)
-            valid_until = floor(expires)
-        pool = self._pick(route, pool_address)
-        return self._offer(
-            route, pool, amount, kind, now, valid_until, expires, window, head, res_kind
-        )
+            pool = self._pick(route, pool_address)
+        return self._offer(route, pool, amount, kind, now, expires, window, head, res_kind)
 
     def _offer(
         self,
@@ -182,15 +198,24 @@ class QuoteBook(ReservationCore):
         amount: int,
         kind: str,
         now: float,
-        valid_until: int,
         expires: float | None,
         window: int,
         head: str,
         res_kind: str,
     ) -> ReservedQuote:
         """Price a checked request on ``pool``, check its capacity and reserve the output
-        until ``expires``; None (the default windows) means until ``valid_until``, a whole
-        second, in that second's group (see :mod:`toolkit.engine.core`)."""
+        until ``expires``, or (None: the default windows) until ``validUntil``, a whole second,
+        in that second's group (see :mod:`toolkit.engine.core`). The clock is already ``now``."""
+        if expires is None:
+            # validUntil is a whole second and the reservation ends exactly then (the spec:
+            # "after which the quote and its reservation expire"). Rounding to the nearest
+            # second, not truncating, keeps the mean hold at exactly `window` seconds, which is
+            # what the Erlang-B / Kaufman-Roberts mean-hold mapping assumes.
+            expires = valid_until = floor(now + 0.5) + window
+            grouped = True
+        else:
+            valid_until = floor(expires)
+            grouped = False
         input_amount, output, fee_bps, fee = self._price(route, amount, kind, pool)
         reserved = pool.reserved
         free = pool.balance - reserved - pool.outstanding
@@ -201,9 +226,6 @@ class QuoteBook(ReservationCore):
             )
         self._count = n = self._count + 1
         key = head + str(n)  # concatenation is twice as fast as a format spec here
-        grouped = expires is None
-        if grouped:
-            expires = valid_until
         # tuple.__new__ skips the NamedTuple's Python-level __new__: a third of the cost.
         quote: ReservedQuote = _new(
             ReservedQuote,
@@ -300,19 +322,6 @@ def check_kind(kind: object) -> None:
     """
     if kind != EXACT_INPUT and kind != EXACT_OUTPUT:
         raise InvalidArgument("kind", f"must be one of {', '.join(_KINDS)}")
-
-
-def lapse_second(now: float, window: int) -> int:
-    """When a default-window quote lapses: ``validUntil``, a whole second.
-
-    >>> lapse_second(100.4, 15), lapse_second(100.5, 15)
-    (115, 116)
-
-    The spec: "after which the quote and its reservation expire". Rounding to the nearest
-    second, not truncating, keeps the mean hold at exactly ``window`` seconds, which is what
-    the Erlang-B / Kaufman-Roberts mean-hold mapping assumes.
-    """
-    return floor(now + 0.5) + window
 
 
 def _hold_until(now: float, hold: float) -> float:
