@@ -230,26 +230,11 @@ class QuoteBook(ReservationCore):
         quote: ReservedQuote = _new(
             ReservedQuote,
             (
-                key,
-                kind,
-                route.src,
-                route.dst,
-                route.symbol,
-                route.src_token,
-                route.dst_token,
-                input_amount,
-                output,
-                fee_bps,
-                fee,
-                route.fill_cost,
-                pool.id,
-                pool.address,
-                valid_until,
-                expires,
-                route.eta,
-                window,
+                key, kind, route.src, route.dst, route.symbol, route.src_token, route.dst_token,
+                input_amount, output, fee_bps, fee, route.fill_cost, pool.id, pool.address,
+                valid_until, expires, route.eta, window,
             ),
-        )
+        )  # fmt: skip
         self._seq = seq = self._seq + 1
         res = [expires, seq, key, res_kind, pool, output, quote, True]
         if grouped:
