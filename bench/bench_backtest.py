@@ -16,10 +16,10 @@
 The issue's goals (23): a 1M-request replay under 5 s of one core, and the replay at 4x the
 SimPy model of section 2; each table says how far off they are. They are far off: the last
 measurement (2 cores shared by several jobs, so CPU seconds vary by about 20 % run to run) put
-the 1M replay at about 27 CPU s, 5x over, and the replay at 0.8-1.6x SimPy. Most of a request
-is Python calls that the rules need: a quote (about 5 us: the clock, the tier and premium,
-the reservation, its lapse), and for the 30 % that convert, the escrow, fill and settlement
-through the world (about 40 us each): see the per-phase rows.
+the 1M replay at 27.3 CPU s, 5.5x over, and the replay at 2.1x / 1.1x SimPy (p = 0 / 0.2).
+Most of a request is Python calls that the rules need: a quote (about 6 us: the clock, the tier
+and premium, the reservation, its lapse) and, for the 30 % that convert, the escrow, fill and
+settlement through the world (about 40 us per converted request): see the per-phase rows.
 
 Run: ``.venv/bin/python bench/bench_backtest.py [requests]`` (a few minutes). Prints plain tables.
 """
