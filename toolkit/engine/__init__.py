@@ -14,7 +14,8 @@ Lifecycle (the spec's state table):
   with the most available liquidity and reserves the output amount for 15 s under a new quote
   id (``validUntil = round(now) + 15``, when the reservation ends). :class:`NoRoute` (400)
   when no route is configured or the amount is outside its limits; :class:`CapacityExhausted` (404)
-  when no pool can serve it now.
+  when no pool can serve it now. :meth:`Engine.quoter` is the same quote with the route
+  resolved once, for a caller that quotes one route many times (the replay).
 - :meth:`Engine.convert` re-keys a live quote reservation to the on-chain order id for 60 s
   from the call (True), or returns False and reserves nothing when the quote lapsed.
 - :meth:`Engine.fill` moves an order's reservation to outstanding (or, when the reservation

@@ -30,6 +30,7 @@ more than the append.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from heapq import heappop, heappush
 from typing import Any
 
@@ -119,20 +120,20 @@ class ReservationCore:
 
     def _expire(self, now: float) -> None:
         heap = self._heap
+        while heap and heap[0][0] <= now:
+            res = heappop(heap)
+            if res[KIND] is GROUP:
+                # A due second's quotes lapse together, in one pass (most lapses).
+                self._release(self._lapsing(res))
+            elif res[LIVE]:  # else re-keyed or consumed since it was scheduled
+                self._release((res,))
+
+    def _release(self, due: Iterable[LiveReservation]) -> None:
+        """Release lapsed reservations, in order, and log (or count) their releases."""
         live = self._reservations
         log = self._log if self._keep_log else None
         counted = 0
-        lapsing: list[LiveReservation] | None = None  # a due second's quotes, last first
-        while True:
-            if lapsing:
-                res = lapsing.pop()
-            elif heap and heap[0][0] <= now:
-                res = heappop(heap)
-                if res[KIND] is GROUP:
-                    lapsing = self._lapsing(res)
-                    continue
-            else:
-                break
+        for res in due:
             if not res[LIVE]:
                 continue  # re-keyed or consumed since it was scheduled
             res[LIVE] = False
@@ -149,7 +150,7 @@ class ReservationCore:
         self._log_base += counted
 
     def _lapsing(self, marker: LiveReservation) -> list[LiveReservation]:
-        """The quotes of a due second's group, last first (see the module docstring)."""
+        """The quotes of a due second's group, in order (see the module docstring)."""
         second = marker[EXPIRES]
         group = self._due.pop(second)
         heap = self._heap
@@ -158,7 +159,6 @@ class ReservationCore:
             while heap and heap[0][0] == second:
                 group.append(heappop(heap))
             group.sort(key=_by_seq)
-        group.reverse()
         return group
 
     def _log_event(
@@ -199,16 +199,6 @@ class ReservationCore:
     _tick = advance
 
     # -- reservations -------------------------------------------------------------------------
-
-    def _push(
-        self, key: str, kind: str, pool: PoolSlot, amount: int, expires: float, quote: Any
-    ) -> LiveReservation:
-        """Register a new live reservation (the caller adjusts the pool and logs the event)."""
-        self._seq = seq = self._seq + 1
-        res = [expires, seq, key, kind, pool, amount, quote, True]
-        heappush(self._heap, res)
-        self._reservations[key] = res
-        return res
 
     def reserve(self, pool_id: str, amount: int, now: float, lifetime: float) -> int | None:
         """Reserve ``amount`` on a pool for ``lifetime`` seconds with no pricing; None when full.

@@ -6,6 +6,9 @@ Methods validate their arguments before touching any state, so a rejected call c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from heapq import heappush
+
 from toolkit.engine.errors import (
     CapacityExhausted,
     FillRejected,
@@ -14,7 +17,7 @@ from toolkit.engine.errors import (
     UnknownReservation,
 )
 from toolkit.engine.events import BORROWED, FILLED, FILLED_DIRECT, REKEYED, REPAID
-from toolkit.engine.quoting import QuoteBook
+from toolkit.engine.quoting import QUOTE_KIND, QuoteBook, check_kind
 from toolkit.engine.results import (
     EXACT_INPUT,
     EXACT_OUTPUT,
@@ -29,7 +32,7 @@ from toolkit.scenario import Scenario
 
 __all__ = ["Engine"]
 
-_QUOTE = "quote"
+_QUOTE = QUOTE_KIND
 _ORDER = "order"
 _BORROW = "borrow"
 _new = tuple.__new__
@@ -104,6 +107,36 @@ class Engine(QuoteBook):
             _QUOTE,
         )
 
+    def quoter(
+        self, src_chain: int, dst_chain: int, token: str, *, kind: str = EXACT_INPUT
+    ) -> Callable[[int, float], ReservedQuote]:
+        """``quote(amount, now)`` for one route and kind: :meth:`Engine.quote` with the route
+        resolved and the kind checked once, for callers that quote one route many times (the
+        replay makes one per route and kind). Same rules, same errors, same quotes.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> engine = Engine(load_scenario("default"))
+        >>> quote = engine.quoter(1, 8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")
+        >>> q = quote(1_000_000_000, 100.0)
+        >>> q.quote_id, q.valid_until, q.output_amount
+        ('qt_0_1', 115, 999450000)
+        """
+        route = self._route(src_chain, dst_chain, token, None)
+        check_kind(kind)
+        window, head = self._quote_window, self._quote_head
+        tick, pick, offer = self._tick, self._pick, self._offer
+        pools = route.pools
+        only = pools[0] if len(pools) == 1 else None
+
+        def quote(amount: int, now: float) -> ReservedQuote:
+            tick(now)
+            if type(amount) is not int or amount <= 0:
+                raise InvalidArgument("amount", "must be a positive integer")
+            pool = only or pick(route, None)
+            return offer(route, pool, amount, kind, now, None, window, head, _QUOTE)
+
+        return quote
+
     def convert(self, quote_id: str, order_id: str, now: float) -> bool:
         """Re-key a live quote reservation to ``order_id`` for the order window (60 s from now).
 
@@ -119,16 +152,21 @@ class Engine(QuoteBook):
         if not isinstance(order_id, str) or not order_id:
             raise InvalidArgument("order_id", "must be a non-empty string")
         self._tick(now)
-        res = self._reservations.get(quote_id) if isinstance(quote_id, str) else None
+        live = self._reservations
+        res = live.get(quote_id) if isinstance(quote_id, str) else None
         if res is None or res[KIND] != _QUOTE:
             return False
-        if order_id in self._reservations or order_id in self._outstanding:
+        if order_id in live or order_id in self._outstanding:
             raise InvalidArgument("order_id", f"{order_id} already holds a reservation or a fill")
-        del self._reservations[quote_id]
+        del live[quote_id]
         res[LIVE] = False
         pool = res[POOL]
         amount = res[AMOUNT]
-        self._push(order_id, _ORDER, pool, amount, now + self._order_window, res[QUOTE])
+        # A new entry (the old one stays in the schedule, dead: see toolkit.engine.state).
+        self._seq = seq = self._seq + 1
+        order = [now + self._order_window, seq, order_id, _ORDER, pool, amount, res[QUOTE], True]
+        heappush(self._heap, order)
+        live[order_id] = order
         if self._keep_log:
             self._log += (now, REKEYED, order_id, pool, amount, quote_id)
         else:
@@ -180,8 +218,14 @@ class Engine(QuoteBook):
         return _new(Fill, (order_id, pool.id, amount, earned, True))
 
     def _check_terms(self, order_id: str, terms: OrderTerms, quote: ReservedQuote) -> None:
-        dst_symbol = self._symbols.get((terms.dst_chain, str(terms.output_token).lower()))
-        if terms.dst_chain != quote.dst_chain or dst_symbol != quote.symbol:
+        if terms.dst_chain != quote.dst_chain:
+            raise FillRejected(f"order {order_id}: output token differs from the reservation")
+        token = terms.output_token
+        # The quote's own spelling of its token (the common case) needs no lookup.
+        if (
+            token != quote.dst_token
+            and self._symbols.get((terms.dst_chain, str(token).lower())) != quote.symbol
+        ):
             raise FillRejected(f"order {order_id}: output token differs from the reservation")
         if terms.output_amount != quote.output_amount:
             raise FillRejected(

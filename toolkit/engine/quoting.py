@@ -21,10 +21,13 @@ from toolkit.engine.results import EXACT_INPUT, EXACT_OUTPUT, ReservedQuote
 from toolkit.engine.state import PoolSlot, RouteSlot, group_marker
 from toolkit.scenario import FeeTier, Scenario, ScenarioError, check_tiers
 
-__all__ = ["QuoteBook"]
+__all__ = ["QUOTE_KIND", "QuoteBook", "check_kind"]
 
 _KINDS = (EXACT_INPUT, EXACT_OUTPUT)
 _new = tuple.__new__
+_INF = math.inf
+#: The kind of reservation an RFQ quote holds (Engine.quote's and the quoters').
+QUOTE_KIND = "quote"
 
 
 class QuoteBook(ReservationCore):
@@ -153,10 +156,13 @@ class QuoteBook(ReservationCore):
         head: str,
         res_kind: str,
     ) -> ReservedQuote:
-        # The hot path of every replay (one call per request): the clock tick is inlined, as in
-        # ReservationCore.reserve.
+        """Every quote's steps: the clock, the request's checks, its lifetime, the pool, then
+        :meth:`_offer`. Checked in this order, so a refused call names the first bad field."""
+        # The hot path of the served service: the clock tick is inlined, as in
+        # ReservationCore.reserve, and the route and pool found without a call when the token
+        # is spelled as onboarded and the route has one pool (most requests).
         try:
-            ok = self._clock <= now < math.inf
+            ok = self._clock <= now < _INF
         except TypeError:
             ok = False
         if not ok:
@@ -167,33 +173,55 @@ class QuoteBook(ReservationCore):
             self._expire(now)
         if self._trim_at and len(self._log) > self._trim_at:
             self._trim()
-        route = self._route(src_chain, dst_chain, token, src_token)
+        try:
+            route = self._by_token.get((src_chain, dst_chain, token))
+        except TypeError:  # an unhashable argument; named by _route
+            route = None
+        if route is None or src_token is not None:
+            route = self._route(src_chain, dst_chain, token, src_token)
         if type(amount) is not int or amount <= 0:
             raise InvalidArgument("amount", "must be a positive integer")
         if kind != EXACT_INPUT and kind != EXACT_OUTPUT:
-            raise InvalidArgument("kind", f"must be one of {', '.join(_KINDS)}")
-        if hold is None:
-            # validUntil is a whole second and the reservation ends exactly then (the spec:
-            # "after which the quote and its reservation expire"). Rounding to the nearest second,
-            # not truncating, keeps the mean hold at exactly `window` seconds, which is what the
-            # Erlang-B / Kaufman-Roberts mean-hold mapping assumes.
-            valid_until = floor(now + 0.5) + window
-            expires: float = valid_until
+            check_kind(kind)
+        expires = None if hold is None else _hold_until(now, hold)
+        pools = route.pools
+        if pool_address is None and len(pools) == 1:
+            pool = pools[0]
         else:
-            try:
-                ok = 0 < hold < math.inf
-            except TypeError:
-                ok = False
-            if not ok:
-                raise InvalidArgument("hold", "must be a positive finite number of seconds")
-            expires = now + hold
+            pool = self._pick(route, pool_address)
+        return self._offer(route, pool, amount, kind, now, expires, window, head, res_kind)
+
+    def _offer(
+        self,
+        route: RouteSlot,
+        pool: PoolSlot,
+        amount: int,
+        kind: str,
+        now: float,
+        expires: float | None,
+        window: int,
+        head: str,
+        res_kind: str,
+    ) -> ReservedQuote:
+        """Price a checked request on ``pool``, check its capacity and reserve the output
+        until ``expires``, or (None: the default windows) until ``validUntil``, a whole second,
+        in that second's group (see :mod:`toolkit.engine.core`). The clock is already ``now``."""
+        if expires is None:
+            # validUntil is a whole second and the reservation ends exactly then (the spec:
+            # "after which the quote and its reservation expire"). Rounding to the nearest
+            # second, not truncating, keeps the mean hold at exactly `window` seconds, which is
+            # what the Erlang-B / Kaufman-Roberts mean-hold mapping assumes.
+            expires = valid_until = floor(now + 0.5) + window
+            grouped = True
+        else:
             valid_until = floor(expires)
-        pool = self._pick(route, pool_address)
+            grouped = False
         input_amount, output, fee_bps, fee = self._price(route, amount, kind, pool)
-        free = pool.balance - pool.reserved - pool.outstanding
+        reserved = pool.reserved
+        free = pool.balance - reserved - pool.outstanding
         if output > free:
             raise CapacityExhausted(
-                f"no pool can serve {output} {route.symbol} on chain {dst_chain} now "
+                f"no pool can serve {output} {route.symbol} on chain {route.dst} now "
                 f"({free} available)"
             )
         self._count = n = self._count + 1
@@ -202,40 +230,24 @@ class QuoteBook(ReservationCore):
         quote: ReservedQuote = _new(
             ReservedQuote,
             (
-                key,
-                kind,
-                src_chain,
-                dst_chain,
-                route.symbol,
-                route.src_token,
-                route.dst_token,
-                input_amount,
-                output,
-                fee_bps,
-                fee,
-                route.fill_cost,
-                pool.id,
-                pool.address,
-                valid_until,
-                expires,
-                route.eta,
-                window,
+                key, kind, route.src, route.dst, route.symbol, route.src_token, route.dst_token,
+                input_amount, output, fee_bps, fee, route.fill_cost, pool.id, pool.address,
+                valid_until, expires, route.eta, window,
             ),
-        )
+        )  # fmt: skip
         self._seq = seq = self._seq + 1
         res = [expires, seq, key, res_kind, pool, output, quote, True]
-        if hold is None:
-            # Ends on a whole second: joins that second's group (see toolkit.engine.core).
+        if grouped:
             group = self._due.get(valid_until)
             if group is None:
                 self._due[valid_until] = [res]
-                heappush(heap, group_marker(valid_until, seq))
+                heappush(self._heap, group_marker(valid_until, seq))
             else:
                 group.append(res)
         else:
-            heappush(heap, res)
+            heappush(self._heap, res)
         self._reservations[key] = res
-        pool.reserved += output
+        pool.reserved = reserved + output
         if self._keep_log:
             self._log += (now, CREATED, key, pool, output, None)
         else:
@@ -283,6 +295,29 @@ class QuoteBook(ReservationCore):
         self._tick(now)
         route.tiers = _tier_tuples(tiers)
         self._log_event(now, FEE, f"{src_chain}:{dst_chain}:{symbol}", None, 0, tiers)
+
+
+def check_kind(kind: object) -> None:
+    """Refuse a quote kind other than ExactInput and ExactOutput.
+
+    >>> check_kind("ExactIn")
+    Traceback (most recent call last):
+    ...
+    toolkit.engine.errors.InvalidArgument: kind: must be one of ExactInput, ExactOutput
+    """
+    if kind != EXACT_INPUT and kind != EXACT_OUTPUT:
+        raise InvalidArgument("kind", f"must be one of {', '.join(_KINDS)}")
+
+
+def _hold_until(now: float, hold: float) -> float:
+    """When a quote made with an explicit ``hold`` (seconds) lapses."""
+    try:
+        ok = 0 < hold < _INF
+    except TypeError:
+        ok = False
+    if not ok:
+        raise InvalidArgument("hold", "must be a positive finite number of seconds")
+    return now + hold
 
 
 def _tier_tuples(tiers: Any) -> tuple[tuple[int, int, int], ...]:
