@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -42,7 +43,7 @@ class Event:
         """The canonical signature, e.g. ``Transfer(address,address,uint256)``."""
         return f"{self.name}({','.join(t for t, _, _ in self.params)})"
 
-    @property
+    @cached_property  # every emitted log reads it: one keccak per event, not per log
     def topic0(self) -> str:
         """keccak of the signature as ``0x`` hex."""
         return abi.hexstr(keccak(text=self.signature))
