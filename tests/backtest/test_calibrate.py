@@ -16,7 +16,7 @@ from toolkit.simulate.traffic import record_traffic
 from toolkit.store import Store, StoreError
 
 #: Other users' flow: a minute and a half of the default scenario at 2 RFQs/s.
-USERS = generate_flow("default", hours=0.025, rate=2.0, seed=5)
+USERS = generate_flow("default", span_h=0.025, rate_per_s=2.0, seed=5)
 
 
 @pytest.fixture(scope="module")

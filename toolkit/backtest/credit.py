@@ -236,7 +236,7 @@ def replay_credit(
     totals = {"fees": 0.0, "interest": 0.0, "liquidations": 0, "bonus": 0.0, "bad_debt": 0.0}
     for day in progress_bar(range(days), desc="credit book", unit="day", enabled=progress):
         step = correlated_prices(
-            prices, market.vols, market.correlation, horizon_days=1.0, n_scenarios=1, rng=rng
+            prices, market.vols, market.correlation, horizon_d=1.0, n_scenarios=1, rng=rng
         )
         prices = step[0] * moves.get(day, 1.0)
         values = held * prices

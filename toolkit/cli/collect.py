@@ -367,7 +367,7 @@ def _collect(conn: Any, client: Any, store: Any, args: argparse.Namespace) -> An
     # followed (a day when it runs until Ctrl-C), so that the stream has a market to report.
     hours = 24.0 if args.duration is None else max(args.duration, 60.0) / 3600
     scenario = client.embedded.scenario
-    with Traffic(client.embedded, generate_flow(scenario, hours=hours)):
+    with Traffic(client.embedded, generate_flow(scenario, span_h=hours)):
         return stream.run(resume=args.resume)
 
 

@@ -438,7 +438,7 @@ def _replay_day(rate: float, seed: int) -> BacktestResult:
     from toolkit.scenario import load_scenario
 
     scenario = load_scenario("default")
-    flow = generate_flow(scenario, hours=24, rate=rate, seed=seed)
+    flow = generate_flow(scenario, span_h=24, rate_per_s=rate, seed=seed)
     return replay(flow, scenario, seed=seed)
 
 
@@ -450,7 +450,7 @@ def _replay_scales(rate: float, seed: int) -> list[tuple[float, BacktestResult]]
     from toolkit.scenario import load_scenario
 
     scenario = load_scenario("default")
-    flow = generate_flow(scenario, hours=SWEEP_HOURS, rate=rate, seed=seed, profile=None)
+    flow = generate_flow(scenario, span_h=SWEEP_HOURS, rate_per_s=rate, seed=seed, profile=None)
     return [
         (scale, replay(flow, scenario, seed=seed, overrides={"pool_scale": scale}))
         for scale in POOL_SCALES
