@@ -27,7 +27,7 @@ free of DuckDB, and a calibration exists to feed a backtest.)
 >>> with client, Store(":memory:") as store:
 ...     _ = Snapshot(client, store, progress=False).run()
 ...     with Traffic(client.embedded, users) as traffic:
-...         _ = RfqSweep(client, store, rounds=1, interval=15, progress=False).run()
+...         _ = RfqSweep(client, store, rounds=1, interval_s=15, progress=False).run()
 ...         traffic.join(timeout=30)
 ...     _ = record_traffic(store, traffic)
 ...     fitted = calibrate(store, "default")

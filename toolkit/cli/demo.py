@@ -216,7 +216,7 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
         remaining = seconds - warmup
         step(f"liquidity event stream for {remaining / 2 / 60:g} simulated minutes")
         stream = LiquidityStream(
-            client, store, duration=remaining / 2 / args.speed, progress=progress
+            client, store, duration_s=remaining / 2 / args.speed, progress=progress
         )
         _report_run(stream.run(), step)
         step(
@@ -227,7 +227,7 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
             client,
             store,
             rounds=args.rounds,
-            interval=remaining / 2 / args.rounds,
+            interval_s=remaining / 2 / args.rounds,
             spread=True,
             progress=progress,
         )
