@@ -214,8 +214,8 @@ def test_resume_refuses_the_wrong_run(
     ("kwargs", "message"),
     [
         ({"rounds": 0}, "rounds: must be an integer >= 1, got 0"),
-        ({"rounds": 1, "interval": 0}, "interval: must be a finite number > 0, got 0"),
-        ({"duration": -1}, "duration: must be a finite number > 0, got -1"),
+        ({"rounds": 1, "interval_s": 0}, "interval_s: must be a finite number > 0, got 0"),
+        ({"duration_s": -1}, "duration_s: must be a finite number > 0, got -1"),
         ({"rounds": 1, "grid": []}, "grid: must be a non-empty list of GridPoint"),
         ({"rounds": 1, "user": "me"}, "user: must be a 0x-prefixed 20-byte hex address"),
     ],
@@ -278,7 +278,7 @@ def test_collectors_check_their_arguments(embedded: Embedded, store: Store) -> N
     client, _ = embedded.client()
     with pytest.raises(ValueError, match=re.escape("store: must be a toolkit.store.Store")):
         Snapshot(client, "db.duckdb")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="duration: must be a finite number > 0"):
+    with pytest.raises(ValueError, match="duration_s: must be a finite number > 0"):
         LiquidityStream(client, store, duration_s=0)
     with pytest.raises(ValueError, match="embedded: traffic is only driven into the embedded"):
         Traffic(client, pl.DataFrame())  # type: ignore[arg-type]

@@ -180,7 +180,7 @@ def test_ctrl_c_during_a_stream_flushes_what_was_read(
 
     flow = grid_flow(small_grid, spacing=0.01, count=2000)
     with Traffic(embedded.service, flow, scenario=DEFAULT, clock=WALL):
-        result = Stopping(client, store, duration=10, progress=False).run()
+        result = Stopping(client, store, duration_s=10, progress=False).run()
     assert result.status == "interrupted"
     assert store.run_record(result.run_id)["status"] == "interrupted"
     counts = store.query(
