@@ -106,7 +106,7 @@ def _quoters_only(engine: Engine, cols: Any) -> int:
 def bench_default_day(n_target: int = 1_000_000) -> None:
     scenario = load_scenario("default")
     rate = n_target / 86_400
-    flow, wall_gen, cpu_gen = _timed(lambda: generate_flow(scenario, rate=rate, seed=1))
+    flow, wall_gen, cpu_gen = _timed(lambda: generate_flow(scenario, rate_per_s=rate, seed=1))
     n = flow.height
     # The whole replay first, in a fresh heap; then the same run phase by phase.
     whole, wall_all, cpu_all = _timed(lambda: replay(flow, scenario, seed=1))
@@ -185,12 +185,12 @@ def simpy_loss(times: np.ndarray, holds: np.ndarray, servers: int) -> int:
 
 def _loss_flow(p_convert: float, arrivals: int) -> tuple[Any, float]:
     """The section-2 flow: Poisson arrivals at 8.108 Erl on 15 units, and its mean hold."""
-    hold = mean_hold(p_convert, 15.0, ETA + SETTLEMENT, convert_delay=DELAY)
+    hold = mean_hold(p_convert, 15.0, ETA + SETTLEMENT, convert_delay_s=DELAY)
     rate = 8.108 / hold  # 15 units at 1 % blocking (erlang.com)
     flow = generate_flow(
         "single-pool",
-        hours=arrivals / rate / 3600,
-        rate=rate,
+        span_h=arrivals / rate / 3600,
+        rate_per_s=rate,
         seed=7,
         profile=None,
         sizes={"USDC": Fixed(1_000_000_000)},

@@ -73,7 +73,7 @@ def with_store(client: ServiceClient, grid: list[GridPoint]) -> tuple[int, float
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "bench.duckdb") as store:
         started = time.perf_counter()
         result = RfqSweep(
-            client, store, grid=grid, rounds=ROUNDS, interval=1e-6, progress=False
+            client, store, grid=grid, rounds=ROUNDS, interval_s=1e-6, progress=False
         ).run()
         elapsed = time.perf_counter() - started
         frame = store.query(

@@ -16,7 +16,7 @@ from toolkit.simulate.traffic import record_traffic
 from toolkit.store import Store, StoreError
 
 #: Other users' flow: a minute and a half of the default scenario at 2 RFQs/s.
-USERS = generate_flow("default", hours=0.025, rate=2.0, seed=5)
+USERS = generate_flow("default", span_h=0.025, rate_per_s=2.0, seed=5)
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def collected() -> Store:
     with ServiceClient(embedded=True, clock=ScaledClock(100.0)) as client:
         Snapshot(client, store, progress=False).run()
         with Traffic(client.embedded, USERS) as traffic:
-            RfqSweep(client, store, rounds=2, interval=20, progress=False).run()
+            RfqSweep(client, store, rounds=2, interval_s=20, progress=False).run()
             traffic.join(timeout=60)
         record_traffic(store, traffic)
     return store
@@ -76,7 +76,7 @@ def test_an_empty_store_cannot_be_calibrated() -> None:
 
 def test_a_collectors_own_sweep_is_not_demand() -> None:
     with Store(":memory:") as store, ServiceClient(embedded=True, clock=VirtualClock()) as client:
-        RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
+        RfqSweep(client, store, rounds=2, interval_s=15, progress=False).run()
         assert store.table("rfq_observations").height > 2
         with pytest.raises(StoreError, match="a collector's own sweeps are its design"):
             calibrate(store, "default")

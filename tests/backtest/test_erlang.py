@@ -35,15 +35,15 @@ def test_404_rate_matches_erlang_b_with_the_mean_hold(p_convert: float, hours: f
     delay = 5.0
     hold = mean_hold(
         p_convert,
-        quote_seconds=QUOTE_HOLD,
-        order_seconds=ETA + SETTLEMENT,
-        convert_delay=delay,
+        quote_s=QUOTE_HOLD,
+        order_s=ETA + SETTLEMENT,
+        convert_delay_s=delay,
     )
     load = 11.0  # erlangs: blocking about 5.9 %
     flow = generate_flow(
         "single-pool",
-        hours=hours,
-        rate=load / hold,
+        span_h=hours,
+        rate_per_s=load / hold,
         seed=11,
         profile=None,
         sizes={"USDC": Fixed(1_000_000_000)},

@@ -32,7 +32,7 @@ def _pool_at(result, t: float, pool: str = "8453:USDC:usdc") -> dict:  # type: i
 
 
 def test_same_seed_gives_identical_frames_and_different_seed_differs() -> None:
-    flow = generate_flow("default", hours=1.0, rate=2.0, seed=1)
+    flow = generate_flow("default", span_h=1.0, rate_per_s=2.0, seed=1)
     retry = RetryPolicy(capacity_retries=2)
     a = replay(flow, "default", seed=5, retry=retry, overrides={"pool_scale": 0.01})
     b = replay(flow, "default", seed=5, retry=retry, overrides={"pool_scale": 0.01})
@@ -41,7 +41,7 @@ def test_same_seed_gives_identical_frames_and_different_seed_differs() -> None:
     assert a.summary == b.summary
     c = replay(flow, "default", seed=6, retry=retry, overrides={"pool_scale": 0.01})
     assert not a.requests.equals(c.requests)
-    other = replay(generate_flow("default", hours=1.0, rate=2.0, seed=2), "default", seed=5)
+    other = replay(generate_flow("default", span_h=1.0, rate_per_s=2.0, seed=2), "default", seed=5)
     assert other.summary.requests != a.summary.requests or not other.requests.equals(a.requests)
 
 
@@ -169,10 +169,10 @@ def test_amount_outside_the_fee_tiers_is_no_route(make_flow) -> None:  # type: i
 
 
 def test_low_load_has_no_404_and_overload_has_many() -> None:
-    calm = replay(generate_flow("default", hours=2.0, rate=0.5, seed=3), "default")
+    calm = replay(generate_flow("default", span_h=2.0, rate_per_s=0.5, seed=3), "default")
     assert calm.summary.no_capacity == 0 and calm.summary.rfq_404_share == 0.0
     busy_flow = generate_flow(
-        "single-pool", hours=0.5, rate=5.0, seed=3, sizes={"USDC": Fixed(UNIT)}
+        "single-pool", span_h=0.5, rate_per_s=5.0, seed=3, sizes={"USDC": Fixed(UNIT)}
     )
     busy = replay(busy_flow, "single-pool")
     # About 70 erlangs offered to 15 units: most RFQs are refused.
@@ -185,8 +185,8 @@ def test_retries_increase_attempts_and_stay_within_the_policy() -> None:
     # long holds of converted orders, retries mostly add load and need not lower the 404s.)
     flow = generate_flow(
         "single-pool",
-        hours=0.5,
-        rate=1.5,
+        span_h=0.5,
+        rate_per_s=1.5,
         seed=8,
         sizes={"USDC": Fixed(UNIT)},
         convert_probability=0.0,
@@ -241,7 +241,7 @@ def _check_conservation(result) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_amounts_are_conserved_on_a_busy_default_day() -> None:
-    flow = generate_flow("default", hours=1.0, rate=3.0, seed=21, convert_probability=0.6)
+    flow = generate_flow("default", span_h=1.0, rate_per_s=3.0, seed=21, convert_probability=0.6)
     result = replay(flow, "default", overrides={"pool_scale": 0.05}, retry=RetryPolicy())
     assert result.summary.rejected_attempts > 0 and result.summary.filled > 0
     _check_conservation(result)
@@ -260,7 +260,9 @@ def test_amounts_are_conserved_on_a_busy_default_day() -> None:
 def test_invariants_hold_for_random_flows(
     seed: int, rate: float, convert: float, scale: float, retries: int
 ) -> None:
-    flow = generate_flow("default", hours=0.25, rate=rate, seed=seed, convert_probability=convert)
+    flow = generate_flow(
+        "default", span_h=0.25, rate_per_s=rate, seed=seed, convert_probability=convert
+    )
     if flow.height == 0:
         return
     retry = RetryPolicy(capacity_retries=retries) if retries else None
@@ -270,7 +272,7 @@ def test_invariants_hold_for_random_flows(
 
 @pytest.mark.parametrize("interval", [30.0, 600.0])
 def test_pool_samples_cover_the_run_at_the_interval(interval: float) -> None:
-    flow = generate_flow("default", hours=0.5, rate=1.0, seed=2)
+    flow = generate_flow("default", span_h=0.5, rate_per_s=1.0, seed=2)
     result = replay(flow, "default", interval=interval)
     times = result.pools["t"].unique().sort().to_list()
     assert times[0] == 0.0 and times[-1] >= result.summary.end_s
@@ -285,7 +287,7 @@ _DIGEST = """
 import hashlib
 from toolkit.backtest import generate_flow, replay
 from toolkit.client import RetryPolicy
-flow = generate_flow("default", hours=0.5, rate=2.0, seed=9)
+flow = generate_flow("default", span_h=0.5, rate_per_s=2.0, seed=9)
 result = replay(flow, "default", seed=9, retry=RetryPolicy(), overrides={"pool_scale": 0.02})
 text = result.requests.write_csv() + result.pools.write_csv()
 print(hashlib.sha256(text.encode()).hexdigest())
@@ -310,7 +312,7 @@ def test_replay_leaves_the_garbage_collector_as_it_found_it() -> None:
     import gc
     import threading
 
-    flow = generate_flow("single-pool", hours=0.05, seed=3)
+    flow = generate_flow("single-pool", span_h=0.05, seed=3)
     seen: list[bool] = []
     stop = threading.Event()
 
@@ -335,7 +337,7 @@ def test_replay_leaves_the_garbage_collector_as_it_found_it() -> None:
 
 
 def test_summary_is_a_frozen_typed_result_whose_frames_agree_with_its_fields() -> None:
-    result = replay(generate_flow("default", hours=0.5, seed=4), "default", seed=4)
+    result = replay(generate_flow("default", span_h=0.5, seed=4), "default", seed=4)
     s = result.summary
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.requests = 0  # type: ignore[misc]

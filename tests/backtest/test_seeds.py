@@ -18,7 +18,7 @@ def test_sweep_seeds_is_one_sweep_per_seed_of_that_seeds_flow() -> None:
     frame = sweep_seeds("single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[3, 4], hours=0.2)
     assert frame.columns[:2] == ["seed", "pool_scale"]
     assert frame.height == 4
-    alone = sweep(generate_flow("single-pool", hours=0.2, seed=4), "single-pool",
+    alone = sweep(generate_flow("single-pool", span_h=0.2, seed=4), "single-pool",
                   {"pool_scale": [0.5, 2.0]}, seed=4)  # fmt: skip
     assert_frame_equal(frame.filter(seed=4).drop("seed"), alone)
 

@@ -13,7 +13,7 @@ from toolkit.store import Store
 
 
 def test_to_store_writes_requests_pools_and_a_run() -> None:
-    flow = generate_flow("default", hours=0.3, rate=1.0, seed=3)
+    flow = generate_flow("default", span_h=0.3, rate_per_s=1.0, seed=3)
     result = replay(flow, "default", seed=3, retry=RetryPolicy(capacity_retries=1))
     started = datetime(2024, 5, 1, tzinfo=UTC)
     with Store(":memory:") as store:

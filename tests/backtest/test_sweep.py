@@ -17,7 +17,7 @@ UNIT = 1_000_000_000
 
 def _flow() -> pl.DataFrame:
     return generate_flow(
-        "single-pool", hours=0.5, rate=0.8, seed=4, sizes={"USDC": Fixed(UNIT)},
+        "single-pool", span_h=0.5, rate_per_s=0.8, seed=4, sizes={"USDC": Fixed(UNIT)},
         convert_probability=0.3,
     )  # fmt: skip
 
@@ -69,7 +69,7 @@ def test_injected_executor_runs_every_point_and_metrics_move_the_right_way() -> 
 
 
 def test_single_point_runs_inline_and_fee_scale_changes_revenue() -> None:
-    flow = generate_flow("default", hours=0.5, rate=1.0, seed=2)
+    flow = generate_flow("default", span_h=0.5, rate_per_s=1.0, seed=2)
     one = sweep(flow, "default", {"fee_scale": [2.0]})
     base = sweep(flow, "default", {"fee_scale": [1.0]})
     assert one.height == 1
@@ -89,7 +89,7 @@ def test_overrides_build_valid_variants() -> None:
 def test_a_sweep_on_a_local_dask_cluster_matches_the_single_process_run() -> None:
     from distributed import Client, LocalCluster
 
-    flow = generate_flow("single-pool", hours=0.3, rate=1.0, seed=5)
+    flow = generate_flow("single-pool", span_h=0.3, rate_per_s=1.0, seed=5)
     grid = {"pool_scale": [0.5, 1.0, 2.0]}
     with (
         LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
@@ -106,7 +106,7 @@ def test_a_sweep_shows_a_progress_bar_unless_told_not_to(
 ) -> None:
     monkeypatch.delenv("TQDM_DISABLE", raising=False)
     monkeypatch.setenv("TOOLKIT_PROGRESS", "1")  # asked for: pytest's stderr is no terminal
-    flow = generate_flow("single-pool", hours=0.05, rate=1.0, seed=1)
+    flow = generate_flow("single-pool", span_h=0.05, rate_per_s=1.0, seed=1)
     with ThreadPoolExecutor(1) as pool:
         sweep(flow, "single-pool", {"pool_scale": [1.0, 2.0]}, executor=pool)
         assert "sweep" in capsys.readouterr().err

@@ -196,7 +196,7 @@ def test_borrow_quote_then_authorization_is_signed_by_the_service(
 def test_event_stream_snapshot_then_live_changes(make_client: MakeClient) -> None:
     simulated_only(make_client, "it counts the scenario's pools and routes in the snapshot")
     client = make_client()
-    events = client.liquidity_events(duration=5)
+    events = client.liquidity_events(duration_s=5)
     snapshot = [next(events) for _ in range(len(SCENARIO.pools) + len(SCENARIO.routes))]
     assert all(e.snapshot for e in snapshot)
     assert len({e.id for e in snapshot}) == 1
@@ -215,7 +215,7 @@ def test_async_client_in_process() -> None:
             quote = await client.rfq(
                 src_chain=1, dst_chain=8453, amount=10**9, token=USDC[8453], user=ME
             )
-            stream = client.liquidity_events(last_event_id=0, duration=2)
+            stream = client.liquidity_events(last_event_id=0, duration_s=2)
             first = await stream.__anext__()
             await stream.aclose()
             return quote.quote_id or "", first.event

@@ -102,7 +102,7 @@ def test_the_async_client_uses_aiohttp_for_a_url_and_keeps_its_contract() -> Non
             )
             assert auth.signature.startswith("0x")
             # The liquidity event stream: snapshot, then a live change.
-            stream = client.liquidity_events(duration=5)
+            stream = client.liquidity_events(duration_s=5)
             snapshot = [await anext(stream) for _ in range(len(SCENARIO.pools))]
             assert all(e.snapshot for e in snapshot)
             await client.rfq(src_chain=1, dst_chain=8453, amount=10**8, token=USDC_BASE, user=ME)
@@ -125,7 +125,7 @@ def test_a_quiet_stream_ends_at_its_duration_over_the_network() -> None:
 
     async def main(url: str) -> list[int]:
         async with AsyncServiceClient(url, api_key="demo-key") as client:
-            return [e.id async for e in client.liquidity_events(duration=0.5)]
+            return [e.id async for e in client.liquidity_events(duration_s=0.5)]
 
     with serve_in_thread(app) as url:
         ids = asyncio.run(main(url))

@@ -277,4 +277,4 @@ def test_liquidity_events_end_after_their_duration_on_a_quiet_stream() -> None:
             )
         ),
     )
-    assert list(client.liquidity_events(duration=0.05)) == []
+    assert list(client.liquidity_events(duration_s=0.05)) == []

@@ -125,7 +125,7 @@ def test_the_library_raises_collection_failed_with_the_first_error(tmp_path: Pat
     app = Refusing(create_app(load_scenario("default")), DISCOVERY)
     with serve_in_thread(app) as url, Store(tmp_path / "t.duckdb") as store:  # type: ignore[arg-type]
         with ServiceClient(url) as client:
-            sweep = RfqSweep(client, store, rounds=1, interval=1.0, progress=False)
+            sweep = RfqSweep(client, store, rounds=1, interval_s=1.0, progress=False)
             with pytest.raises(CollectionFailed, match=r"^rfq: HTTP 400: maintenance"):
                 sweep.run()
         runs = store.query("SELECT status, rows_written FROM collection_runs")

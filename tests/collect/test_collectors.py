@@ -84,7 +84,7 @@ def test_a_spread_sweep_paces_its_points_over_the_interval(
     client, _ = embedded.client()
     start = embedded.clock()
     sweep = RfqSweep(
-        client, store, grid=small_grid[:4], rounds=2, interval=20, spread=True, progress=False
+        client, store, grid=small_grid[:4], rounds=2, interval_s=20, spread=True, progress=False
     )
     result = sweep.run()
     assert result.status == "completed"
@@ -107,7 +107,7 @@ def test_rounds_start_every_interval_on_the_fake_clock(
         store,
         grid=small_grid[:3],
         rounds=3,
-        interval=10,
+        interval_s=10,
         progress=False,
     ).run()
     assert result.status == "completed"
@@ -127,8 +127,8 @@ def test_a_duration_ends_the_sweep(
         client,
         store,
         grid=small_grid[:2],
-        duration=25,
-        interval=10,
+        duration_s=25,
+        interval_s=10,
         progress=False,
     ).run()
     assert result.status == "completed"
@@ -214,8 +214,8 @@ def test_resume_refuses_the_wrong_run(
     ("kwargs", "message"),
     [
         ({"rounds": 0}, "rounds: must be an integer >= 1, got 0"),
-        ({"rounds": 1, "interval": 0}, "interval: must be a finite number > 0, got 0"),
-        ({"duration": -1}, "duration: must be a finite number > 0, got -1"),
+        ({"rounds": 1, "interval_s": 0}, "interval_s: must be a finite number > 0, got 0"),
+        ({"duration_s": -1}, "duration_s: must be a finite number > 0, got -1"),
         ({"rounds": 1, "grid": []}, "grid: must be a non-empty list of GridPoint"),
         ({"rounds": 1, "user": "me"}, "user: must be a 0x-prefixed 20-byte hex address"),
     ],
@@ -245,7 +245,7 @@ def test_a_resumed_sweep_takes_stored_settings_unless_given_new_ones(
     options: dict[str, Any] = {"progress": False}
 
     def interrupted() -> str:
-        sweep = RfqSweep(client, store, grid=small_grid[:2], rounds=2, interval=7, **options)
+        sweep = RfqSweep(client, store, grid=small_grid[:2], rounds=2, interval_s=7, **options)
         original = sweep.visit
 
         def visit(run_id: str, round_no: int, index: int, *rest: Any) -> None:
@@ -269,7 +269,7 @@ def test_a_resumed_sweep_takes_stored_settings_unless_given_new_ones(
 
     extended = interrupted()
     clock.sleeps.clear()
-    again = RfqSweep(client, store, rounds=3, interval=3, **options).run(resume=extended)
+    again = RfqSweep(client, store, rounds=3, interval_s=3, **options).run(resume=extended)
     assert again.status == "completed"
     assert clock.sleeps == [3.0, 3.0] and rounds_of(extended) == [0, 1, 2]
 
@@ -278,15 +278,15 @@ def test_collectors_check_their_arguments(embedded: Embedded, store: Store) -> N
     client, _ = embedded.client()
     with pytest.raises(ValueError, match=re.escape("store: must be a toolkit.store.Store")):
         Snapshot(client, "db.duckdb")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="duration: must be a finite number > 0"):
-        LiquidityStream(client, store, duration=0)
+    with pytest.raises(ValueError, match="duration_s: must be a finite number > 0"):
+        LiquidityStream(client, store, duration_s=0)
     with pytest.raises(ValueError, match="embedded: traffic is only driven into the embedded"):
         Traffic(client, pl.DataFrame())  # type: ignore[arg-type]
 
 
 def test_batch_writer_flushes_by_size_and_by_age(store: Store) -> None:
     now = [0.0]
-    writer = BatchWriter(store, batch_size=3, flush_seconds=10, clock=lambda: now[0])
+    writer = BatchWriter(store, batch_size=3, flush_s=10, clock=lambda: now[0])
     row = {"snapshot_id": "s", "observed_at": datetime(2024, 1, 1, tzinfo=UTC), "chain": 1}
     writer.add("token_snapshots", [row | {"symbol": "A"}, row | {"symbol": "B"}])
     assert writer.pending() == 2 and writer.written == 0

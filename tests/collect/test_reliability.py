@@ -40,7 +40,7 @@ def test_rfq_sweep_under_5xx_bursts_timeouts_and_slow_answers(
         store,
         grid=small_grid,
         rounds=3,
-        interval=15,
+        interval_s=15,
         follow_transactions=True,
         progress=False,
     ).run()
@@ -91,7 +91,7 @@ def test_liquidity_stream_survives_dropped_connections_without_gaps_or_duplicate
     service = embedded.log.state.service
     flow = grid_flow(small_grid, spacing=0.01, count=1000, converts_every=2)
     with Traffic(embedded.service, flow, scenario=DEFAULT, clock=WALL):
-        result = LiquidityStream(client, store, duration=3.0, progress=False).run()
+        result = LiquidityStream(client, store, duration_s=3.0, progress=False).run()
     assert result.status == "completed"
     connections = transport.seen["/liquidity/protocol/partner-escrow/events"]
     assert connections >= 3
@@ -131,7 +131,7 @@ def test_a_killed_sweep_resumes_and_every_attempt_is_stored_once(
     client, transport = embedded.client(killer)
     options = {"progress": False}
     with Store(path) as store:
-        first = RfqSweep(client, store, grid=small_grid, rounds=3, interval=5, **options).run()
+        first = RfqSweep(client, store, grid=small_grid, rounds=3, interval_s=5, **options).run()
         assert first.status == "interrupted"
         assert store.run_record(first.run_id)["status"] == "interrupted"
         stored_first = store.query("SELECT count(*) AS n FROM rfq_observations")["n"][0]
@@ -180,7 +180,7 @@ def test_ctrl_c_during_a_stream_flushes_what_was_read(
 
     flow = grid_flow(small_grid, spacing=0.01, count=2000)
     with Traffic(embedded.service, flow, scenario=DEFAULT, clock=WALL):
-        result = Stopping(client, store, duration=10, progress=False).run()
+        result = Stopping(client, store, duration_s=10, progress=False).run()
     assert result.status == "interrupted"
     assert store.run_record(result.run_id)["status"] == "interrupted"
     counts = store.query(
@@ -192,7 +192,7 @@ def test_ctrl_c_during_a_stream_flushes_what_was_read(
     last = store.last_event_id(LiquidityStream(client, store, progress=False).source)
     flow = grid_flow(small_grid, spacing=0.01, count=2000)
     with Traffic(embedded.service, flow, scenario=DEFAULT, clock=WALL):
-        again = LiquidityStream(client, store, duration=0.5, progress=False).run(
+        again = LiquidityStream(client, store, duration_s=0.5, progress=False).run(
             resume=result.run_id
         )
     assert again.status == "completed"

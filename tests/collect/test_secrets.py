@@ -31,7 +31,7 @@ def test_a_collection_leaves_no_trace_of_the_key(
             RfqSweep(client, store, grid=small_grid, rounds=1, follow_transactions=True, **options),
             BorrowSweep(client, store, grid=small_grid[:4], rounds=1, **options),
             Snapshot(client, store, chains=(8453, 42161), **options),
-            LiquidityStream(client, store, duration=0.3, **options),
+            LiquidityStream(client, store, duration_s=0.3, **options),
         ]
         for collector in collectors:
             result = collector.run()

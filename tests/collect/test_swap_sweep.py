@@ -65,6 +65,11 @@ def test_a_sweep_stores_every_attempt_the_legs_and_the_pools(service: EmbeddedSe
     assert all(low == out * 9950 // 10000 for low, out in pairs)
     missing = routes.filter(routes["status"] == 404)
     assert missing["token_out"].to_list() == [STRANGER] and missing["amount_out"][0] is None
+    chains = dict(zip(routes["network"].to_list(), routes["chain"].to_list(), strict=True))
+    assert chains == {"mainnet": 1, "base": 8453}
+    assert ok["gas_price_wei"].min() > 0 and missing["gas_price_wei"][0] is None  # type: ignore[operator]
+    names = store.query("SELECT symbol FROM tokens WHERE chain = 1 ORDER BY symbol")
+    assert {"ETH", "USDC", "WETH"} <= set(names["symbol"].to_list())  # not the stranger
     legs = store.query("SELECT * FROM swap_route_legs")
     assert set(legs["attempt_id"].to_list()) == set(ok["attempt_id"].to_list())
     assert {"v3_swap_exact_in", "wrap_eth"} <= set(legs["command"].to_list())
@@ -153,3 +158,10 @@ def test_a_run_where_every_request_failed_ends_failed_naming_the_first_error(
     with Store(db) as store:
         assert store.query("SELECT status FROM collection_runs")["status"].to_list() == ["failed"]
         assert set(store.query("SELECT status FROM swap_routes")["status"].to_list()) == {404}
+
+
+def test_a_point_on_an_unknown_network_is_refused(service: EmbeddedService) -> None:
+    client = SwapClient(embedded=service, env={})
+    point = SwapPoint("polygon", STRANGER, STRANGER, 1)
+    with pytest.raises(ValueError, match="points: network 'polygon' is not one of mainnet, base"):
+        SwapSweep(client, Store(":memory:"), points=[point], progress=False)

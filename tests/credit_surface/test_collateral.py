@@ -104,7 +104,7 @@ def test_collector_stores_each_accounts_mix_exactly() -> None:
     with credit_book() as book, Store(":memory:") as store:
         users = _mixed_book(book)
         result = CreditCollector(
-            book.svc.client, store, accounts=users, rounds=2, interval=10, progress=False
+            book.svc.client, store, accounts=users, rounds=2, interval_s=10, progress=False
         ).run()
         assert result.status == "completed"
         rows = _stored(store)

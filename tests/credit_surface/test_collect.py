@@ -29,7 +29,7 @@ def test_snapshots_match_info_exactly_and_resume_adds_nothing() -> None:
         book.run(user, book.ok(f"{v2}/draw", amount=str(333 * USDC), receiver=user)["calls"])
         seeded = book_account(book.settings, 7)
         collector = CreditCollector(
-            book.svc.client, store, accounts=[user, seeded], rounds=2, interval=30, progress=False
+            book.svc.client, store, accounts=[user, seeded], rounds=2, interval_s=30, progress=False
         )
         result = collector.run()
         assert result.status == "completed"

@@ -15,10 +15,10 @@ from toolkit.flows import (
 
 
 def test_swap_flow_is_seeded_sorted_and_priced_in_usd() -> None:
-    swaps = generate_swap_flow("default", hours=2.0, rate=0.2, seed=4, profile=None)
+    swaps = generate_swap_flow("default", span_h=2.0, rate_per_s=0.2, seed=4, profile=None)
     assert swaps.schema == SWAP_FLOW_SCHEMA
     assert_frame_equal(
-        swaps, generate_swap_flow("default", hours=2.0, rate=0.2, seed=4, profile=None)
+        swaps, generate_swap_flow("default", span_h=2.0, rate_per_s=0.2, seed=4, profile=None)
     )
     assert swaps["t"].is_sorted() and swaps["t"].max() < 7200  # type: ignore[operator]
     assert set(swaps.filter(pl.col("chain") == 8453)["token_in"]) <= {
@@ -32,7 +32,7 @@ def test_swap_flow_is_seeded_sorted_and_priced_in_usd() -> None:
 
 
 def test_credit_flow_keeps_debt_under_the_collateral_share_and_repays_after_drawing() -> None:
-    credit = generate_credit_flow("default", hours=3.0, borrowers=3, draw_rate=20.0, seed=2)
+    credit = generate_credit_flow("default", span_h=3.0, borrowers=3, draw_rate_per_h=20.0, seed=2)
     assert credit.schema == CREDIT_FLOW_SCHEMA and credit["t"].is_sorted()
     for (borrower,), rows in credit.group_by("borrower"):
         actions = rows["action"].to_list()

@@ -26,19 +26,19 @@ SCENARIO = load_scenario("default", env={})
 
 
 def test_each_generated_flow_passes_its_check() -> None:
-    flow = generate_flow(SCENARIO, hours=0.2, rate=1.0, seed=2)
+    flow = generate_flow(SCENARIO, span_h=0.2, rate_per_s=1.0, seed=2)
     assert len(check_flow(flow, SCENARIO).t) == flow.height
-    swaps = generate_swap_flow(SCENARIO, hours=1.0, rate=0.05, seed=2)
+    swaps = generate_swap_flow(SCENARIO, span_h=1.0, rate_per_s=0.05, seed=2)
     swaps = checked_frame(swaps, "swaps", SWAP_FLOW_COLUMNS, "generate_swap_flow")
     assert sorted(check_swaps(swaps, SCENARIO)) == [1, 8453]
-    credit = generate_credit_flow(SCENARIO, hours=1.0, borrowers=2, seed=2)
+    credit = generate_credit_flow(SCENARIO, span_h=1.0, borrowers=2, seed=2)
     credit = checked_frame(credit, "credit", CREDIT_FLOW_COLUMNS, "generate_credit_flow")
     assert check_credit(credit, SCENARIO) == SCENARIO.credit.asset_address  # type: ignore[union-attr]
     assert set(credit["action"]) == set(CREDIT_ACTIONS)
 
 
 def test_a_missing_intents_column_is_named_with_the_whole_contract() -> None:
-    flow = generate_flow(SCENARIO, hours=0.1, seed=1).drop("converts")
+    flow = generate_flow(SCENARIO, span_h=0.1, seed=1).drop("converts")
     with pytest.raises(ValueError) as info:
         check_flow(flow, SCENARIO)
     assert str(info.value) == (

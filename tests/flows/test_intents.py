@@ -25,15 +25,15 @@ from toolkit.scenario import load_scenario
 
 
 def test_same_seed_same_flow_and_different_seed_differs() -> None:
-    a = generate_flow("default", hours=1.0, rate=1.0, seed=3)
-    b = generate_flow("default", hours=1.0, rate=1.0, seed=3)
-    c = generate_flow("default", hours=1.0, rate=1.0, seed=4)
+    a = generate_flow("default", span_h=1.0, rate_per_s=1.0, seed=3)
+    b = generate_flow("default", span_h=1.0, rate_per_s=1.0, seed=3)
+    c = generate_flow("default", span_h=1.0, rate_per_s=1.0, seed=4)
     assert_frame_equal(a, b)
     assert not a.equals(c)
 
 
 def test_flow_schema_sorted_times_and_unique_ids() -> None:
-    flow = generate_flow("default", hours=2.0, rate=0.5, seed=1)
+    flow = generate_flow("default", span_h=2.0, rate_per_s=0.5, seed=1)
     assert flow.schema == FLOW_SCHEMA
     assert flow["t"].is_sorted()
     assert flow["t"].min() >= 0.0 and flow["t"].max() < 7200.0  # type: ignore[operator]
@@ -62,8 +62,8 @@ def test_sizes_are_clipped_to_each_routes_fee_tiers() -> None:
     default_scenario = load_scenario("default", env={})
     flow = generate_flow(
         default_scenario,
-        hours=2.0,
-        rate=2.0,
+        span_h=2.0,
+        rate_per_s=2.0,
         seed=9,
         sizes={"USDC": LogNormal(median=10**9, sigma=4.0), "WETH": LogNormal(10**18, 4.0)},
     )
@@ -86,8 +86,8 @@ def test_default_sizes_use_scenario_prices() -> None:
 def test_route_mix_type_mix_and_conversions() -> None:
     flow = generate_flow(
         "default",
-        hours=4.0,
-        rate=2.0,
+        span_h=4.0,
+        rate_per_s=2.0,
         seed=12,
         profile=None,
         routes={(1, 8453, "USDC"): 3.0, (10, 42161, "WETH"): 1.0},
@@ -108,15 +108,15 @@ def test_route_mix_type_mix_and_conversions() -> None:
 def test_fixed_sizes_and_delay_models() -> None:
     flow = generate_flow(
         "single-pool",
-        hours=0.5,
-        rate=1.0,
+        span_h=0.5,
+        rate_per_s=1.0,
         seed=1,
         sizes={"USDC": Fixed(10**9)},
         convert_delay=Constant(3.0),
     )
     assert flow["amount"].unique().to_list() == [10**9]
     assert flow["convert_delay"].unique().to_list() == [3.0]
-    capped = Exponential(4.0, cap=5.0).sample(np.random.default_rng(0), 10_000)
+    capped = Exponential(4.0, cap_s=5.0).sample(np.random.default_rng(0), 10_000)
     # E[min(X, c)] = mean * (1 - exp(-c / mean)) for an exponential X.
     assert capped.max() == 5.0 and abs(capped.mean() - 4.0 * (1 - math.exp(-1.25))) < 0.1
 
@@ -124,7 +124,7 @@ def test_fixed_sizes_and_delay_models() -> None:
 def test_amounts_are_exact_beyond_int64() -> None:
     # 300 WETH is 3e20 smallest units: past Int64, kept exact as Int128.
     flow = generate_flow(
-        "default", hours=0.2, seed=1, routes={(1, 10, "WETH"): 1.0},
+        "default", span_h=0.2, seed=1, routes={(1, 10, "WETH"): 1.0},
         sizes={"WETH": Fixed(300 * 10**18)},
     )  # fmt: skip
     assert flow["amount"].dtype == pl.Int128
@@ -134,8 +134,8 @@ def test_amounts_are_exact_beyond_int64() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"rate": -1.0}, "rate: must be a finite number >= 0, got -1.0"),
-        ({"hours": 0}, "hours: must be a finite number > 0, got 0"),
+        ({"rate_per_s": -1.0}, "rate_per_s: must be a finite number >= 0, got -1.0"),
+        ({"span_h": 0}, "span_h: must be a finite number > 0, got 0"),
         ({"seed": -3}, "seed: must be an integer >= 0, got -3"),
         ({"profile": [1.0] * 23}, "profile: must hold 24 hourly multipliers, got 23"),
         ({"profile": [1.0] * 23 + [-2.0]}, "profile[23]: must be a finite number >= 0, got -2.0"),
@@ -152,7 +152,7 @@ def test_amounts_are_exact_beyond_int64() -> None:
 def test_bad_generator_arguments(kwargs: dict, message: str) -> None:  # type: ignore[type-arg]
     scenario = kwargs.pop("scenario", "default")
     with pytest.raises(ValueError) as info:
-        generate_flow(scenario, hours=kwargs.pop("hours", 0.1), **kwargs)
+        generate_flow(scenario, span_h=kwargs.pop("span_h", 0.1), **kwargs)
     assert message in str(info.value)
 
 
@@ -162,9 +162,9 @@ def test_bad_generator_arguments(kwargs: dict, message: str) -> None:  # type: i
         (lambda: LogNormal(median=0), "LogNormal.median: must be an integer >= 1, got 0"),
         (lambda: LogNormal(10, sigma=-1.0), "LogNormal.sigma: must be a finite number >= 0"),
         (lambda: Fixed(-5), "Fixed.amount: must be an integer >= 1, got -5"),
-        (lambda: Uniform(3.0, 1.0), "Uniform.high: must be >= low (3.0), got 1.0"),
-        (lambda: Exponential(0.0), "Exponential.mean: must be a finite number > 0, got 0.0"),
-        (lambda: Constant(float("nan")), "Constant.seconds: must be a finite number >= 0"),
+        (lambda: Uniform(3.0, 1.0), "Uniform.high_s: must be >= low_s (3.0), got 1.0"),
+        (lambda: Exponential(0.0), "Exponential.mean_s: must be a finite number > 0, got 0.0"),
+        (lambda: Constant(float("nan")), "Constant.delay_s: must be a finite number >= 0"),
     ],
 )
 def test_bad_distribution_parameters(build, message: str) -> None:  # type: ignore[no-untyped-def]

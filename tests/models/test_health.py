@@ -104,7 +104,7 @@ def test_correlated_prices_have_the_volatility_and_correlation_asked_for() -> No
     corr = np.array([[1.0, 0.6], [0.6, 1.0]])
     vols = np.array([0.5, 0.8])
     paths = correlated_prices(
-        np.array([100.0, 200.0]), vols, corr, horizon_days=365, n_scenarios=200_000,
+        np.array([100.0, 200.0]), vols, corr, horizon_d=365, n_scenarios=200_000,
         rng=np.random.default_rng(3),
     )  # fmt: skip
     logs = np.log(paths / np.array([100.0, 200.0]))
@@ -152,11 +152,11 @@ def test_monte_carlo_streams_in_chunks_without_changing_the_answer() -> None:
     book = book_of(held, debt)
     market = MarketParameters(book.assets, np.array([0.0, 0.05, 0.7]), np.eye(3))
     calm_market = MarketParameters(book.assets, market.vols * 0.1, np.eye(3))
-    kwargs = {"horizon_days": 30.0, "n_scenarios": 4_000, "seed": 2, "progress": False}
+    kwargs = {"horizon_d": 30.0, "n_scenarios": 4_000, "seed": 2, "progress": False}
     whole = monte_carlo(book, market, chunk=4_000, **kwargs)  # type: ignore[arg-type]
     chunked = monte_carlo(book, market, chunk=333, **kwargs)  # type: ignore[arg-type]
     assert whole == chunked
-    assert whole.scenarios == 4_000 and whole.horizon_days == 30.0
+    assert whole.scenarios == 4_000 and whole.horizon_d == 30.0
     assert whole.liquidations_at_risk >= whole.liquidations_mean > 0
     assert whole.bad_debt_expected_shortfall >= whole.bad_debt_at_risk >= 0
     frame = whole.to_frame()

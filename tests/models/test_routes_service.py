@@ -1,6 +1,6 @@
 """The route models end to end: inputs collected from an embedded service by
 :class:`toolkit.backtest.routes.RouteLab` (the swap endpoint, the intents RFQ, routes executed on
-the simulated chains after background flow)."""
+the simulated chains after background flow), and by the swap collector into a store."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import polars as pl
 import pytest
 
 from toolkit.backtest.routes import RouteLab
+from toolkit.client import EmbeddedService, SwapClient, chain_web3
+from toolkit.clock import VirtualClock
+from toolkit.collect.swap import SwapSweep, default_points
 from toolkit.models import (
     delay_outcomes,
     firm_vs_indicative,
@@ -16,6 +19,8 @@ from toolkit.models import (
     network_comparison,
     route_comparison,
 )
+from toolkit.store import Store
+from toolkit.store.queries import route_costs
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +96,29 @@ def test_overlapping_trials_give_more_trials_clustered_by_their_overlap() -> Non
     assert (outcomes["revert_ci95_low"] <= outcomes["revert_rate"]).all()
     assert (outcomes["revert_rate"] <= outcomes["revert_ci95_high"]).all()
     lab.close()
+
+
+def test_impact_curves_take_the_stores_own_frame_of_a_collection() -> None:
+    """A swap sweep against the embedded service, read back by ``route_costs``: the same impact
+    as RouteLab measures on the same pools (reference: the pools' Uniswap math against the
+    scenario's prices), and gas at the gas price the chain answered."""
+    sizes = [1e3, 1e5, 1e7]
+    with EmbeddedService("default", env={}, clock=VirtualClock()) as service:
+        store = Store(":memory:")
+        web3s = {"mainnet": chain_web3(1, embedded=service)}  # no web3 for base: no gas price
+        points = default_points(["mainnet", "base"], [("USDC", "WETH")], sizes)
+        client = SwapClient(embedded=service, env={})
+        run = SwapSweep(client, store, points=points, web3s=web3s, progress=False).run()
+        gas_price = int(web3s["mainnet"].eth.gas_price)
+    assert run.status == "completed"
+    curves = impact_curves(route_costs(store))
+    assert curves.height == 6 and set(curves["pair"].to_list()) == {"USDC/WETH"}
+    assert curves["amount_in_usd"].to_list() == sizes * 2
+    measured = impact_curves(RouteLab(seed=1).observe([("USDC", "WETH")], sizes))  # fresh pools
+    assert curves["impact_bps"].to_list() == pytest.approx(measured["impact_bps"].to_list())
+    mainnet = curves.filter(pl.col("network") == "mainnet")
+    assert mainnet["gas_price_wei"].to_list() == [gas_price] * 3
+    expected = [g * gas_price / 1e18 * 3000 for g in mainnet["gas_used"].to_list()]  # ETH $3000
+    assert mainnet["gas_usd"].to_list() == pytest.approx(expected)
+    base = curves.filter(pl.col("network") == "base")
+    assert base["gas_usd"].null_count() == 3 and base["impact_bps"].null_count() == 0

@@ -10,7 +10,7 @@ from toolkit.models.capacity import (
     erlang_b,
     erlang_b_load,
     kaufman_roberts,
-    max_rfq_rate,
+    max_rfq_rate_per_s,
     mean_hold,
     offered_load,
     pool_size_for,
@@ -24,11 +24,11 @@ def test_mean_hold_modes() -> None:
     assert mean_hold(0.5) == pytest.approx(37.5)
     assert mean_hold(0.5, mode="add") == pytest.approx(45.0)
     # Conversion 4 s after the quote: the order reservation runs 60 s from the conversion.
-    assert mean_hold(0.25, convert_delay=4.0) == pytest.approx(0.75 * 15 + 0.25 * 64)
+    assert mean_hold(0.25, convert_delay_s=4.0) == pytest.approx(0.75 * 15 + 0.25 * 64)
     # The two modes are the extremes of the conversion delay.
-    assert mean_hold(0.3, convert_delay=0.0) == mean_hold(0.3)
-    assert mean_hold(0.3, convert_delay=15.0) == pytest.approx(mean_hold(0.3, mode="add"))
-    assert mean_hold(0.5, quote_seconds=10.0, order_seconds=30.0) == pytest.approx(20.0)
+    assert mean_hold(0.3, convert_delay_s=0.0) == mean_hold(0.3)
+    assert mean_hold(0.3, convert_delay_s=15.0) == pytest.approx(mean_hold(0.3, mode="add"))
+    assert mean_hold(0.5, quote_s=10.0, order_s=30.0) == pytest.approx(20.0)
 
 
 @pytest.mark.parametrize(
@@ -36,15 +36,18 @@ def test_mean_hold_modes() -> None:
     [
         ({"p_convert": 1.5}, "p_convert: must be a finite number >= 0 and <= 1, got 1.5"),
         (
-            {"p_convert": 0.1, "quote_seconds": 0.0},
-            "quote_seconds: must be a finite number > 0, got 0.0",
+            {"p_convert": 0.1, "quote_s": 0.0},
+            "quote_s: must be a finite number > 0, got 0.0",
         ),
         ({"p_convert": 0.1, "mode": "both"}, "mode: must be 'replace' or 'add', got 'both'"),
         (
-            {"p_convert": 0.1, "convert_delay": 16.0},
-            "convert_delay: must be a finite number >= 0 and <= 15, got 16.0",
+            {"p_convert": 0.1, "convert_delay_s": 16.0},
+            "convert_delay_s: must be a finite number >= 0 and <= 15, got 16.0",
         ),
-        ({"p_convert": 0.1, "mode": "add", "convert_delay": 1.0}, "convert_delay: only applies"),
+        (
+            {"p_convert": 0.1, "mode": "add", "convert_delay_s": 1.0},
+            "convert_delay_s: only applies",
+        ),
     ],
 )
 def test_mean_hold_rejects_bad_arguments(kwargs: dict[str, object], message: str) -> None:
@@ -75,37 +78,39 @@ def test_to_units() -> None:
 
 def test_max_rfq_rate_single_class_is_the_erlang_inverse() -> None:
     # 15 units of 1 000 000 with a 1 s hold: 1 % blocking at 8.108 RFQs/s (erlang.com).
-    rate = max_rfq_rate(15_000_000, [1_000_000], [1.0], 1.0, 0.01)
+    rate = max_rfq_rate_per_s(15_000_000, [1_000_000], [1.0], 1.0, 0.01)
     assert rate == pytest.approx(erlang_b_load(15, 0.01), rel=1e-8)
     assert rate == pytest.approx(8.108, abs=1e-3)
     # With the 15 s quote hold the same pool carries 15 times fewer RFQs.
-    assert max_rfq_rate(15_000_000, [1_000_000], [1.0], 15.0, 0.01) == pytest.approx(rate / 15)
+    assert max_rfq_rate_per_s(15_000_000, [1_000_000], [1.0], 15.0, 0.01) == pytest.approx(
+        rate / 15
+    )
 
 
 def test_max_rfq_rate_multi_class_criteria() -> None:
     # C = 20 units; loads (6, 2, 1) E on sizes (1, 2, 5) at a total of 9 RFQs/s and 1 s hold.
     classes, mix = [100, 200, 500], [6 / 9, 2 / 9, 1 / 9]
     worst = kaufman_roberts(20, [6.0, 2.0, 1.0], [1, 2, 5])
-    rate = max_rfq_rate(2_000, classes, mix, 1.0, max(worst))
+    rate = max_rfq_rate_per_s(2_000, classes, mix, 1.0, max(worst))
     assert rate == pytest.approx(9.0, rel=1e-8)
     average = sum(b * m for b, m in zip(worst, mix, strict=True))
-    assert max_rfq_rate(2_000, classes, mix, 1.0, average, criterion="average") == pytest.approx(
-        9.0, rel=1e-8
-    )
+    assert max_rfq_rate_per_s(
+        2_000, classes, mix, 1.0, average, criterion="average"
+    ) == pytest.approx(9.0, rel=1e-8)
     volume = sum(b * m * s for b, m, s in zip(worst, mix, [1, 2, 5], strict=True)) / (
         6 / 9 + 4 / 9 + 5 / 9
     )
-    assert max_rfq_rate(2_000, classes, mix, 1.0, volume, criterion="volume") == pytest.approx(
-        9.0, rel=1e-8
-    )
+    assert max_rfq_rate_per_s(
+        2_000, classes, mix, 1.0, volume, criterion="volume"
+    ) == pytest.approx(9.0, rel=1e-8)
     # A remainder below one unit serves nothing: 2 099 carries what 2 000 does.
-    assert max_rfq_rate(2_099, classes, mix, 1.0, max(worst)) == pytest.approx(rate)
+    assert max_rfq_rate_per_s(2_099, classes, mix, 1.0, max(worst)) == pytest.approx(rate)
 
 
 def test_max_rfq_rate_is_zero_when_a_class_cannot_fit() -> None:
-    assert max_rfq_rate(400, [100, 500], [0.5, 0.5], 1.0, 0.01) == 0.0
+    assert max_rfq_rate_per_s(400, [100, 500], [0.5, 0.5], 1.0, 0.01) == 0.0
     # A class with no traffic does not count toward the worst class.
-    assert max_rfq_rate(400, [100, 500], [1.0, 0.0], 1.0, 0.01) > 0.0
+    assert max_rfq_rate_per_s(400, [100, 500], [1.0, 0.0], 1.0, 0.01) > 0.0
 
 
 @pytest.mark.parametrize(
@@ -137,7 +142,7 @@ def test_max_rfq_rate_rejects_bad_arguments(
     }
     args.update(kwargs)
     with pytest.raises(error, match=message):
-        max_rfq_rate(**args)  # type: ignore[arg-type]
+        max_rfq_rate_per_s(**args)  # type: ignore[arg-type]
 
 
 def test_pool_size_for_single_class() -> None:
@@ -202,7 +207,7 @@ def test_pool_size_is_the_smallest_meeting_the_target(
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 40), st.floats(0.001, 0.5), st.floats(0.5, 30.0))
 def test_max_rate_sits_on_the_target(units: int, target: float, hold: float) -> None:
-    rate = max_rfq_rate(units * 7, [7, 14], [0.7, 0.3], hold, target)
+    rate = max_rfq_rate_per_s(units * 7, [7, 14], [0.7, 0.3], hold, target)
     if rate == 0.0:
         assert units < 2
         return

@@ -22,9 +22,9 @@ from toolkit.models import (
     tier_premium_summary,
 )
 from toolkit.models.economics import capital_sweep, pool_economics
-from toolkit.models.routes import impact_against_best
+from toolkit.models.routes import impact_against_best, impact_curves
 from toolkit.store import Store
-from toolkit.store.queries import backtest_pool_totals, backtest_runs, swap_routes
+from toolkit.store.queries import backtest_pool_totals, backtest_runs, route_costs, swap_routes
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def test_stored_swap_routes_carry_what_impact_needs_but_a_mid(store: Store) -> N
     assert {"network", "token_in", "token_out", "amount_in", "amount_out", "status"} <= set(
         routes.columns
     )
-    assert "mid_out" not in routes.columns  # why impact_against_best exists
+    assert "mid_out" not in routes.columns  # unpriced: impact_against_best, or route_costs
     rated = routes.select(
         "network",
         pl.concat_str("token_in", "token_out", separator="→").alias("pair"),
@@ -185,3 +185,8 @@ def test_top_ups_replay_the_stored_configs_from_the_stored_book(
     assert (table["health_factor_floor"] >= floors.clip(lower_bound=1.0)).all()
     with pytest.raises(ArgumentError, match="configs: must be accounts the book holds"):
         stored_topups(configs.with_columns(account=pl.lit("0xnobody")), book, spends)
+
+
+def test_impact_curves_take_the_stored_routes_priced(store: Store) -> None:
+    curves = impact_curves(route_costs(store))
+    assert curves.height == 0 and {"impact_bps", "gas_bps", "total_bps"} <= set(curves.columns)

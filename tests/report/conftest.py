@@ -109,7 +109,7 @@ def fill_store(store: Store, *, backtest: bool = True) -> None:
     store.append("fee_tiers", tier_rows())
     store.finish_run(run, "completed", ended_at=T0 + dt.timedelta(minutes=3))
     if backtest:
-        flow = generate_flow("single-pool", hours=0.5, rate=1.0, seed=1)
+        flow = generate_flow("single-pool", span_h=0.5, rate_per_s=1.0, seed=1)
         replay(flow, "single-pool", seed=1).to_store(store, run_id="bt-1", started_at=T0)
 
 
@@ -287,7 +287,7 @@ def fill_surfaces(store: Store) -> dict[str, BacktestResult]:
         store.append("credit_protocol", protocol_rows(run_id))
         store.finish_run(run_id, "completed", ended_at=at)
     # Older than ``bt-1``, which stays the latest backtest (the one the report draws).
-    flow = generate_flow("default", hours=1.0, rate=3.0, seed=1)
+    flow = generate_flow("default", span_h=1.0, rate_per_s=3.0, seed=1)
     results = {}
     for k, scale in enumerate(SCALES):
         result = replay(flow, "default", seed=1, overrides={"pool_scale": scale})
@@ -305,6 +305,6 @@ def surfaces_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
     with Store(path) as store:
         fill_store(store)
         results = fill_surfaces(store)
-    flow = generate_flow("single-pool", hours=0.5, rate=1.0, seed=1)
+    flow = generate_flow("single-pool", span_h=0.5, rate_per_s=1.0, seed=1)
     results["bt-1"] = replay(flow, "single-pool", seed=1)
     return path, results

@@ -33,7 +33,7 @@ Everything here is pure: time is virtual and randomness comes from the ``seed`` 
 a backtest gives identical frames on every run and machine.
 
 >>> from toolkit.backtest import generate_flow, replay
->>> flow = generate_flow("default", hours=1.0, rate=0.5, seed=7)
+>>> flow = generate_flow("default", span_h=1.0, rate_per_s=0.5, seed=7)
 >>> result = replay(flow, "default", seed=7)
 >>> result.summary.requests == flow.height, result.summary.no_capacity
 (True, 0)

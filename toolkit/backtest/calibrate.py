@@ -22,12 +22,12 @@ free of DuckDB, and a calibration exists to feed a backtest.)
 >>> from toolkit.simulate import Traffic
 >>> from toolkit.simulate.traffic import record_traffic
 >>> from toolkit.store import Store
->>> users = generate_flow("default", hours=0.02, rate=1.0, seed=3)
+>>> users = generate_flow("default", span_h=0.02, rate_per_s=1.0, seed=3)
 >>> client = ServiceClient(embedded=True, clock=ScaledClock(100.0))
 >>> with client, Store(":memory:") as store:
 ...     _ = Snapshot(client, store, progress=False).run()
 ...     with Traffic(client.embedded, users) as traffic:
-...         _ = RfqSweep(client, store, rounds=1, interval=15, progress=False).run()
+...         _ = RfqSweep(client, store, rounds=1, interval_s=15, progress=False).run()
 ...         traffic.join(timeout=30)
 ...     _ = record_traffic(store, traffic)
 ...     fitted = calibrate(store, "default")
@@ -66,8 +66,8 @@ class Calibration:
         """A flow of the observed rate, route mix and sizes on the calibrated scenario."""
         return generate_flow(
             self.scenario,
-            hours=number(hours, "hours", above=0),
-            rate=self.rate,
+            span_h=number(hours, "hours", above=0),
+            rate_per_s=self.rate,
             seed=whole(seed, "seed", minimum=0),
             profile=None,
             routes=dict(self.routes),

@@ -215,7 +215,7 @@ def replay_credit(
     rows = []
     for day in progress_bar(range(days), desc="credit book", unit="day", enabled=progress):
         step = correlated_prices(
-            prices, market.vols, market.correlation, horizon_days=1.0, n_scenarios=1, rng=rng
+            prices, market.vols, market.correlation, horizon_d=1.0, n_scenarios=1, rng=rng
         )
         prices = step[0] * moves.get(day, 1.0)
         values = state.held * prices

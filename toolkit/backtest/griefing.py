@@ -91,7 +91,7 @@ def griefing(
     capacity it holds on average, and the honest requests' 404 and fill rates.
     """
     s = load_scenario(scenario)
-    honest = generate_flow(s, hours=hours, rate=honest_rate, seed=seed, profile=None)
+    honest = generate_flow(s, span_h=hours, rate_per_s=honest_rate, seed=seed, profile=None)
     honest = honest.with_columns(("honest" + pl.col("request_id")).alias("request_id"))
     capacity = sum(p.balance for p in s.pools)
     windows = list(quote_seconds) or [s.windows.quote_seconds]

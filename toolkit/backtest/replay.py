@@ -40,7 +40,7 @@ def replay(
     Bad input raises ``ValueError`` naming the column, the first offending row and the rule.
 
     >>> from toolkit.backtest import generate_flow
-    >>> flow = generate_flow("default", hours=0.25, rate=1.0, seed=4)
+    >>> flow = generate_flow("default", span_h=0.25, rate_per_s=1.0, seed=4)
     >>> result = replay(flow, "default", seed=4)
     >>> sorted(result.requests["outcome"].unique().to_list())
     ['expired', 'filled']

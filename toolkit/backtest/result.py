@@ -58,7 +58,7 @@ class BacktestResult:
     per-token figures).
 
     >>> from toolkit.backtest import generate_flow, replay
-    >>> result = replay(generate_flow("default", hours=0.2, seed=1), "default", seed=1)
+    >>> result = replay(generate_flow("default", span_h=0.2, seed=1), "default", seed=1)
     >>> result.summary.requests == result.requests.height
     True
     """
@@ -80,7 +80,7 @@ class BacktestResult:
 
         >>> from toolkit.backtest import generate_flow, replay
         >>> from toolkit.store import Store
-        >>> result = replay(generate_flow("single-pool", hours=0.1, seed=2), "single-pool")
+        >>> result = replay(generate_flow("single-pool", span_h=0.1, seed=2), "single-pool")
         >>> with Store(":memory:") as store:
         ...     run = result.to_store(store, run_id="bt-1")
         ...     stored = store.query("SELECT count(*) AS n FROM backtest_requests")["n"][0]

@@ -49,7 +49,7 @@ def sweep_seeds(
     number(hours, "hours", above=0)
     frames = []
     for seed in seeds:
-        flow = generate_flow(s, hours=hours, rate=rate, seed=whole(seed, "seed", minimum=0))
+        flow = generate_flow(s, span_h=hours, rate_per_s=rate, seed=whole(seed, "seed", minimum=0))
         table = sweep(flow, s, grid, seed=seed, executor=executor, progress=progress)
         frames.append(table.select(pl.lit(seed).alias("seed"), pl.all()))
     return pl.concat(frames, how="diagonal_relaxed")

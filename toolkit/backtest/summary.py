@@ -43,7 +43,7 @@ class BacktestSummary(Row):
     :meth:`by_token` the mappings as one row per pool or token.
 
     >>> from toolkit.backtest import generate_flow, replay
-    >>> s = replay(generate_flow("single-pool", hours=0.1, seed=1), "single-pool").summary
+    >>> s = replay(generate_flow("single-pool", span_h=0.1, seed=1), "single-pool").summary
     >>> s.requests, s.to_frame().columns[:4]
     (180, ['scenario', 'seed', 'requests', 'attempts'])
     >>> s.by_pool().columns[:4]

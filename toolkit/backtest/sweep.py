@@ -80,7 +80,7 @@ def sweep_point(
     """Replay one grid point and return its summary metrics as a flat dict (one sweep row).
 
     >>> from toolkit.backtest import generate_flow
-    >>> row = sweep_point(generate_flow("single-pool", hours=0.1, seed=1), "single-pool", {})
+    >>> row = sweep_point(generate_flow("single-pool", span_h=0.1, seed=1), "single-pool", {})
     >>> row["requests"] > 0, 0.0 <= row["fill_rate"] <= 1.0
     (True, True)
     """
@@ -142,7 +142,7 @@ def sweep(
     ``fee_revenue_<TOKEN>`` / ``volume_<TOKEN>`` (smallest units).
 
     >>> from toolkit.backtest import generate_flow
-    >>> flow = generate_flow("single-pool", hours=0.5, rate=1.0, seed=5)
+    >>> flow = generate_flow("single-pool", span_h=0.5, rate_per_s=1.0, seed=5)
     >>> frame = sweep(flow, "single-pool", {"pool_scale": [0.5, 2.0]})
     >>> frame["pool_scale"].to_list(), frame["no_capacity"][0] >= frame["no_capacity"][1]
     ([0.5, 2.0], True)

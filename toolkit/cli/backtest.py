@@ -121,7 +121,7 @@ def format_summary(summary: BacktestSummary, decimals: dict[str, int]) -> str:
     ``decimals`` maps each pool id to its token's decimals (fee revenue in whole tokens).
 
     >>> from toolkit.backtest import generate_flow, replay
-    >>> result = replay(generate_flow("single-pool", hours=0.1, seed=1), "single-pool")
+    >>> result = replay(generate_flow("single-pool", span_h=0.1, seed=1), "single-pool")
     >>> print(format_summary(result.summary, {"8453:USDC:usdc": 6}).splitlines()[1])
     requests          180
     """
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 2
     try:
         scenario = load_scenario(args.scenario)
-        flow = generate_flow(scenario, hours=args.hours, rate=args.rate, seed=args.seed)
+        flow = generate_flow(scenario, span_h=args.hours, rate_per_s=args.rate, seed=args.seed)
         if flow.height == 0:
             raise ValueError("rate: the flow has no requests; raise --rate or --hours")
         retry = RetryPolicy(capacity_retries=args.retries) if args.retries else None

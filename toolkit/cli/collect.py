@@ -334,8 +334,8 @@ def _collect(conn: Any, client: Any, store: Any, args: argparse.Namespace) -> An
             client,
             store,
             rounds=rounds,
-            duration=args.duration,
-            interval=interval,
+            duration_s=args.duration,
+            interval_s=interval,
             progress=progress,
             **extra,
         )
@@ -356,18 +356,18 @@ def _collect(conn: Any, client: Any, store: Any, args: argparse.Namespace) -> An
             all_known=args.all_known,
             web3s=web3s,
             rounds=args.rounds or 1,
-            interval=60.0 if args.interval is None else args.interval,
+            interval_s=60.0 if args.interval is None else args.interval,
             progress=progress,
         )
         return credit.run(resume=args.resume)
-    stream = LiquidityStream(client, store, duration=args.duration, progress=progress)
+    stream = LiquidityStream(client, store, duration_s=args.duration, progress=progress)
     if client.embedded is None:
         return stream.run(resume=args.resume)
     # Other users' order flow at the default scenario's rates, for as long as the stream is
     # followed (a day when it runs until Ctrl-C), so that the stream has a market to report.
     hours = 24.0 if args.duration is None else max(args.duration, 60.0) / 3600
     scenario = client.embedded.scenario
-    with Traffic(client.embedded, generate_flow(scenario, hours=hours)):
+    with Traffic(client.embedded, generate_flow(scenario, span_h=hours)):
         return stream.run(resume=args.resume)
 
 

@@ -216,7 +216,7 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
         remaining = seconds - warmup
         step(f"liquidity event stream for {remaining / 2 / 60:g} simulated minutes")
         stream = LiquidityStream(
-            client, store, duration=remaining / 2 / args.speed, progress=progress
+            client, store, duration_s=remaining / 2 / args.speed, progress=progress
         )
         _report_run(stream.run(), step)
         step(
@@ -227,7 +227,7 @@ def _collect(client: ServiceClient, store: Store, args: argparse.Namespace, step
             client,
             store,
             rounds=args.rounds,
-            interval=remaining / 2 / args.rounds,
+            interval_s=remaining / 2 / args.rounds,
             spread=True,
             progress=progress,
         )
@@ -438,7 +438,7 @@ def _replay_day(rate: float, seed: int) -> BacktestResult:
     from toolkit.scenario import load_scenario
 
     scenario = load_scenario("default")
-    flow = generate_flow(scenario, hours=24, rate=rate, seed=seed)
+    flow = generate_flow(scenario, span_h=24, rate_per_s=rate, seed=seed)
     return replay(flow, scenario, seed=seed)
 
 
@@ -450,7 +450,7 @@ def _replay_scales(rate: float, seed: int) -> list[tuple[float, BacktestResult]]
     from toolkit.scenario import load_scenario
 
     scenario = load_scenario("default")
-    flow = generate_flow(scenario, hours=SWEEP_HOURS, rate=rate, seed=seed, profile=None)
+    flow = generate_flow(scenario, span_h=SWEEP_HOURS, rate_per_s=rate, seed=seed, profile=None)
     return [
         (scale, replay(flow, scenario, seed=seed, overrides={"pool_scale": scale}))
         for scale in POOL_SCALES

@@ -58,20 +58,20 @@ def background_flows(
     True
     """
     from toolkit.backtest import generate_credit_flow, generate_flow, generate_swap_flow
-    from toolkit.flows import DEFAULT_DRAW_RATE
+    from toolkit.flows import DEFAULT_DRAW_RATE_PER_H
     from toolkit.world.evm.markets import MARKET_CHAINS, market_for
 
-    intents = generate_flow(scenario, hours=hours, rate=RFQ_RATE * scale, seed=seed)
+    intents = generate_flow(scenario, span_h=hours, rate_per_s=RFQ_RATE * scale, seed=seed)
     swaps = None
     if any(market_for(scenario, chain) is not None for chain in MARKET_CHAINS):
-        swaps = generate_swap_flow(scenario, hours=hours, rate=SWAP_RATE * scale, seed=seed)
+        swaps = generate_swap_flow(scenario, span_h=hours, rate_per_s=SWAP_RATE * scale, seed=seed)
     credit = None
     if scenario.credit is not None:
         credit = generate_credit_flow(
             scenario,
-            hours=hours,
+            span_h=hours,
             borrowers=BORROWERS,
-            draw_rate=DEFAULT_DRAW_RATE * scale,
+            draw_rate_per_h=DEFAULT_DRAW_RATE_PER_H * scale,
             seed=seed,
         )
     return Flows(intents, swaps, credit)

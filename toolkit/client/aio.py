@@ -21,7 +21,7 @@ import httpx
 from toolkit.client import liquidity
 from toolkit.client import operations as ops
 from toolkit.client.core import (
-    DEFAULT_STREAM_TIMEOUT,
+    DEFAULT_STREAM_TIMEOUT_S,
     AsyncLifecycle,
     AttemptHook,
     ClientCore,
@@ -70,7 +70,7 @@ class AsyncServiceClient(ServiceEndpoints, AsyncRunner, AsyncLifecycle):
         api_key: str | Secret | None = None,
         protocol: str = ops.DEFAULT_PROTOCOL,
         timeout: httpx.Timeout | float | None = None,
-        stream_timeout: float = DEFAULT_STREAM_TIMEOUT,
+        stream_timeout_s: float = DEFAULT_STREAM_TIMEOUT_S,
         retry: RetryPolicy | None = None,
         on_attempt: AttemptHook | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -91,7 +91,7 @@ class AsyncServiceClient(ServiceEndpoints, AsyncRunner, AsyncLifecycle):
                 api_key=api_key,
                 protocol=protocol,
                 timeout=timeout,
-                stream_timeout=stream_timeout,
+                stream_timeout_s=stream_timeout_s,
                 retry=retry,
                 on_attempt=on_attempt,
             )
@@ -114,17 +114,17 @@ class AsyncServiceClient(ServiceEndpoints, AsyncRunner, AsyncLifecycle):
         protocol: str | None = None,
         *,
         last_event_id: int | None = None,
-        duration: float | None = None,
+        duration_s: float | None = None,
         on_attempt: AttemptHook | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Typed liquidity and fee events, reconnecting with ``Last-Event-ID`` after drops.
 
-        Ends after ``duration`` seconds (None: never; stop by closing the iterator). Each
+        Ends after ``duration_s`` seconds (None: never; stop by closing the iterator). Each
         connection is reported to ``on_attempt`` when it ends. Consecutive failed connections
         are bounded by the retry policy's ``error_retries``; 400/401 end it at once.
 
         >>> async def first_event() -> str:
-        ...     async for event in client.liquidity_events(duration=5):
+        ...     async for event in client.liquidity_events(duration_s=5):
         ...         return event.event
         ...     return "none"
         >>> run(first_event())
@@ -133,7 +133,7 @@ class AsyncServiceClient(ServiceEndpoints, AsyncRunner, AsyncLifecycle):
         """
         op = liquidity.events(protocol or self.protocol)
         session = StreamSession(
-            self._core, op, last_event_id=last_event_id, duration=duration, hook=on_attempt
+            self._core, op, last_event_id=last_event_id, duration_s=duration_s, hook=on_attempt
         )
         while session.running():
             error: ServiceError | None

@@ -105,7 +105,7 @@ class ServiceCardBackend:
         holdings: Mapping[str, Mapping[str, int]],
         *,
         poll: float = 0.02,
-        timeout: float = 10.0,
+        timeout_s: float = 10.0,
         pace: bool = False,
         rules: ProductRules = DEFAULT_RULES,
         asset: str = "usdc",
@@ -113,7 +113,7 @@ class ServiceCardBackend:
         self.credit, self.w3, self.rules = credit, w3, rules
         self.asset = asset.lower()
         self.poll = number(poll, "poll", above=0)
-        self.timeout = number(timeout, "timeout", above=0)
+        self.timeout_s = number(timeout_s, "timeout_s", above=0)
         self.pace = pace
         self._origin: float | None = None  # perf_counter() at the run's time 0, when pacing
         self._lock = threading.Lock()
@@ -236,8 +236,8 @@ class ServiceCardBackend:
             for account, tx_hash in sent:
                 receipt = self._rpc("eth_getTransactionReceipt", tx_hash)
                 while receipt is None:
-                    if time.perf_counter() - started > self.timeout:
-                        raise TimeoutError(f"no receipt for {tx_hash} in {self.timeout} s")
+                    if time.perf_counter() - started > self.timeout_s:
+                        raise TimeoutError(f"no receipt for {tx_hash} in {self.timeout_s} s")
                     time.sleep(self.poll)
                     receipt = self._rpc("eth_getTransactionReceipt", tx_hash)
                 seconds = time.perf_counter() - started

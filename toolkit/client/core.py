@@ -30,7 +30,7 @@ _log = logging.getLogger("toolkit.client")
 #: Placeholder origin when a caller passes a transport without a URL (tests, fault injection).
 _TRANSPORT_ONLY_URL = "http://service.invalid"
 #: Read timeout of an event stream: longer than the service's heartbeat interval.
-DEFAULT_STREAM_TIMEOUT = 45.0
+DEFAULT_STREAM_TIMEOUT_S = 45.0
 
 
 class Endpoint:
@@ -140,7 +140,7 @@ class ClientCore:
         api_key: str | Secret | None,
         protocol: str,
         timeout: httpx.Timeout | float | None,
-        stream_timeout: float,
+        stream_timeout_s: float,
         retry: RetryPolicy | None,
         on_attempt: AttemptHook | None,
     ) -> None:
@@ -154,11 +154,11 @@ class ClientCore:
         if not isinstance(protocol, str) or not protocol.strip() or "/" in protocol:
             raise ValueError("protocol: must be a non-empty protocol name without '/'")
         if (
-            isinstance(stream_timeout, bool)
-            or not isinstance(stream_timeout, int | float)
-            or stream_timeout <= 0
+            isinstance(stream_timeout_s, bool)
+            or not isinstance(stream_timeout_s, int | float)
+            or stream_timeout_s <= 0
         ):
-            raise ValueError("stream_timeout: must be a positive number of seconds")
+            raise ValueError("stream_timeout_s: must be a positive number of seconds")
         if retry is not None and not isinstance(retry, RetryPolicy):
             raise ValueError("retry: must be a RetryPolicy")
         if on_attempt is not None and not callable(on_attempt):
@@ -167,7 +167,7 @@ class ClientCore:
         self.key = key
         self.protocol = protocol
         self.timeout = resolve_timeout(timeout)
-        self.stream_timeout = float(stream_timeout)
+        self.stream_timeout_s = float(stream_timeout_s)
         self.retry = RetryPolicy() if retry is None else retry
         self.on_attempt = on_attempt
 
@@ -197,7 +197,7 @@ class ClientCore:
     def stream_timeout_for(self, deadline: float | None) -> httpx.Timeout:
         """Timeouts of a stream request: the read timeout bounded by what is left until
         ``deadline`` (a ``time.monotonic()`` value), so a quiet stream cannot overrun it."""
-        read = self.stream_timeout
+        read = self.stream_timeout_s
         if deadline is not None:
             read = max(0.05, min(read, deadline - time.monotonic() + 0.05))
         return httpx.Timeout(

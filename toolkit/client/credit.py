@@ -323,7 +323,7 @@ def execute_calls(
     calls: Sequence[ContractCall],
     *,
     key: Any = None,
-    timeout: float = 30.0,
+    timeout_s: float = 30.0,
     after_send: Callable[[], object] | None = None,
 ) -> list[Any]:
     """Send ``calls`` in order from ``sender`` through web3 ``w3`` and wait for each receipt.
@@ -363,7 +363,7 @@ def execute_calls(
             tx_hash = w3.eth.send_raw_transaction(signed.raw_transaction)
         if after_send is not None:
             after_send()
-        receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=timeout, poll_latency=0.05)
+        receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=timeout_s, poll_latency=0.05)
         if receipt["status"] != 1:
             raise RuntimeError(f"call to {call.to} ({call.data[:10]}) reverted")
         receipts.append(receipt)

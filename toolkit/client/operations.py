@@ -27,7 +27,7 @@ from toolkit.client.errors import (
     ServiceError,
     Unauthorized,
 )
-from toolkit.client.retry import retry_after_seconds
+from toolkit.client.retry import retry_after_s
 from toolkit.codecs import caip2
 from toolkit.resources import ErrorBody, InvalidInput, parse
 from toolkit.resources.retry import RetryClass
@@ -196,5 +196,5 @@ def error_for(
         body,
         request_id=request_id,
         detail=detail,
-        retry_after=retry_after_seconds(response.headers),
+        retry_after=retry_after_s(response.headers),
     )

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["Attempt", "AttemptHook", "retry_after_seconds"]
+__all__ = ["Attempt", "AttemptHook", "retry_after_s"]
 
 
-def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
     """The ``Retry-After`` header in seconds; None when absent or an HTTP date.
 
-    >>> retry_after_seconds({"retry-after": "2"})
+    >>> retry_after_s({"retry-after": "2"})
     2.0
     """
     value = headers.get("retry-after")

@@ -29,7 +29,7 @@ class CallSession:
     >>> from toolkit.client.core import ClientCore, Endpoint
     >>> from toolkit.client.liquidity import health
     >>> core = ClientCore(Endpoint("https://x.example", transport_given=True, embedded=None,
-    ...     env={}), api_key=None, protocol="partner-escrow", timeout=None, stream_timeout=9,
+    ...     env={}), api_key=None, protocol="partner-escrow", timeout=None, stream_timeout_s=9,
     ...     retry=None, on_attempt=None)
     >>> session = CallSession(core, health(), None)
     >>> session.start(); session.succeeded(200); session.number
@@ -104,16 +104,16 @@ class StreamSession:
         op: Operation[Any],
         *,
         last_event_id: int | None,
-        duration: float | None,
+        duration_s: float | None,
         hook: AttemptHook | None,
     ) -> None:
-        if duration is not None:
-            number(duration, "duration", above=0)
+        if duration_s is not None:
+            number(duration_s, "duration_s", above=0)
         self.core = core
         self.op = op
         self.hook = hook
         self.cursor = StreamCursor(last_event_id)
-        self.deadline = None if duration is None else time.monotonic() + duration
+        self.deadline = None if duration_s is None else time.monotonic() + duration_s
         self.failures = 0
         self.number = 0
         self.status = 0

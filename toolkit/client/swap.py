@@ -49,7 +49,7 @@ from toolkit.client.errors import (
     ServiceError,
     Unauthorized,
 )
-from toolkit.client.retry import retry_after_seconds
+from toolkit.client.retry import retry_after_s
 from toolkit.client.runner import AsyncRunner, SyncRunner
 from toolkit.client.target import ENV
 from toolkit.clock import Clock
@@ -101,7 +101,7 @@ def _swap_error(
         body,
         request_id=request_id,
         detail=detail,
-        retry_after=retry_after_seconds(response.headers),
+        retry_after=retry_after_s(response.headers),
     )
 
 
@@ -190,7 +190,7 @@ class _Base:
                 api_key=api_key,
                 protocol=ops.DEFAULT_PROTOCOL,
                 timeout=timeout,
-                stream_timeout=45.0,
+                stream_timeout_s=45.0,
                 retry=retry,
                 on_attempt=on_attempt,
             )

@@ -12,7 +12,7 @@ import httpx
 from toolkit.client import liquidity
 from toolkit.client import operations as ops
 from toolkit.client.core import (
-    DEFAULT_STREAM_TIMEOUT,
+    DEFAULT_STREAM_TIMEOUT_S,
     AttemptHook,
     ClientCore,
     Endpoint,
@@ -57,7 +57,7 @@ class ServiceClient(ServiceEndpoints, SyncRunner, SyncLifecycle):
         api_key: str | Secret | None = None,
         protocol: str = ops.DEFAULT_PROTOCOL,
         timeout: httpx.Timeout | float | None = None,
-        stream_timeout: float = DEFAULT_STREAM_TIMEOUT,
+        stream_timeout_s: float = DEFAULT_STREAM_TIMEOUT_S,
         retry: RetryPolicy | None = None,
         on_attempt: AttemptHook | None = None,
         transport: httpx.BaseTransport | None = None,
@@ -78,7 +78,7 @@ class ServiceClient(ServiceEndpoints, SyncRunner, SyncLifecycle):
                 api_key=api_key,
                 protocol=protocol,
                 timeout=timeout,
-                stream_timeout=stream_timeout,
+                stream_timeout_s=stream_timeout_s,
                 retry=retry,
                 on_attempt=on_attempt,
             )
@@ -97,16 +97,16 @@ class ServiceClient(ServiceEndpoints, SyncRunner, SyncLifecycle):
         protocol: str | None = None,
         *,
         last_event_id: int | None = None,
-        duration: float | None = None,
+        duration_s: float | None = None,
         on_attempt: AttemptHook | None = None,
     ) -> Generator[StreamEvent, None, None]:
         """Typed liquidity and fee events, reconnecting with ``Last-Event-ID`` after drops.
 
-        Ends after ``duration`` seconds (None: never; stop by closing the iterator). Each
+        Ends after ``duration_s`` seconds (None: never; stop by closing the iterator). Each
         connection is reported to ``on_attempt`` when it ends. Consecutive failed connections
         are bounded by the retry policy's ``error_retries``; 400/401 end it at once.
 
-        >>> events = client.liquidity_events(duration=5)
+        >>> events = client.liquidity_events(duration_s=5)
         >>> first = next(events)   # the state on connect comes first, marked as a snapshot
         >>> first.event, first.snapshot
         ('liquidity', True)
@@ -114,7 +114,7 @@ class ServiceClient(ServiceEndpoints, SyncRunner, SyncLifecycle):
         """
         op = liquidity.events(protocol or self.protocol)
         session = StreamSession(
-            self._core, op, last_event_id=last_event_id, duration=duration, hook=on_attempt
+            self._core, op, last_event_id=last_event_id, duration_s=duration_s, hook=on_attempt
         )
         while session.running():
             error: ServiceError | None

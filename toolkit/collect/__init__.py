@@ -12,7 +12,7 @@ code: give them a :class:`toolkit.client.ServiceClient`.
 >>> from toolkit.collect import RfqSweep
 >>> from toolkit.store import Store
 >>> with ServiceClient(embedded=True, clock=VirtualClock()) as client, Store(":memory:") as store:
-...     result = RfqSweep(client, store, rounds=2, interval=15, progress=False).run()
+...     result = RfqSweep(client, store, rounds=2, interval_s=15, progress=False).run()
 >>> result.status, result.rows_written > 0
 ('completed', True)
 """

@@ -135,7 +135,7 @@ def _batch(
 
 
 class CreditCollector(Collector):
-    """``rounds`` snapshots, ``interval`` seconds apart, of the credit surface for ``accounts``
+    """``rounds`` snapshots, ``interval_s`` seconds apart, of the credit surface for ``accounts``
     (``all_known`` adds :func:`known_accounts` and every account the hubs' events name,
     :func:`~toolkit.collect.accounts.discover_accounts`); ``web3s`` (chain id → ``Web3``) reads the
     collateral mix where the defaults (module docstring) do not reach. The discovery reads
@@ -153,7 +153,7 @@ class CreditCollector(Collector):
         accounts: Sequence[str] = (),
         all_known: bool = False,
         rounds: int = 1,
-        interval: float = 60.0,
+        interval_s: float = 60.0,
         asset: str = "usdc",
         web3s: Mapping[int, Any] | None = None,
         chunk: int = 5000,
@@ -172,7 +172,7 @@ class CreditCollector(Collector):
         self.accounts = sorted({_account(a) for a in accounts})
         self.all_known = bool(all_known)
         self.rounds = whole(rounds, "rounds", minimum=1)
-        self.interval = float(number(interval, "interval", minimum=0))
+        self.interval_s = float(number(interval_s, "interval_s", minimum=0))
         self.asset = asset
         self.credit = CreditClient(client)
         self.start_round = 0
@@ -237,14 +237,14 @@ class CreditCollector(Collector):
             "all_known": self.all_known,
             "discover_from": {str(k): v for k, v in self.discover_from.items()},
             "rounds": self.rounds,
-            "interval": self.interval,
+            "interval": self.interval_s,
             "asset": self.asset,
         }
 
     def restore(self, parameters: Mapping[str, Any]) -> None:
         self.accounts = [_account(str(a)) for a in parameters.get("accounts") or []]
         self.rounds = int(parameters.get("rounds", self.rounds))
-        self.interval = float(parameters.get("interval", self.interval))
+        self.interval_s = float(parameters.get("interval", self.interval_s))
         self.asset = str(parameters.get("asset", self.asset))
         self.all_known = bool(parameters.get("all_known", False))
         if self.all_known:
@@ -279,7 +279,7 @@ class CreditCollector(Collector):
                     self._account(run_id, round_, account, writer)
                     bar.update(1)
             if round_ + 1 < self.rounds:
-                wait = started + self.interval - self.clock()
+                wait = started + self.interval_s - self.clock()
                 if wait > 0:
                     self.clock.sleep(wait)
 

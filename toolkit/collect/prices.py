@@ -26,6 +26,7 @@ from statistics import median
 from typing import Any, Final
 
 from toolkit.chain.registry import default_registry
+from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import decode_result, encode_call
 from toolkit.scenario import Scenario
 from toolkit.scenario.prices import scenario_prices, scenario_tokens
@@ -37,11 +38,14 @@ __all__ = [
     "pool_price_rows",
     "record_pool_prices",
     "record_scenario",
+    "record_token_names",
     "token_name",
 ]
 
 #: Stablecoins a pool's mid price is quoted against, taken at $1.
 USD_STABLES: Final = ("USDC", "USDT", "DAI")
+#: The address routes use for a chain's native coin (ETH on the chains the swap API serves).
+NATIVE: Final = "0x" + "00" * 20
 
 
 def pool_mid_usd(
@@ -123,7 +127,8 @@ def record_scenario(store: Store, scenario: Scenario, at: datetime) -> None:
 
 def token_name(store: Store, w3: Any | None, chain: int, address: str) -> tuple[str, int] | None:
     """(symbol, decimals) of ``address`` on ``chain``: the registry's, else the store's cache,
-    else read from the token contract through ``w3`` (and cached), else None."""
+    else read from the token contract through ``w3`` (and cached), else None (also when the
+    address answers no ERC-20 symbol and decimals)."""
     try:
         token = default_registry().token_by_address(chain, address)
     except (LookupError, ValueError):
@@ -145,8 +150,39 @@ def token_name(store: Store, w3: Any | None, chain: int, address: str) -> tuple[
     answers = w3.provider.make_batch_request([("eth_call", [c, "latest"]) for c in calls])
     if not isinstance(answers, list) or any("error" in a for a in answers):
         return None
-    (symbol,) = decode_result("erc20.symbol", answers[0]["result"])
-    (decimals,) = decode_result("erc20.decimals", answers[1]["result"])
+    try:
+        (symbol,) = decode_result("erc20.symbol", answers[0]["result"])
+        (decimals,) = decode_result("erc20.decimals", answers[1]["result"])
+    except InvalidValue:  # no contract there, or not an ERC-20: an empty or odd answer
+        return None
     row = {"chain": chain, "address": address, "symbol": str(symbol), "decimals": int(decimals)}
     store_tokens(store, [row], source="contract")
     return str(symbol), int(decimals)
+
+
+def record_token_names(store: Store, w3: Any | None, chain: int, addresses: Iterable[str]) -> None:
+    """Cache in ``tokens`` the name of each of ``addresses`` on ``chain`` not cached yet, so that
+    a query can price stored amounts by symbol and decimals: the native address as ``ETH`` (18
+    decimals) and a registry token as the registry names it (source ``registry``); any other
+    is read from its contract through ``w3`` (:func:`token_name`, source ``contract``)."""
+    cached = set(
+        store.query("SELECT address FROM tokens WHERE chain = $chain", {"chain": chain})[
+            "address"
+        ].to_list()
+    )
+    rows = []
+    for address in dict.fromkeys(a.lower() for a in addresses):
+        if address in cached:
+            continue
+        if address == NATIVE:
+            rows.append({"chain": chain, "address": address, "symbol": "ETH", "decimals": 18})
+            continue
+        try:
+            token = default_registry().token_by_address(chain, address)
+        except (LookupError, ValueError):
+            token_name(store, w3, chain, address)  # caches what the contract answers
+            continue
+        rows.append(
+            {"chain": chain, "address": address, "symbol": token.symbol, "decimals": token.decimals}
+        )
+    store_tokens(store, rows, source="registry")

@@ -34,7 +34,7 @@ class RfqSweep(Sweep):
     the run as failed.
 
     >>> from toolkit.store import Store
-    >>> RfqSweep(client, Store(":memory:"), rounds=2, interval=15, progress=False).run().status
+    >>> RfqSweep(client, Store(":memory:"), rounds=2, interval_s=15, progress=False).run().status
     'completed'
     """
 

@@ -39,11 +39,11 @@ def stream_source(base_url: str, protocol: str) -> str:
 
 
 class LiquidityStream(Collector):
-    """Follow the liquidity event stream for ``duration`` seconds (None: until Ctrl-C).
+    """Follow the liquidity event stream for ``duration_s`` seconds (None: until Ctrl-C).
 
-    A resumed run follows the stream for the ``duration`` given now, else for the stored one.
+    A resumed run follows the stream for the ``duration_s`` given now, else for the stored one.
 
-    >>> LiquidityStream(client, Store(":memory:"), duration=1, progress=False).run().status
+    >>> LiquidityStream(client, Store(":memory:"), duration_s=1, progress=False).run().status
     'completed'
     """
 
@@ -55,28 +55,28 @@ class LiquidityStream(Collector):
         client: ServiceClient,
         store: Store,
         *,
-        duration: float | None = None,
+        duration_s: float | None = None,
         protocol: str | None = None,
         progress: bool = True,
         batch_size: int = 500,
     ) -> None:
         super().__init__(client, store, progress=progress, batch_size=batch_size)
-        if duration is not None:
-            number(duration, "duration", above=0)
-        self.duration = None if duration is None else float(duration)
-        self._duration_given = duration is not None
+        if duration_s is not None:
+            number(duration_s, "duration_s", above=0)
+        self.duration_s = None if duration_s is None else float(duration_s)
+        self._duration_given = duration_s is not None
         self.protocol = protocol_segment(protocol or client.protocol)
         self.source = stream_source(client.base_url, self.protocol)
         self.events = 0
 
     def parameters(self) -> dict[str, Any]:
-        return {"duration": self.duration, "protocol": self.protocol, "source": self.source}
+        return {"duration": self.duration_s, "protocol": self.protocol, "source": self.source}
 
     def restore(self, parameters: Mapping[str, Any]) -> None:
         # A duration given for the resume says how much longer to follow the stream.
-        duration = parameters.get("duration")
+        duration_s = parameters.get("duration")
         if not self._duration_given:
-            self.duration = float(duration) if isinstance(duration, int | float) else None
+            self.duration_s = float(duration_s) if isinstance(duration_s, int | float) else None
         self.protocol = protocol_segment(str(parameters.get("protocol") or self.protocol))
         # The source is where this client points now: an embedded service restarted in a new
         # process is a new source, and its event ids start afresh.
@@ -85,7 +85,7 @@ class LiquidityStream(Collector):
     def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
         last = self.store.last_event_id(self.source) if resumed else None
         for event in self.client.liquidity_events(
-            self.protocol, last_event_id=last, duration=self.duration
+            self.protocol, last_event_id=last, duration_s=self.duration_s
         ):
             received = self.clock()
             if event.snapshot:

@@ -38,6 +38,7 @@ from toolkit.client.swap import NETWORKS, SwapClient
 from toolkit.codecs import universal_router as ur
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import json_abi
+from toolkit.collect.prices import NATIVE, record_token_names
 from toolkit.collect.rows import Row, attempt_id, parse_attempt_id, utc
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
@@ -60,7 +61,6 @@ DEFAULT_PAIRS: Final = (
 DEFAULT_SIZES_USD: Final = tuple(10**k for k in range(2, 8))
 USDC_MAINNET: Final = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 WETH_MAINNET: Final = "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"
-_NATIVE: Final = "0x" + "00" * 20
 _CHAIN_OF: Final = {"mainnet": 1, "base": 8453}
 #: Sized at face value when no price is stored (the grid's sizes are in USD).
 _USD_STABLES: Final = ("USDC", "USDT", "DAI")
@@ -125,8 +125,8 @@ def default_points(
             price = usd.get(wrapped.upper())
             if price is None:
                 continue
-            address_in = _NATIVE if sym_in == "ETH" else tokens[sym_in][0]
-            address_out = _NATIVE if sym_out == "ETH" else tokens[sym_out][0]
+            address_in = NATIVE if sym_in == "ETH" else tokens[sym_in][0]
+            address_out = NATIVE if sym_out == "ETH" else tokens[sym_out][0]
             decimals = tokens[wrapped][1]
             for size in sizes_usd:
                 amount = int(Decimal(str(size)) / price * 10**decimals)
@@ -255,6 +255,11 @@ class SwapSweep(BaseCollector):
         self.points = list(points) if points is not None else default_points()
         if not self.points or not all(isinstance(p, SwapPoint) for p in self.points):
             raise ValueError("points: must be a non-empty list of SwapPoint")
+        for point in self.points:
+            if point.network not in _CHAIN_OF:
+                raise ValueError(
+                    f"points: network {point.network!r} is not one of {', '.join(NETWORKS)}"
+                )
         self.slippage_bps = slippage_bps
         self.web3s = dict(web3s or {})
         self.pools = {k: list(v) for k, v in (pools or {}).items()}
@@ -297,6 +302,7 @@ class SwapSweep(BaseCollector):
                 if parsed is not None:
                     done.add(parsed[1])
         self._snapshot(run_id, writer)
+        self._name_tokens()
         bar.update(len(done))
         for index, point in enumerate(self.points):
             if index in done:
@@ -332,6 +338,7 @@ class SwapSweep(BaseCollector):
                     "attempt_id": attempt_id(0, index, attempt.retry),
                     "observed_at": utc(observed),
                     "network": point.network,
+                    "chain": _CHAIN_OF[point.network],
                     "token_in": point.token_in,
                     "token_out": point.token_out,
                     "amount_in": point.amount_in,
@@ -349,12 +356,27 @@ class SwapSweep(BaseCollector):
                         call_data=route.call_data,
                         gas_used=route.gas_used,
                         gas_limit=route.gas_limit,
+                        gas_price_wei=self._gas_price(point.network),
                     )
                     writer.add("swap_route_legs", _legs(run_id, row["attempt_id"], route.call_data))
                 rows.append(row)
             writer.add("swap_routes", rows)
         if isinstance(failure, Unauthorized):
             raise failure
+
+    def _gas_price(self, network: str) -> int | None:
+        """The chain's gas price (wei per gas) now, through its web3; None without one."""
+        w3 = self.web3s.get(network)
+        return None if w3 is None else int(w3.eth.gas_price)
+
+    def _name_tokens(self) -> None:
+        """Cache the grid's token names (symbol, decimals) so its amounts can be priced."""
+        by_network: dict[str, set[str]] = {}
+        for point in self.points:
+            by_network.setdefault(point.network, set()).update((point.token_in, point.token_out))
+        for network, addresses in sorted(by_network.items()):
+            chain = _CHAIN_OF[network]
+            record_token_names(self.store, self.web3s.get(network), chain, sorted(addresses))
 
     def _snapshot(self, run_id: str, writer: BatchWriter) -> None:
         """Read every pool once per run (``snapshot_id`` = the run id); skipped when stored."""

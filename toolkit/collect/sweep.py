@@ -1,7 +1,7 @@
 """Round-based sweeps over a grid: the pacing, resume and attempt bookkeeping they share.
 
-A sweep visits every grid point once per round; rounds start every ``interval`` seconds, until
-``rounds`` rounds are done or ``duration`` seconds have passed (whichever comes first). A
+A sweep visits every grid point once per round; rounds start every ``interval_s`` seconds, until
+``rounds`` rounds are done or ``duration_s`` seconds have passed (whichever comes first). A
 ``spread`` sweep paces its points evenly over the interval instead of sending a round as one
 burst: a burst of quotes reserves many pools at once for 15 s, which is the collector changing
 what it measures. Every
@@ -9,8 +9,9 @@ HTTP attempt of every point is recorded under the id ``round:grid_index:retry``,
 run skips exactly the points it already recorded (a point interrupted between retries counts as
 visited: its recorded attempts stand, none is made twice).
 
-On resume the stored grid applies; ``rounds``, ``duration`` and ``interval`` are the stored ones
-unless given to the resuming collector, and a ``duration`` counts from the resume.
+On resume the stored grid applies; ``rounds``, ``duration_s`` and ``interval_s`` are the stored
+ones (parameters ``duration`` and ``interval``) unless given to the resuming collector, and a
+``duration_s`` counts from the resume.
 """
 
 from __future__ import annotations
@@ -33,11 +34,11 @@ from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter
 from toolkit.store import Store
 
-__all__ = ["DEFAULT_INTERVAL", "Sweep"]
+__all__ = ["DEFAULT_INTERVAL_S", "Sweep"]
 
 #: Seconds between the starts of two rounds: a quote reservation lapses in 15 s, so by default
 #: each round sees the capacity the previous round's quotes held come back.
-DEFAULT_INTERVAL = 15.0
+DEFAULT_INTERVAL_S = 15.0
 
 
 class SweepOptions(TypedDict, total=False):
@@ -46,8 +47,8 @@ class SweepOptions(TypedDict, total=False):
 
     grid: Sequence[GridPoint] | None
     rounds: int | None
-    duration: float | None
-    interval: float | None
+    duration_s: float | None
+    interval_s: float | None
     spread: bool
     chains: Sequence[int]
     symbols: Sequence[str]
@@ -72,8 +73,8 @@ class Sweep(Collector):
         *,
         grid: Sequence[GridPoint] | None = None,
         rounds: int | None = None,
-        duration: float | None = None,
-        interval: float | None = None,
+        duration_s: float | None = None,
+        interval_s: float | None = None,
         spread: bool = False,
         chains: Sequence[int] = DEFAULT_CHAINS,
         symbols: Sequence[str] = DEFAULT_SYMBOLS,
@@ -85,30 +86,34 @@ class Sweep(Collector):
             raise ValueError(f"spread: must be True or False, got {spread!r}")
         if rounds is not None:
             whole(rounds, "rounds", minimum=1)
-        if duration is not None:
-            number(duration, "duration", above=0)
-        if interval is not None:
-            number(interval, "interval", above=0)
+        if duration_s is not None:
+            number(duration_s, "duration_s", above=0)
+        if interval_s is not None:
+            number(interval_s, "interval_s", above=0)
         if grid is not None:
             grid = list(grid)
             if not grid or not all(isinstance(p, GridPoint) for p in grid):
                 raise ValueError("grid: must be a non-empty list of GridPoint")
         self.grid: list[GridPoint] | None = grid
         self.rounds = rounds
-        self.duration = None if duration is None else float(duration)
-        self.interval = DEFAULT_INTERVAL if interval is None else float(interval)
+        self.duration_s = None if duration_s is None else float(duration_s)
+        self.interval_s = DEFAULT_INTERVAL_S if interval_s is None else float(interval_s)
         self.spread = spread
         self.chains = tuple(chains)
         self.symbols = tuple(symbols)
         self._given = {
             name
-            for name, value in (("rounds", rounds), ("duration", duration), ("interval", interval))
+            for name, value in (
+                ("rounds", rounds),
+                ("duration", duration_s),
+                ("interval", interval_s),
+            )
             if value is not None
         }
 
     def prepare(self) -> None:
         """Check that a new run knows when to stop, and discover the grid when none was given."""
-        if self.rounds is None and self.duration is None:
+        if self.rounds is None and self.duration_s is None:
             raise ValueError("rounds: give a number of rounds or a duration (or both)")
         if self.grid is None:
             routes = discover_routes(self.client, chains=self.chains, symbols=self.symbols)
@@ -125,8 +130,8 @@ class Sweep(Collector):
         return {
             "grid": [p.to_json() for p in self.grid],
             "rounds": self.rounds,
-            "duration": self.duration,
-            "interval": self.interval,
+            "duration": self.duration_s,
+            "interval": self.interval_s,
             "spread": self.spread,
         }
 
@@ -138,9 +143,9 @@ class Sweep(Collector):
         if "rounds" not in self._given:
             self.rounds = parameters.get("rounds")
         if "duration" not in self._given:
-            self.duration = parameters.get("duration")
+            self.duration_s = parameters.get("duration")
         if "interval" not in self._given:
-            self.interval = float(parameters.get("interval") or self.interval)
+            self.interval_s = float(parameters.get("interval") or self.interval_s)
         self.spread = bool(parameters.get("spread", False))
 
     def total(self) -> int | None:
@@ -170,7 +175,7 @@ class Sweep(Collector):
                 parsed = parse_attempt_id(text)
                 if parsed is not None:
                     done.add(parsed[:2])
-        deadline = None if self.duration is None else self.clock() + self.duration
+        deadline = None if self.duration_s is None else self.clock() + self.duration_s
         for round_no in itertools.count():
             if self.rounds is not None and round_no >= self.rounds:
                 return
@@ -183,7 +188,7 @@ class Sweep(Collector):
             started = self.clock()
             for k, index in enumerate(todo):
                 if self.spread:
-                    wait = started + k * self.interval / len(todo) - self.clock()
+                    wait = started + k * self.interval_s / len(todo) - self.clock()
                     if wait > 0:
                         self.clock.sleep(wait)
                 if deadline is not None and self.clock() >= deadline:
@@ -192,7 +197,7 @@ class Sweep(Collector):
                 bar.update(1)
             last_round = self.rounds is not None and round_no + 1 >= self.rounds
             if not last_round:
-                wait = started + self.interval - self.clock()
+                wait = started + self.interval_s - self.clock()
                 if deadline is not None:
                     wait = min(wait, deadline - self.clock())
                 if wait > 0:

@@ -17,7 +17,7 @@ __all__ = ["BatchWriter"]
 class BatchWriter:
     """Buffers rows per table and appends them as polars frames (amounts ``Int128``).
 
-    A table is flushed when it holds ``batch_size`` rows or ``flush_seconds`` have passed since
+    A table is flushed when it holds ``batch_size`` rows or ``flush_s`` seconds have passed since
     its last flush, so a long stream reaches the database steadily. Rows leave the buffer only
     once ``Store.append`` succeeded; appends are idempotent on the natural keys, so flushing the
     same rows twice (after an interrupted flush) writes them once.
@@ -36,12 +36,12 @@ class BatchWriter:
         store: Store,
         *,
         batch_size: int = 500,
-        flush_seconds: float = 5.0,
+        flush_s: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.batch_size = whole(batch_size, "batch_size", minimum=1)
-        self.flush_seconds = number(flush_seconds, "flush_seconds", minimum=0)
+        self.flush_s = number(flush_s, "flush_s", minimum=0)
         self._clock = clock
         self._rows: dict[str, list[Row]] = {}
         self._flushed_at: dict[str, float] = {}
@@ -53,7 +53,7 @@ class BatchWriter:
         buffer = self._rows.setdefault(table, [])
         buffer.extend(rows)
         since = self._clock() - self._flushed_at.setdefault(table, self._clock())
-        if len(buffer) >= self.batch_size or since >= self.flush_seconds:
+        if len(buffer) >= self.batch_size or since >= self.flush_s:
             self._flush_table(table)
 
     def pending(self) -> int:

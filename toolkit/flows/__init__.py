@@ -12,13 +12,13 @@ The package is pure (no I/O, no clock: randomness comes from the ``seed`` argume
 below ``backtest`` and ``collect`` in the layer contract, so both, and ``simulate`` above them,
 read the same column lists instead of keeping copies.
 
->>> flow = generate_flow("default", hours=0.1, rate=1.0, seed=3)
+>>> flow = generate_flow("default", span_h=0.1, rate_per_s=1.0, seed=3)
 >>> flow.schema == FLOW_SCHEMA, tuple(flow.columns[1:]) == FLOW_COLUMNS
 (True, True)
 """
 
 from toolkit.flows.activity import (
-    DEFAULT_DRAW_RATE,
+    DEFAULT_DRAW_RATE_PER_H,
     DEFAULT_SWAP_PAIRS,
     generate_credit_flow,
     generate_swap_flow,
@@ -56,7 +56,7 @@ __all__ = [
     "CREDIT_ACTIONS",
     "CREDIT_FLOW_COLUMNS",
     "CREDIT_FLOW_SCHEMA",
-    "DEFAULT_DRAW_RATE",
+    "DEFAULT_DRAW_RATE_PER_H",
     "DEFAULT_PROFILE",
     "DEFAULT_SWAP_PAIRS",
     "EXACT_INPUT",

@@ -53,7 +53,7 @@ from toolkit.world.evm.accounts import DEV_ACCOUNTS
 from toolkit.world.evm.markets import MARKET_CHAINS, market_for
 
 __all__ = [
-    "DEFAULT_DRAW_RATE",
+    "DEFAULT_DRAW_RATE_PER_H",
     "DEFAULT_SWAP_PAIRS",
     "generate_credit_flow",
     "generate_swap_flow",
@@ -71,7 +71,7 @@ DEFAULT_SWAP_PAIRS: Final = (
     ("BTC", "USDC"),
 )
 #: Draws per borrower and hour of :func:`generate_credit_flow` unless told otherwise.
-DEFAULT_DRAW_RATE: Final = 6.0
+DEFAULT_DRAW_RATE_PER_H: Final = 6.0
 #: A borrower's first draw waits this long after its lock (the lock mined and seen by /info).
 _SETTLE = 60.0
 _HOUR = 3600.0
@@ -111,8 +111,8 @@ def _swap_keys(
 def generate_swap_flow(
     scenario: Scenario | str,
     *,
-    hours: float = 24.0,
-    rate: float = 0.05,
+    span_h: float = 24.0,
+    rate_per_s: float = 0.05,
     seed: int = 0,
     profile: Sequence[float] | None = DEFAULT_PROFILE,
     pairs: Sequence[tuple[str, str]] = DEFAULT_SWAP_PAIRS,
@@ -121,11 +121,11 @@ def generate_swap_flow(
 ) -> pl.DataFrame:
     """A seeded flow of swaps on the AMM markets of ``scenario`` (a name, a path or a Scenario).
 
-    ``rate`` is the mean number of swaps per second before the hourly ``profile`` multiplier,
+    ``rate_per_s`` is the mean number of swaps per second before the hourly ``profile`` multiplier,
     spread evenly over ``pairs`` on every market; sizes are log-normal around ``median_usd``
     (``sigma`` the log-space spread), in smallest units of ``token_in`` at the scenario's prices.
 
-    >>> swaps = generate_swap_flow("default", hours=1.0, rate=0.1, seed=3, profile=None)
+    >>> swaps = generate_swap_flow("default", span_h=1.0, rate_per_s=0.1, seed=3, profile=None)
     >>> swaps.columns, 300 < swaps.height < 420, sorted(set(swaps["chain"]))
     (['t', 'chain', 'token_in', 'token_out', 'amount_in'], True, [1, 8453])
     """
@@ -135,7 +135,7 @@ def generate_swap_flow(
     spread = number(sigma, "sigma", minimum=0)
     keys = _swap_keys(s, pairs)
     rng = generator(seed)
-    times = poisson_arrivals(rate, hours, seed=rng, profile=profile)
+    times = poisson_arrivals(rate_per_s, span_h, seed=rng, profile=profile)
     which = rng.integers(0, len(keys), size=len(times))
     amounts = pl.Series("amount_in", [], dtype=pl.Int128).extend_constant(0, len(times))
     for k, (_, _, _, decimals, price) in enumerate(keys):
@@ -160,9 +160,9 @@ def generate_swap_flow(
 def generate_credit_flow(
     scenario: Scenario | str,
     *,
-    hours: float = 24.0,
+    span_h: float = 24.0,
     borrowers: int = 4,
-    draw_rate: float = DEFAULT_DRAW_RATE,
+    draw_rate_per_h: float = DEFAULT_DRAW_RATE_PER_H,
     seed: int = 0,
     collateral_usd: float = 20_000.0,
     draw_usd: float = 500.0,
@@ -173,14 +173,14 @@ def generate_credit_flow(
     """A seeded flow of ``borrowers`` using the credit product of ``scenario``.
 
     Borrower ``i`` (development account ``i``) locks ``collateral_usd`` of the credit asset in
-    the first tenth of the run, then draws at Poisson times (``draw_rate`` draws per hour,
+    the first tenth of the run, then draws at Poisson times (``draw_rate_per_h`` draws per hour,
     log-normal sizes around ``draw_usd``) from a minute after its lock; a draw that would lift its
     debt over ``max_utilization`` of the collateral is not made. Each draw is repaid in full
     ``repay_delay`` later (default exponential, mean ten minutes) when that falls within the
     run; a borrower with nothing left to repay before the end unlocks its collateral a minute
     after its last repayment.
 
-    >>> credit = generate_credit_flow("default", hours=1.0, borrowers=2, seed=5)
+    >>> credit = generate_credit_flow("default", span_h=1.0, borrowers=2, seed=5)
     >>> credit.columns, sorted(set(credit["action"])), set(credit["borrower"]) == {0, 1}
     (['t', 'borrower', 'action', 'amount'], ['draw', 'lock', 'repay', 'unlock'], True)
     """
@@ -188,9 +188,9 @@ def generate_credit_flow(
     if s.credit is None:
         raise ValueError(f"scenario: {s.name!r} has no credit product")
     seed = whole(seed, "seed", minimum=0)
-    duration = number(hours, "hours", above=0) * _HOUR
+    duration = number(span_h, "span_h", above=0) * _HOUR
     count = whole(borrowers, "borrowers", minimum=1, maximum=DEV_ACCOUNTS)
-    per_hour = number(draw_rate, "draw_rate", minimum=0)
+    per_hour = number(draw_rate_per_h, "draw_rate_per_h", minimum=0)
     share = fraction(max_utilization, "max_utilization")
     delay = Exponential(600.0) if repay_delay is None else repay_delay
     if not isinstance(delay, DelayModel):

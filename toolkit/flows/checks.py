@@ -191,10 +191,10 @@ def check_flow(flow: object, scenario: Scenario) -> FlowColumns:
     >>> from toolkit.flows import generate_flow
     >>> from toolkit.scenario import load_scenario
     >>> s = load_scenario("default")
-    >>> cols = check_flow(generate_flow(s, hours=0.1, rate=1.0, seed=3), s)
+    >>> cols = check_flow(generate_flow(s, span_h=0.1, rate_per_s=1.0, seed=3), s)
     >>> len(cols.t) == len(cols.amount) > 0
     True
-    >>> check_flow(generate_flow(s, hours=0.1, seed=3).drop("amount"), s)  # doctest: +ELLIPSIS
+    >>> check_flow(generate_flow(s, span_h=0.1, seed=3).drop("amount"), s)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: flow: missing column amount (a flow needs t, src_chain, ...)

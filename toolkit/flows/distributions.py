@@ -100,61 +100,62 @@ class Constant:
     [5.0, 5.0]
     """
 
-    seconds: float
+    delay_s: float
 
     def __post_init__(self) -> None:
-        _positive_real(self.seconds, "Constant.seconds", allow_zero=True)
+        _positive_real(self.delay_s, "Constant.delay_s", allow_zero=True)
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """``n`` copies of ``seconds``."""
-        return np.full(n, float(self.seconds))
+        """``n`` copies of ``delay_s``."""
+        return np.full(n, float(self.delay_s))
 
 
 @dataclass(frozen=True)
 class Uniform:
-    """A delay drawn uniformly from ``[low, high)`` seconds.
+    """A delay drawn uniformly from ``[low_s, high_s)`` seconds.
 
     >>> import numpy as np
     >>> bool((Uniform(1.0, 3.0).sample(np.random.default_rng(0), 100) < 3.0).all())
     True
     """
 
-    low: float
-    high: float
+    low_s: float
+    high_s: float
 
     def __post_init__(self) -> None:
-        low = _positive_real(self.low, "Uniform.low", allow_zero=True)
-        high = _positive_real(self.high, "Uniform.high", allow_zero=True)
+        low = _positive_real(self.low_s, "Uniform.low_s", allow_zero=True)
+        high = _positive_real(self.high_s, "Uniform.high_s", allow_zero=True)
         if high < low:
-            raise ValueError(f"Uniform.high: must be >= low ({low}), got {high}")
+            raise ValueError(f"Uniform.high_s: must be >= low_s ({low}), got {high}")
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` uniform delays."""
-        return rng.uniform(float(self.low), float(self.high), size=n)
+        return rng.uniform(float(self.low_s), float(self.high_s), size=n)
 
 
 @dataclass(frozen=True)
 class Exponential:
-    """An exponential delay with the given ``mean`` seconds, optionally capped at ``cap``.
+    """An exponential delay with the given mean ``mean_s`` seconds, optionally capped at
+    ``cap_s`` seconds.
 
     >>> import numpy as np
-    >>> float(Exponential(4.0, cap=10.0).sample(np.random.default_rng(0), 1000).max()) <= 10.0
+    >>> float(Exponential(4.0, cap_s=10.0).sample(np.random.default_rng(0), 1000).max()) <= 10.0
     True
     """
 
-    mean: float
-    cap: float | None = None
+    mean_s: float
+    cap_s: float | None = None
 
     def __post_init__(self) -> None:
-        _positive_real(self.mean, "Exponential.mean")
-        if self.cap is not None:
-            _positive_real(self.cap, "Exponential.cap", allow_zero=True)
+        _positive_real(self.mean_s, "Exponential.mean_s")
+        if self.cap_s is not None:
+            _positive_real(self.cap_s, "Exponential.cap_s", allow_zero=True)
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` exponential delays."""
-        draws = rng.exponential(float(self.mean), size=n)
-        if self.cap is not None:
-            np.minimum(draws, float(self.cap), out=draws)
+        draws = rng.exponential(float(self.mean_s), size=n)
+        if self.cap_s is not None:
+            np.minimum(draws, float(self.cap_s), out=draws)
         return draws
 
 

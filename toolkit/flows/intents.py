@@ -17,7 +17,7 @@ column                    dtype        meaning
 ``convert_delay``         Float64      seconds from the quote to the transaction call
 ========================  ===========  ==================================================
 
-Arrivals are a Poisson process whose intensity is ``rate`` times the hour-of-day multiplier of
+Arrivals are a Poisson process whose intensity is ``rate_per_s`` times the hour-of-day multiplier of
 ``profile`` (piecewise constant per hour): within each hour the count is Poisson and the times
 uniform, which is exact for a piecewise-constant intensity. Everything is drawn from one
 ``numpy.random.Generator(PCG64(seed))`` in a fixed order.
@@ -62,8 +62,8 @@ _TYPICAL_USD = Decimal(5_000)
 _HOUR = 3600.0
 
 
-def _check_rate(rate: object) -> float:
-    return number(rate, "rate", minimum=0)
+def _check_rate(rate_per_s: object) -> float:
+    return number(rate_per_s, "rate_per_s", minimum=0)
 
 
 def _check_profile(profile: Sequence[float] | None) -> tuple[float, ...]:
@@ -84,26 +84,27 @@ def _check_seed(seed: object) -> int:
 
 
 def poisson_arrivals(
-    rate: float,
-    hours: float,
+    rate_per_s: float,
+    span_h: float,
     *,
     seed: int | np.random.Generator = 0,
     profile: Sequence[float] | None = None,
 ) -> np.ndarray:
-    """Sorted arrival times (seconds) of a Poisson process over ``hours`` hours.
+    """Sorted arrival times (seconds) of a Poisson process over ``span_h`` hours.
 
-    The intensity in hour ``h`` of the run is ``rate * profile[h % 24]`` per second (a flat
-    ``rate`` when ``profile`` is None). ``seed`` is an integer or a generator to draw from.
+    The intensity in hour ``h`` of the run is ``rate_per_s * profile[h % 24]`` per second (a
+    flat ``rate_per_s`` when ``profile`` is None). ``seed`` is an integer or a generator to draw
+    from.
 
     >>> times = poisson_arrivals(2.0, 1.0, seed=7)
     >>> bool((times[1:] >= times[:-1]).all()), 6000 < len(times) < 8400
     (True, True)
     """
-    per_second = _check_rate(rate)
-    number(hours, "hours", above=0)
+    per_second = _check_rate(rate_per_s)
+    number(span_h, "span_h", above=0)
     shape = _check_profile(profile)
     rng = seed if isinstance(seed, np.random.Generator) else generator(_check_seed(seed))
-    duration = float(hours) * _HOUR
+    duration = float(span_h) * _HOUR
     n_hours = math.ceil(duration / _HOUR)
     starts = np.arange(n_hours, dtype=np.float64) * _HOUR
     lengths = np.minimum(duration - starts, _HOUR)
@@ -213,8 +214,8 @@ def _sizes(
 def generate_flow(
     scenario: Scenario | str,
     *,
-    hours: float = 24.0,
-    rate: float = 1.0,
+    span_h: float = 24.0,
+    rate_per_s: float = 1.0,
     seed: int = 0,
     profile: Sequence[float] | None = DEFAULT_PROFILE,
     routes: Mapping[tuple[int, int, str], float] | None = None,
@@ -225,7 +226,8 @@ def generate_flow(
 ) -> pl.DataFrame:
     """A seeded flow of RFQs for ``scenario`` (a scenario name, a path or a Scenario).
 
-    - ``rate``: mean RFQs per second before the hourly ``profile`` multiplier.
+    - ``span_h``: the flow's length in hours; ``rate_per_s``: mean RFQs per second before the
+      hourly ``profile`` multiplier.
     - ``routes``: weights over ``(src_chain, dst_chain, token)``; default equal weights over
       every onboarded route. ``sizes``: a size model per token (default :func:`default_sizes`);
       log-normal draws are clipped to each route's fee-tier range.
@@ -233,7 +235,7 @@ def generate_flow(
     - ``convert_probability`` and ``convert_delay`` (default exponential, mean 4 s): whether
       and when the caller posts the quote to the transaction call.
 
-    >>> flow = generate_flow("default", hours=0.5, rate=2.0, seed=1)
+    >>> flow = generate_flow("default", span_h=0.5, rate_per_s=2.0, seed=1)
     >>> flow.columns[:4], 1500 < flow.height < 2100  # the night hour runs at half the rate
     (['request_id', 't', 'src_chain', 'dst_chain'], True)
     """
@@ -248,7 +250,7 @@ def generate_flow(
         raise ValueError("sizes: must be a mapping of token symbol to a size model")
     keys, weights = _route_keys(s, routes)
     rng = generator(seed)
-    times = poisson_arrivals(rate, hours, seed=rng, profile=profile)
+    times = poisson_arrivals(rate_per_s, span_h, seed=rng, profile=profile)
     n = len(times)
     route_idx = rng.choice(len(keys), size=n, p=weights).astype(np.int64)
     amounts = _sizes(s, keys, route_idx, sizes, rng)

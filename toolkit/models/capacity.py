@@ -4,7 +4,7 @@
   :func:`erlang_b_servers`) and Kaufman-Roberts (:func:`kaufman_roberts`,
   :func:`kaufman_roberts_occupancy`) for a pool refusing RFQs with a 404 when it is full.
 - Sizing: :func:`mean_hold` (15 s quotes, 60 s orders), :func:`to_units`,
-  :func:`offered_load`, :func:`max_rfq_rate` and :func:`pool_size_for`.
+  :func:`offered_load`, :func:`max_rfq_rate_per_s` and :func:`pool_size_for`.
 - From data: :func:`capacity_timeline` (``liquidity_events``) and
   :func:`empirical_blocking` (``rfq_observations``).
 
@@ -22,7 +22,7 @@ from toolkit.models.observed import capacity_timeline, empirical_blocking, obser
 from toolkit.models.sizing import (
     Criterion,
     Mode,
-    max_rfq_rate,
+    max_rfq_rate_per_s,
     mean_hold,
     offered_load,
     pool_size_for,
@@ -39,7 +39,7 @@ __all__ = [
     "erlang_b_servers",
     "kaufman_roberts",
     "kaufman_roberts_occupancy",
-    "max_rfq_rate",
+    "max_rfq_rate_per_s",
     "mean_hold",
     "observer_share",
     "offered_load",

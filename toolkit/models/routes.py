@@ -2,10 +2,11 @@
 what size costs, where gas stops mattering, mainnet against Base, and firm against indicative
 legs.
 
-- :func:`impact_curves` (price impact in bps against the pool mid, and gas), with
-  :func:`gas_threshold` and :func:`network_comparison`, on what
-  :class:`toolkit.backtest.routes.RouteLab` measures; :func:`impact_against_best` on a store's
-  ``swap_routes`` (no mid stored: the pair's best observed rate stands in);
+- :func:`impact_curves` (price impact in bps against the mid, and gas), with
+  :func:`gas_threshold` and :func:`network_comparison`, on a store's priced routes
+  (:func:`toolkit.store.queries.route_costs`) or what :class:`toolkit.backtest.routes.RouteLab`
+  measures; :func:`impact_against_best` on the routes alone (the pair's best observed rate
+  stands in for the mid);
 - :func:`firm_vs_indicative`: two-leg strategies in cost and failure risk.
 
 Split routes on pools are :mod:`toolkit.models.splits`; stale routes and slippage
@@ -47,16 +48,18 @@ def impact_curves(observations: pl.DataFrame) -> pl.DataFrame:
 
     ``observations``: one row per route request with ``network``, ``pair``, ``amount_in_usd``
     (the input's value), ``status`` (the HTTP status; only 200 rows are kept), ``amount_out``
-    (smallest units), ``mid_out`` (what the input buys at the pools' mid prices, same units)
-    and ``gas_usd`` (``gasUsed`` at the chain's gas price, in USD). Adds ``impact_bps``
+    (smallest units), ``mid_out`` (what the input buys at the mid prices, same units) and
+    ``gas_usd`` (``gasUsed`` at the chain's gas price, in USD). Adds ``impact_bps``
     (``1 - amount_out / mid_out``: fees and price impact together), ``gas_bps`` (gas against
     the trade's value) and ``total_bps``, sorted by network, pair and size.
 
     Parameters
     ----------
     observations : polars.DataFrame
-        One row per route request with the columns above (what toolkit.backtest.routes.RouteLab
-        measures; a store's swap_routes lack mid_out: see impact_against_best).
+        One row per route request with the columns above: a store's
+        (toolkit.store.queries.route_costs: mid at the stored USD prices, gas at the gas price
+        the chain answered) or what toolkit.backtest.routes.RouteLab measures (mid at the
+        pools' prices, gas at the base fee).
 
     Returns
     -------
@@ -93,10 +96,10 @@ def impact_against_best(
 ) -> pl.DataFrame:
     """Price impact of stored routes, against the best rate observed for the same trade.
 
-    A collected ``swap_routes`` table (:func:`toolkit.store.queries.swap_routes`) holds what
-    the endpoint answered but no pool mid price, so :func:`impact_curves`' reference is not
-    there; the best rate answered for the same pair and network (its smallest size, in
-    practice) stands in for it. The figure is then the cost of size, and
+    For routes without prices (:func:`toolkit.store.queries.swap_routes`: what the endpoint
+    answered, before any price is joined; :func:`impact_curves` takes the priced frame), the
+    best rate answered for the same pair and network (its smallest size, in practice) stands
+    in for the mid. The figure is then the cost of size, and
     :func:`toolkit.models.bps.shortfall_bps` is the one definition of both.
 
     Parameters

@@ -25,38 +25,38 @@ _RATE_RTOL = 1e-10
 
 def mean_hold(
     p_convert: float,
-    quote_seconds: float = 15.0,
-    order_seconds: float = 60.0,
+    quote_s: float = 15.0,
+    order_s: float = 60.0,
     mode: Mode = "replace",
     *,
-    convert_delay: float | None = None,
+    convert_delay_s: float | None = None,
 ) -> float:
     """Mean time an RFQ holds pool liquidity, in seconds.
 
-    A quote reserves its amount for ``quote_seconds``; with probability ``p_convert`` the
+    A quote reserves its amount for ``quote_s``; with probability ``p_convert`` the
     caller posts it to the transaction endpoint, and the reservation is then held for
-    ``order_seconds`` counted from that call. Blocking depends on the hold only through its
+    ``order_s`` counted from that call. Blocking depends on the hold only through its
     mean (insensitivity), so this number is the whole hold model:
 
-    - ``mode="replace"``: ``(1 − p)·quote_seconds + p·order_seconds``; conversion at once.
-    - ``mode="add"``: ``quote_seconds + p·order_seconds``; conversion at the end of the
+    - ``mode="replace"``: ``(1 − p)·quote_s + p·order_s``; conversion at once.
+    - ``mode="add"``: ``quote_s + p·order_s``; conversion at the end of the
       quote window.
 
     Our engine (and the service, per the interface's state table) converts at a delay ``d``
-    after the quote and holds the order reservation ``order_seconds`` from the conversion, so
-    the exact mean is ``(1 − p)·quote_seconds + p·(d + order_seconds)``: pass
-    ``convert_delay=d`` (with ``mode="replace"``). ``d = 0`` is ``replace`` and
-    ``d = quote_seconds`` is ``add``, so the two modes bound the truth.
+    after the quote and holds the order reservation ``order_s`` from the conversion, so
+    the exact mean is ``(1 − p)·quote_s + p·(d + order_s)``: pass
+    ``convert_delay_s=d`` (with ``mode="replace"``). ``d = 0`` is ``replace`` and
+    ``d = quote_s`` is ``add``, so the two modes bound the truth.
 
     Parameters
     ----------
     p_convert : float
         Share of quotes posted as orders (0 to 1).
-    quote_seconds, order_seconds : float
+    quote_s, order_s : float
         The quote reservation (15 s) and the order reservation (60 s).
     mode : {"replace", "add"}
         When a converted quote's order hold starts (above).
-    convert_delay : float, optional
+    convert_delay_s : float, optional
         Seconds from the quote to its conversion: the exact mean instead of a bound.
 
     Returns
@@ -70,23 +70,23 @@ def mean_hold(
     24.0
     >>> mean_hold(0.2, mode="add")
     27.0
-    >>> mean_hold(0.2, convert_delay=5.0)
+    >>> mean_hold(0.2, convert_delay_s=5.0)
     25.0
     """
     p = number(p_convert, "p_convert", minimum=0.0, maximum=1.0)
-    quote = number(quote_seconds, "quote_seconds", above=0.0)
-    order = number(order_seconds, "order_seconds", above=0.0)
+    quote = number(quote_s, "quote_s", above=0.0)
+    order = number(order_s, "order_s", above=0.0)
     if mode not in ("replace", "add"):
         raise ValueError(f"mode: must be 'replace' or 'add', got {mode!r}")
-    if convert_delay is None:
+    if convert_delay_s is None:
         delay = 0.0 if mode == "replace" else quote
     else:
         if mode == "add":
             raise ValueError(
-                "convert_delay: only applies to mode='replace'; mode='add' already means "
+                "convert_delay_s: only applies to mode='replace'; mode='add' already means "
                 "conversion at the end of the quote window"
             )
-        delay = number(convert_delay, "convert_delay", minimum=0.0, maximum=quote)
+        delay = number(convert_delay_s, "convert_delay_s", minimum=0.0, maximum=quote)
     return (1.0 - p) * quote + p * (delay + order)
 
 
@@ -151,7 +151,7 @@ def to_units(amounts: Sequence[int], unit: int | None = None) -> tuple[int, list
     return size, [value // size for value in values]
 
 
-def max_rfq_rate(
+def max_rfq_rate_per_s(
     pool_balance: int,
     amount_classes: Sequence[int],
     class_mix: Sequence[float],
@@ -197,10 +197,10 @@ def max_rfq_rate(
 
     Examples
     --------
-    >>> round(max_rfq_rate(15, [1], [1.0], 1.0, 0.01), 3)
+    >>> round(max_rfq_rate_per_s(15, [1], [1.0], 1.0, 0.01), 3)
     8.108
     """
-    func = "max_rfq_rate"
+    func = "max_rfq_rate_per_s"
     balance = whole(pool_balance, "pool_balance", minimum=0)
     unit_size, sizes, mix, holds = _check_pool_inputs(amount_classes, class_mix, hold_s, unit)
     target = number(target_blocking, "target_blocking", above=0.0, maximum=1.0)
@@ -241,7 +241,7 @@ def pool_size_for(
 ) -> int:
     """Smallest pool balance (a multiple of the unit) that keeps blocking at most the target.
 
-    Same traffic model and ``criterion`` as :func:`max_rfq_rate`. The occupancy recursion does
+    Same traffic model and ``criterion`` as :func:`max_rfq_rate_per_s`. The occupancy recursion does
     not depend on the capacity, so capacities are tried upward in one pass: the answer is the
     true smallest, even where Kaufman-Roberts blocking is not monotone in the capacity.
 
@@ -250,7 +250,7 @@ def pool_size_for(
     rate_per_s : float
         Total RFQs per second.
     amount_classes, class_mix, hold_s, target_blocking, criterion, unit
-        As for :func:`max_rfq_rate`.
+        As for :func:`max_rfq_rate_per_s`.
     max_units : int
         The most capacity units tried.
 

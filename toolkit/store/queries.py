@@ -5,11 +5,13 @@ Each function returns a polars frame whose columns a model family documents as i
 - :func:`backtest_runs` and :func:`backtest_pool_totals`: :mod:`toolkit.models.economics`
   (after pricing the exact amounts);
 - :func:`swap_routes`: :func:`toolkit.models.routes.impact_against_best` (in the report's
-  units: no pool mid price is stored, so :func:`toolkit.models.routes.impact_curves`' input
-  is what :class:`toolkit.backtest.routes.RouteLab` measures);
-- :func:`topup_configs`: :func:`toolkit.models.topup.stored_topups` (with the credit book the
-  store gives, :func:`toolkit.report.load.stored_credit_book`, which the card simulation takes
-  too: :func:`toolkit.models.cards.book_positions`);
+  units);
+- :func:`route_costs`: :func:`toolkit.models.routes.impact_curves` (each route priced at the
+  stored USD prices and its chain's gas price, as :class:`toolkit.backtest.routes.RouteLab`
+  measures them on a simulation);
+- :func:`topup_configs`: :func:`toolkit.models.topup_configs.stored_topups` (with the credit
+  book the store gives, :func:`toolkit.report.load.stored_credit_book`, which the card simulation
+  takes too: :func:`toolkit.models.cards.book_positions`);
 - ``rfq_observations``, ``fee_tiers``, ``liquidity_events`` and ``pool_snapshots`` are read as
   stored (``store.query("SELECT * FROM …")``): their columns are the pricing and capacity
   models' input as they are.
@@ -26,10 +28,12 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from toolkit.store.prices import price_table, prices_at
+
 if TYPE_CHECKING:
     from toolkit.store.store import Store
 
-__all__ = ["backtest_pool_totals", "backtest_runs", "swap_routes", "topup_configs"]
+__all__ = ["backtest_pool_totals", "backtest_runs", "route_costs", "swap_routes", "topup_configs"]
 
 # Every backtest run with its parameters, request count and 404 count.
 _BACKTEST_RUNS = """
@@ -115,3 +119,101 @@ def topup_configs(store: Store) -> pl.DataFrame:
     ['account', 'receiver', 'asset', 'threshold', 'target_balance', 'health_factor_bps']
     """
     return store.query(_TOPUP_CONFIGS)
+
+
+# Each stored route with its chain's token names (one row per cached address).
+_ROUTES_NAMED = """
+WITH names AS (
+    SELECT chain, address, any_value(upper(symbol)) AS symbol, any_value(decimals) AS decimals
+    FROM tokens GROUP BY chain, address
+)
+SELECT r.run_id, r.attempt_id, r.observed_at, r.network, r.chain, r.token_in, r.token_out,
+       i.symbol AS symbol_in, o.symbol AS symbol_out, i.decimals AS decimals_in,
+       o.decimals AS decimals_out, r.amount_in, r.status, r.amount_out, r.gas_used,
+       r.gas_price_wei
+FROM swap_routes r
+LEFT JOIN names i ON i.chain = r.chain AND i.address = lower(r.token_in)
+LEFT JOIN names o ON o.chain = r.chain AND o.address = lower(r.token_out)
+ORDER BY r.observed_at, r.run_id, r.attempt_id
+"""
+
+
+def route_costs(store: Store) -> pl.DataFrame:
+    """The stored swap routes (every status), oldest first, priced: the input of
+    :func:`toolkit.models.routes.impact_curves`.
+
+    Columns: ``run_id, attempt_id, observed_at, network, chain, token_in, token_out``,
+    ``pair`` (``SYMBOL_IN/SYMBOL_OUT``, from the ``tokens`` names), ``amount_in`` (smallest
+    units), ``amount_in_usd``, ``status``, ``amount_out`` (smallest units), ``mid_out`` (what
+    the input buys at the stored USD prices of both tokens, in the output's smallest units),
+    ``gas_used``, ``gas_price_wei`` (the chain's, read when the route was answered) and
+    ``gas_usd`` (``gas_used`` at that gas price, ETH at its stored price). Prices are the
+    ``prices`` table's at the route's time and chain (:func:`toolkit.store.prices.prices_at`:
+    a pool's mid price, an oracle's or a simulated run's scenario price); a figure whose price,
+    token name or gas price is not stored is null.
+
+    Parameters
+    ----------
+    store : Store
+        A store holding ``swap_routes`` (written by :class:`toolkit.collect.swap.SwapSweep`),
+        ``tokens`` and ``prices``.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per stored route attempt with the columns above.
+
+    Examples
+    --------
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     route_costs(store).select("pair", "amount_in_usd", "mid_out", "gas_usd").height
+    0
+    """
+    routes = store.query(_ROUTES_NAMED)
+    table = price_table(store)
+
+    def usd(symbol: str) -> pl.Series:
+        wanted = routes.select(
+            pl.col(symbol).alias("symbol"), "chain", pl.col("observed_at").alias("at")
+        )
+        return prices_at(table, wanted)
+
+    eth = routes.select(pl.lit("ETH").alias("symbol"), "chain", pl.col("observed_at").alias("at"))
+    whole_in = pl.col("amount_in").cast(pl.Float64) / pl.lit(10.0).pow(pl.col("decimals_in"))
+    return (
+        routes.with_columns(
+            _usd_in=usd("symbol_in"), _usd_out=usd("symbol_out"), _eth=prices_at(table, eth)
+        )
+        .with_columns(
+            pair=pl.concat_str("symbol_in", pl.lit("/"), "symbol_out"),
+            amount_in_usd=whole_in * pl.col("_usd_in"),
+        )
+        .with_columns(
+            mid_out=pl.col("amount_in_usd")
+            / pl.col("_usd_out")
+            * pl.lit(10.0).pow(pl.col("decimals_out")),
+            gas_usd=pl.col("gas_used").cast(pl.Float64)
+            * pl.col("gas_price_wei").cast(pl.Float64)
+            / 1e18
+            * pl.col("_eth"),
+        )
+        .select(
+            "run_id",
+            "attempt_id",
+            "observed_at",
+            "network",
+            "chain",
+            "token_in",
+            "token_out",
+            "pair",
+            "amount_in",
+            "amount_in_usd",
+            "status",
+            "amount_out",
+            "mid_out",
+            "gas_used",
+            "gas_price_wei",
+            "gas_usd",
+        )
+    )

@@ -33,17 +33,17 @@ def correlated_prices(
     vols: np.ndarray,
     correlation: np.ndarray,
     *,
-    horizon_days: float,
+    horizon_d: float,
     n_scenarios: int,
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Terminal prices ``(n_scenarios, n_assets)`` of driftless correlated geometric Brownian
-    motions after ``horizon_days``: ``S_T = S_0 · exp(σ√T·Z − σ²T/2)``, ``Z ~ N(0, C)`` drawn
+    motions after ``horizon_d``: ``S_T = S_0 · exp(σ√T·Z − σ²T/2)``, ``Z ~ N(0, C)`` drawn
     through the Cholesky factor of the correlation matrix ``C``; ``vols`` are annual.
 
     >>> import numpy as np
     >>> paths = correlated_prices(np.array([1.0, 60_000.0]), np.array([0.0, 0.6]),
-    ...     np.eye(2), horizon_days=7, n_scenarios=4, rng=np.random.default_rng(1))
+    ...     np.eye(2), horizon_d=7, n_scenarios=4, rng=np.random.default_rng(1))
     >>> paths.shape, bool((paths[:, 0] == 1.0).all())
     ((4, 2), True)
     """
@@ -59,7 +59,7 @@ def correlated_prices(
         raise ArgumentError(
             "correlation", "a symmetric positive-definite matrix", "a matrix without one"
         ) from None
-    years = float(horizon_days) / 365.0
+    years = float(horizon_d) / 365.0
     shocks = rng.standard_normal((n_scenarios, n)) @ factor.T
     return start * np.exp(sigma * np.sqrt(years) * shocks - 0.5 * sigma**2 * years)
 
@@ -124,7 +124,7 @@ class MonteCarloResult(Row):
 
     scenarios: int
     confidence: float
-    horizon_days: float
+    horizon_d: float
     liquidations_at_risk: float
     liquidations_mean: float
     liquidation_probability: float
@@ -138,14 +138,14 @@ def monte_carlo(
     book: CreditBook,
     market: MarketParameters,
     *,
-    horizon_days: float = 7.0,
+    horizon_d: float = 7.0,
     n_scenarios: int = 100_000,
     confidence: float = 0.99,
     chunk: int | None = None,
     seed: int = 0,
     progress: bool = True,
 ) -> MonteCarloResult:
-    """Liquidations at risk and bad debt at risk of ``book`` over ``horizon_days``, its prices
+    """Liquidations at risk and bad debt at risk of ``book`` over ``horizon_d``, its prices
     moving as ``market`` says (parameters of the book's assets, in its order).
 
     Correlated GBM terminal prices (:func:`correlated_prices`) are drawn ``chunk`` scenarios at
@@ -186,7 +186,7 @@ def monte_carlo(
             start,
             market.vols,
             market.correlation,
-            horizon_days=horizon_days,
+            horizon_d=horizon_d,
             n_scenarios=size,
             rng=rng,
         )
@@ -204,7 +204,7 @@ def monte_carlo(
     return MonteCarloResult(
         scenarios=n_scenarios,
         confidence=confidence,
-        horizon_days=float(horizon_days),
+        horizon_d=float(horizon_d),
         liquidations_at_risk=float(np.quantile(count, confidence)),
         liquidations_mean=float(count.mean()),
         liquidation_probability=float((count > 0).mean()),

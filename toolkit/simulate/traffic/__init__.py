@@ -33,8 +33,8 @@ from toolkit.simulate.traffic.actions import MAX_APPROVAL as MAX_APPROVAL
 from toolkit.simulate.traffic.actions import RECEIPT_BLOCKS as RECEIPT_BLOCKS
 from toolkit.simulate.traffic.actions import RECEIPT_TRIES as RECEIPT_TRIES
 from toolkit.simulate.traffic.record import MARKET_KIND, record_traffic
-from toolkit.simulate.traffic.replay import LATE as LATE
-from toolkit.simulate.traffic.replay import WAIT_SLICE as WAIT_SLICE
+from toolkit.simulate.traffic.replay import LATE_S as LATE_S
+from toolkit.simulate.traffic.replay import WAIT_SLICE_S as WAIT_SLICE_S
 from toolkit.simulate.traffic.replay import Traffic
 
 __all__ = [

@@ -36,12 +36,12 @@ from toolkit.simulate.traffic.actions import Actions
 from toolkit.simulate.traffic.clients import TrafficClients
 from toolkit.simulate.traffic.schedule import feed_rows
 
-__all__ = ["LATE", "WAIT_SLICE", "Traffic"]
+__all__ = ["LATE_S", "WAIT_SLICE_S", "Traffic"]
 
 #: Seconds behind schedule after which a step counts as ``late`` (the thread cannot keep up).
-LATE = 1.0
+LATE_S = 1.0
 #: The longest single wait, in clock seconds: how soon a waiting thread sees :meth:`Traffic.stop`.
-WAIT_SLICE = 1.0
+WAIT_SLICE_S = 1.0
 
 
 class Traffic(Actions):
@@ -54,7 +54,7 @@ class Traffic(Actions):
     with ``base_url``, whose requests carry the scenario's first API key). Users are the
     chains' development accounts (``eth_accounts``), taken in turn for RFQs and swaps; credit
     borrower ``i`` is development account ``i``. A step that falls due while the thread is
-    still busy runs at once (counted as ``late`` when more than :data:`LATE` seconds behind).
+    still busy runs at once (counted as ``late`` when more than :data:`LATE_S` seconds behind).
 
     :attr:`counts` holds ``rfq``, ``quoted`` and ``opened`` for the order flow; ``swap_quoted``,
     ``swap_sent`` and ``swap_reverted`` for swaps; ``credit_<action>`` (actions whose calls were
@@ -173,7 +173,7 @@ class Traffic(Actions):
                 wait = sched.peek() - self.clock()
                 if wait > 0:
                     self._wait(wait)
-                elif wait < -LATE:
+                elif wait < -LATE_S:
                     self.counts["late"] += 1
                 if self._stop.is_set():
                     break
@@ -208,13 +208,13 @@ class Traffic(Actions):
             sched.schedule(max(self.clock() + delay, sched.now), handlers[step], item)
 
     def _wait(self, seconds: float) -> None:
-        """Sleep ``seconds`` on the clock, in slices of :data:`WAIT_SLICE`, until stopped."""
+        """Sleep ``seconds`` on the clock, in slices of :data:`WAIT_SLICE_S`, until stopped."""
         end = self.clock() + seconds
         while not self._stop.is_set():
             left = end - self.clock()
             if left <= 0:
                 return
-            self.clock.sleep(min(left, WAIT_SLICE))
+            self.clock.sleep(min(left, WAIT_SLICE_S))
 
     # -- lifecycle -----------------------------------------------------------------------------
 

@@ -63,6 +63,7 @@ _NAMES: tuple[tuple[int, str], ...] = (
     (7, "amm pools"),
     (8, "pool events"),
     (9, "run targets, prices and tokens"),
+    (10, "swap route chain and gas price"),
 )
 
 

@@ -36,6 +36,8 @@ SPECS: tuple[TableSpec, ...] = (
             _c("gas_used", _BIG),
             _c("gas_limit", _BIG),
             _c("error", _V),
+            _c("chain", _BIG),
+            _amount("gas_price_wei"),
         ),
         ("run_id", "attempt_id"),
     ),
