@@ -292,7 +292,7 @@ def test_the_command_collects_a_chain_in_process(
 ) -> None:
     monkeypatch.delenv("TOOLKIT_RPC_URL_8453", raising=False)
     db = tmp_path / "chain.duckdb"
-    # A fresh embedded chain is at its genesis block: the range ends at the head.
+    # Block 0 alone (Base's seeded book is in the blocks after it): a range within the head.
     argv = ("chain", "--embedded", "--chain", "8453", "--to-block", "0", "--db", str(db))
     argv = (*argv, "--no-progress")
     assert run_cli(*argv, "--events", "transfers,deposits", "--chunk", "10") == 0

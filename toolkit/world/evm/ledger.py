@@ -54,6 +54,8 @@ __all__ = [
     "Tx",
 ]
 
+#: How many accounts' set-up transactions share a block of a seeded genesis.
+SEEDED_SENDERS_PER_BLOCK: Final = 10
 #: Receives the priority fees (the base fee is burnt).
 COINBASE: Final = "0x" + "00" * 19 + "c0"
 
@@ -422,25 +424,107 @@ class Ledger:
         return block
 
     def seal_genesis(self, run: Execution) -> Block | None:
-        """Keep the logs of the genesis set-up ``run`` (a seeded book's locks and draws) as
-        block 0: one seeding transaction from the zero address whose receipt holds them, so
-        ``eth_getLogs`` from block 0 finds what was set up. None when it emitted nothing."""
-        if not run.logs or self._numbers:
+        """Keep the logs of the genesis set-up ``run`` as a chain would show them. Its seeded
+        transactions (:meth:`Execution.seed_transaction`: a seeded book's locks, draws and
+        operators, each from its account) are mined, :data:`SEEDED_SENDERS_PER_BLOCK` senders a
+        block, into blocks 1 to K before the chain's start: the genesis moves back K + 1
+        blocks, so the last of them is one block before the start and the grid's timestamps are
+        unchanged (K rounded up where ``block_time`` is fractional). Each has its hash, nonce,
+        receipt and logs, and its sender's gas came with the genesis allocation (its balance
+        is left as it was). Logs before the first seeded transaction stay in block 0, in one
+        transaction from the zero address. The last block sealed, or None when it emitted
+        nothing."""
+        if self._numbers or not run.logs:
             return None
-        number = 0
-        timestamp = self.block_timestamp(number)
-        seed = _hash(b"toolkit genesis seeding", self.chain_id.to_bytes(8, "big"))
-        tx = Tx(seed, 2, self.chain_id, ZERO, 0, ZERO, 0, b"", 0, self.base_fee, 0)
+        first = run.seeded[0][3] if run.seeded else len(run.logs)
+        sealed = self._seal_block(0, run.logs[:first], [(ZERO, ZERO, b"", 0)]) if first else None
+        groups = self._seeded_blocks(run)
+        if not groups:
+            return sealed
+        shift = len(groups) + 1
+        while not float(shift * self.block_time).is_integer():
+            shift += 1
+        self.genesis -= int(shift * self.block_time)
+        for number, (logs, txs) in enumerate(groups, start=shift - len(groups)):
+            sealed = self._seal_block(number, logs, txs)
+        return sealed
+
+    def _seeded_blocks(
+        self, run: Execution
+    ) -> list[tuple[list[RawLog], list[tuple[str, str, bytes, int]]]]:
+        """The seeded transactions in blocks: (the logs, the transactions with their first
+        log's index within the block's logs), :data:`SEEDED_SENDERS_PER_BLOCK` senders each."""
+        groups: list[tuple[list[RawLog], list[tuple[str, str, bytes, int]]]] = []
+        senders: set[str] = set()
+        for i, (sender, to, data, start) in enumerate(run.seeded):
+            stop = run.seeded[i + 1][3] if i + 1 < len(run.seeded) else len(run.logs)
+            if not groups or (sender not in senders and len(senders) >= SEEDED_SENDERS_PER_BLOCK):
+                groups.append(([], []))
+                senders = set()
+            senders.add(sender)
+            logs, txs = groups[-1]
+            txs.append((sender, to, data, len(logs)))
+            logs.extend(run.logs[start:stop])
+        return groups
+
+    def _seal_block(
+        self, number: int, raw: list[RawLog], txs: list[tuple[str, str, bytes, int]]
+    ) -> Block:
+        """Store block ``number`` of set-up transactions ``txs`` (sender, to, data, index of
+        their first log in ``raw``), as mined and succeeded."""
+        chain = self.chain_id.to_bytes(8, "big")
+        pending = []
+        for sender, to, data, start in txs:
+            nonce = self.state.nonces.get(sender, 0)
+            if sender != ZERO:
+                self.state.nonces[sender] = nonce + 1
+            tx_hash = _hash(
+                b"toolkit genesis seeding",
+                chain,
+                bytes.fromhex(sender[2:]),
+                nonce.to_bytes(8, "big"),
+            )
+            used = self._gas_of(to, data) if sender != ZERO else 0
+            pending.append(
+                (
+                    Tx(
+                        tx_hash,
+                        2,
+                        self.chain_id,
+                        sender,
+                        nonce,
+                        to,
+                        0,
+                        data,
+                        used,
+                        self.base_fee,
+                        0,
+                    ),
+                    start,
+                )
+            )
         block_hash = _hash(
-            b"toolkit block", self.chain_id.to_bytes(8, "big"), bytes(8), bytes.fromhex(seed[2:])
+            b"toolkit block",
+            chain,
+            number.to_bytes(8, "big"),
+            *(bytes.fromhex(tx.hash[2:]) for tx, _ in pending),
         )
-        logs = tuple(
-            Log(raw.address, raw.topics, raw.data, number, block_hash, seed, 0, i)
-            for i, raw in enumerate(run.logs)
-        )
-        receipt = Receipt(tx, 1, 0, 0, self.base_fee, logs, number, block_hash, 0)
-        self._receipts[seed] = receipt
-        block = Block(number, block_hash, timestamp, (receipt,), 0, self.base_fee)
+        receipts: list[Receipt] = []
+        cumulative = 0
+        for index, (tx, start) in enumerate(pending):
+            stop = pending[index + 1][1] if index + 1 < len(pending) else len(raw)
+            logs = tuple(
+                Log(r.address, r.topics, r.data, number, block_hash, tx.hash, index, start + i)
+                for i, r in enumerate(raw[start:stop])
+            )
+            cumulative += tx.gas
+            receipt = Receipt(
+                tx, 1, tx.gas, cumulative, self.base_fee, logs, number, block_hash, index
+            )
+            self._receipts[tx.hash] = receipt
+            receipts.append(receipt)
+        timestamp = self.block_timestamp(number)
+        block = Block(number, block_hash, timestamp, tuple(receipts), cumulative, self.base_fee)
         self._blocks[number] = block
         self._numbers.append(number)
         self._known_hashes[block_hash] = number

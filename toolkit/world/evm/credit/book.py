@@ -1,5 +1,6 @@
 """The seeded book's accounts: their addresses and their cards' auto top-up (pure functions of
-a hub's settings; :func:`toolkit.world.evm.credit.hub.seed_book` places them at genesis)."""
+a hub's settings; :func:`toolkit.world.evm.credit.hub.seed_book` places them at
+genesis, by transactions mined before the chain's start)."""
 
 from __future__ import annotations
 

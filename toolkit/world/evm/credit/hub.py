@@ -1,5 +1,6 @@
 """The credit hub and the contracts bound to it on its chain: the collateral escrow whose
-books it keeps, the operator contract, and the book seeded at genesis (:func:`seed_book`).
+books it keeps, the operator contract, and the book seeded at genesis by transactions mined
+before the chain's start (:func:`seed_book`).
 
 They stay in one module because they refer to each other's classes (the hub pays out through
 its :class:`CollateralEscrow`, the escrow and the operator find their :class:`CreditHub`, the
@@ -12,10 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from functools import cache
 from typing import Any, ClassVar, Final
 
 from eth_utils import keccak
 
+from toolkit.codecs.functions import FUNCTIONS
 from toolkit.credit import AccountFigures, collateral_value, figures, liquidation
 from toolkit.scenario import Scenario
 from toolkit.scenario.credit import CreditCollateral, CreditSettings
@@ -294,10 +297,11 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
     some are past their due date and accrue interest); three in ten of those have the scenario's
     operator with one whitelisted receiver, a card holding its auto top-up target
     (:func:`book_topup`). The collateral tokens are minted to the escrow, so
-    the escrow holds exactly what the books say. Each lock, draw and operator is emitted as
-    the contracts would emit it (``Deposited``, ``CreditDrawn``, ``OperatorSet``) and sealed
-    into the genesis block (:meth:`~toolkit.world.evm.ledger.Ledger.seal_genesis`), so an
-    observer finds the book from the chain's logs as it would a real one's.
+    the escrow holds exactly what the books say. Each lock, draw and operator is the account's
+    own transaction (``deposit``, ``drawCredit``, ``setOperator``) with the log the contract
+    emits (``Deposited``, ``CreditDrawn``, ``OperatorSet``), mined with other accounts' into
+    blocks before the chain's start (:meth:`~toolkit.world.evm.ledger.Ledger.seal_genesis`),
+    so an observer finds the book from the chain's logs and receipts as it would a real one's.
     """
     s = hub.settings
     if s.book_accounts == 0:
@@ -322,7 +326,10 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
                 continue
             token.mint(run, escrow, units)
             hub.lock(run, borrower, c.address.lower(), units)
-            # As the escrow's deposit() would: the lock is public in the genesis block's logs.
+            # As the escrow's deposit() would: the lock is the account's transaction, in a
+            # block before the chain's start, with its Deposited log.
+            deposit = _calldata("collateralEscrow.deposit", c.address, units)
+            run.seed_transaction(borrower, escrow, deposit)
             run.emit(escrow, "collateralEscrow.Deposited", borrower, c.address.lower(), units)
         if rng.random() >= 0.7:
             continue
@@ -333,15 +340,41 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
         first_draw = now - rng.randrange(0, 45 * 86_400)
         run.write(hub.principal, borrower, principal)
         run.write(hub.due, borrower, s.rules.due_date(first_draw))
+        draw = _calldata("creditHub.drawCredit", borrower, borrower, principal)
+        run.seed_transaction(borrower, hub.address, draw)
         run.emit(hub.address, "creditHub.CreditDrawn", borrower, borrower, principal, 0)
         if isinstance(operator, CreditOperator) and rng.random() < 0.3:
             receiver = "0x" + keccak(text=f"toolkit credit card:{borrower}")[-20:].hex()
             run.write(hub.operators, borrower, operator.address)
+            assign = _calldata("creditHub.setOperator", operator.address)
+            run.seed_transaction(borrower, hub.address, assign)
             run.emit(hub.address, "creditHub.OperatorSet", borrower, operator.address)
             run.write(operator.whitelist, (borrower, receiver), True)
             asset = run.state.contracts.get(hub.asset)
             if isinstance(asset, ERC20):  # the card starts full (its top-up target)
                 asset.mint(run, receiver, book_topup(s, borrower)[1])
+
+
+def _calldata(function: str, *args: str | int) -> bytes:
+    """The calldata of a function of static arguments (addresses, uints): ``encode_call``'s
+    bytes without its checks, for the seeded book's thousands of transactions.
+
+    >>> from toolkit.codecs.functions import encode_call
+    >>> _calldata("creditHub.setOperator", "0x" + "ab" * 20).hex() == encode_call(
+    ...     "creditHub.setOperator", "0x" + "ab" * 20)[2:]
+    True
+    """
+    words = (
+        bytes(12) + bytes.fromhex(a[2:]) if isinstance(a, str) else a.to_bytes(32, "big")
+        for a in args
+    )
+    return _selector(function) + b"".join(words)
+
+
+@cache
+def _selector(function: str) -> bytes:
+    # A selector is a keccak of the signature: computed once, not for each of ~3,000 calls.
+    return bytes.fromhex(FUNCTIONS[function].selector[2:])
 
 
 def _hub(run: Execution, settings: CreditSettings) -> CreditHub:
