@@ -12,7 +12,7 @@ from web3 import Web3
 from tests.credit_surface.book import T0, credit_book
 from toolkit.codecs.events import EVENTS
 from toolkit.codecs.functions import decode_call
-from toolkit.world.evm.ledger import SEEDED_SENDERS_PER_BLOCK
+from toolkit.world.evm.genesis import SEEDED_SENDERS_PER_BLOCK
 
 
 def _logs(w3: Web3, address: str, event: str) -> list[Any]:

@@ -1,11 +1,11 @@
-"""The credit hub and the contracts bound to it on its chain: the collateral escrow whose
-books it keeps, the operator contract, and the book seeded at genesis by transactions mined
-before the chain's start (:func:`seed_book`).
+"""The credit hub and the collateral escrow whose books it keeps, and the book seeded at
+genesis by transactions mined before the chain's start (:func:`seed_book`).
 
 They stay in one module because they refer to each other's classes (the hub pays out through
-its :class:`CollateralEscrow`, the escrow and the operator find their :class:`CreditHub`, the
-seeding whitelists receivers on the :class:`CreditOperator`), and modules of a package may not
-import each other in a cycle.
+its :class:`CollateralEscrow`, the escrow finds its :class:`CreditHub`), and modules of a
+package may not import each other in a cycle. The operator contract
+(:mod:`toolkit.world.evm.credit.operator`) finds its hub through :func:`hub_at`; the seeding
+whitelists receivers on it as a :class:`Whitelisting` contract.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from functools import cache
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Protocol, runtime_checkable
 
 from eth_utils import keccak
 
-from toolkit.codecs.functions import FUNCTIONS
 from toolkit.credit import AccountFigures, collateral_value, figures, liquidation
 from toolkit.scenario import Scenario
 from toolkit.scenario.credit import CreditCollateral, CreditSettings
@@ -30,10 +28,10 @@ from toolkit.world.evm.contracts import (
     Message,
     Revert,
 )
-from toolkit.world.evm.credit.book import book_account, book_topup
+from toolkit.world.evm.credit.book import book_account, book_topup, seed_calldata
 from toolkit.world.evm.credit.support import hubs_on, token_call
 
-__all__ = ["CollateralEscrow", "CreditHub", "CreditOperator", "seed_book"]
+__all__ = ["CollateralEscrow", "CreditHub", "Whitelisting", "hub_at", "seed_book"]
 
 
 class CreditHub(Contract):
@@ -284,6 +282,15 @@ class CreditHub(Contract):
         return ()
 
 
+@runtime_checkable
+class Whitelisting(Protocol):
+    """A contract keeping borrowers' whitelisted receivers (:class:`~.operator.CreditOperator`,
+    which imports this module: the seeding finds it by what it holds)."""
+
+    address: str
+    whitelist: dict[tuple[str, str], bool]
+
+
 #: How often each collateral appears in a seeded account's mix (by rule key).
 _MIX_WEIGHTS: Final = {"usdc": 40, "gtusdcp": 25, "superusdc": 10, "yousd": 10, "yobtc": 15}
 
@@ -328,7 +335,7 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
             hub.lock(run, borrower, c.address.lower(), units)
             # As the escrow's deposit() would: the lock is the account's transaction, in a
             # block before the chain's start, with its Deposited log.
-            deposit = _calldata("collateralEscrow.deposit", c.address, units)
+            deposit = seed_calldata("collateralEscrow.deposit", c.address, units)
             run.seed_transaction(borrower, escrow, deposit)
             run.emit(escrow, "collateralEscrow.Deposited", borrower, c.address.lower(), units)
         if rng.random() >= 0.7:
@@ -340,13 +347,13 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
         first_draw = now - rng.randrange(0, 45 * 86_400)
         run.write(hub.principal, borrower, principal)
         run.write(hub.due, borrower, s.rules.due_date(first_draw))
-        draw = _calldata("creditHub.drawCredit", borrower, borrower, principal)
+        draw = seed_calldata("creditHub.drawCredit", borrower, borrower, principal)
         run.seed_transaction(borrower, hub.address, draw)
         run.emit(hub.address, "creditHub.CreditDrawn", borrower, borrower, principal, 0)
-        if isinstance(operator, CreditOperator) and rng.random() < 0.3:
+        if isinstance(operator, Whitelisting) and rng.random() < 0.3:
             receiver = "0x" + keccak(text=f"toolkit credit card:{borrower}")[-20:].hex()
             run.write(hub.operators, borrower, operator.address)
-            assign = _calldata("creditHub.setOperator", operator.address)
+            assign = seed_calldata("creditHub.setOperator", operator.address)
             run.seed_transaction(borrower, hub.address, assign)
             run.emit(hub.address, "creditHub.OperatorSet", borrower, operator.address)
             run.write(operator.whitelist, (borrower, receiver), True)
@@ -355,29 +362,8 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
                 asset.mint(run, receiver, book_topup(s, borrower)[1])
 
 
-def _calldata(function: str, *args: str | int) -> bytes:
-    """The calldata of a function of static arguments (addresses, uints): ``encode_call``'s
-    bytes without its checks, for the seeded book's thousands of transactions.
-
-    >>> from toolkit.codecs.functions import encode_call
-    >>> _calldata("creditHub.setOperator", "0x" + "ab" * 20).hex() == encode_call(
-    ...     "creditHub.setOperator", "0x" + "ab" * 20)[2:]
-    True
-    """
-    words = (
-        bytes(12) + bytes.fromhex(a[2:]) if isinstance(a, str) else a.to_bytes(32, "big")
-        for a in args
-    )
-    return _selector(function) + b"".join(words)
-
-
-@cache
-def _selector(function: str) -> bytes:
-    # A selector is a keccak of the signature: computed once, not for each of ~3,000 calls.
-    return bytes.fromhex(FUNCTIONS[function].selector[2:])
-
-
-def _hub(run: Execution, settings: CreditSettings) -> CreditHub:
+def hub_at(run: Execution, settings: CreditSettings) -> CreditHub:
+    """The hub of ``settings`` on the chain ``run`` executes on; a revert when it is missing."""
     hub = run.state.contracts.get(settings.hub.lower())
     if not isinstance(hub, CreditHub):
         raise Revert.error("CreditHubMissing")
@@ -406,7 +392,7 @@ class CollateralEscrow(Contract):
             raise Revert.error("UnsupportedCollateral")
         if amount <= 0:
             raise Revert.error("ZeroAmount")
-        hub = _hub(run, self.settings)
+        hub = hub_at(run, self.settings)
         token_call(run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount)
         hub.lock(run, msg.sender, token, amount)
         run.emit(self.address, "collateralEscrow.Deposited", msg.sender, token, amount)
@@ -418,7 +404,7 @@ class CollateralEscrow(Contract):
             raise Revert.error("ZeroAmount")
         if self.settings.collateral_at(token, self.settings.chain) is None:
             raise Revert.error("UnsupportedCollateral")  # remote collateral: on its chain
-        hub = _hub(run, self.settings)
+        hub = hub_at(run, self.settings)
         key = (msg.sender, token)
         held = hub.collateral.get(key, 0)
         if held < amount:
@@ -439,112 +425,3 @@ class CollateralEscrow(Contract):
         if amount and self.settings.collateral_at(token, self.settings.chain) is not None:
             token_call(run, self.address, token, "erc20.transfer", to, amount)
         run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)
-
-
-class CreditOperator(Contract):
-    """The operator contract of the spec (see :mod:`toolkit.world.evm.credit`)."""
-
-    functions: ClassVar[Mapping[str, str]] = {
-        "creditHub.addCreditReceiver": "add_receiver",
-        "creditHub.removeCreditReceiver": "remove_receiver",
-        "operator.openCreditLine": "open_credit_line",
-        "operator.revoke": "revoke",
-        "operator.finalizeRevoke": "finalize_revoke",
-    }
-
-    def __init__(
-        self,
-        settings: CreditSettings,
-        *,
-        hub: str,
-        controller: str,
-        admin: str,
-        caller: str,
-        revoke_delay: int,
-    ) -> None:
-        super().__init__(settings.operator)
-        self.settings = settings
-        self.hub = hub.lower()
-        self.controller = controller.lower()
-        self.admin = admin.lower()
-        self.caller = caller.lower()
-        self.revoke_delay = revoke_delay
-        self.whitelist: dict[tuple[str, str], bool] = {}
-        self.access_until: dict[str, int] = {}
-
-    @classmethod
-    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        return [
-            cls(
-                s,
-                hub=s.hub,
-                controller=s.controller,
-                admin=s.operator_admin,
-                caller=s.operator_caller,
-                revoke_delay=s.revoke_delay_seconds,
-            )
-            for s in hubs_on(scenario, chain_id)
-        ]
-
-    def receivers(self, borrower: str) -> list[str]:
-        """The borrower's whitelisted receivers, in the order they were added."""
-        return [r for (b, r), on in self.whitelist.items() if b == borrower and on]
-
-    def add_receiver(self, msg: Message, receiver: str) -> tuple[Any, ...]:
-        if receiver == ZERO:
-            raise Revert.error("ZeroReceiver")
-        if self.whitelist.get((msg.sender, receiver)):
-            raise Revert.error("ReceiverAlreadyWhitelisted")
-        msg.run.write(self.whitelist, (msg.sender, receiver), True)
-        msg.run.emit(self.address, "operator.CreditReceiverAdded", msg.sender, receiver)
-        return ()
-
-    def remove_receiver(self, msg: Message, receiver: str) -> tuple[Any, ...]:
-        if not self.whitelist.get((msg.sender, receiver)):
-            raise Revert.error("ReceiverNotWhitelisted")
-        msg.run.write(self.whitelist, (msg.sender, receiver), True)
-        self.whitelist.pop((msg.sender, receiver))
-        msg.run.emit(self.address, "operator.CreditReceiverRemoved", msg.sender, receiver)
-        return ()
-
-    def open_credit_line(
-        self, msg: Message, borrower: str, receiver: str, amount: int
-    ) -> tuple[Any, ...]:
-        run = msg.run
-        if msg.sender != self.caller:
-            raise Revert.error("NotCaller")
-        if not self.whitelist.get((borrower, receiver)):
-            raise Revert.error("ReceiverNotWhitelisted")
-        hub = _hub(run, self.settings)
-        if hub.operators.get(borrower) != self.address:
-            raise Revert.error("NotOperator")
-        until = self.access_until.get(borrower)
-        if until is not None and run.timestamp > until:
-            raise Revert.error("AccessRevoked")
-        hub.draw(run, borrower, receiver, amount)
-        run.emit(self.address, "operator.CreditLineOpened", borrower, receiver, amount)
-        return ()
-
-    def revoke(self, msg: Message) -> tuple[Any, ...]:
-        run = msg.run
-        if _hub(run, self.settings).operators.get(msg.sender) != self.address:
-            raise Revert.error("NotOperator")
-        until = run.timestamp + self.revoke_delay
-        run.write(self.access_until, msg.sender, until)
-        run.emit(self.address, "operator.RevokeScheduled", msg.sender, until)
-        return ()
-
-    def finalize_revoke(self, msg: Message) -> tuple[Any, ...]:
-        run = msg.run
-        until = self.access_until.get(msg.sender)
-        if until is None:
-            raise Revert.error("RevokeNotScheduled")
-        if run.timestamp <= until:
-            raise Revert.error("RevokeDelayNotPassed")
-        run.write(self.access_until, msg.sender, until)
-        self.access_until.pop(msg.sender)
-        hub = _hub(run, self.settings)
-        if hub.operators.get(msg.sender) == self.address:
-            hub.assign_operator(run, msg.sender, ZERO)
-        run.emit(self.address, "operator.RevokeFinalized", msg.sender)
-        return ()
