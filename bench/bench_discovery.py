@@ -1,8 +1,9 @@
 """Credit-account discovery from the chain, and stored prices by chain.
 
 - discovery: ``toolkit.collect.accounts.discover_accounts`` over the embedded service's seeded
-  1,200-account book (its locks, draws and operators are events of the genesis block), read
-  with ``eth_getLogs`` in-process and over loopback HTTP (``toolkit serve``'s JSON-RPC), in
+  1,200-account book (its locks, draws and operators are the accounts' own transactions,
+  mined ten accounts a block into the Base blocks before the start), read with
+  ``eth_getLogs`` in-process and over loopback HTTP (``toolkit serve``'s JSON-RPC), in
   chunks of 1 block; the figure is events (logs) per second and the accounts found;
 - prices: a simulated run's scenario prices stored (``record_scenario``) and then looked up with
   ``toolkit.store.price_at`` per chain (one lookup at a time), and with ``prices_at`` over a

@@ -164,7 +164,7 @@ def _ranges(store: Store, run_id: str) -> list[tuple[int, int]]:
 
 def test_account_discovery_resumes_by_range_and_later_runs_scan_only_new_blocks() -> None:
     with credit_book() as book, Store(":memory:") as store:
-        # The seeded book is opened in the genesis block; one borrower later, then 12 blocks.
+        # The seeded book is opened in blocks before the start; one borrower later, 12 blocks.
         _borrow(book, account(106))
         book.rpc("anvil_mine", hex(12))
         head = int(book.w3.eth.block_number)

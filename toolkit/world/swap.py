@@ -55,9 +55,10 @@ from toolkit.chain.registry import default_registry
 from toolkit.codecs import universal_router as ur
 from toolkit.errors import CapacityError
 from toolkit.world.evm import gas
-from toolkit.world.evm.amm import UniversalRouter, V2PairContract, V3PoolContract, router_gas
+from toolkit.world.evm.amm import V2PairContract, V3PoolContract
 from toolkit.world.evm.contracts import ERC20, Execution, Revert
 from toolkit.world.evm.ledger import Ledger
+from toolkit.world.evm.router import UniversalRouter, router_gas
 
 __all__ = [
     "NATIVE",

@@ -72,16 +72,17 @@ def test_a_block_filter_reports_every_new_block_hash() -> None:
 def test_filter_ranges_follow_geth() -> None:
     base, _, rpc = make()
     alice, _ = dev(rpc)
-    for amount in range(1, 5):  # blocks 1..4, one transfer each
+    start = int(ok(rpc, "eth_blockNumber"), 16)  # Base's seeded book is mined before the start
+    for amount in range(1, 5):  # blocks start+1..start+4, one transfer each
         _send(rpc, alice, USDC, encode_call("erc20.transfer", BOB, amount))
         base.t += 2
-    assert ok(rpc, "eth_blockNumber") == "0x4"
-    bounded = ok(rpc, "eth_newFilter", {"fromBlock": "0x2", "toBlock": "0x5"})
+    assert ok(rpc, "eth_blockNumber") == hex(start + 4)
+    bounded = ok(rpc, "eth_newFilter", {"fromBlock": hex(start + 2), "toBlock": hex(start + 5)})
     newest = ok(rpc, "eth_newFilter", {})  # latest..latest
     pending = ok(rpc, "eth_newFilter", {"fromBlock": "pending", "toBlock": "pending"})
     assert [int(x["data"], 16) for x in ok(rpc, "eth_getFilterLogs", bounded)] == [2, 3, 4]
     assert [int(x["data"], 16) for x in ok(rpc, "eth_getFilterLogs", newest)] == [4]
-    for amount in (5, 6):  # blocks 5 and 6
+    for amount in (5, 6):  # blocks start+5 and start+6
         _send(rpc, alice, USDC, encode_call("erc20.transfer", BOB, amount))
         base.t += 2
     assert [int(x["data"], 16) for x in ok(rpc, "eth_getFilterChanges", bounded)] == [5]
@@ -89,8 +90,8 @@ def test_filter_ranges_follow_geth() -> None:
     assert [int(x["data"], 16) for x in ok(rpc, "eth_getFilterChanges", pending)] == [5, 6]
     assert [int(x["data"], 16) for x in ok(rpc, "eth_getFilterLogs", newest)] == [6]
     for query in (
-        {"fromBlock": "0x3", "toBlock": "0x2"},
-        {"fromBlock": "latest", "toBlock": "0x9"},
+        {"fromBlock": hex(start + 3), "toBlock": hex(start + 2)},
+        {"fromBlock": "latest", "toBlock": hex(start + 9)},
         {"toBlock": "earliest"},
     ):
         answer = call(rpc, "eth_newFilter", query)["error"]

@@ -1,7 +1,9 @@
 """Simulated EVM chains behind standard Ethereum JSON-RPC (pure: time is passed in).
 
 - :mod:`.ledger`: :class:`Ledger`, one chain's accounts, contracts, pool and lazily produced
-  blocks on the chain's slot grid (block time per scenario chain).
+  blocks on the chain's slot grid (block time per scenario chain); :mod:`.records` its
+  transactions, logs, receipts and blocks; :mod:`.genesis` a seeded genesis's transactions
+  mined into blocks before the chain's start.
 - :mod:`.contracts`: contracts as Python objects dispatched by selector through the ABI table
   (:class:`ERC20`, :class:`WETH`); :func:`register` is the seam for more contract classes.
 - :mod:`.credit`: the credit product (hub, collateral escrow, operator, earn vault, tokens).
@@ -27,7 +29,7 @@
 """
 
 from toolkit.world.evm.accounts import DevAccount, dev_accounts
-from toolkit.world.evm.amm import UniversalRouter, V2PairContract, V3PoolContract
+from toolkit.world.evm.amm import V2PairContract, V3PoolContract
 from toolkit.world.evm.chains import Chains
 from toolkit.world.evm.contracts import (
     CONTRACT_CLASSES,
@@ -49,8 +51,10 @@ from toolkit.world.evm.credit import (
     RemoteEscrow,
 )
 from toolkit.world.evm.filters import BlockFilter, Criteria, LogFilter
-from toolkit.world.evm.ledger import Block, Ledger, Log, Receipt, Rejected, Tx
+from toolkit.world.evm.ledger import Ledger, Rejected
 from toolkit.world.evm.pools import LiquidityPool, PoolLink
+from toolkit.world.evm.records import Block, Log, Receipt, Tx
+from toolkit.world.evm.router import UniversalRouter
 from toolkit.world.evm.rpc import Rpc, RpcError
 from toolkit.world.evm.settlers import InputSettlerEscrow, OutputSettler
 

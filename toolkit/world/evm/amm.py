@@ -1,4 +1,4 @@
-"""AMM pools and the Universal Router as simulated contracts, deployed from each chain's market
+"""AMM pools as simulated contracts, deployed from each chain's market
 (:mod:`toolkit.world.evm.markets`).
 
 - :class:`V2PairContract`: ``UniswapV2Pair``'s ``token0``, ``token1``, ``getReserves`` and the
@@ -8,12 +8,8 @@
   ``tickSpacing``, ``ticks``, ``feeGrowthGlobal*X128``) and its swap, the wei-exact
   :class:`toolkit.amm.v3.Pool`: the output is sent first, then the payer's callback pays the
   input and the pool checks its balance grew by it ('IIA'), with the real ``Swap`` event.
-- :class:`UniversalRouter`: ``execute(commands, inputs, deadline)`` running the commands of
-  :mod:`toolkit.codecs.universal_router` on those pools. A payer-is-user input is pulled with
-  ``transferFrom`` against an ordinary allowance given to the router (no Permit2); native coin
-  comes as ``msg.value`` and is wrapped by ``WRAP_ETH``. Reverts carry the router's custom
-  errors: ``V3TooLittleReceived()``, ``V2TooLittleReceived()``, ``InsufficientToken()``,
-  ``InsufficientETH()``, ``TransactionDeadlinePassed()``.
+
+The Universal Router that swaps through them is :mod:`toolkit.world.evm.router`.
 
 Pool state changes go through :meth:`Execution.write` (a swap writes a new pool object), so a
 revert anywhere in the transaction restores every pool.
@@ -32,21 +28,15 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar
 
 from eth_utils import function_signature_to_4byte_selector
 
 from toolkit.amm import AmmError
 from toolkit.amm.v2 import Pair
 from toolkit.amm.v3 import Pool, TickInfo
-from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
-from toolkit.chain.errors import NotInRegistry
-from toolkit.chain.registry import default_registry
-from toolkit.codecs import universal_router as ur
-from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import encode_call
 from toolkit.scenario import Scenario
-from toolkit.world.evm import gas
 from toolkit.world.evm.contracts import (
     ERC20,
     WETH,
@@ -59,45 +49,15 @@ from toolkit.world.evm.contracts import (
 from toolkit.world.evm.markets import MarketPool, market_for
 
 __all__ = [
-    "GAS_PER_COMMAND",
     "MarketERC20",
-    "UniversalRouter",
     "V2PairContract",
     "V3PoolContract",
     "copy_pool",
-    "router_gas",
+    "custom_error",
+    "token_at",
+    "transfer_from_token",
     "transfer_token",
 ]
-
-#: Execution gas the router adds per command, on top of its fixed part (``gas.EXECUTION``):
-#: per V3 hop, per V2 hop (the token transfers included), per wrap, unwrap and sweep.
-GAS_PER_COMMAND: Final = {
-    "v3_hop": 88_000,
-    "v2_hop": 62_000,
-    "wrap": 28_000,
-    "unwrap": 34_000,
-    "sweep": 14_000,
-}
-_MSG_SENDER: Final = ur.MSG_SENDER.lower()
-_ADDRESS_THIS: Final = ur.ADDRESS_THIS.lower()
-
-
-def router_gas(commands: Iterable[ur.Command]) -> int:
-    """Execution gas of ``execute`` with ``commands``: the fixed part plus each command's
-    (:data:`GAS_PER_COMMAND`; a swap command pays per hop)."""
-    total = gas.execution("universalRouter.execute")
-    for command in commands:
-        if isinstance(command, ur.V3SwapExactIn):
-            total += GAS_PER_COMMAND["v3_hop"] * (len(command.path) // 2)
-        elif isinstance(command, ur.V2SwapExactIn):
-            total += GAS_PER_COMMAND["v2_hop"] * (len(command.path) - 1)
-        elif isinstance(command, ur.WrapEth):
-            total += GAS_PER_COMMAND["wrap"]
-        elif isinstance(command, ur.UnwrapWeth):
-            total += GAS_PER_COMMAND["unwrap"]
-        else:
-            total += GAS_PER_COMMAND["sweep"]
-    return total
 
 
 def copy_pool(pool: Pool) -> Pool:
@@ -123,11 +83,13 @@ def _built(spec: MarketPool) -> tuple[Pool, int, int]:
     return spec.build_v3()
 
 
-def _custom(signature: str) -> Revert:
+def custom_error(signature: str) -> Revert:
+    """A revert with a custom error of no arguments (``V3TooLittleReceived()``, ...)."""
     return Revert(function_signature_to_4byte_selector(signature), signature.partition("(")[0])
 
 
-def _token(run: Execution, address: str) -> ERC20:
+def token_at(run: Execution, address: str) -> ERC20:
+    """The token contract at ``address``; a revert when there is none."""
     contract = run.state.contracts.get(address)
     if not isinstance(contract, ERC20):
         raise Revert(b"", f"{address} is not a token")
@@ -143,6 +105,7 @@ def transfer_token(run: Execution, sender: str, token: str, to: str, amount: int
 def transfer_from_token(
     run: Execution, spender: str, token: str, owner: str, to: str, amount: int
 ) -> None:
+    """``token.transferFrom(owner, to, amount)`` called by ``spender``."""
     data = encode_call("erc20.transferFrom", owner, to, amount)
     run.call(spender, token, bytes.fromhex(data[2:]))
 
@@ -196,8 +159,8 @@ class V2PairContract(Contract):
         return Pair(self.reserves["0"], self.reserves["1"], self.fee_bps)
 
     def genesis(self, run: Execution) -> None:
-        _token(run, self.token0_address).mint(run, self.address, self.reserves["0"])
-        _token(run, self.token1_address).mint(run, self.address, self.reserves["1"])
+        token_at(run, self.token0_address).mint(run, self.address, self.reserves["0"])
+        token_at(run, self.token1_address).mint(run, self.address, self.reserves["1"])
 
     def token0(self, msg: Message) -> tuple[Any, ...]:
         return (self.token0_address,)
@@ -219,8 +182,8 @@ class V2PairContract(Contract):
             transfer_token(run, self.address, self.token0_address, to, amount0_out)
         if amount1_out:
             transfer_token(run, self.address, self.token1_address, to, amount1_out)
-        balance0 = _token(run, self.token0_address).balances.get(self.address, 0)
-        balance1 = _token(run, self.token1_address).balances.get(self.address, 0)
+        balance0 = token_at(run, self.token0_address).balances.get(self.address, 0)
+        balance1 = token_at(run, self.token1_address).balances.get(self.address, 0)
         reserve0, reserve1 = self.reserves["0"], self.reserves["1"]
         amount0_in = max(0, balance0 - (reserve0 - amount0_out))
         amount1_in = max(0, balance1 - (reserve1 - amount1_out))
@@ -284,8 +247,8 @@ class V3PoolContract(Contract):
         return self.state["pool"]
 
     def genesis(self, run: Execution) -> None:
-        _token(run, self.token0_address).mint(run, self.address, self._held0)
-        _token(run, self.token1_address).mint(run, self.address, self._held1)
+        token_at(run, self.token0_address).mint(run, self.address, self._held0)
+        token_at(run, self.token1_address).mint(run, self.address, self._held1)
 
     def token0(self, msg: Message) -> tuple[Any, ...]:
         return (self.token0_address,)
@@ -356,9 +319,9 @@ class V3PoolContract(Contract):
         amount_in, amount_out = (amount0, -amount1) if zero_for_one else (amount1, -amount0)
         if amount_out > 0:
             transfer_token(run, self.address, token_out, recipient, amount_out)
-        before = _token(run, token_in).balances.get(self.address, 0)
+        before = token_at(run, token_in).balances.get(self.address, 0)
         pay(token_in, amount_in)
-        if _token(run, token_in).balances.get(self.address, 0) < before + amount_in:
+        if token_at(run, token_in).balances.get(self.address, 0) < before + amount_in:
             raise Revert.error("IIA")
         run.write(self.state, "pool", pool)
         run.emit(
@@ -375,191 +338,6 @@ class V3PoolContract(Contract):
         return amount0, amount1
 
 
-class UniversalRouter(Contract):
-    """The Universal Router of a chain with a market (module docstring)."""
-
-    functions: ClassVar[Mapping[str, str]] = {"universalRouter.execute": "execute_commands"}
-
-    def __init__(self, address: str, weth: str) -> None:
-        super().__init__(address)
-        self.weth = weth.lower()
-
-    @classmethod
-    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        market = market_for(scenario, chain_id)
-        if market is None or "WETH" not in market.tokens:
-            return []
-        try:
-            address = default_registry().swap_router(chain_id)
-        except NotInRegistry:
-            return []
-        return [cls(address, market.weth.address)]
-
-    def gas(self, data: bytes) -> int:
-        """:func:`router_gas` of the decoded commands (a malformed call: ``gas.REVERT``)."""
-        try:
-            commands, _ = ur.decode_execute(data)
-        except InvalidValue:
-            return gas.REVERT
-        return router_gas(commands)
-
-    # -- execute ------------------------------------------------------------------------------
-
-    def execute_commands(
-        self, msg: Message, commands: bytes, inputs: tuple[bytes, ...], deadline: int
-    ) -> tuple[Any, ...]:
-        run = msg.run
-        if run.timestamp > deadline:
-            raise _custom("TransactionDeadlinePassed()")
-        try:
-            decoded = ur.decode_commands(commands, inputs)
-        except InvalidValue:
-            raise Revert(b"", "malformed commands") from None
-        for command in decoded:
-            if isinstance(command, ur.V3SwapExactIn):
-                self._v3_exact_in(msg, command)
-            elif isinstance(command, ur.V2SwapExactIn):
-                self._v2_exact_in(msg, command)
-            elif isinstance(command, ur.WrapEth):
-                self._wrap(msg, command)
-            elif isinstance(command, ur.UnwrapWeth):
-                self._unwrap(msg, command)
-            else:
-                self._sweep(msg, command)
-        return ()
-
-    def _recipient(self, msg: Message, address: str) -> str:
-        address = address.lower()
-        if address == _MSG_SENDER:
-            return msg.sender
-        if address == _ADDRESS_THIS:
-            return self.address
-        return address
-
-    def _balance(self, run: Execution, token: str, owner: str) -> int:
-        return _token(run, token).balances.get(owner, 0)
-
-    def _pool(self, run: Execution, a: str, b: str, fee: int | None) -> Any:
-        """The V3 pool of ``a``/``b`` at ``fee``, or the V2 pair when ``fee`` is None (the
-        deployed router computes the address from the factory; here it is looked up)."""
-        tokens = {a, b}
-        for contract in run.state.contracts.values():
-            if fee is None and isinstance(contract, V2PairContract):
-                found = {contract.token0_address, contract.token1_address} == tokens
-            elif fee is not None and isinstance(contract, V3PoolContract):
-                found = {
-                    contract.token0_address,
-                    contract.token1_address,
-                } == tokens and contract.pool.fee == fee
-            else:
-                continue
-            if found:
-                return contract
-        raise Revert(b"", f"no pool for {a}/{b}")
-
-    def _pay(self, run: Execution, payer: str, token: str, to: str, amount: int) -> None:
-        if payer == self.address:
-            transfer_token(run, self.address, token, to, amount)
-        else:
-            transfer_from_token(run, self.address, token, payer, to, amount)
-
-    def _v3_exact_in(self, msg: Message, command: ur.V3SwapExactIn) -> None:
-        run = msg.run
-        recipient = self._recipient(msg, command.recipient)
-        payer = msg.sender if command.payer_is_user else self.address
-        path = [str(x).lower() if i % 2 == 0 else int(x) for i, x in enumerate(command.path)]
-        amount = command.amount_in
-        if amount == ur.CONTRACT_BALANCE:
-            amount = self._balance(run, str(path[0]), self.address)
-        hops = len(path) // 2
-        for hop in range(hops):
-            token_in, fee, token_out = str(path[2 * hop]), int(path[2 * hop + 1]), path[2 * hop + 2]
-            pool: V3PoolContract = self._pool(run, token_in, str(token_out), fee)
-            zero_for_one = token_in < str(token_out)
-            to = recipient if hop == hops - 1 else self.address
-            hop_payer = payer if hop == 0 else self.address
-            limit = MIN_SQRT_RATIO + 1 if zero_for_one else MAX_SQRT_RATIO - 1
-
-            def pay(
-                token: str, owed: int, _payer: str = hop_payer, _pool: str = pool.address
-            ) -> None:
-                self._pay(run, _payer, token, _pool, owed)
-
-            amount0, amount1 = pool.swap(run, self.address, to, zero_for_one, amount, limit, pay)
-            amount = -(amount1 if zero_for_one else amount0)
-        if amount < command.amount_out_min:
-            raise _custom("V3TooLittleReceived()")
-
-    def _v2_exact_in(self, msg: Message, command: ur.V2SwapExactIn) -> None:
-        run = msg.run
-        recipient = self._recipient(msg, command.recipient)
-        path = [t.lower() for t in command.path]
-        pairs: list[V2PairContract] = [
-            self._pool(run, path[i], path[i + 1], None) for i in range(len(path) - 1)
-        ]
-        amount = command.amount_in
-        if amount == ur.CONTRACT_BALANCE:
-            amount = self._balance(run, path[0], self.address)
-        payer = msg.sender if command.payer_is_user else self.address
-        if amount:
-            self._pay(run, payer, path[0], pairs[0].address, amount)
-        before = self._balance(run, path[-1], recipient)
-        for i, pair in enumerate(pairs):
-            token_in = path[i]
-            zero_for_one = token_in == pair.token0_address
-            reserve_in, reserve_out = (
-                (pair.reserves["0"], pair.reserves["1"])
-                if zero_for_one
-                else (pair.reserves["1"], pair.reserves["0"])
-            )
-            amount_input = self._balance(run, token_in, pair.address) - reserve_in
-            try:
-                out = Pair(reserve_in, reserve_out, pair.fee_bps).get_amount_out(amount_input, True)
-            except AmmError as exc:
-                raise Revert.error(str(exc)) from None
-            to = recipient if i == len(pairs) - 1 else pairs[i + 1].address
-            amount0_out, amount1_out = (0, out) if zero_for_one else (out, 0)
-            pair.swap_out(run, self.address, amount0_out, amount1_out, to)
-        if self._balance(run, path[-1], recipient) - before < command.amount_out_min:
-            raise _custom("V2TooLittleReceived()")
-
-    def _wrap(self, msg: Message, command: ur.WrapEth) -> None:
-        run = msg.run
-        recipient = self._recipient(msg, command.recipient)
-        have = run.state.balances.get(self.address, 0)
-        amount = have if command.amount_min == ur.CONTRACT_BALANCE else command.amount_min
-        if amount > have:
-            raise _custom("InsufficientETH()")
-        if amount:
-            data = encode_call("weth.deposit")
-            run.call(self.address, self.weth, bytes.fromhex(data[2:]), amount)
-            if recipient != self.address:
-                transfer_token(run, self.address, self.weth, recipient, amount)
-
-    def _unwrap(self, msg: Message, command: ur.UnwrapWeth) -> None:
-        run = msg.run
-        recipient = self._recipient(msg, command.recipient)
-        have = self._balance(run, self.weth, self.address)
-        if have < command.amount_min:
-            raise _custom("InsufficientETH()")
-        if have:
-            data = encode_call("weth.withdraw", have)
-            run.call(self.address, self.weth, bytes.fromhex(data[2:]))
-            if recipient != self.address:
-                run.move_native(self.address, recipient, have)
-
-    def _sweep(self, msg: Message, command: ur.Sweep) -> None:
-        run = msg.run
-        recipient = self._recipient(msg, command.recipient)
-        token = command.token.lower()
-        have = self._balance(run, token, self.address)
-        if have < command.amount_min:
-            raise _custom("InsufficientToken()")
-        if have:
-            transfer_token(run, self.address, token, recipient, have)
-
-
 register(MarketERC20)
 register(V2PairContract)
 register(V3PoolContract)
-register(UniversalRouter)

@@ -106,6 +106,14 @@ class Execution:
         self.number = number
         self.logs: list[RawLog] = []
         self._journal: list[tuple[Any, Any, Any]] = []
+        #: The transactions of a genesis set-up (a seeded book), each (sender, to, data, index
+        #: of its first log): :meth:`Ledger.seal_genesis` mines them into blocks.
+        self.seeded: list[tuple[str, str, bytes, int]] = []
+
+    def seed_transaction(self, sender: str, to: str, data: bytes) -> None:
+        """Begin a transaction of a genesis set-up: the logs emitted from here to the next one
+        are its own, as if ``sender`` had sent ``data`` to ``to`` before the chain's start."""
+        self.seeded.append((sender, to, data, len(self.logs)))
 
     def write(self, mapping: dict[Any, Any], key: Any, value: Any) -> None:
         """Set ``mapping[key] = value``, remembering the old value for a rollback."""

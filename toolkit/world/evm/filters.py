@@ -28,12 +28,23 @@ installed per chain and installing one more uninstalls the one polled (or instal
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
 from eth_utils import keccak
 
-__all__ = ["MAX_FILTERS", "BlockFilter", "Criteria", "Filter", "Filters", "LogFilter"]
+from toolkit.world.evm.records import Block, Log
+
+__all__ = [
+    "MAX_FILTERS",
+    "BlockFilter",
+    "Criteria",
+    "Filter",
+    "Filters",
+    "LogFilter",
+    "changes",
+]
 
 #: Installed filters kept per chain; the least recently polled goes first.
 MAX_FILTERS: Final = 1024
@@ -130,3 +141,37 @@ class Filters:
     def uninstall(self, fid: str) -> bool:
         """Remove ``fid``; False when no such filter is installed."""
         return self._installed.pop(fid, None) is not None
+
+
+def changes(
+    flt: Filter,
+    latest: int,
+    blocks: Callable[[int, int], Iterable[Block]],
+    block_hash: Callable[[int], str],
+    limit: int | None = None,
+) -> list[Log] | list[str]:
+    """What ``flt`` has not reported yet when ``latest`` is the chain's latest block: the logs
+    (a log filter) or the block hashes (a block filter) of the blocks since its last poll,
+    ``blocks(first, last)`` being the stored blocks of a range. With ``limit``, the oldest
+    blocks' changes up to about that many items (whole blocks, at least one): the rest are the
+    next poll's. Moves the filter's ``seen`` to the last block reported."""
+    start = flt.seen + 1
+    if isinstance(flt, BlockFilter):
+        last = latest if limit is None else min(latest, start + limit - 1)
+        flt.seen = max(flt.seen, last)
+        return [block_hash(n) for n in range(start, last + 1)]
+    if flt.block is not None:
+        flt.seen = max(flt.seen, latest)
+        return []
+    first = start if flt.first is None else max(start, flt.first)
+    last = latest if flt.last is None else min(latest, flt.last)
+    found: list[Log] = []
+    reached = latest
+    for block in blocks(first, last):
+        matched = [log for r in block.receipts for log in r.logs if flt.criteria.matches(log)]
+        if limit is not None and found and len(found) + len(matched) > limit:
+            reached = block.number - 1
+            break
+        found.extend(matched)
+    flt.seen = max(flt.seen, reached)
+    return found

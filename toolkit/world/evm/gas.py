@@ -75,7 +75,7 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "pool.outstanding": 2_600,
         "pool.available": 2_600,
         # AMM pool getters (a cold storage read each) and the Universal Router's fixed part:
-        # :class:`toolkit.world.evm.amm.UniversalRouter` adds its commands' gas to it.
+        # :class:`toolkit.world.evm.router.UniversalRouter` adds its commands' gas to it.
         "amm.token0": 2_400,
         "amm.token1": 2_400,
         "v2pair.getReserves": 2_500,

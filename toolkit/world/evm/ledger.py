@@ -27,13 +27,10 @@ import bisect
 import copy
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any, Final
 
-from eth_utils import keccak
-
 from toolkit.errors import ChainError
-from toolkit.world.evm import gas
+from toolkit.world.evm import gas, genesis
 from toolkit.world.evm.contracts import (
     ZERO,
     Contract,
@@ -42,17 +39,10 @@ from toolkit.world.evm.contracts import (
     Revert,
     State,
 )
-from toolkit.world.evm.filters import BlockFilter, Filter, Filters
+from toolkit.world.evm.filters import Filter, Filters, changes
+from toolkit.world.evm.records import Block, CallResult, Log, Receipt, Tx, digest
 
-__all__ = [
-    "Block",
-    "CallResult",
-    "Ledger",
-    "Log",
-    "Receipt",
-    "Rejected",
-    "Tx",
-]
+__all__ = ["Ledger", "Rejected"]
 
 #: Receives the priority fees (the base fee is burnt).
 COINBASE: Final = "0x" + "00" * 19 + "c0"
@@ -60,104 +50,6 @@ COINBASE: Final = "0x" + "00" * 19 + "c0"
 
 class Rejected(ChainError):
     """A transaction the pool refuses; the message is geth's."""
-
-
-class _Frozen:
-    """Immutable records are shared, not copied, by ledger snapshots."""
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
-        return self
-
-
-@dataclass(frozen=True, slots=True)
-class Tx(_Frozen):
-    """A transaction as the pool holds it (addresses lowercase; ``to`` None: creation).
-
-    ``type`` 0 (legacy, ``gas_price``), 1 (EIP-2930) or 2 (EIP-1559); for types 0 and 1
-    ``max_fee`` and ``max_priority_fee`` both equal the gas price. ``v, r, s`` are zero for an
-    unsigned transaction of the development namespace.
-    """
-
-    hash: str
-    type: int
-    chain_id: int | None
-    sender: str
-    nonce: int
-    to: str | None
-    value: int
-    data: bytes
-    gas: int
-    max_fee: int
-    max_priority_fee: int
-    v: int = 0
-    r: int = 0
-    s: int = 0
-    access_list: tuple[Any, ...] = ()
-
-    def price(self, base_fee: int) -> int:
-        """The effective gas price under ``base_fee``."""
-        if self.type == 2:
-            return base_fee + min(self.max_priority_fee, self.max_fee - base_fee)
-        return self.max_fee
-
-    @property
-    def max_cost(self) -> int:
-        """What the sender must hold: ``gas × max fee + value``."""
-        return self.gas * self.max_fee + self.value
-
-
-@dataclass(frozen=True, slots=True)
-class Log(_Frozen):
-    """A mined log, with its place in the chain."""
-
-    address: str
-    topics: tuple[str, ...]
-    data: str
-    block_number: int
-    block_hash: str
-    tx_hash: str
-    tx_index: int
-    log_index: int
-
-
-@dataclass(frozen=True, slots=True)
-class Receipt(_Frozen):
-    """A mined transaction's outcome; ``revert`` is the revert data (status 0)."""
-
-    tx: Tx
-    status: int
-    gas_used: int
-    cumulative_gas_used: int
-    effective_gas_price: int
-    logs: tuple[Log, ...]
-    block_number: int
-    block_hash: str
-    index: int
-    revert: bytes = b""
-
-
-@dataclass(frozen=True, slots=True)
-class Block(_Frozen):
-    """A block with transactions (empty blocks are never stored)."""
-
-    number: int
-    hash: str
-    timestamp: int
-    receipts: tuple[Receipt, ...]
-    gas_used: int
-    base_fee: int
-
-
-@dataclass(frozen=True, slots=True)
-class CallResult:
-    """What an ``eth_call`` returned, its logs and the gas the call would use."""
-
-    output: bytes
-    gas: int
-
-
-def _hash(*parts: bytes) -> str:
-    return "0x" + keccak(b"".join(parts)).hex()
 
 
 class Ledger:
@@ -218,13 +110,13 @@ class Ledger:
         block = self._blocks.get(number)
         if block is not None:
             return block.hash
-        digest = _hash(
+        found = digest(
             b"toolkit block",
             self.chain_id.to_bytes(8, "big"),
             number.to_bytes(8 if number < 2**64 else 32, "big"),
         )
-        self._known_hashes[digest] = number
-        return digest
+        self._known_hashes[found] = number
+        return found
 
     def block(self, number: int) -> Block | None:
         """The stored block ``number``, or None when it has no transactions."""
@@ -395,7 +287,7 @@ class Ledger:
         timestamp = self.block_timestamp(number)
         # The hash covers every pooled transaction (a dropped one included): it must be known
         # before the transactions run, since their logs carry it.
-        block_hash = _hash(
+        block_hash = digest(
             b"toolkit block",
             self.chain_id.to_bytes(8, "big"),
             number.to_bytes(8, "big"),
@@ -422,28 +314,45 @@ class Ledger:
         return block
 
     def seal_genesis(self, run: Execution) -> Block | None:
-        """Keep the logs of the genesis set-up ``run`` (a seeded book's locks and draws) as
-        block 0: one seeding transaction from the zero address whose receipt holds them, so
-        ``eth_getLogs`` from block 0 finds what was set up. None when it emitted nothing."""
-        if not run.logs or self._numbers:
+        """Keep the logs of the genesis set-up ``run`` as a chain would show them
+        (:mod:`.genesis`): its seeded transactions (a seeded book's locks, draws and operators,
+        each from its account) mined, :data:`~.genesis.SEEDED_SENDERS_PER_BLOCK` senders a
+        block, into blocks 1 to K before the chain's start. The genesis moves back K + 1
+        blocks, so the last of them is one block before the start and the grid's timestamps are
+        unchanged (K rounded up where ``block_time`` is fractional). Logs before the first
+        seeded transaction stay in block 0, in one transaction from the zero address. The last
+        block sealed, or None when it emitted nothing."""
+        if self._numbers or not run.logs:
             return None
-        number = 0
-        timestamp = self.block_timestamp(number)
-        seed = _hash(b"toolkit genesis seeding", self.chain_id.to_bytes(8, "big"))
-        tx = Tx(seed, 2, self.chain_id, ZERO, 0, ZERO, 0, b"", 0, self.base_fee, 0)
-        block_hash = _hash(
-            b"toolkit block", self.chain_id.to_bytes(8, "big"), bytes(8), bytes.fromhex(seed[2:])
+        first = run.seeded[0][3] if run.seeded else len(run.logs)
+        sealed = self._seal(0, run.logs[:first], [(ZERO, ZERO, b"", 0)]) if first else None
+        groups = genesis.seeded_blocks(run)
+        if not groups:
+            return sealed
+        shift = len(groups) + 1
+        while not float(shift * self.block_time).is_integer():
+            shift += 1
+        self.genesis -= int(shift * self.block_time)
+        for number, (logs, txs) in enumerate(groups, start=shift - len(groups)):
+            sealed = self._seal(number, logs, txs)
+        return sealed
+
+    def _seal(self, number: int, raw: list[RawLog], txs: list[genesis.Seeded]) -> Block:
+        block = genesis.seal_block(
+            self.state.nonces,
+            self._gas_of,
+            chain_id=self.chain_id,
+            number=number,
+            timestamp=self.block_timestamp(number),
+            base_fee=self.base_fee,
+            raw=raw,
+            txs=txs,
         )
-        logs = tuple(
-            Log(raw.address, raw.topics, raw.data, number, block_hash, seed, 0, i)
-            for i, raw in enumerate(run.logs)
-        )
-        receipt = Receipt(tx, 1, 0, 0, self.base_fee, logs, number, block_hash, 0)
-        self._receipts[seed] = receipt
-        block = Block(number, block_hash, timestamp, (receipt,), 0, self.base_fee)
+        for receipt in block.receipts:
+            self._receipts[receipt.tx.hash] = receipt
         self._blocks[number] = block
         self._numbers.append(number)
-        self._known_hashes[block_hash] = number
+        self._known_hashes[block.hash] = number
         return block
 
     def _payable(self, tx: Tx) -> bool:
@@ -512,34 +421,12 @@ class Ledger:
     def filter_changes(
         self, fid: str, now: float, limit: int | None = None
     ) -> list[Log] | list[str] | None:
-        """What filter ``fid`` has not reported yet at ``now``: the logs (a log filter) or the
-        block hashes (a block filter) of the blocks since its last poll; None: no such filter.
-        With ``limit``, the oldest blocks' changes up to about that many items (whole blocks,
-        at least one): the rest are the next poll's."""
+        """What filter ``fid`` has not reported yet at ``now`` (:func:`.filters.changes`; with
+        ``limit``, about that many items, whole blocks); None: no such filter."""
         flt = self.filters.get(fid)
         if flt is None:
             return None
-        latest = self.block_number(now)
-        start = flt.seen + 1
-        if isinstance(flt, BlockFilter):
-            last = latest if limit is None else min(latest, start + limit - 1)
-            flt.seen = max(flt.seen, last)
-            return [self.block_hash(n) for n in range(start, last + 1)]
-        if flt.block is not None:
-            flt.seen = max(flt.seen, latest)
-            return []
-        first = start if flt.first is None else max(start, flt.first)
-        last = latest if flt.last is None else min(latest, flt.last)
-        found: list[Log] = []
-        reached = latest
-        for block in self.blocks_between(first, last):
-            matched = [log for r in block.receipts for log in r.logs if flt.criteria.matches(log)]
-            if limit is not None and found and len(found) + len(matched) > limit:
-                reached = block.number - 1
-                break
-            found.extend(matched)
-        flt.seen = max(flt.seen, reached)
-        return found
+        return changes(flt, self.block_number(now), self.blocks_between, self.block_hash, limit)
 
     # -- snapshots ------------------------------------------------------------------------------
 

@@ -1,14 +1,19 @@
 """The seeded book's accounts: their addresses and their cards' auto top-up (pure functions of
-a hub's settings; :func:`toolkit.world.evm.credit.hub.seed_book` places them at genesis)."""
+a hub's settings), and the calldata of their set-up transactions
+(:func:`toolkit.world.evm.credit.hub.seed_book` places them at genesis, by transactions mined
+before the chain's start)."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from eth_utils import keccak
 
+from toolkit.codecs.functions import FUNCTIONS
 from toolkit.scenario import Scenario
 from toolkit.scenario.credit import CreditSettings
 
-__all__ = ["book_account", "book_accounts", "book_topup"]
+__all__ = ["book_account", "book_accounts", "book_topup", "seed_calldata"]
 
 
 def book_account(settings: CreditSettings, index: int) -> str:
@@ -47,3 +52,25 @@ def book_topup(settings: CreditSettings, account: str) -> tuple[int, int]:
     """
     threshold = (50 + int(account[-4:], 16) % 451) * 10**settings.asset_decimals
     return threshold, 2 * threshold
+
+
+def seed_calldata(function: str, *args: str | int) -> bytes:
+    """The calldata of a function of static arguments (addresses, uints): ``encode_call``'s
+    bytes without its checks, for the seeded book's thousands of transactions.
+
+    >>> from toolkit.codecs.functions import encode_call
+    >>> seed_calldata("creditHub.setOperator", "0x" + "ab" * 20).hex() == encode_call(
+    ...     "creditHub.setOperator", "0x" + "ab" * 20)[2:]
+    True
+    """
+    words = (
+        bytes(12) + bytes.fromhex(a[2:]) if isinstance(a, str) else a.to_bytes(32, "big")
+        for a in args
+    )
+    return _selector(function) + b"".join(words)
+
+
+@cache
+def _selector(function: str) -> bytes:
+    # A selector is a keccak of the signature: computed once, not for each of ~3,000 calls.
+    return bytes.fromhex(FUNCTIONS[function].selector[2:])

@@ -1,10 +1,11 @@
-"""The credit hub and the contracts bound to it on its chain: the collateral escrow whose
-books it keeps, the operator contract, and the book seeded at genesis (:func:`seed_book`).
+"""The credit hub and the collateral escrow whose books it keeps, and the book seeded at
+genesis by transactions mined before the chain's start (:func:`seed_book`).
 
 They stay in one module because they refer to each other's classes (the hub pays out through
-its :class:`CollateralEscrow`, the escrow and the operator find their :class:`CreditHub`, the
-seeding whitelists receivers on the :class:`CreditOperator`), and modules of a package may not
-import each other in a cycle.
+its :class:`CollateralEscrow`, the escrow finds its :class:`CreditHub`), and modules of a
+package may not import each other in a cycle. The operator contract
+(:mod:`toolkit.world.evm.credit.operator`) finds its hub through :func:`hub_at`; the seeding
+whitelists receivers on it as a :class:`Whitelisting` contract.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Protocol, runtime_checkable
 
 from eth_utils import keccak
 
@@ -27,10 +28,10 @@ from toolkit.world.evm.contracts import (
     Message,
     Revert,
 )
-from toolkit.world.evm.credit.book import book_account, book_topup
+from toolkit.world.evm.credit.book import book_account, book_topup, seed_calldata
 from toolkit.world.evm.credit.support import hubs_on, token_call
 
-__all__ = ["CollateralEscrow", "CreditHub", "CreditOperator", "seed_book"]
+__all__ = ["CollateralEscrow", "CreditHub", "Whitelisting", "hub_at", "seed_book"]
 
 
 class CreditHub(Contract):
@@ -281,6 +282,15 @@ class CreditHub(Contract):
         return ()
 
 
+@runtime_checkable
+class Whitelisting(Protocol):
+    """A contract keeping borrowers' whitelisted receivers (:class:`~.operator.CreditOperator`,
+    which imports this module: the seeding finds it by what it holds)."""
+
+    address: str
+    whitelist: dict[tuple[str, str], bool]
+
+
 #: How often each collateral appears in a seeded account's mix (by rule key).
 _MIX_WEIGHTS: Final = {"usdc": 40, "gtusdcp": 25, "superusdc": 10, "yousd": 10, "yobtc": 15}
 
@@ -294,10 +304,11 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
     some are past their due date and accrue interest); three in ten of those have the scenario's
     operator with one whitelisted receiver, a card holding its auto top-up target
     (:func:`book_topup`). The collateral tokens are minted to the escrow, so
-    the escrow holds exactly what the books say. Each lock, draw and operator is emitted as
-    the contracts would emit it (``Deposited``, ``CreditDrawn``, ``OperatorSet``) and sealed
-    into the genesis block (:meth:`~toolkit.world.evm.ledger.Ledger.seal_genesis`), so an
-    observer finds the book from the chain's logs as it would a real one's.
+    the escrow holds exactly what the books say. Each lock, draw and operator is the account's
+    own transaction (``deposit``, ``drawCredit``, ``setOperator``) with the log the contract
+    emits (``Deposited``, ``CreditDrawn``, ``OperatorSet``), mined with other accounts' into
+    blocks before the chain's start (:meth:`~toolkit.world.evm.ledger.Ledger.seal_genesis`),
+    so an observer finds the book from the chain's logs and receipts as it would a real one's.
     """
     s = hub.settings
     if s.book_accounts == 0:
@@ -322,7 +333,10 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
                 continue
             token.mint(run, escrow, units)
             hub.lock(run, borrower, c.address.lower(), units)
-            # As the escrow's deposit() would: the lock is public in the genesis block's logs.
+            # As the escrow's deposit() would: the lock is the account's transaction, in a
+            # block before the chain's start, with its Deposited log.
+            deposit = seed_calldata("collateralEscrow.deposit", c.address, units)
+            run.seed_transaction(borrower, escrow, deposit)
             run.emit(escrow, "collateralEscrow.Deposited", borrower, c.address.lower(), units)
         if rng.random() >= 0.7:
             continue
@@ -333,10 +347,14 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
         first_draw = now - rng.randrange(0, 45 * 86_400)
         run.write(hub.principal, borrower, principal)
         run.write(hub.due, borrower, s.rules.due_date(first_draw))
+        draw = seed_calldata("creditHub.drawCredit", borrower, borrower, principal)
+        run.seed_transaction(borrower, hub.address, draw)
         run.emit(hub.address, "creditHub.CreditDrawn", borrower, borrower, principal, 0)
-        if isinstance(operator, CreditOperator) and rng.random() < 0.3:
+        if isinstance(operator, Whitelisting) and rng.random() < 0.3:
             receiver = "0x" + keccak(text=f"toolkit credit card:{borrower}")[-20:].hex()
             run.write(hub.operators, borrower, operator.address)
+            assign = seed_calldata("creditHub.setOperator", operator.address)
+            run.seed_transaction(borrower, hub.address, assign)
             run.emit(hub.address, "creditHub.OperatorSet", borrower, operator.address)
             run.write(operator.whitelist, (borrower, receiver), True)
             asset = run.state.contracts.get(hub.asset)
@@ -344,7 +362,8 @@ def seed_book(hub: CreditHub, run: Execution) -> None:
                 asset.mint(run, receiver, book_topup(s, borrower)[1])
 
 
-def _hub(run: Execution, settings: CreditSettings) -> CreditHub:
+def hub_at(run: Execution, settings: CreditSettings) -> CreditHub:
+    """The hub of ``settings`` on the chain ``run`` executes on; a revert when it is missing."""
     hub = run.state.contracts.get(settings.hub.lower())
     if not isinstance(hub, CreditHub):
         raise Revert.error("CreditHubMissing")
@@ -373,7 +392,7 @@ class CollateralEscrow(Contract):
             raise Revert.error("UnsupportedCollateral")
         if amount <= 0:
             raise Revert.error("ZeroAmount")
-        hub = _hub(run, self.settings)
+        hub = hub_at(run, self.settings)
         token_call(run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount)
         hub.lock(run, msg.sender, token, amount)
         run.emit(self.address, "collateralEscrow.Deposited", msg.sender, token, amount)
@@ -385,7 +404,7 @@ class CollateralEscrow(Contract):
             raise Revert.error("ZeroAmount")
         if self.settings.collateral_at(token, self.settings.chain) is None:
             raise Revert.error("UnsupportedCollateral")  # remote collateral: on its chain
-        hub = _hub(run, self.settings)
+        hub = hub_at(run, self.settings)
         key = (msg.sender, token)
         held = hub.collateral.get(key, 0)
         if held < amount:
@@ -406,112 +425,3 @@ class CollateralEscrow(Contract):
         if amount and self.settings.collateral_at(token, self.settings.chain) is not None:
             token_call(run, self.address, token, "erc20.transfer", to, amount)
         run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)
-
-
-class CreditOperator(Contract):
-    """The operator contract of the spec (see :mod:`toolkit.world.evm.credit`)."""
-
-    functions: ClassVar[Mapping[str, str]] = {
-        "creditHub.addCreditReceiver": "add_receiver",
-        "creditHub.removeCreditReceiver": "remove_receiver",
-        "operator.openCreditLine": "open_credit_line",
-        "operator.revoke": "revoke",
-        "operator.finalizeRevoke": "finalize_revoke",
-    }
-
-    def __init__(
-        self,
-        settings: CreditSettings,
-        *,
-        hub: str,
-        controller: str,
-        admin: str,
-        caller: str,
-        revoke_delay: int,
-    ) -> None:
-        super().__init__(settings.operator)
-        self.settings = settings
-        self.hub = hub.lower()
-        self.controller = controller.lower()
-        self.admin = admin.lower()
-        self.caller = caller.lower()
-        self.revoke_delay = revoke_delay
-        self.whitelist: dict[tuple[str, str], bool] = {}
-        self.access_until: dict[str, int] = {}
-
-    @classmethod
-    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        return [
-            cls(
-                s,
-                hub=s.hub,
-                controller=s.controller,
-                admin=s.operator_admin,
-                caller=s.operator_caller,
-                revoke_delay=s.revoke_delay_seconds,
-            )
-            for s in hubs_on(scenario, chain_id)
-        ]
-
-    def receivers(self, borrower: str) -> list[str]:
-        """The borrower's whitelisted receivers, in the order they were added."""
-        return [r for (b, r), on in self.whitelist.items() if b == borrower and on]
-
-    def add_receiver(self, msg: Message, receiver: str) -> tuple[Any, ...]:
-        if receiver == ZERO:
-            raise Revert.error("ZeroReceiver")
-        if self.whitelist.get((msg.sender, receiver)):
-            raise Revert.error("ReceiverAlreadyWhitelisted")
-        msg.run.write(self.whitelist, (msg.sender, receiver), True)
-        msg.run.emit(self.address, "operator.CreditReceiverAdded", msg.sender, receiver)
-        return ()
-
-    def remove_receiver(self, msg: Message, receiver: str) -> tuple[Any, ...]:
-        if not self.whitelist.get((msg.sender, receiver)):
-            raise Revert.error("ReceiverNotWhitelisted")
-        msg.run.write(self.whitelist, (msg.sender, receiver), True)
-        self.whitelist.pop((msg.sender, receiver))
-        msg.run.emit(self.address, "operator.CreditReceiverRemoved", msg.sender, receiver)
-        return ()
-
-    def open_credit_line(
-        self, msg: Message, borrower: str, receiver: str, amount: int
-    ) -> tuple[Any, ...]:
-        run = msg.run
-        if msg.sender != self.caller:
-            raise Revert.error("NotCaller")
-        if not self.whitelist.get((borrower, receiver)):
-            raise Revert.error("ReceiverNotWhitelisted")
-        hub = _hub(run, self.settings)
-        if hub.operators.get(borrower) != self.address:
-            raise Revert.error("NotOperator")
-        until = self.access_until.get(borrower)
-        if until is not None and run.timestamp > until:
-            raise Revert.error("AccessRevoked")
-        hub.draw(run, borrower, receiver, amount)
-        run.emit(self.address, "operator.CreditLineOpened", borrower, receiver, amount)
-        return ()
-
-    def revoke(self, msg: Message) -> tuple[Any, ...]:
-        run = msg.run
-        if _hub(run, self.settings).operators.get(msg.sender) != self.address:
-            raise Revert.error("NotOperator")
-        until = run.timestamp + self.revoke_delay
-        run.write(self.access_until, msg.sender, until)
-        run.emit(self.address, "operator.RevokeScheduled", msg.sender, until)
-        return ()
-
-    def finalize_revoke(self, msg: Message) -> tuple[Any, ...]:
-        run = msg.run
-        until = self.access_until.get(msg.sender)
-        if until is None:
-            raise Revert.error("RevokeNotScheduled")
-        if run.timestamp <= until:
-            raise Revert.error("RevokeDelayNotPassed")
-        run.write(self.access_until, msg.sender, until)
-        self.access_until.pop(msg.sender)
-        hub = _hub(run, self.settings)
-        if hub.operators.get(msg.sender) == self.address:
-            hub.assign_operator(run, msg.sender, ZERO)
-        run.emit(self.address, "operator.RevokeFinalized", msg.sender)
-        return ()

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolkit.world.evm.filters import BlockFilter, Criteria, LogFilter
-from toolkit.world.evm.ledger import Log
+from toolkit.world.evm.records import Log
 from toolkit.world.evm.rpc.errors import SERVER_ERROR, RpcError, invalid
 from toolkit.world.evm.rpc.limits import (
     LIMIT_EXCEEDED,

@@ -12,7 +12,8 @@ from eth_utils import keccak
 from hexbytes import HexBytes
 
 from toolkit.world.evm.contracts import Revert
-from toolkit.world.evm.ledger import Rejected, Tx
+from toolkit.world.evm.ledger import Rejected
+from toolkit.world.evm.records import Tx
 from toolkit.world.evm.rpc.errors import SERVER_ERROR, RpcError, invalid, revert_error
 from toolkit.world.evm.rpc.fees import suggested_tip
 from toolkit.world.evm.rpc.limits import UINT64_MAX, UINT256_MAX
@@ -54,29 +55,8 @@ def _send(rpc: Host, c: Call, params: list[Any]) -> Any:
         else quantity(request["nonce"], "transaction.nonce", UINT64_MAX)
     )
     if limit is None:
-        try:
-            limit = ledger.call(sender, to, payload, value, c.now).gas
-        except Revert as exc:
-            raise revert_error(exc) from None
-        except Rejected as exc:
-            raise RpcError(SERVER_ERROR, str(exc)) from None
-    if request.get("gasPrice") is not None:
-        kind = 0
-        max_fee = tip = quantity(request["gasPrice"], "transaction.gasPrice")
-    else:
-        kind = 2
-        raw_tip = request.get("maxPriorityFeePerGas")
-        tip = (
-            suggested_tip(ledger)
-            if raw_tip is None
-            else quantity(raw_tip, "transaction.maxPriorityFeePerGas")
-        )
-        raw_fee = request.get("maxFeePerGas")
-        max_fee = (
-            2 * ledger.base_fee + tip
-            if raw_fee is None
-            else quantity(raw_fee, "transaction.maxFeePerGas")
-        )
+        limit = _estimate(c, sender, to, payload, value)
+    kind, max_fee, tip = _fees(c, request)
     digest = keccak(
         b"toolkit unsigned tx"
         + c.chain_id.to_bytes(8, "big")
@@ -99,6 +79,37 @@ def _send(rpc: Host, c: Call, params: list[Any]) -> Any:
         tip,
     )
     return _submit(c, tx)
+
+
+def _estimate(c: Call, sender: str, to: str, payload: bytes, value: int) -> int:
+    """The gas of an ``eth_sendTransaction`` that gives none: the call's, as geth estimates."""
+    try:
+        return c.ledger.call(sender, to, payload, value, c.now).gas
+    except Revert as exc:
+        raise revert_error(exc) from None
+    except Rejected as exc:
+        raise RpcError(SERVER_ERROR, str(exc)) from None
+
+
+def _fees(c: Call, request: dict[str, Any]) -> tuple[int, int, int]:
+    """The type, max fee and tip of an ``eth_sendTransaction``: legacy (type 0) when it gives
+    ``gasPrice``, else EIP-1559 with the suggested tip and twice the base fee plus the tip."""
+    if request.get("gasPrice") is not None:
+        price = quantity(request["gasPrice"], "transaction.gasPrice")
+        return 0, price, price
+    raw_tip = request.get("maxPriorityFeePerGas")
+    tip = (
+        suggested_tip(c.ledger)
+        if raw_tip is None
+        else quantity(raw_tip, "transaction.maxPriorityFeePerGas")
+    )
+    raw_fee = request.get("maxFeePerGas")
+    max_fee = (
+        2 * c.ledger.base_fee + tip
+        if raw_fee is None
+        else quantity(raw_fee, "transaction.maxFeePerGas")
+    )
+    return 2, max_fee, tip
 
 
 @_method("eth_getTransactionByHash")

@@ -8,7 +8,7 @@ from typing import Any, Final
 from eth_utils import keccak
 
 from toolkit.world.evm import gas
-from toolkit.world.evm.ledger import Block, Log, Receipt, Tx
+from toolkit.world.evm.records import Block, Log, Receipt, Tx
 from toolkit.world.evm.rpc.params import PENDING, to_hex
 from toolkit.world.evm.rpc.registry import Call
 
