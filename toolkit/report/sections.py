@@ -13,6 +13,7 @@ from toolkit.report import surface_figures as sfigs
 from toolkit.report.load import ReportData
 from toolkit.report.page import Page
 from toolkit.report.refusals import refusal_table
+from toolkit.report.summary import summary_rows
 from toolkit.report.surfaces import authorizations, borrow_points, borrow_table, findings_table
 from toolkit.report.tables import (
     ROUTE_KEYS,
@@ -21,7 +22,6 @@ from toolkit.report.tables import (
     capacity_steps,
     route_label,
     route_table,
-    summary_rows,
 )
 from toolkit.report.units import with_human_amounts
 

@@ -12,6 +12,7 @@ from toolkit.report import surface_figures as sfigs
 from toolkit.report.economics import priced_pool_totals
 from toolkit.report.load import ReportData
 from toolkit.report.page import Page
+from toolkit.report.summary import summary_rows
 from toolkit.report.surfaces import (
     HF_WATCH,
     credit_accounts_table,
@@ -19,7 +20,7 @@ from toolkit.report.surfaces import (
     credit_collateral_table,
     swap_impact_table,
 )
-from toolkit.report.tables import Estimate, summary_rows
+from toolkit.report.tables import Estimate
 from toolkit.report.units import format_usd, utc_date
 
 __all__ = ["credit_section", "economics_section", "swap_section"]

@@ -16,8 +16,8 @@ from toolkit.report.sections import (
     rfq_sections,
 )
 from toolkit.report.style import simulated_titles
+from toolkit.report.summary import summary_table
 from toolkit.report.surface_sections import credit_section, economics_section, swap_section
-from toolkit.report.tables import summary_table
 from toolkit.report.units import priced
 from toolkit.store import Store
 
