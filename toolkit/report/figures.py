@@ -117,47 +117,7 @@ def blocking_figure(refusals: pl.DataFrame) -> Figure:
     for k, source in enumerate(sources):
         part = routes.join(refusals.filter(pl.col("source") == source), on="route", how="left")
         positions = [i + (k - (len(sources) - 1) / 2) * height for i in range(part.height)]
-        share = (100 * part["share_404"].fill_null(0.0)).to_list()
-        low = (100 * part["ci95_low"].fill_null(0.0)).to_list()
-        high = (100 * part["ci95_high"].fill_null(0.0)).to_list()
-        market = source == "market"
-        ax.barh(
-            positions,
-            share,
-            height=height,
-            xerr=[
-                [max(0.0, s - lo) for s, lo in zip(share, low, strict=True)],
-                [max(0.0, hi - s) for s, hi in zip(share, high, strict=True)],
-            ],
-            color=[chain_color(c) for c in part["dst_chain"].to_list()] if market else "0.7",
-            hatch=None if market else "//",
-            alpha=0.85,
-            capsize=2,
-            error_kw={"lw": 0.8},
-            label="market: other users' requests (Wilson 95 %)"
-            if market
-            else "collector's own sweep (95 % clustered by round; not independent)",
-        )
-        if market:
-            # A share of 0 draws no bar: a marker shows where the estimate is.
-            ax.scatter(
-                share,
-                positions,
-                s=10,
-                zorder=3,
-                color=[chain_color(c) for c in part["dst_chain"].to_list()],
-            )
-        for y, n, held in zip(
-            positions, part["answered"].to_list(), part["own_hold_peak_pct"].to_list(), strict=True
-        ):
-            if n is None:
-                continue
-            note = (
-                f"market n={n}"
-                if held is None
-                else f"sweep n={n}; its own quotes held up to {held:.0f} % of the pool"
-            )
-            ax.text(101, y, note, va="center", fontsize=5.5, clip_on=False)
+        _refusal_bars(ax, part, positions, height, market=source == "market")
     ax.set_yticks(range(routes.height), routes["route"].to_list(), fontsize=7)
     dress(
         ax,
@@ -170,6 +130,53 @@ def blocking_figure(refusals: pl.DataFrame) -> Figure:
     # A fixed place: "best" searches every bar and error bar (slow, and it warns).
     ax.legend(loc="lower right", fontsize=8)
     return figure
+
+
+def _refusal_bars(
+    ax: Any, part: pl.DataFrame, positions: list[float], height: float, *, market: bool
+) -> None:
+    """One source's bars of :func:`blocking_figure` with their intervals, and each route's
+    sample size (and, for the sweep, the peak share of the pool its own quotes held)."""
+    share = (100 * part["share_404"].fill_null(0.0)).to_list()
+    low = (100 * part["ci95_low"].fill_null(0.0)).to_list()
+    high = (100 * part["ci95_high"].fill_null(0.0)).to_list()
+    ax.barh(
+        positions,
+        share,
+        height=height,
+        xerr=[
+            [max(0.0, s - lo) for s, lo in zip(share, low, strict=True)],
+            [max(0.0, hi - s) for s, hi in zip(share, high, strict=True)],
+        ],
+        color=[chain_color(c) for c in part["dst_chain"].to_list()] if market else "0.7",
+        hatch=None if market else "//",
+        alpha=0.85,
+        capsize=2,
+        error_kw={"lw": 0.8},
+        label="market: other users' requests (Wilson 95 %)"
+        if market
+        else "collector's own sweep (95 % clustered by round; not independent)",
+    )
+    if market:
+        # A share of 0 draws no bar: a marker shows where the estimate is.
+        ax.scatter(
+            share,
+            positions,
+            s=10,
+            zorder=3,
+            color=[chain_color(c) for c in part["dst_chain"].to_list()],
+        )
+    for y, n, held in zip(
+        positions, part["answered"].to_list(), part["own_hold_peak_pct"].to_list(), strict=True
+    ):
+        if n is None:
+            continue
+        note = (
+            f"market n={n}"
+            if held is None
+            else f"sweep n={n}; its own quotes held up to {held:.0f} % of the pool"
+        )
+        ax.text(101, y, note, va="center", fontsize=5.5, clip_on=False)
 
 
 def _pool_key(chain: int | None, token: str | None, pool_type: str | None) -> tuple[str, str]:

@@ -158,21 +158,7 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     Columns: ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in, token_out,
     amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``.
     """
-    answered = swaps.filter((pl.col("status") == 200) & pl.col("amount_out").is_not_null())
-    chains = [_NETWORK_CHAINS.get(str(n), 0) for n in answered["network"].to_list()]
-    symbols = {
-        name: [symbol_of(c, t) for c, t in zip(chains, answered[column], strict=True)]
-        for name, column in (("_in", "token_in"), ("_out", "token_out"))
-    }
-    answered = answered.with_columns(
-        pl.Series("_chain", chains, dtype=pl.Int64),
-        *(pl.Series(name, values, dtype=pl.String) for name, values in symbols.items()),
-    )
-    at = _at(answered)
-    answered = answered.with_columns(
-        usd_column(answered, "amount_in", chain="_chain", token="_in", at=at),
-        usd_column(answered, "amount_out", chain="_chain", token="_out", at=at),
-    )
+    answered = _priced_swaps(swaps)
     rows = []
     for network, chain, sym_in, sym_out, amount_in, amount_out, usd_in, usd_out in answered.select(
         "network", "_chain", "_in", "_out", "amount_in", "amount_out", "amount_in_usd",
@@ -229,6 +215,27 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
         )
         .sort("chain", "pair", "amount_in_tokens")
     )
+
+
+def _priced_swaps(swaps: pl.DataFrame) -> pl.DataFrame:
+    """The answered routes of ``swaps`` with their chain id (``_chain``), token symbols
+    (``_in``, ``_out``) and both amounts in USD at the stored prices."""
+    answered = swaps.filter((pl.col("status") == 200) & pl.col("amount_out").is_not_null())
+    chains = [_NETWORK_CHAINS.get(str(n), 0) for n in answered["network"].to_list()]
+    symbols = {
+        name: [symbol_of(c, t) for c, t in zip(chains, answered[column], strict=True)]
+        for name, column in (("_in", "token_in"), ("_out", "token_out"))
+    }
+    answered = answered.with_columns(
+        pl.Series("_chain", chains, dtype=pl.Int64),
+        *(pl.Series(name, values, dtype=pl.String) for name, values in symbols.items()),
+    )
+    at = _at(answered)
+    answered = answered.with_columns(
+        usd_column(answered, "amount_in", chain="_chain", token="_in", at=at),
+        usd_column(answered, "amount_out", chain="_chain", token="_out", at=at),
+    )
+    return answered
 
 
 def _float(value: Decimal | None) -> float | None:
