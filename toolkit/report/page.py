@@ -9,8 +9,8 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
+from toolkit.report import figures as figs
 from toolkit.report.load import ReportData
-from toolkit.report.style import save
 
 __all__ = ["SIMULATED_NOTE", "Page", "markdown_page", "markdown_table"]
 
@@ -35,7 +35,7 @@ class Page:
 
     def figure(self, name: str, figure: Figure) -> None:
         """Save ``figure`` as ``name`` (PNG) in the report directory."""
-        self.figures.append(save(figure, self.out / name))
+        self.figures.append(figs.save(figure, self.out / name))
 
     def table(self, name: str, frame: pl.DataFrame) -> None:
         """Write ``frame`` as ``name`` (CSV) in the report directory."""
