@@ -64,8 +64,27 @@ def _row(section: str, metric: str, value: object) -> Row:
 
 
 def summary_rows(section: str, items: Sequence[tuple[str, object]]) -> list[Row]:
-    """``section, metric, value, n, ci95_low, ci95_high`` rows with values formatted as text
-    (floats: 6 digits); an :class:`Estimate` fills its sample size and 95 % interval."""
+    """Rows of ``summary.csv`` for one section.
+
+    Parameters
+    ----------
+    section : str
+        The section's name.
+    items : sequence of (str, object)
+        Each metric's name and value; an :class:`~toolkit.report.tables.Estimate` fills its
+        sample size and 95 % interval.
+
+    Returns
+    -------
+    list of tuple
+        ``section, metric, value, n, ci95_low, ci95_high`` as text (floats: 6 significant
+        digits, from a million up as whole numbers).
+
+    Examples
+    --------
+    >>> summary_rows("swap", [("routes", 12), ("median fee (bps)", Estimate(4.5, 30, 4.0, 5.1))])
+    [('swap', 'routes', '12', '', '', ''), ('swap', 'median fee (bps)', '4.5', '30', '4', '5.1')]
+    """
     return [_row(section, metric, value) for metric, value in items]
 
 
@@ -74,9 +93,32 @@ def summary_table(
     routes: pl.DataFrame | None,
     extra: Sequence[tuple[str, ...]] = (),
 ) -> pl.DataFrame:
-    """The headline figures as ``section, metric, value, n, ci95_low, ci95_high`` rows (text;
-    ``n`` and the interval set where the value is estimated); ``extra`` rows (other sections,
-    :func:`summary_rows`) come last."""
+    """The report's headline figures: ``summary.csv``.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from.
+    routes : polars.DataFrame or None
+        :func:`~toolkit.report.tables.route_table`'s frame (None without RFQ observations).
+    extra : sequence of tuple, optional
+        Rows of other sections (:func:`summary_rows`), placed last.
+
+    Returns
+    -------
+    polars.DataFrame
+        :data:`SUMMARY_COLUMNS`, text: runs by kind and status, the collector's RFQs, the
+        market's, liquidity events, fee tiers and the latest backtest, each where stored;
+        ``n`` and the interval set where the value is estimated.
+
+    Examples
+    --------
+    >>> runs = pl.DataFrame({"kind": ["rfq", "rfq"], "status": ["completed", "failed"]})
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", runs, empty, empty, empty, None, empty, empty)
+    >>> summary_table(data, None).select("metric", "value").rows()
+    [('runs', '2'), ('rfq runs completed', '1'), ('rfq runs failed', '1')]
+    """
     runs = data.runs.group_by("kind", "status").agg(pl.len().alias("n")).sort("kind", "status")
     rows: list[tuple[str, ...]] = list(
         summary_rows(

@@ -71,7 +71,27 @@ class Timeline:
 
 
 def route_label(src: int | None, dst: int | None, token: str | None) -> str:
-    """``Ethereum→Base USDC``."""
+    """A route's label for people: ``Ethereum→Base USDC``.
+
+    Parameters
+    ----------
+    src : int or None
+        The source chain id.
+    dst : int or None
+        The destination chain id.
+    token : str or None
+        The token's symbol (``?`` when None).
+
+    Returns
+    -------
+    str
+        Both chains' names and the token.
+
+    Examples
+    --------
+    >>> route_label(1, 8453, "USDC"), route_label(8453, 10, None)
+    ('Ethereum→Base USDC', 'Base→Optimism ?')
+    """
     return f"{chain_name(src)}→{chain_name(dst)} {token or '?'}"
 
 
@@ -81,7 +101,35 @@ def _with_labels(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def route_table(data: ReportData) -> pl.DataFrame:
-    """One row per route: attempts by outcome, fee quantiles, the fitted fee curve, timing."""
+    """One row per route: attempts by outcome, fee quantiles, the fitted fee curve, timing.
+
+    Parameters
+    ----------
+    data : ReportData
+        Its ``observations`` (the store's ``rfq_observations``) and ``tiers``.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``route``, the route's keys, attempts, ``ok`` (200), ``blocked`` (404), ``other``, the
+        404 share with its 95 % interval clustered by sweep round, the median and 10th/90th
+        percentile effective fee (bps), median latency (ms), the fee curve's fit, eta and
+        validity (s), and the median premium over the fee tiers when tiers are stored.
+
+    Examples
+    --------
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> obs = pl.DataFrame({"run_id": ["r"] * 3, "round": [0, 0, 1], "observed_at": [t] * 3,
+    ...     "src_chain": [1] * 3, "dst_chain": [8453] * 3, "token": ["USDC"] * 3,
+    ...     "quote_type": ["ExactInput"] * 3, "amount": [10**8, 10**9, 10**9],
+    ...     "status": [200, 200, 404], "latency_ms": [40.0, 35.0, 30.0], "eta": [30, 40, None],
+    ...     "valid_until": [1767225660, 1767225660, None], "input_amount": [10**8, 10**9, None],
+    ...     "output_amount": [99_900_000, 999_000_000, None]})
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, obs, empty, empty, None, empty, empty)
+    >>> route_table(data).select("route", "attempts", "ok", "blocked", "fee_median_bps").row(0)
+    ('Ethereum→Base USDC', 3, 2, 1, 10.0)
+    """
     obs = effective_fee_bps(data.observations)
     keys = list(ROUTE_KEYS)
     fee = pl.col("effective_fee_bps")
@@ -161,7 +209,32 @@ def _route_intervals(observations: pl.DataFrame) -> pl.DataFrame:
 
 
 def capacity_steps(data: ReportData) -> pl.DataFrame:
-    """Each pool's liquidity step function from the liquidity events, with a pool label."""
+    """Each pool's liquidity step function from the liquidity events, with a pool label.
+
+    Parameters
+    ----------
+    data : ReportData
+        Its ``events`` (the store's ``liquidity_events``).
+
+    Returns
+    -------
+    polars.DataFrame
+        :func:`toolkit.models.capacity_timeline`'s steps (available, reserved, outstanding,
+        total, utilization from ``valid_from`` to ``valid_to``) with a ``label``: chain name,
+        token and pool type (and the event source's number when there are several).
+
+    Examples
+    --------
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> events = pl.DataFrame({"source": ["s"] * 2, "event_id": [1, 2],
+    ...     "event": ["liquidity"] * 2, "received_at": [t, t], "chain": [8453] * 2,
+    ...     "token": ["USDC"] * 2, "pool_type": ["intents"] * 2, "balance": [10**12] * 2,
+    ...     "reserved": [0, 10**11], "outstanding": [0, 0]})
+    >>> empty = pl.DataFrame()
+    >>> steps = capacity_steps(ReportData("demo", empty, empty, events, empty, None, empty, empty))
+    >>> steps["label"][0], steps["utilization"].round(3).to_list()
+    ('Base USDC (intents)', [0.0, 0.091])
+    """
     steps = capacity_timeline(data.events)
     sources = steps["source"].unique().sort().to_list()
     labels = []
@@ -185,10 +258,28 @@ def _bin_width(span: float) -> int:
 def backtest_timeline(data: ReportData) -> pl.DataFrame:
     """The backtest's requests per time bin: how many, how many got a 404, and that share.
 
-    Columns: ``t_start`` (virtual seconds), ``bin_s``, ``requests``, ``refused``, ``rate``,
-    ``ci95_low``/``ci95_high`` (Wilson, the bin's requests taken as independent: within a
-    bin they are not quite, a full pool refusing arrivals in a row). A request counts as refused
-    when its last RFQ attempt was a 404.
+    A request counts as refused when its last RFQ attempt was a 404. The bin is the
+    narrowest of 1 min to 1 day that gives at most 48 bins.
+
+    Parameters
+    ----------
+    data : ReportData
+        Its ``backtest_requests`` (``t`` in virtual seconds, ``status``).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``t_start`` (virtual seconds), ``bin_s``, ``requests``, ``refused``, ``rate``,
+        ``ci95_low``/``ci95_high`` (Wilson, the bin's requests taken as independent: within a
+        bin they are not quite, a full pool refusing arrivals in a row).
+
+    Examples
+    --------
+    >>> requests = pl.DataFrame({"t": [0.0, 30.0, 90.0], "status": [200, 404, 200]})
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, "bt", requests, empty)
+    >>> backtest_timeline(data).select("t_start", "bin_s", "requests", "refused").rows()
+    [(0.0, 60, 2, 1), (60.0, 60, 1, 0)]
     """
     requests = data.backtest_requests
     end = float(requests.select(pl.col("t").max().fill_null(0.0)).item())
