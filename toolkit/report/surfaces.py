@@ -46,8 +46,30 @@ def _at(frame: pl.DataFrame) -> str | None:
 
 
 def borrow_table(borrow: pl.DataFrame) -> pl.DataFrame:
-    """One row per borrow route (source, destination, token): attempts by status, the 404
-    share, median fee (bps) and median amount asked in whole tokens and USD."""
+    """One row per borrow route (source, destination, token).
+
+    Parameters
+    ----------
+    borrow : polars.DataFrame
+        The store's ``borrow_quotes`` (src_chain, dst_chain, token address, amount in smallest
+        units, status, fee_bps; observed_at prices each row at its time).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``route`` and its keys, attempts by status, the 404 share with its Wilson 95 %
+        interval, the median fee (bps) and the median amount asked in whole tokens and USD.
+
+    Examples
+    --------
+    >>> usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    >>> borrow = pl.DataFrame({"src_chain": [1, 1], "dst_chain": [8453, 8453],
+    ...     "token": [usdc] * 2, "amount": [10**8, 10**8], "status": [200, 404],
+    ...     "fee_bps": [12.0, None]})
+    >>> table = borrow_table(borrow)
+    >>> table.select("route", "attempts", "ok", "blocked", "amount_median_tokens").row(0)
+    ('Ethereum→Base USDC', 2, 1, 1, 100.0)
+    """
     frame = _borrow_symbols(borrow)
     rows = frame.select("amount", "dst_chain", "token").rows()
     frame = frame.with_columns(
@@ -103,7 +125,28 @@ def _borrow_symbols(borrow: pl.DataFrame) -> pl.DataFrame:
 
 
 def borrow_points(borrow: pl.DataFrame) -> pl.DataFrame:
-    """The priced borrow answers: route label, amount in USD and fee (bps)."""
+    """The priced borrow answers, one point each.
+
+    Parameters
+    ----------
+    borrow : polars.DataFrame
+        The store's ``borrow_quotes``.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``pair`` (the chains), ``destination``, ``token`` (its symbol), ``amount_usd`` (null
+        without a stored price) and ``fee_bps`` of each 200 answer with a fee.
+
+    Examples
+    --------
+    >>> usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    >>> borrow = pl.DataFrame({"src_chain": [1, 1], "dst_chain": [8453, 8453],
+    ...     "token": [usdc] * 2, "amount": [10**8, 10**8], "status": [200, 404],
+    ...     "fee_bps": [12.0, None]})
+    >>> borrow_points(borrow).rows()
+    [('Ethereum→Base', 'Base', 'USDC', None, 12.0)]
+    """
     ok = _borrow_symbols(borrow).filter((pl.col("status") == 200) & pl.col("fee_bps").is_not_null())
     ok = ok.with_columns(usd_column(ok, "amount", chain="dst_chain", token="token", at=_at(ok)))
     rows = [
@@ -126,15 +169,47 @@ def borrow_points(borrow: pl.DataFrame) -> pl.DataFrame:
 
 
 def authorizations(events: pl.DataFrame) -> int:
-    """Loans authorized against borrow quotes, as the liquidity event stream reported them."""
+    """Loans authorized against borrow quotes, as the liquidity event stream reported them.
+
+    Parameters
+    ----------
+    events : polars.DataFrame
+        The store's ``liquidity_events`` (its ``reason`` column).
+
+    Returns
+    -------
+    int
+        The events whose reason is ``loan_authorized``; 0 without events.
+
+    Examples
+    --------
+    >>> authorizations(pl.DataFrame({"reason": ["loan_authorized", None, "loan_authorized"]}))
+    2
+    """
     if events.height == 0 or "reason" not in events.columns:
         return 0
     return int((events["reason"] == "loan_authorized").sum())
 
 
 def findings_table(transactions: pl.DataFrame) -> pl.DataFrame:
-    """Calldata-guard findings counted by rule (the field at fault) and severity, with one
-    example message; transactions without findings (``[]``) add no row."""
+    """Calldata-guard findings counted by rule (the field at fault) and severity.
+
+    Parameters
+    ----------
+    transactions : polars.DataFrame
+        The store's ``transactions`` (``findings``: each a JSON list; ``[]`` adds no row).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``rule``, ``severity``, ``count`` and one ``example`` message, most frequent first.
+
+    Examples
+    --------
+    >>> findings_table(pl.DataFrame({"findings": ['[]', '[{"field": "to", "message": "m", '
+    ...     '"severity": "error"}]']})).rows()
+    [('to', 'error', 1, 'm')]
+    """
     rows: dict[tuple[str, str], list[object]] = {}
     for text in transactions["findings"].to_list():
         for finding in json.loads(text) if text else []:
@@ -151,12 +226,34 @@ def findings_table(transactions: pl.DataFrame) -> pl.DataFrame:
 def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     """Each answered swap route in human units, with its price impact.
 
-    ``rate`` is output per input in whole tokens; ``impact_bps`` is how much worse it is than
-    the best rate of the same pair and network (its smallest size, in practice: the cost of
-    size, :func:`toolkit.models.routes.impact_against_best`). ``cost_bps`` is the all-in loss
-    against the stored USD prices, pool fee included (:func:`toolkit.models.bps.shortfall_bps`).
-    Columns: ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in, token_out,
-    amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``.
+    Parameters
+    ----------
+    swaps : polars.DataFrame
+        The store's ``swap_routes`` (network, token_in, token_out, amount_in, amount_out,
+        status; observed_at prices each row at its time).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in, token_out,
+        amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``. ``rate``
+        is output per input in whole tokens; ``impact_bps`` how much worse it is than the best
+        rate of the same pair and network (its smallest size, in practice: the cost of size,
+        :func:`toolkit.models.routes.impact_against_best`); ``cost_bps`` the all-in loss
+        against the stored USD prices, pool fee included (:func:`toolkit.models.bps.shortfall_bps`).
+
+    Examples
+    --------
+    >>> usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    >>> weth = "0x4200000000000000000000000000000000000006"
+    >>> swaps = pl.DataFrame({"network": ["base"] * 2, "token_in": [usdc] * 2,
+    ...     "token_out": [weth] * 2, "amount_in": [10**8, 10**10],
+    ...     "amount_out": [25 * 10**15, 24 * 10**17], "status": [200, 200]})
+    >>> impact = swap_impact_table(swaps)
+    >>> impact["pair"][0], impact["amount_in_tokens"].to_list()
+    ('USDC→WETH', [100.0, 10000.0])
+    >>> impact["impact_bps"].round(1).to_list()
+    [0.0, 400.0]
     """
     answered = _priced_swaps(swaps)
     rows = []
@@ -244,10 +341,31 @@ def _float(value: Decimal | None) -> float | None:
 
 def credit_accounts_table(accounts: pl.DataFrame) -> pl.DataFrame:
     """The credit book in floats for people, one row per account and credit asset as last
-    observed (``run_id`` and ``observed_at`` say where from): debt and collateral value in
-    that credit asset's units (``debt_usd`` / ``collateral_value_usd`` at the asset's price
-    when one is known, else empty), health factor (null: no debt) and its band (``< 1``,
-    ``1 to 1.3``, ``≥ 1.3``, ``no debt``)."""
+    observed.
+
+    Parameters
+    ----------
+    accounts : polars.DataFrame
+        :func:`toolkit.report.load.credit_book`'s frame.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``account``, ``asset``, debt and collateral value in that credit asset's units,
+        ``debt_usd`` / ``collateral_value_usd`` at the asset's price when one is known (else
+        empty), the health factor (null: no debt) and its band (``< 1``, ``1 to 1.3``,
+        ``≥ 1.3``, ``no debt``), and the ``run_id`` and ``observed_at`` it came from.
+
+    Examples
+    --------
+    >>> from datetime import UTC, datetime
+    >>> accounts = pl.DataFrame({"account": ["0xa", "0xb"], "asset": ["USDC"] * 2,
+    ...     "debt": [900.0, 0.0], "total_collateral_value": [1000.0, 50.0],
+    ...     "health_factor": [1.1, None], "run_id": ["c"] * 2,
+    ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)] * 2})
+    >>> credit_accounts_table(accounts).select("account", "health_factor", "band").rows()
+    [('0xa', 1.1, '1 to 1.3'), ('0xb', None, 'no debt')]
+    """
     hf = [_float(v) for v in accounts["health_factor"].to_list()]
     bands = [
         "no debt"
@@ -332,7 +450,28 @@ def credit_book_table(accounts: pl.DataFrame) -> pl.DataFrame:
 
 
 def credit_collateral_table(protocol: pl.DataFrame) -> pl.DataFrame:
-    """The collaterals the protocol accepts, per chain, with LTVs in %."""
+    """The collaterals the protocol accepts, per chain, with LTVs in %.
+
+    Parameters
+    ----------
+    protocol : polars.DataFrame
+        The store's ``credit_collateral`` rows of a protocol snapshot (chain, symbol,
+        collateral, ltv_bps, maintenance_ltv_bps, liquidation_bonus_bps, strategy).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``chain`` (its name), ``collateral`` (its symbol, else its address), ``ltv_pct``,
+        ``maintenance_ltv_pct``, ``liquidation_bonus_pct`` and ``strategy``.
+
+    Examples
+    --------
+    >>> protocol = pl.DataFrame({"chain": [8453], "symbol": ["WETH"], "collateral": ["0x42"],
+    ...     "ltv_bps": [8000], "maintenance_ltv_bps": [8500], "liquidation_bonus_bps": [500],
+    ...     "strategy": ["none"]})
+    >>> credit_collateral_table(protocol).rows()
+    [('Base', 'WETH', 80.0, 85.0, 5.0, 'none')]
+    """
     return protocol.select(
         pl.col("chain").map_elements(chain_name, return_dtype=pl.String).alias("chain"),
         pl.col("symbol").fill_null(pl.col("collateral")).alias("collateral"),
