@@ -55,8 +55,28 @@ def _cell(value: object) -> str:
 
 
 def markdown_table(frame: pl.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table of ``frame`` (floats to 4 significant digits, from
-    10,000 up as whole numbers with thousands separators)."""
+    """A GitHub-flavoured Markdown table of ``frame``.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        The rows to show.
+
+    Returns
+    -------
+    str
+        The table: floats to 4 significant digits, from 10,000 up as whole numbers with
+        thousands separators; None and NaN as empty cells; ``|`` escaped.
+
+    Examples
+    --------
+    >>> print(markdown_table(pl.DataFrame({"metric": ["fee | bps", "share"],
+    ...     "value": [12345.678, 0.123456]})))
+    | metric | value |
+    |---|---|
+    | fee \\| bps | 12,346 |
+    | share | 0.1235 |
+    """
     lines = [
         "| " + " | ".join(frame.columns) + " |",
         "|" + "|".join("---" for _ in frame.columns) + "|",
@@ -69,7 +89,43 @@ def markdown_page(
     data: ReportData, summary: pl.DataFrame, routes: pl.DataFrame | None, page: Page
 ) -> str:
     """``summary.md``: the summary, the routes, each section's table and figures in the order
-    they were added, the remaining figures, the tables written, and what was left out."""
+    they were added, the remaining figures, the tables written, and what was left out.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its source and whether it is simulated).
+    summary : polars.DataFrame
+        ``summary.csv``'s frame (:func:`toolkit.report.summary.summary_table`).
+    routes : polars.DataFrame or None
+        The route table; None without RFQ observations.
+    page : Page
+        The report written so far: its figures, tables, sections and skipped sections.
+
+    Returns
+    -------
+    str
+        The Markdown page.
+
+    Examples
+    --------
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo.duckdb", empty, empty, empty, empty, None, empty, empty)
+    >>> summary = pl.DataFrame({"section": ["runs"], "metric": ["runs"], "value": ["1"]})
+    >>> print(markdown_page(data, summary, None, Page(Path("unused"))))
+    # Toolkit report
+    <BLANKLINE>
+    Source: `demo.duckdb`.
+    <BLANKLINE>
+    ## Summary
+    <BLANKLINE>
+    | section | metric | value |
+    |---|---|---|
+    | runs | runs | 1 |
+    <BLANKLINE>
+    ## Tables
+    <BLANKLINE>
+    """
     parts = [
         f"# Toolkit report{' (simulated)' if data.simulated else ''}\n\n"
         f"Source: `{data.where}`.{SIMULATED_NOTE if data.simulated else ''}\n",

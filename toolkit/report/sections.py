@@ -36,8 +36,34 @@ __all__ = [
 
 
 def rfq_sections(data: ReportData, page: Page) -> pl.DataFrame | None:
-    """The RFQ sections: routes, fee curve, 404 share, eta/validity; the route table, or
-    ``None`` without RFQ observations."""
+    """The RFQ sections: the route table, the fee curve, the 404 share and eta/validity.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its ``observations`` and ``tiers``).
+    page : Page
+        The report being written: the section adds its files, summary rows and Markdown
+        section to it, or the reason it is left out to ``page.skipped``.
+
+    Returns
+    -------
+    polars.DataFrame or None
+        The route table (:func:`~toolkit.report.tables.route_table`); None without RFQ
+        observations.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from toolkit.report.load import ReportData
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, None, empty, empty)
+    >>> page = Page(Path("unused"))
+    >>> rfq_sections(data, page) is None
+    True
+    >>> page.skipped
+    ['fee curve, 404 rate and eta/validity: no rows in rfq_observations']
+    """
     obs = data.observations
     if obs.height == 0:
         page.skipped.append("fee curve, 404 rate and eta/validity: no rows in rfq_observations")
@@ -78,7 +104,34 @@ def rfq_sections(data: ReportData, page: Page) -> pl.DataFrame | None:
 
 
 def blocking_section(data: ReportData, page: Page) -> None:
-    """404 share by route, the market's against the collector's sweep."""
+    """404 share by route, the market's against the collector's own sweep.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its ``market``, ``observations`` and ``pools``).
+    page : Page
+        The report being written: the section adds its files, summary rows and Markdown
+        section to it, or the reason it is left out to ``page.skipped``.
+
+    Returns
+    -------
+    None
+        The section is added to ``page``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from toolkit.report.load import ReportData
+    >>> empty = pl.DataFrame()
+    >>> obs = pl.DataFrame(schema=["run_id", "round", "status", "src_chain", "dst_chain",
+    ...     "token", "holds_orders"])
+    >>> data = ReportData("demo", empty, obs, empty, empty, None, empty, empty)
+    >>> page = Page(Path("unused"))
+    >>> blocking_section(data, page)
+    >>> page.skipped[0].split(" (")[0]
+    '404 share: no market observations'
+    """
     refusals = refusal_table(data)
     if refusals.height == 0:
         page.skipped.append(
@@ -108,7 +161,33 @@ def blocking_section(data: ReportData, page: Page) -> None:
 
 
 def capacity_section(data: ReportData, page: Page) -> None:
-    """Each pool's utilization over time, from the liquidity events."""
+    """Each pool's utilization over time, from the liquidity events.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its ``events``).
+    page : Page
+        The report being written: the section adds its files, summary rows and Markdown
+        section to it, or the reason it is left out to ``page.skipped``.
+
+    Returns
+    -------
+    None
+        The section is added to ``page``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from toolkit.report.load import ReportData
+    >>> empty = pl.DataFrame()
+    >>> fees_only = pl.DataFrame({"event": ["fee"]})
+    >>> data = ReportData("demo", empty, empty, fees_only, empty, None, empty, empty)
+    >>> page = Page(Path("unused"))
+    >>> capacity_section(data, page)
+    >>> page.skipped
+    ['capacity timeline: no liquidity rows in liquidity_events']
+    """
     if data.events.filter(pl.col("event") == "liquidity").height == 0:
         page.skipped.append("capacity timeline: no liquidity rows in liquidity_events")
         return
@@ -121,7 +200,33 @@ def capacity_section(data: ReportData, page: Page) -> None:
 
 
 def backtest_section(data: ReportData, page: Page) -> None:
-    """The latest backtest's pool utilization and 404 share over virtual time."""
+    """The latest backtest's pool utilization and 404 share over virtual time.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its ``backtest_run``, ``backtest_requests``
+        and ``backtest_pools``).
+    page : Page
+        The report being written: the section adds its files, summary rows and Markdown
+        section to it, or the reason it is left out to ``page.skipped``.
+
+    Returns
+    -------
+    None
+        The section is added to ``page``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from toolkit.report.load import ReportData
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, None, empty, empty)
+    >>> page = Page(Path("unused"))
+    >>> backtest_section(data, page)
+    >>> page.skipped
+    ['backtest: no rows in backtest_pools']
+    """
     if data.backtest_run is None or data.backtest_pools.height == 0:
         page.skipped.append("backtest: no rows in backtest_pools")
         return
@@ -132,7 +237,32 @@ def backtest_section(data: ReportData, page: Page) -> None:
 
 
 def borrow_section(data: ReportData, page: Page) -> None:
-    """Borrow fees by USD amount per route, and loans authorized."""
+    """Borrow fees by USD amount per route, their 404 share, and loans authorized.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its ``borrow`` and ``events``).
+    page : Page
+        The report being written: the section adds its files, summary rows and Markdown
+        section to it, or the reason it is left out to ``page.skipped``.
+
+    Returns
+    -------
+    None
+        The section is added to ``page``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from toolkit.report.load import ReportData
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, None, empty, empty)
+    >>> page = Page(Path("unused"))
+    >>> borrow_section(data, page)
+    >>> page.skipped
+    ['borrow quotes: no rows in borrow_quotes']
+    """
     borrow = data.borrow
     if borrow.height == 0:
         page.skipped.append("borrow quotes: no rows in borrow_quotes")
@@ -177,7 +307,32 @@ def borrow_section(data: ReportData, page: Page) -> None:
 
 
 def findings_section(data: ReportData, page: Page) -> None:
-    """Calldata-guard findings counted by rule and severity."""
+    """Calldata-guard findings counted by rule and severity.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its ``transactions``).
+    page : Page
+        The report being written: the section adds its files, summary rows and Markdown
+        section to it, or the reason it is left out to ``page.skipped``.
+
+    Returns
+    -------
+    None
+        The section is added to ``page``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from toolkit.report.load import ReportData
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, None, empty, empty)
+    >>> page = Page(Path("unused"))
+    >>> findings_section(data, page)
+    >>> page.skipped
+    ['calldata-guard findings: no rows in transactions']
+    """
     transactions = data.transactions
     if transactions.height == 0:
         page.skipped.append("calldata-guard findings: no rows in transactions")

@@ -27,7 +27,33 @@ __all__ = ["credit_section", "economics_section", "swap_section"]
 
 
 def swap_section(data: ReportData, page: Page) -> None:
-    """Swap price impact by trade size per pair and network, and how rates moved."""
+    """Swap price impact by trade size per pair and network, and how rates moved since the first
+    swap-route run.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its ``swaps``).
+    page : Page
+        The report being written: the section adds its files, summary rows and Markdown
+        section to it, or the reason it is left out to ``page.skipped``.
+
+    Returns
+    -------
+    None
+        The section is added to ``page``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from toolkit.report.load import ReportData
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, None, empty, empty)
+    >>> page = Page(Path("unused"))
+    >>> swap_section(data, page)
+    >>> page.skipped
+    ['swap routes: no rows in swap_routes']
+    """
     swaps = data.swaps
     if swaps.height == 0:
         page.skipped.append("swap routes: no rows in swap_routes")
@@ -88,7 +114,33 @@ def swap_section(data: ReportData, page: Page) -> None:
 
 
 def credit_section(data: ReportData, page: Page) -> None:
-    """The latest credit snapshot: health factors, debt against collateral, collaterals."""
+    """The credit book as last observed: health factors, debt against collateral, the collaterals
+    accepted.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its ``credit_accounts`` and ``credit_protocol``).
+    page : Page
+        The report being written: the section adds its files, summary rows and Markdown
+        section to it, or the reason it is left out to ``page.skipped``.
+
+    Returns
+    -------
+    None
+        The section is added to ``page``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from toolkit.report.load import ReportData
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, None, empty, empty)
+    >>> page = Page(Path("unused"))
+    >>> credit_section(data, page)
+    >>> page.skipped
+    ['credit health: no rows in credit_accounts']
+    """
     if data.credit_accounts.height == 0:
         page.skipped.append("credit health: no rows in credit_accounts")
         return
@@ -140,7 +192,34 @@ def _book(accounts: pl.DataFrame) -> list[tuple[str, object]]:
 
 
 def economics_section(data: ReportData, page: Page) -> None:
-    """The latest backtest's fee revenue and return on capital; capital against 404 rate."""
+    """The latest backtest's fee revenue and return on capital; capital against 404 rate when a
+    pool_scale sweep is stored.
+
+    Parameters
+    ----------
+    data : ReportData
+        The frames the report is drawn from (its ``backtest_run``,
+        ``backtest_pool_totals`` and ``backtest_runs``).
+    page : Page
+        The report being written: the section adds its files, summary rows and Markdown
+        section to it, or the reason it is left out to ``page.skipped``.
+
+    Returns
+    -------
+    None
+        The section is added to ``page``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from toolkit.report.load import ReportData
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, None, empty, empty)
+    >>> page = Page(Path("unused"))
+    >>> economics_section(data, page)
+    >>> page.skipped
+    ['economics: no rows in backtest_pools']
+    """
     if data.backtest_run is None or data.backtest_pool_totals.height == 0:
         page.skipped.append("economics: no rows in backtest_pools")
         return
