@@ -47,7 +47,27 @@ def fee_curve_figure(routes_obs: pl.DataFrame) -> Figure:
     """Median effective fee against amount (whole tokens, log x), one line per route, one
     panel per token; colour by source chain, line style by destination chain.
 
-    ``routes_obs`` holds the 200 answers with ``effective_fee_bps`` and a ``route`` label.
+    Parameters
+    ----------
+    routes_obs : polars.DataFrame
+        The 200 answers with ``effective_fee_bps`` (:func:`toolkit.models.effective_fee_bps`)
+        and a ``route`` label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> from toolkit.models import effective_fee_bps
+    >>> obs = pl.DataFrame({"src_chain": [1, 1], "dst_chain": [8453, 8453],
+    ...     "token": ["USDC"] * 2, "quote_type": ["ExactInput"] * 2, "amount": [10**8, 10**9],
+    ...     "status": [200, 200], "input_amount": [10**8, 10**9],
+    ...     "output_amount": [99_900_000, 999_000_000]})
+    >>> answered = effective_fee_bps(obs).with_columns(route=pl.lit("Ethereum→Base USDC"))
+    >>> fee_curve_figure(answered).get_suptitle()
+    'RFQ fees by quote size (200 answers of the sweep)'
     """
     points = (
         routes_obs.filter(pl.col("effective_fee_bps").is_not_null() & (pl.col("amount") > 0))
@@ -101,10 +121,34 @@ def fee_curve_figure(routes_obs: pl.DataFrame) -> Figure:
 
 
 def blocking_figure(refusals: pl.DataFrame) -> Figure:
-    """The 404 share of each route with its 95 % interval (:mod:`toolkit.report.refusals`), as
-    horizontal bars: the market's (other users' requests, Wilson interval) in the colour of the
-    destination chain, the collector's own sweep's (interval clustered by sweep round) in grey
-    beside it, labelled with the peak share of the pool its own quotes held."""
+    """The 404 share of each route with its 95 % interval, as horizontal bars.
+
+    The market's (other users' requests, Wilson interval) in the colour of the destination
+    chain, the collector's own sweep's (interval clustered by sweep round) in grey beside it,
+    labelled with the peak share of the pool its own quotes held.
+
+    Parameters
+    ----------
+    refusals : polars.DataFrame
+        :func:`toolkit.report.refusals.refusal_table`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> from toolkit.report.load import ReportData
+    >>> from toolkit.report.refusals import refusal_table
+    >>> obs = pl.DataFrame({"run_id": ["r"] * 3, "round": [0, 0, 1], "src_chain": [1] * 3,
+    ...     "dst_chain": [8453] * 3, "token": ["USDC"] * 3, "status": [200, 200, 404],
+    ...     "holds_orders": [False] * 3})
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, obs, empty, empty, None, empty, empty)
+    >>> blocking_figure(refusal_table(data)).axes[0].get_xlabel()
+    '404 share of 200/404 answers (%)'
+    """
     routes = (
         refusals.group_by("route")
         .agg(pl.col("share_404").max().alias("top"), pl.col("dst_chain").first())
@@ -185,7 +229,33 @@ def _pool_key(chain: int | None, token: str | None, pool_type: str | None) -> tu
 
 def capacity_figure(steps: pl.DataFrame) -> Figure:
     """Each pool's utilization ``(reserved + outstanding) / total`` as a step function, in %;
-    colour by chain, line style by token and pool type."""
+    colour by chain, line style by token and pool type.
+
+    Parameters
+    ----------
+    steps : polars.DataFrame
+        :func:`toolkit.report.tables.capacity_steps`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> from datetime import UTC, datetime
+    >>> from toolkit.report.load import ReportData
+    >>> from toolkit.report.tables import capacity_steps
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> events = pl.DataFrame({"source": ["s"] * 2, "event_id": [1, 2],
+    ...     "event": ["liquidity"] * 2, "received_at": [t, t], "chain": [8453] * 2,
+    ...     "token": ["USDC"] * 2, "pool_type": ["intents"] * 2, "balance": [10**12] * 2,
+    ...     "reserved": [0, 10**11], "outstanding": [0, 0]})
+    >>> empty = pl.DataFrame()
+    >>> steps = capacity_steps(ReportData("demo", empty, empty, events, empty, None, empty, empty))
+    >>> capacity_figure(steps).axes[0].get_title()
+    'Pool utilization from the liquidity event stream'
+    """
     timeline = Timeline.of(steps["valid_from"])
     end = max(timeline.minutes(steps["valid_from"]))
     labels = steps["label"].unique(maintain_order=True).to_list()
@@ -219,7 +289,27 @@ def capacity_figure(steps: pl.DataFrame) -> Figure:
 
 
 def eta_validity_figure(routes: pl.DataFrame) -> Figure:
-    """Median quoted eta and mean validity window per route, as horizontal bars."""
+    """Median quoted eta and mean validity window per route, as horizontal bars.
+
+    Parameters
+    ----------
+    routes : polars.DataFrame
+        :func:`toolkit.report.tables.route_table`'s frame (``eta_median_s``,
+        ``validity_mean_s``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> routes = pl.DataFrame({"route": ["Ethereum→Base USDC"], "dst_chain": [8453],
+    ...     "eta_median_s": [35.0], "eta_p90_s": [40.0], "validity_mean_s": [60.0],
+    ...     "validity_min_s": [60.0], "validity_max_s": [60.0]})
+    >>> eta_validity_figure(routes).axes[0].get_title()
+    'Quoted fill time'
+    """
     table = routes.filter(pl.col("eta_median_s").is_not_null()).sort("route", descending=True)
     names = table["route"].to_list()
     figure = new_figure()
@@ -250,7 +340,35 @@ def eta_validity_figure(routes: pl.DataFrame) -> Figure:
 
 def backtest_figure(pools: pl.DataFrame, timeline: pl.DataFrame, run: str) -> Figure:
     """The latest backtest: pool utilization over time (top, colour by chain, line style by
-    token and pool type), 404 share per time bin (bottom)."""
+    token and pool type), 404 share per time bin (bottom).
+
+    Parameters
+    ----------
+    pools : polars.DataFrame
+        The run's ``backtest_pools`` samples (pool, chain, token, pool_type, ``t`` in virtual
+        seconds, utilization).
+    timeline : polars.DataFrame
+        :func:`toolkit.report.tables.backtest_timeline`'s frame.
+    run : str
+        The backtest's run id (its first 8 characters go in the title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> from toolkit.report.load import ReportData
+    >>> from toolkit.report.tables import backtest_timeline
+    >>> requests = pl.DataFrame({"t": [0.0, 30.0, 90.0], "status": [200, 404, 200]})
+    >>> pools = pl.DataFrame({"pool": ["p"] * 2, "chain": [8453] * 2, "token": ["USDC"] * 2,
+    ...     "pool_type": ["intents"] * 2, "t": [0.0, 90.0], "utilization": [0.1, 0.4]})
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, "bt-0123456789", requests, pools)
+    >>> backtest_figure(pools, backtest_timeline(data), "bt-0123456789").axes[0].get_title()
+    'Backtest bt-01234: pool utilization'
+    """
     figure = new_figure(1.4)
     top, bottom = figure.subplots(2, 1, sharex=True)
     names = pools.select("pool", "chain", "token", "pool_type").unique().sort("pool").rows()
