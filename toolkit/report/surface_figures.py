@@ -12,9 +12,9 @@ import polars as pl
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
+from toolkit.report.credit import HF_WATCH
 from toolkit.report.economics import capital_assumptions, economics_assumptions
 from toolkit.report.style import colors, dress, legend, new_figure, series_styles, usd_ticks
-from toolkit.report.surfaces import HF_WATCH
 
 __all__ = [
     "borrow_figure",
@@ -138,7 +138,7 @@ def credit_figure(accounts: pl.DataFrame) -> Figure:
     Parameters
     ----------
     accounts : polars.DataFrame
-        :func:`toolkit.report.surfaces.credit_accounts_table`'s frame (its ``*_usd`` columns).
+        :func:`toolkit.report.credit.credit_accounts_table`'s frame (its ``*_usd`` columns).
 
     Returns
     -------
@@ -148,7 +148,7 @@ def credit_figure(accounts: pl.DataFrame) -> Figure:
     Examples
     --------
     >>> from datetime import UTC, datetime
-    >>> from toolkit.report.surfaces import credit_accounts_table
+    >>> from toolkit.report.credit import credit_accounts_table
     >>> accounts = pl.DataFrame({"account": ["0xa", "0xb"], "asset": ["USDC"] * 2,
     ...     "debt": [900.0, 0.0], "total_collateral_value": [1000.0, 50.0],
     ...     "health_factor": [1.1, None], "run_id": ["c"] * 2,

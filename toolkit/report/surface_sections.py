@@ -9,17 +9,17 @@ import polars as pl
 from toolkit.models.bps import gain_bps
 from toolkit.models.economics import capital_sweep, pool_economics
 from toolkit.report import surface_figures as sfigs
-from toolkit.report.economics import priced_pool_totals
-from toolkit.report.load import ReportData
-from toolkit.report.page import Page
-from toolkit.report.summary import summary_rows
-from toolkit.report.surfaces import (
+from toolkit.report.credit import (
     HF_WATCH,
     credit_accounts_table,
     credit_book_table,
     credit_collateral_table,
-    swap_impact_table,
 )
+from toolkit.report.economics import priced_pool_totals
+from toolkit.report.load import ReportData
+from toolkit.report.page import Page
+from toolkit.report.summary import summary_rows
+from toolkit.report.surfaces import swap_impact_table
 from toolkit.report.tables import Estimate
 from toolkit.report.units import format_usd, utc_date
 
