@@ -9,6 +9,7 @@ import polars as pl
 from toolkit.models import effective_fee_bps, fee_curve
 from toolkit.models.pricing import ROUTE
 from toolkit.report import figures as figs
+from toolkit.report import pool_figures
 from toolkit.report import surface_figures as sfigs
 from toolkit.report.load import ReportData
 from toolkit.report.page import Page
@@ -192,7 +193,7 @@ def capacity_section(data: ReportData, page: Page) -> None:
         page.skipped.append("capacity timeline: no liquidity rows in liquidity_events")
         return
     steps = capacity_steps(data)
-    page.figure("capacity_timeline.png", figs.capacity_figure(steps))
+    page.figure("capacity_timeline.png", pool_figures.capacity_figure(steps))
     amounts = ["available", "reserved", "outstanding", "total"]
     page.table(
         "capacity_timeline.csv", with_human_amounts(steps, amounts, chain="chain", token="token")
@@ -231,7 +232,7 @@ def backtest_section(data: ReportData, page: Page) -> None:
         page.skipped.append("backtest: no rows in backtest_pools")
         return
     timeline = backtest_timeline(data)
-    figure = figs.backtest_figure(data.backtest_pools, timeline, data.backtest_run)
+    figure = pool_figures.backtest_figure(data.backtest_pools, timeline, data.backtest_run)
     page.figure("backtest.png", figure)
     page.table("backtest_timeline.csv", timeline)
 
