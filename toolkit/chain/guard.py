@@ -42,8 +42,8 @@ def check_transaction(
     payer: str | None = None,
     exclusive_seconds: int = 60,
     open_seconds: int = 300,
-    same_chain_buffer: int = 13 * 60,
-    cross_chain_buffer: int = 12 * 3600,
+    same_chain_buffer_s: int = 13 * 60,
+    cross_chain_buffer_s: int = 12 * 3600,
     tolerance_seconds: int = 30,
 ) -> list[Finding]:
     """Check an escrow ``open()`` transaction against the quote it implements, at time ``now``.
@@ -79,8 +79,8 @@ def check_transaction(
         now=_non_negative(now, "now"),
         exclusive=_non_negative(exclusive_seconds, "exclusive_seconds"),
         open=_non_negative(open_seconds, "open_seconds"),
-        same_chain=_non_negative(same_chain_buffer, "same_chain_buffer"),
-        cross_chain=_non_negative(cross_chain_buffer, "cross_chain_buffer"),
+        same_chain=_non_negative(same_chain_buffer_s, "same_chain_buffer_s"),
+        cross_chain=_non_negative(cross_chain_buffer_s, "cross_chain_buffer_s"),
         tolerance=_non_negative(tolerance_seconds, "tolerance_seconds"),
     )
     _require_evm_outputs(quote)

@@ -5,7 +5,7 @@ its simulation, as ``GET {swap_url}/{network}/v1/route`` answers them.
 are, and:
 
 1. splits the input with :func:`toolkit.amm.routing.route_candidates` (paths of up to 3
-   hops, up to 4 of them, allocation by equalising marginal outputs; ``timeout`` bounds the
+   hops, up to 4 of them, allocation by equalising marginal outputs; ``timeout_s`` bounds the
    search, anytime). A V3 pool whose ranges run dry before the input is spent takes no part of it;
 2. compares that split with the best single path **net of gas**: each one's calldata is priced
    by the chain's gas model at the chain's base fee, converted into the output token at pool mid
@@ -314,7 +314,7 @@ def search_route(
     amount_in: int,
     *,
     slippage_bps: int = 50,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     now: float,
 ) -> SwapRoute:
     """:func:`find_route` without its cache: always searches."""
@@ -334,7 +334,9 @@ def search_route(
     call_deadline = timestamp + DEADLINE_SECONDS
     value_out = _servable_value(ledger, venues, t_out, amount_in, mid)
     try:
-        candidates = route_candidates(venues, t_in, t_out, amount_in, max_paths=4, timeout=timeout)
+        candidates = route_candidates(
+            venues, t_in, t_out, amount_in, max_paths=4, timeout=timeout_s
+        )
     except AmmError as exc:
         raise NoSwapRoute(str(exc)) from None
     route, data, gas_used = _best_net_of_gas(
@@ -441,13 +443,13 @@ def find_route(
     amount_in: int,
     *,
     slippage_bps: int = 50,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     now: float,
 ) -> SwapRoute:
     """The route for ``amount_in`` of ``token_in`` into ``token_out`` (lowercase addresses, the
     zero address for the native coin) on ``ledger`` at ``now`` (module docstring).
 
-    ``timeout`` (seconds) bounds the search. :class:`ArgumentError` for bad arguments,
+    ``timeout_s`` (seconds) bounds the search. :class:`ArgumentError` for bad arguments,
     :class:`NoSwapRoute` when there is no route. The answer depends only on the pools, the base fee,
     the next block's timestamp (the calldata's deadline) and the arguments, so the last
     :data:`CACHE_SIZE` answers (routes and :class:`NoSwapRoute`) are kept under exactly that key:
@@ -461,7 +463,7 @@ def find_route(
         token_out,
         amount_in,
         slippage_bps,
-        timeout,
+        timeout_s,
     )
     hit = _CACHE.get(key)
     if hit is None:
@@ -472,7 +474,7 @@ def find_route(
                 token_out,
                 amount_in,
                 slippage_bps=slippage_bps,
-                timeout=timeout,
+                timeout_s=timeout_s,
                 now=now,
             )
         except NoSwapRoute as exc:
