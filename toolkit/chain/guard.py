@@ -42,8 +42,8 @@ def check_transaction(
     payer: str | None = None,
     exclusive_seconds: int = 60,
     open_seconds: int = 300,
-    same_chain_buffer: int = 13 * 60,
-    cross_chain_buffer: int = 12 * 3600,
+    same_chain_buffer_s: int = 13 * 60,
+    cross_chain_buffer_s: int = 12 * 3600,
     tolerance_seconds: int = 30,
 ) -> list[Finding]:
     """Check an escrow ``open()`` transaction against the quote it implements, at time ``now``.
@@ -79,26 +79,13 @@ def check_transaction(
         now=_non_negative(now, "now"),
         exclusive=_non_negative(exclusive_seconds, "exclusive_seconds"),
         open=_non_negative(open_seconds, "open_seconds"),
-        same_chain=_non_negative(same_chain_buffer, "same_chain_buffer"),
-        cross_chain=_non_negative(cross_chain_buffer, "cross_chain_buffer"),
+        same_chain=_non_negative(same_chain_buffer_s, "same_chain_buffer_s"),
+        cross_chain=_non_negative(cross_chain_buffer_s, "cross_chain_buffer_s"),
         tolerance=_non_negative(tolerance_seconds, "tolerance_seconds"),
     )
-    findings: list[Finding] = []
-    preview = quote.preview
     _require_evm_outputs(quote)
-    origin = preview.inputs[0].chain_id
-    quoted_payer = preview.inputs[0].user_address
-    expected_from = quoted_payer
-    if payer is not None:
-        expected_from = _address(payer, "payer")
-        if expected_from != quoted_payer:
-            findings.append(
-                Finding(
-                    "preview.inputs[0].user",
-                    f"the quote's payer is {quoted_payer}, not {expected_from}",
-                )
-            )
-
+    origin = quote.preview.inputs[0].chain_id
+    expected_from, findings = _expected_payer(quote, payer)
     findings += _check_envelope(quote, tx, origin, expected_from)
     try:
         escrow = reg.escrow(origin)
@@ -124,6 +111,22 @@ def check_transaction(
     findings += _check_outputs(quote, order, reg, origin, windows)
     findings += _check_order_fields(quote, order, reg, origin, windows)
     return findings
+
+
+def _expected_payer(quote: Quote, payer: str | None) -> tuple[str, list[Finding]]:
+    """The address that must sign: ``payer`` when given, else the quote's first input user;
+    a finding when the two differ."""
+    quoted_payer = quote.preview.inputs[0].user_address
+    if payer is None:
+        return quoted_payer, []
+    expected_from = _address(payer, "payer")
+    if expected_from == quoted_payer:
+        return expected_from, []
+    return expected_from, [
+        Finding(
+            "preview.inputs[0].user", f"the quote's payer is {quoted_payer}, not {expected_from}"
+        )
+    ]
 
 
 def _check_envelope(

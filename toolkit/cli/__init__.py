@@ -1,9 +1,10 @@
 """The ``toolkit`` command: ``serve | collect | backtest | report | demo | target``.
 
-Every subcommand is a module of this package with ``add_arguments(parser)`` and
-``run(args) -> int`` (the exit status). Argument parsing, printing and exit codes live here and
-nowhere else; the library packages return data and raise errors. The subcommand modules import
-the library inside ``run``, so ``toolkit --help`` loads no library package at all.
+Every subcommand is a module of this package (``collect`` and ``demo``: a package, one module
+per part) with ``add_arguments(parser)`` and ``run(args) -> int`` (the exit status). Argument
+parsing, printing and exit codes live here and nowhere else; the library packages return data
+and raise errors. The subcommand modules import the library inside ``run``, so ``toolkit
+--help`` loads no library package at all.
 """
 
 from __future__ import annotations

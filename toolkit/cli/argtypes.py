@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from toolkit.arguments import ArgumentError, number, whole
+from toolkit.errors import InputError
 
 __all__ = ["FLAGS", "flagged", "integer", "names", "real"]
 
@@ -89,29 +90,47 @@ FLAGS = {
     "accounts": "--accounts",
     "all_known": "--all-known",
     "rounds": "--rounds",
-    "interval": "--interval",
-    "duration": "--duration",
+    "interval_s": "--interval",
+    "duration_s": "--duration",
     "from_block": "--from-block",
     "to_block": "--to-block",
     "chunk": "--chunk",
     "events": "--events",
     "chain": "--chain",
     "resume": "--resume",
+    "tokens": "--tokens",
+    "pools": "--pools",
+    "v3_factory": "--v3-factory",
+    "v2_factory": "--v2-factory",
+    "depth_ticks": "--depth-ticks",
 }
 
 
-def flagged(message: str) -> str:
-    """``message`` with the library's parameter names replaced by the command's flags: the
-    field a message starts with, and any snake_case name in it.
+def flagged(problem: BaseException | str) -> str:
+    """The message of ``problem`` as the command line says it: the library's parameter names
+    replaced by the flags that set them.
 
-    >>> flagged("accounts: give at least one account, or all_known with known ones")
-    '--accounts: give at least one account, or --all-known with known ones'
+    The field an error is about comes from :attr:`toolkit.errors.InputError.field` (a field
+    ``a/b`` names two flags), never from parsing the message: its name is replaced where the
+    message starts with it. Snake_case parameter names the message mentions further on (``or
+    all_known``) are replaced too; a text (not an error) only has those replaced.
+
+    >>> from toolkit.errors import InputError
+    >>> flagged(InputError("accounts: give at least one, or all_known", field="accounts"))
+    '--accounts: give at least one, or --all-known'
+    >>> flagged(InputError("v3_factory/v2_factory: give both", field="v3_factory/v2_factory"))
+    '--v3-factory/--v2-factory: give both'
+    >>> flagged(ValueError("rounds: not an input error, so not a field"))
+    'rounds: not an input error, so not a field'
     >>> flagged("--chain: required for chain (a chain id such as 8453)")
     '--chain: required for chain (a chain id such as 8453)'
     """
-    field, colon, rest = message.partition(":")
-    if colon and field in FLAGS:
-        message = f"{FLAGS[field]}:{rest}"
+    message = str(problem)
+    field = problem.field if isinstance(problem, InputError) else None
+    if field and message.startswith(f"{field}:"):
+        names = field.split("/")
+        if all(name in FLAGS for name in names):
+            message = "/".join(FLAGS[name] for name in names) + message[len(field) :]
     return re.sub(
         r"(?<![-\w])[a-z]+(?:_[a-z]+)+(?![\w-])",
         lambda m: FLAGS.get(m.group(0), m.group(0)),

@@ -167,33 +167,11 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def run(args: argparse.Namespace) -> int:
-    """Serve until Ctrl-C (or SIGTERM); returns the exit status."""
-    from toolkit.cli.traffic import background_flows, traffic_summary
-    from toolkit.scenario import API_KEY_ENV, ScenarioError, load_scenario
-    from toolkit.server.app import create_app
-    from toolkit.server.loopback import bind_socket, serve_socket
+def _print_banner(scenario: Scenario, host: str, port: int) -> None:
+    """Where the service listens, how to authenticate, its swap API and chains, and the
+    exports that point the toolkit at it."""
+    from toolkit.scenario import API_KEY_ENV
 
-    try:
-        scenario = load_scenario(args.scenario, env=os.environ)
-        app = create_app(scenario, heartbeat=args.heartbeat)
-        flows = None
-        if args.traffic:
-            flows = background_flows(
-                scenario, hours=args.traffic_hours, seed=args.traffic_seed, scale=args.traffic_scale
-            )
-    except (ScenarioError, ValueError) as exc:
-        print(f"toolkit serve: {exc}", file=sys.stderr)
-        return 2
-    try:
-        sock = bind_socket(args.host, args.port)
-    except OSError as exc:
-        print(
-            f"toolkit serve: cannot listen on {args.host}:{args.port}: {exc.strerror}",
-            file=sys.stderr,
-        )
-        return 1
-    host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"Embedded service (scenario {scenario.name!r}) at http://{shown}:{port}")
     if os.environ.get(API_KEY_ENV, "").strip():
@@ -219,6 +197,36 @@ def run(args: argparse.Namespace) -> int:
     )
     for line in target_exports(scenario, _local_url(host, port), configured_key=configured):
         print(f"  {line}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until Ctrl-C (or SIGTERM); returns the exit status."""
+    from toolkit.cli.traffic import background_flows, traffic_summary
+    from toolkit.scenario import ScenarioError, load_scenario
+    from toolkit.server.app import create_app
+    from toolkit.server.loopback import bind_socket, serve_socket
+
+    try:
+        scenario = load_scenario(args.scenario, env=os.environ)
+        app = create_app(scenario, heartbeat=args.heartbeat)
+        flows = None
+        if args.traffic:
+            flows = background_flows(
+                scenario, hours=args.traffic_hours, seed=args.traffic_seed, scale=args.traffic_scale
+            )
+    except (ScenarioError, ValueError) as exc:
+        print(f"toolkit serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        sock = bind_socket(args.host, args.port)
+    except OSError as exc:
+        print(
+            f"toolkit serve: cannot listen on {args.host}:{args.port}: {exc.strerror}",
+            file=sys.stderr,
+        )
+        return 1
+    host, port = sock.getsockname()[:2]
+    _print_banner(scenario, host, port)
     # Requests wait in the socket's backlog until uvicorn accepts them.
     traffic = None
     if flows is not None:

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         target = load_target(args)
     except TargetError as exc:
-        print(f"toolkit target: {flagged(str(exc))}", file=sys.stderr)
+        print(f"toolkit target: {flagged(exc)}", file=sys.stderr)
         return 2
     rows = target.describe()
     width = max(len(name) for name, _ in rows)

@@ -234,7 +234,7 @@ class Target(BaseModel):
             text = str(cause) if cause is not None else f"{name}: {error['msg']}"
             if text.startswith(f"{name}:") and name in origin:
                 text = origin[name] + text[len(name) :]
-            raise TargetError(text) from None
+            raise TargetError(text, field=name) from None
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ from toolkit.codecs.events import EVENTS, decode_log
 from toolkit.collect.pool_events import POOL_TABLES, nft_transfer_row, pool_event_row
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
-from toolkit.errors import ChainError
+from toolkit.errors import ChainError, InputError
 from toolkit.store import Store, polars_schema
 from toolkit.urls import shown_url
 
@@ -341,7 +341,9 @@ class ChainCollector(BaseCollector):
         chosen = tuple(dict.fromkeys(events)) if not isinstance(events, str) else (events,)
         unknown = [e for e in chosen if e not in CHAIN_EVENTS]
         if not chosen or unknown:
-            raise ValueError(f"events: must be a non-empty list of {', '.join(CHAIN_EVENTS)}")
+            raise InputError(
+                f"events: must be a non-empty list of {', '.join(CHAIN_EVENTS)}", field="events"
+            )
         return chosen
 
     def __repr__(self) -> str:
@@ -376,7 +378,9 @@ class ChainCollector(BaseCollector):
     def _check_chain(self) -> None:
         node = _int(self._call("eth_chainId", []))
         if self.chain is not None and node != self.chain:
-            raise ValueError(f"chain: the node serves chain {node}, not {self.chain}")
+            raise InputError(
+                f"chain: the node serves chain {node}, not {self.chain}", field="chain"
+            )
         self.chain = node
 
     def prepare(self) -> None:
@@ -385,7 +389,9 @@ class ChainCollector(BaseCollector):
         # A range past the head would store empty chunks as if read: refuse it with the head.
         for name, block in (("from_block", self.from_block), ("to_block", self.to_block)):
             if block is not None and block > head:
-                raise ValueError(f"{name}: block {block} is beyond the chain head ({head})")
+                raise InputError(
+                    f"{name}: block {block} is beyond the chain head ({head})", field=name
+                )
         if self.to_block is None:
             self.to_block = head
 

@@ -46,6 +46,7 @@ from toolkit.collect.accounts import discover_into, scanned_to, stored_accounts
 from toolkit.collect.rows import utc
 from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter
+from toolkit.errors import InputError
 from toolkit.resources import (
     CreditAccountInfo,
     HexAddress,
@@ -83,7 +84,7 @@ def _account(value: str) -> str:
     try:
         checked: str = parse_value(HexAddress, value, "accounts")
     except InvalidInput as exc:
-        raise ValueError(f"accounts: {value!r} {exc.rule}") from None
+        raise InputError(f"accounts: {value!r} {exc.rule}", field="accounts") from None
     return checked.lower()
 
 
@@ -168,7 +169,9 @@ class CreditCollector(Collector):
         self._decimals: dict[tuple[int, str], int | None] = {}
         self._held: dict[str, list[dict[str, Any]]] = {}
         if isinstance(accounts, str):
-            raise ValueError("accounts: must be a list of addresses, not one string")
+            raise InputError(
+                "accounts: must be a list of addresses, not one string", field="accounts"
+            )
         self.accounts = sorted({_account(a) for a in accounts})
         self.all_known = bool(all_known)
         self.rounds = whole(rounds, "rounds", minimum=1)
@@ -188,7 +191,7 @@ class CreditCollector(Collector):
             known |= set(stored_accounts(self.store, self.target_url()))
             self.accounts = sorted(set(self.accounts) | known)
         elif not self.accounts:
-            raise ValueError("accounts: give at least one account, or all_known")
+            raise InputError("accounts: give at least one account, or all_known", field="accounts")
 
     def _plan_discovery(self) -> None:
         """The chains to scan for accounts, each from the block after the last one an earlier
@@ -207,9 +210,10 @@ class CreditCollector(Collector):
             self.discover_from[chain_id] = 0 if last is None else last + 1
         if unread and not self._scan and not self.accounts:
             variables = ", ".join(f"TOOLKIT_RPC_URL_{c}" for c in sorted(unread))
-            raise ValueError(
+            raise InputError(
                 "all_known: accounts are discovered from the credit hubs' events on chain, "
-                f"and no JSON-RPC URL is set for {variables}; set it or give accounts"
+                f"and no JSON-RPC URL is set for {variables}; set it or give accounts",
+                field="all_known",
             )
 
     def _discover(self, run_id: str, writer: BatchWriter, resumed: bool) -> None:
@@ -226,9 +230,10 @@ class CreditCollector(Collector):
         found = stored_accounts(self.store, self.target_url())
         self.accounts = sorted(set(self.accounts) | set(found))
         if not self.accounts:
-            raise ValueError(
+            raise InputError(
                 "all_known: no credit run stored an account before and the credit hubs' "
-                "events name none; give accounts"
+                "events name none; give accounts",
+                field="all_known",
             )
 
     def parameters(self) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from toolkit.collect.pool_state import (
 from toolkit.collect.prices import record_pool_prices
 from toolkit.collect.run import Progress
 from toolkit.collect.writer import BatchWriter
+from toolkit.errors import InputError
 from toolkit.store import Store
 
 __all__ = ["PAIR_CREATED", "POOL_CREATED", "PoolCollector", "pool_rows"]
@@ -98,7 +99,9 @@ def pool_rows(
 
 def _checked(address: str, name: str) -> str:
     if not isinstance(address, str) or not Web3.is_address(address):
-        raise ValueError(f"{name}: must be a 0x-prefixed 20-byte address, got {address!r}")
+        raise InputError(
+            f"{name}: must be a 0x-prefixed 20-byte address, got {address!r}", field=name
+        )
     return to_checksum_address(address)
 
 
@@ -141,7 +144,7 @@ class PoolCollector(ChainCollector):
         self.start_given = from_block is not None
         self.tokens = None if tokens is None else [_checked(t, "tokens") for t in tokens]
         if self.tokens is not None and len(set(self.tokens)) < 2:
-            raise ValueError("tokens: must name at least two distinct tokens")
+            raise InputError("tokens: must name at least two distinct tokens", field="tokens")
         self.factories: dict[str, str] = {}  # lower-case address -> kind
         for kind, factory in (("v3", v3_factory), ("v2", v2_factory)):
             if factory is not None:
@@ -163,18 +166,20 @@ class PoolCollector(ChainCollector):
             listed, known = (), []
         if not self.factories:
             if not listed:
-                raise ValueError(
+                raise InputError(
                     f"v3_factory/v2_factory: chain {self.chain} has no Uniswap factories in the "
-                    "registry; give the factory addresses"
+                    "registry; give the factory addresses",
+                    field="v3_factory/v2_factory",
                 )
             self.factories = {f.address.lower(): f.kind for f in listed}
             if not self.start_given:
                 self.from_block = min(f.block for f in listed)
         if self.tokens is None:
             if len(known) < 2:
-                raise ValueError(
+                raise InputError(
                     f"tokens: chain {self.chain} has fewer than two tokens in the registry; "
-                    "give the token addresses"
+                    "give the token addresses",
+                    field="tokens",
                 )
             self.tokens = [to_checksum_address(t) for t in known]
 

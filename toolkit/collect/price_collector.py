@@ -45,6 +45,7 @@ from toolkit.collect.prices import pool_price_rows
 from toolkit.collect.rows import utc
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
+from toolkit.errors import InputError
 from toolkit.scenario import Scenario
 from toolkit.store import Store
 
@@ -72,7 +73,9 @@ def pool_addresses(values: Sequence[Any]) -> list[str]:
     """
     for value in values:
         if not isinstance(value, str) or not Web3.is_address(value):
-            raise ValueError(f"pools: must be 0x-prefixed 20-byte addresses, got {value!r}")
+            raise InputError(
+                f"pools: must be 0x-prefixed 20-byte addresses, got {value!r}", field="pools"
+            )
     return [str(value).lower() for value in values]
 
 

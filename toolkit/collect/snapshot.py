@@ -60,31 +60,43 @@ class Snapshot(Collector):
         return chains + chains * symbols * len(POOL_TYPES) + chains * chains * symbols
 
     def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
-        present: dict[int, dict[str, str]] = {}
-        for chain in self.chains:
-            try:
-                tokens = self.client.tokens(chain)
-                self.note(True)
-            except (NotFound, BadRequest) as exc:
-                self.note(False, str(exc))
-                tokens = {}
-            observed = utc(self.clock())
-            writer.add(
-                "token_snapshots",
-                [
-                    {
-                        "snapshot_id": run_id,
-                        "observed_at": observed,
-                        "chain": chain,
-                        "symbol": symbol,
-                        "address": token.address,
-                        "decimals": token.decimals,
-                    }
-                    for symbol, token in tokens.items()
-                ],
-            )
-            present[chain] = {s: t.address for s, t in tokens.items()}
-            bar.update(1)
+        present = {chain: self._tokens(chain, run_id, writer, bar) for chain in self.chains}
+        self._pools(present, run_id, writer, bar)
+        self._fee_tiers(present, run_id, writer, bar)
+
+    def _tokens(
+        self, chain: int, run_id: str, writer: BatchWriter, bar: Progress
+    ) -> dict[str, str]:
+        """Snapshot ``chain``'s tokens; symbol -> address of those it lists."""
+        try:
+            tokens = self.client.tokens(chain)
+            self.note(True)
+        except (NotFound, BadRequest) as exc:
+            self.note(False, str(exc))
+            tokens = {}
+        observed = utc(self.clock())
+        writer.add(
+            "token_snapshots",
+            [
+                {
+                    "snapshot_id": run_id,
+                    "observed_at": observed,
+                    "chain": chain,
+                    "symbol": symbol,
+                    "address": token.address,
+                    "decimals": token.decimals,
+                }
+                for symbol, token in tokens.items()
+            ],
+        )
+        bar.update(1)
+        return {s: t.address for s, t in tokens.items()}
+
+    def _pools(
+        self, present: dict[int, dict[str, str]], run_id: str, writer: BatchWriter, bar: Progress
+    ) -> None:
+        """Snapshot each pool of each listed token (a pool the service does not have is
+        skipped)."""
         for chain in self.chains:
             for symbol in self.symbols:
                 for pool_type in POOL_TYPES:
@@ -109,6 +121,11 @@ class Snapshot(Collector):
                             }
                         ],
                     )
+
+    def _fee_tiers(
+        self, present: dict[int, dict[str, str]], run_id: str, writer: BatchWriter, bar: Progress
+    ) -> None:
+        """Snapshot the fee tiers of each route between chains that both list the token."""
         for symbol in self.symbols:
             for src in self.chains:
                 for dst in self.chains:

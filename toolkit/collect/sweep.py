@@ -32,6 +32,7 @@ from toolkit.collect.grid import (
 from toolkit.collect.rows import parse_attempt_id
 from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter
+from toolkit.errors import InputError
 from toolkit.store import Store
 
 __all__ = ["DEFAULT_INTERVAL_S", "Sweep"]
@@ -114,7 +115,9 @@ class Sweep(Collector):
     def prepare(self) -> None:
         """Check that a new run knows when to stop, and discover the grid when none was given."""
         if self.rounds is None and self.duration_s is None:
-            raise ValueError("rounds: give a number of rounds or a duration (or both)")
+            raise InputError(
+                "rounds: give a number of rounds or a duration (or both)", field="rounds"
+            )
         if self.grid is None:
             routes = discover_routes(self.client, chains=self.chains, symbols=self.symbols)
             if not routes:
@@ -138,7 +141,7 @@ class Sweep(Collector):
     def restore(self, parameters: Mapping[str, Any]) -> None:
         points = parameters.get("grid")
         if not isinstance(points, list) or not points:
-            raise ValueError("resume: the run has no grid to resume")
+            raise InputError("resume: the run has no grid to resume", field="resume")
         self.grid = [GridPoint.from_json(p) for p in points]
         if "rounds" not in self._given:
             self.rounds = parameters.get("rounds")

@@ -20,9 +20,29 @@ __all__ = ["capital_assumptions", "economics_assumptions", "priced_pool_totals"]
 
 
 def priced_pool_totals(totals: pl.DataFrame) -> pl.DataFrame:
-    """The store's backtest pool totals (:func:`toolkit.store.queries.backtest_pool_totals`)
-    in the units :mod:`toolkit.models.economics` takes: ``label``, chain name, capital and fee
-    revenue in whole tokens and USD (null without a stored price)."""
+    """The store's backtest pool totals in the units :mod:`toolkit.models.economics` takes.
+
+    Parameters
+    ----------
+    totals : polars.DataFrame
+        Per pool of a backtest (:func:`toolkit.store.queries.backtest_pool_totals`): run_id,
+        pool, chain, token, pool_type, capital and fee_revenue (smallest units), start_t,
+        end_t, mean_utilization.
+
+    Returns
+    -------
+    polars.DataFrame
+        :data:`toolkit.models.economics.POOLS_SCHEMA`: a ``label``, the chain's name, capital
+        and fee revenue in whole tokens and in USD (null without a stored price).
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"run_id": ["bt"], "pool": ["p"], "chain": [8453], "token": ["USDC"],
+    ...     "pool_type": ["intents"], "capital": [2_000_000], "fee_revenue": [10_000],
+    ...     "start_t": [0.0], "end_t": [3600.0], "mean_utilization": [0.5]})
+    >>> priced_pool_totals(frame).select("label", "capital_tokens", "capital_usd").row(0)
+    ('Base USDC (intents)', 2.0, None)
+    """
     rows = []
     for r in totals.iter_rows(named=True):
         chain, token = r["chain"], r["token"]
@@ -49,6 +69,19 @@ def priced_pool_totals(totals: pl.DataFrame) -> pl.DataFrame:
 def economics_assumptions(pools: pl.DataFrame) -> str:
     """What the return figures assume, in one line to print on or beside them.
 
+    Parameters
+    ----------
+    pools : polars.DataFrame
+        :func:`toolkit.models.economics.pool_economics`'s frame (its ``total`` row is read:
+        ``capital_usd``, ``span_hours``).
+
+    Returns
+    -------
+    str
+        The assumptions; ``Assumptions: no backtest stored`` without a total row.
+
+    Examples
+    --------
     >>> frame = pl.DataFrame({"pool": ["total"], "capital_usd": [2e7], "span_hours": [24.0]})
     >>> economics_assumptions(frame).split(";")[0]
     'Assumptions: fee revenue of one simulated 24 h backtest on $20.0M of pool capital'
@@ -69,6 +102,18 @@ def economics_assumptions(pools: pl.DataFrame) -> str:
 def capital_assumptions(sweep: pl.DataFrame) -> str:
     """What the capital-against-404 figure assumes, in one line.
 
+    Parameters
+    ----------
+    sweep : polars.DataFrame
+        :func:`toolkit.models.economics.capital_sweep`'s frame (its ``requests`` column).
+
+    Returns
+    -------
+    str
+        The assumptions, naming the flow's number of requests.
+
+    Examples
+    --------
     >>> frame = pl.DataFrame({"requests": [2_600, 2_600]})
     >>> capital_assumptions(frame).split(";")[0]
     'Assumptions: the same flow of 2,600 requests replayed at every pool_scale'

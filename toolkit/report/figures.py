@@ -19,20 +19,17 @@ from toolkit.report.style import (
     FIGSIZE,
     chain_color,
     dress,
-    legend,
     new_figure,
     save,
     series_styles,
 )
-from toolkit.report.tables import ROUTE_KEYS, Timeline
+from toolkit.report.tables import ROUTE_KEYS
 from toolkit.report.units import chain_name, token_decimals
 
 __all__ = [
     "DPI",
     "FIGSIZE",
-    "backtest_figure",
     "blocking_figure",
-    "capacity_figure",
     "eta_validity_figure",
     "fee_curve_figure",
     "save",
@@ -47,7 +44,27 @@ def fee_curve_figure(routes_obs: pl.DataFrame) -> Figure:
     """Median effective fee against amount (whole tokens, log x), one line per route, one
     panel per token; colour by source chain, line style by destination chain.
 
-    ``routes_obs`` holds the 200 answers with ``effective_fee_bps`` and a ``route`` label.
+    Parameters
+    ----------
+    routes_obs : polars.DataFrame
+        The 200 answers with ``effective_fee_bps`` (:func:`toolkit.models.effective_fee_bps`)
+        and a ``route`` label.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> from toolkit.models import effective_fee_bps
+    >>> obs = pl.DataFrame({"src_chain": [1, 1], "dst_chain": [8453, 8453],
+    ...     "token": ["USDC"] * 2, "quote_type": ["ExactInput"] * 2, "amount": [10**8, 10**9],
+    ...     "status": [200, 200], "input_amount": [10**8, 10**9],
+    ...     "output_amount": [99_900_000, 999_000_000]})
+    >>> answered = effective_fee_bps(obs).with_columns(route=pl.lit("Ethereum→Base USDC"))
+    >>> fee_curve_figure(answered).get_suptitle()
+    'RFQ fees by quote size (200 answers of the sweep)'
     """
     points = (
         routes_obs.filter(pl.col("effective_fee_bps").is_not_null() & (pl.col("amount") > 0))
@@ -101,10 +118,34 @@ def fee_curve_figure(routes_obs: pl.DataFrame) -> Figure:
 
 
 def blocking_figure(refusals: pl.DataFrame) -> Figure:
-    """The 404 share of each route with its 95 % interval (:mod:`toolkit.report.refusals`), as
-    horizontal bars: the market's (other users' requests, Wilson interval) in the colour of the
-    destination chain, the collector's own sweep's (interval clustered by sweep round) in grey
-    beside it, labelled with the peak share of the pool its own quotes held."""
+    """The 404 share of each route with its 95 % interval, as horizontal bars.
+
+    The market's (other users' requests, Wilson interval) in the colour of the destination
+    chain, the collector's own sweep's (interval clustered by sweep round) in grey beside it,
+    labelled with the peak share of the pool its own quotes held.
+
+    Parameters
+    ----------
+    refusals : polars.DataFrame
+        :func:`toolkit.report.refusals.refusal_table`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> from toolkit.report.load import ReportData
+    >>> from toolkit.report.refusals import refusal_table
+    >>> obs = pl.DataFrame({"run_id": ["r"] * 3, "round": [0, 0, 1], "src_chain": [1] * 3,
+    ...     "dst_chain": [8453] * 3, "token": ["USDC"] * 3, "status": [200, 200, 404],
+    ...     "holds_orders": [False] * 3})
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, obs, empty, empty, None, empty, empty)
+    >>> blocking_figure(refusal_table(data)).axes[0].get_xlabel()
+    '404 share of 200/404 answers (%)'
+    """
     routes = (
         refusals.group_by("route")
         .agg(pl.col("share_404").max().alias("top"), pl.col("dst_chain").first())
@@ -117,47 +158,7 @@ def blocking_figure(refusals: pl.DataFrame) -> Figure:
     for k, source in enumerate(sources):
         part = routes.join(refusals.filter(pl.col("source") == source), on="route", how="left")
         positions = [i + (k - (len(sources) - 1) / 2) * height for i in range(part.height)]
-        share = (100 * part["share_404"].fill_null(0.0)).to_list()
-        low = (100 * part["ci95_low"].fill_null(0.0)).to_list()
-        high = (100 * part["ci95_high"].fill_null(0.0)).to_list()
-        market = source == "market"
-        ax.barh(
-            positions,
-            share,
-            height=height,
-            xerr=[
-                [max(0.0, s - lo) for s, lo in zip(share, low, strict=True)],
-                [max(0.0, hi - s) for s, hi in zip(share, high, strict=True)],
-            ],
-            color=[chain_color(c) for c in part["dst_chain"].to_list()] if market else "0.7",
-            hatch=None if market else "//",
-            alpha=0.85,
-            capsize=2,
-            error_kw={"lw": 0.8},
-            label="market: other users' requests (Wilson 95 %)"
-            if market
-            else "collector's own sweep (95 % clustered by round; not independent)",
-        )
-        if market:
-            # A share of 0 draws no bar: a marker shows where the estimate is.
-            ax.scatter(
-                share,
-                positions,
-                s=10,
-                zorder=3,
-                color=[chain_color(c) for c in part["dst_chain"].to_list()],
-            )
-        for y, n, held in zip(
-            positions, part["answered"].to_list(), part["own_hold_peak_pct"].to_list(), strict=True
-        ):
-            if n is None:
-                continue
-            note = (
-                f"market n={n}"
-                if held is None
-                else f"sweep n={n}; its own quotes held up to {held:.0f} % of the pool"
-            )
-            ax.text(101, y, note, va="center", fontsize=5.5, clip_on=False)
+        _refusal_bars(ax, part, positions, height, market=source == "market")
     ax.set_yticks(range(routes.height), routes["route"].to_list(), fontsize=7)
     dress(
         ax,
@@ -172,47 +173,75 @@ def blocking_figure(refusals: pl.DataFrame) -> Figure:
     return figure
 
 
-def _pool_key(chain: int | None, token: str | None, pool_type: str | None) -> tuple[str, str]:
-    return chain_name(chain), f"{token or '?'} ({pool_type or '?'})"
-
-
-def capacity_figure(steps: pl.DataFrame) -> Figure:
-    """Each pool's utilization ``(reserved + outstanding) / total`` as a step function, in %;
-    colour by chain, line style by token and pool type."""
-    timeline = Timeline.of(steps["valid_from"])
-    end = max(timeline.minutes(steps["valid_from"]))
-    labels = steps["label"].unique(maintain_order=True).to_list()
-    keys = {
-        label: _pool_key(c, t, p)
-        for label, c, t, p in steps.select("label", "chain", "token", "pool_type")
-        .unique("label", maintain_order=True)
-        .iter_rows()
-    }
-    styles = series_styles(list(keys.values()))
-    figure = new_figure()
-    ax = figure.subplots()
-    for label in labels:
-        pool = steps.filter(pl.col("label") == label)
-        minutes = timeline.minutes(pool["valid_from"])
-        values = (100 * pool["utilization"].fill_null(0.0)).to_list()
-        # Extend the last state to the end of the record so every pool spans the same axis.
-        minutes.append(end)
-        values.append(values[-1])
-        style = {k: v for k, v in styles[keys[label]].items() if k != "marker"}
-        ax.step(minutes, values, where="post", lw=1.2, label=label, **style)
-    dress(
-        ax,
-        title="Pool utilization from the liquidity event stream",
-        xlabel=timeline.label,
-        ylabel="utilization: (reserved + outstanding) / balance (%)",
+def _refusal_bars(
+    ax: Any, part: pl.DataFrame, positions: list[float], height: float, *, market: bool
+) -> None:
+    """One source's bars of :func:`blocking_figure` with their intervals, and each route's
+    sample size (and, for the sweep, the peak share of the pool its own quotes held)."""
+    share = (100 * part["share_404"].fill_null(0.0)).to_list()
+    low = (100 * part["ci95_low"].fill_null(0.0)).to_list()
+    high = (100 * part["ci95_high"].fill_null(0.0)).to_list()
+    ax.barh(
+        positions,
+        share,
+        height=height,
+        xerr=[
+            [max(0.0, s - lo) for s, lo in zip(share, low, strict=True)],
+            [max(0.0, hi - s) for s, hi in zip(share, high, strict=True)],
+        ],
+        color=[chain_color(c) for c in part["dst_chain"].to_list()] if market else "0.7",
+        hatch=None if market else "//",
+        alpha=0.85,
+        capsize=2,
+        error_kw={"lw": 0.8},
+        label="market: other users' requests (Wilson 95 %)"
+        if market
+        else "collector's own sweep (95 % clustered by round; not independent)",
     )
-    ax.set_ylim(-2, 102)
-    legend(ax, len(labels))
-    return figure
+    if market:
+        # A share of 0 draws no bar: a marker shows where the estimate is.
+        ax.scatter(
+            share,
+            positions,
+            s=10,
+            zorder=3,
+            color=[chain_color(c) for c in part["dst_chain"].to_list()],
+        )
+    for y, n, held in zip(
+        positions, part["answered"].to_list(), part["own_hold_peak_pct"].to_list(), strict=True
+    ):
+        if n is None:
+            continue
+        note = (
+            f"market n={n}"
+            if held is None
+            else f"sweep n={n}; its own quotes held up to {held:.0f} % of the pool"
+        )
+        ax.text(101, y, note, va="center", fontsize=5.5, clip_on=False)
 
 
 def eta_validity_figure(routes: pl.DataFrame) -> Figure:
-    """Median quoted eta and mean validity window per route, as horizontal bars."""
+    """Median quoted eta and mean validity window per route, as horizontal bars.
+
+    Parameters
+    ----------
+    routes : polars.DataFrame
+        :func:`toolkit.report.tables.route_table`'s frame (``eta_median_s``,
+        ``validity_mean_s``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> routes = pl.DataFrame({"route": ["Ethereum→Base USDC"], "dst_chain": [8453],
+    ...     "eta_median_s": [35.0], "eta_p90_s": [40.0], "validity_mean_s": [60.0],
+    ...     "validity_min_s": [60.0], "validity_max_s": [60.0]})
+    >>> eta_validity_figure(routes).axes[0].get_title()
+    'Quoted fill time'
+    """
     table = routes.filter(pl.col("eta_median_s").is_not_null()).sort("route", descending=True)
     names = table["route"].to_list()
     figure = new_figure()
@@ -239,67 +268,3 @@ def eta_validity_figure(routes: pl.DataFrame) -> Figure:
     right.set_xlabel("validUntil − observed (s): mean, whiskers min to max")
     right.grid(True, axis="x", alpha=0.3)
     return figure
-
-
-def backtest_figure(pools: pl.DataFrame, timeline: pl.DataFrame, run: str) -> Figure:
-    """The latest backtest: pool utilization over time (top, colour by chain, line style by
-    token and pool type), 404 share per time bin (bottom)."""
-    figure = new_figure(1.4)
-    top, bottom = figure.subplots(2, 1, sharex=True)
-    names = pools.select("pool", "chain", "token", "pool_type").unique().sort("pool").rows()
-    styles = series_styles([_pool_key(c, t, p) for _, c, t, p in names])
-    for name, chain, token, pool_type in names:
-        series = pools.filter(pl.col("pool") == name)
-        hours = [t / 3600.0 for t in series["t"].to_list()]
-        key = _pool_key(chain, token, pool_type)
-        style = {k: v for k, v in styles[key].items() if k != "marker"}
-        top.plot(
-            hours,
-            (100 * series["utilization"]).to_list(),
-            lw=1,
-            label=f"{key[0]} {key[1]}",
-            **style,
-        )
-    dress(
-        top,
-        title=f"Backtest {run[:8]}: pool utilization",
-        xlabel="virtual time (hours)",
-        ylabel="pool utilization (%)",
-    )
-    legend(top, len(names))
-    width = int(timeline["bin_s"][0]) if timeline.height else 3600
-    middles = [(t + width / 2) / 3600.0 for t in timeline["t_start"].to_list()]
-    bottom.errorbar(
-        middles,
-        (100 * timeline["rate"]).to_list(),
-        yerr=[
-            [100 * max(0.0, r - lo) for r, lo, _ in _bands(timeline)],
-            [100 * max(0.0, hi - r) for r, _, hi in _bands(timeline)],
-        ],
-        marker="o",
-        ms=3,
-        lw=1,
-        capsize=2,
-        color="black",
-    )
-    dress(
-        bottom,
-        title=f"Requests refused for capacity per {_duration(width)} (Wilson 95 % intervals)",
-        xlabel="virtual time (hours)",
-        ylabel="404 share of requests (%)",
-    )
-    bottom.set_ylim(bottom=-2, top=100 * max(0.05, *(hi for _, _, hi in _bands(timeline))) * 1.1)
-    return figure
-
-
-def _bands(timeline: pl.DataFrame) -> list[tuple[float, float, float]]:
-    return [
-        (float(r), float(lo if lo is not None else r), float(hi if hi is not None else r))
-        for r, lo, hi in timeline.select("rate", "ci95_low", "ci95_high").iter_rows()
-    ]
-
-
-def _duration(seconds: int) -> str:
-    if seconds % 3600 == 0:
-        return f"{seconds // 3600} h"
-    return f"{seconds // 60} min"

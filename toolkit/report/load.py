@@ -97,7 +97,28 @@ def _open(path: Path, where: str) -> Store:
 
 
 def load_data(store_or_path: Store | str | os.PathLike[str]) -> ReportData:
-    """Read every table the report uses; refuse a missing file or one without runs."""
+    """Read every table the report uses.
+
+    Parameters
+    ----------
+    store_or_path : toolkit.store.Store or path
+        An open store (used as is, left open) or the path of a DuckDB file (opened read-only,
+        then closed).
+
+    Returns
+    -------
+    ReportData
+        The frames the report is drawn from; an empty frame means no data for its section.
+        :class:`ReportError` (naming the path and what to run) for a missing file or a store
+        without collection runs.
+
+    Examples
+    --------
+    >>> load_data("no/such/file.duckdb")
+    Traceback (most recent call last):
+    ...
+    toolkit.report.result.ReportError: no/such/file.duckdb: no such DuckDB file; run ...
+    """
     if isinstance(store_or_path, Store):
         store, owned = store_or_path, False
         where = "an in-memory store" if store.path is None else display_path(store.path)
@@ -176,11 +197,24 @@ def _read(store: Store, where: str) -> ReportData:
 
 
 def credit_book(store: Store) -> pl.DataFrame:
-    """The credit book as of the latest observation of each account: per ``(account, asset)``
-    the newest row of ``credit_accounts`` across every credit run (a run that looked at four
-    borrowers does not hide the 300 accounts an earlier run saw), with the ``run_id`` and
-    ``observed_at`` it came from.
+    """The credit book as of the latest observation of each account.
 
+    Per ``(account, asset)`` the newest row of ``credit_accounts`` across every credit run (a
+    run that looked at four borrowers does not hide the 300 accounts an earlier run saw).
+
+    Parameters
+    ----------
+    store : toolkit.store.Store
+        An open store.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``credit_accounts``'s columns, one row per account and credit asset, with the
+        ``run_id`` and ``observed_at`` each came from; empty without credit runs.
+
+    Examples
+    --------
     >>> from toolkit.store import Store
     >>> credit_book(Store(":memory:")).columns[:5]
     ['run_id', 'round', 'observed_at', 'account', 'asset']
@@ -195,12 +229,28 @@ def stored_credit_book(
     store: Store, prices: Mapping[str, float] | pl.DataFrame, *, asset: str = "USDC"
 ) -> CreditBook:
     """The store's credit book of credit asset ``asset`` as the
-    :class:`~toolkit.models.health.CreditBook` every risk model takes: each account's latest
-    observation (:func:`credit_book`) with the ``credit_collateral`` rows of that same snapshot,
-    under the protocol's latest maintenance LTVs and bonuses, at ``prices`` (symbol → price in
-    the credit asset, or a price table whose last row is taken; see
+    :class:`~toolkit.models.health.CreditBook` every risk model takes.
+
+    Each account's latest observation (:func:`credit_book`) with the ``credit_collateral`` rows
+    of that same snapshot, under the protocol's latest maintenance LTVs and bonuses (see
     :func:`~toolkit.models.health.collected_book`).
 
+    Parameters
+    ----------
+    store : toolkit.store.Store
+        An open store.
+    prices : mapping of str to float, or polars.DataFrame
+        Symbol -> price in the credit asset, or a price table whose last row is taken.
+    asset : str, optional
+        The credit asset (default ``USDC``).
+
+    Returns
+    -------
+    toolkit.models.health.CreditBook
+        The accounts with debt or collateral in ``asset``; an empty book without credit runs.
+
+    Examples
+    --------
     >>> from toolkit.store import Store
     >>> stored_credit_book(Store(":memory:"), {}).accounts
     ()

@@ -126,9 +126,33 @@ def _held(swept: pl.DataFrame, pools: pl.DataFrame) -> pl.DataFrame:
 
 
 def refusal_table(data: ReportData) -> pl.DataFrame:
-    """One row per route and source (``market``, ``collector sweep``): the 200/404 answers, the
-    404s, their share and its 95 % interval (how it was computed in ``interval``) and, for the
-    sweep, the peak share of the destination pool its own quotes held (%)."""
+    """The 404 share by route, the market's against the collector's own sweep's.
+
+    Parameters
+    ----------
+    data : ReportData
+        Its ``market`` (other users' RFQs), ``observations`` (the collector's; sweeps that
+        opened orders are left out: they hold the pools they measure) and ``pools``.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per route and source (``market``, ``collector sweep``): the 200/404 answers,
+        the 404s, their share and its 95 % interval (how it was computed in ``interval``) and,
+        for the sweep, the peak share of the destination pool its own quotes held (%).
+
+    Examples
+    --------
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> obs = pl.DataFrame({"run_id": ["r"] * 3, "round": [0, 0, 1], "observed_at": [t] * 3,
+    ...     "src_chain": [1] * 3, "dst_chain": [8453] * 3, "token": ["USDC"] * 3,
+    ...     "status": [200, 200, 404], "holds_orders": [False] * 3})
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, obs, empty, empty, None, empty, empty)
+    >>> refusal_table(data).select("route", "source", "answered", "refused").row(0)
+    ('Ethereum→Base USDC', 'collector sweep', 3, 1)
+    """
     parts = []
     if data.market.height:
         parts.append(_market(data.market))

@@ -71,18 +71,72 @@ DECADES_RATIO = 100.0
 
 
 def new_figure(height: float = 1.0) -> Figure:
-    """An empty figure of :data:`FIGSIZE` (height scaled by ``height``), constrained layout."""
+    """An empty figure of :data:`FIGSIZE`, constrained layout.
+
+    Parameters
+    ----------
+    height : float, optional
+        A factor on :data:`FIGSIZE`'s height (default 1).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, not attached to any pyplot state.
+
+    Examples
+    --------
+    >>> new_figure(1.5).get_size_inches().tolist() == [FIGSIZE[0], FIGSIZE[1] * 1.5]
+    True
+    """
     return Figure(figsize=(FIGSIZE[0], FIGSIZE[1] * height), layout="constrained")
 
 
 def save(figure: Figure, path: Path) -> Path:
-    """Write ``figure`` as PNG with fixed dpi and no version metadata."""
+    """Write ``figure`` as PNG with a fixed dpi and no version metadata (the same figure gives
+    the same bytes on every run).
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure.
+    path : pathlib.Path
+        The file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = save(new_figure(), Path(folder) / "empty.png")
+    ...     written.name, written.read_bytes()[1:4]
+    ('empty.png', b'PNG')
+    """
     figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
     return path
 
 
 def colors(n: int) -> list[tuple[float, float, float, float]]:
-    """``n`` distinct colours of tab10 (tab20 past ten)."""
+    """``n`` distinct colours of tab10 (tab20 past ten).
+
+    Parameters
+    ----------
+    n : int
+        How many colours.
+
+    Returns
+    -------
+    list of tuple
+        RGBA colours, each a tuple of four floats in [0, 1].
+
+    Examples
+    --------
+    >>> len(colors(3)), colors(12)[0] == colors(12)[10]
+    (3, False)
+    """
     palette = colormaps["tab10" if n <= 10 else "tab20"]
     return [palette(k % palette.N) for k in range(n)]
 
@@ -115,9 +169,28 @@ def chain_color(chain: int | str | None) -> str:
 
 
 def series_styles(keys: Sequence[tuple[Hashable, Hashable]]) -> dict[Any, dict[str, Any]]:
-    """Plot keywords per ``(colour key, style key)``: colour by the first, line style and
-    marker by the second, each in order of first appearance. When every colour key is a chain
-    name, each chain gets its own colour (:func:`chain_color`)."""
+    """Plot keywords per ``(colour key, style key)``.
+
+    Colour by the first key, line style and marker by the second, each in order of first
+    appearance. When every colour key is a chain name, each chain gets its own colour
+    (:func:`chain_color`).
+
+    Parameters
+    ----------
+    keys : sequence of (hashable, hashable)
+        The series' keys, in the order they are drawn.
+
+    Returns
+    -------
+    dict
+        Key -> ``color``, ``linestyle`` and ``marker`` keywords for ``Axes.plot``.
+
+    Examples
+    --------
+    >>> styles = series_styles([("Base", "USDC"), ("Ethereum", "USDC"), ("Base", "WETH")])
+    >>> styles[("Base", "WETH")]
+    {'color': 'tab:purple', 'linestyle': '--', 'marker': 's'}
+    """
     firsts = list(dict.fromkeys(k[0] for k in keys))
     seconds = list(dict.fromkeys(k[1] for k in keys))
     by_chain = all(isinstance(k, str) and k in CHAIN_COLORS for k in firsts)
@@ -135,7 +208,23 @@ def series_styles(keys: Sequence[tuple[Hashable, Hashable]]) -> dict[Any, dict[s
 
 
 def spans_decades(values: Iterable[float | None]) -> bool:
-    """True when the positive finite ``values`` span :data:`DECADES_RATIO` or more."""
+    """Whether ``values`` call for a log axis.
+
+    Parameters
+    ----------
+    values : iterable of float or None
+        The values (None, non-finite and non-positive ones are left out).
+
+    Returns
+    -------
+    bool
+        True when the positive finite values span :data:`DECADES_RATIO` or more.
+
+    Examples
+    --------
+    >>> spans_decades([1.0, 50.0, None]), spans_decades([0.5, 100.0])
+    (False, True)
+    """
     positive = [v for v in values if v is not None and math.isfinite(v) and v > 0]
     return bool(positive) and max(positive) / min(positive) >= DECADES_RATIO
 

@@ -12,9 +12,9 @@ import polars as pl
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
+from toolkit.report.credit import HF_WATCH
 from toolkit.report.economics import capital_assumptions, economics_assumptions
 from toolkit.report.style import colors, dress, legend, new_figure, series_styles, usd_ticks
-from toolkit.report.surfaces import HF_WATCH
 
 __all__ = [
     "borrow_figure",
@@ -27,7 +27,25 @@ __all__ = [
 
 def borrow_figure(points: pl.DataFrame) -> Figure:
     """Borrow fee (bps) against amount (USD, log x): every priced answer as a faint dot, the
-    median per token and amount as a line; one colour per token."""
+    median per token and amount as a line; one colour per token.
+
+    Parameters
+    ----------
+    points : polars.DataFrame
+        :func:`toolkit.report.surfaces.borrow_points`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> points = pl.DataFrame({"pair": ["Ethereum→Base"] * 2, "destination": ["Base"] * 2,
+    ...     "token": ["USDC"] * 2, "amount_usd": [100.0, 1000.0], "fee_bps": [12.0, 11.0]})
+    >>> borrow_figure(points).axes[0].get_title()
+    'Borrow quotes: fee by amount borrowed (dots: every 200 answer)'
+    """
     figure = new_figure()
     ax = figure.subplots()
     tokens = points["token"].unique().sort().to_list()
@@ -65,7 +83,25 @@ def borrow_figure(points: pl.DataFrame) -> Figure:
 def swap_figure(impact: pl.DataFrame) -> Figure:
     """Swap price impact (bps, against the pair's smallest size) by trade size (USD, log x);
     colour by chain (:func:`toolkit.report.style.chain_color`), line style and marker by pair;
-    symlog y (linear below 1 bps)."""
+    symlog y (linear below 1 bps).
+
+    Parameters
+    ----------
+    impact : polars.DataFrame
+        :func:`toolkit.report.surfaces.swap_impact_table`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> impact = pl.DataFrame({"chain": ["Base"] * 2, "pair": ["USDC→WETH"] * 2,
+    ...     "size_usd": [100.0, 10_000.0], "impact_bps": [0.0, 4.0]})
+    >>> swap_figure(impact).axes[0].get_title()
+    'Swap routes: price impact by trade size'
+    """
     figure = new_figure()
     ax = figure.subplots()
     keys = impact.select("chain", "pair").unique(maintain_order=True).rows()
@@ -97,7 +133,29 @@ def swap_figure(impact: pl.DataFrame) -> Figure:
 def credit_figure(accounts: pl.DataFrame) -> Figure:
     """The credit book: health-factor histogram of accounts with debt (log bins, lines at 1
     and the watch level) and debt against collateral value per account, by band, in USD at the
-    credit asset's price (``credit_accounts_table``'s ``*_usd`` columns)."""
+    credit asset's price.
+
+    Parameters
+    ----------
+    accounts : polars.DataFrame
+        :func:`toolkit.report.credit.credit_accounts_table`'s frame (its ``*_usd`` columns).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved).
+
+    Examples
+    --------
+    >>> from datetime import UTC, datetime
+    >>> from toolkit.report.credit import credit_accounts_table
+    >>> accounts = pl.DataFrame({"account": ["0xa", "0xb"], "asset": ["USDC"] * 2,
+    ...     "debt": [900.0, 0.0], "total_collateral_value": [1000.0, 50.0],
+    ...     "health_factor": [1.1, None], "run_id": ["c"] * 2,
+    ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)] * 2})
+    >>> credit_figure(credit_accounts_table(accounts)).axes[0].get_title()
+    'Health factor of 1 accounts with debt'
+    """
     import numpy as np
 
     figure = new_figure()
@@ -150,7 +208,31 @@ def credit_figure(accounts: pl.DataFrame) -> Figure:
 
 
 def economics_figure(pools: pl.DataFrame, run: str) -> Figure:
-    """Per pool of the backtest: fee revenue (USD) and annualised return on capital (%)."""
+    """Per pool of the backtest: fee revenue (USD) and annualised return on capital (%).
+
+    Parameters
+    ----------
+    pools : polars.DataFrame
+        :func:`toolkit.models.economics.pool_economics`'s frame (its ``total`` row last).
+    run : str
+        The backtest's run id (its first 8 characters go in the title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved), with the assumptions as a footnote.
+
+    Examples
+    --------
+    >>> from toolkit.models.economics import pool_economics
+    >>> pools = pl.DataFrame({"run_id": ["bt"], "pool": ["p"], "label": ["Base USDC (intents)"],
+    ...     "chain": ["Base"], "token": ["USDC"], "pool_type": ["intents"],
+    ...     "capital_tokens": [1e6], "capital_usd": [1e6], "fee_revenue_tokens": [80.0],
+    ...     "fee_revenue_usd": [80.0], "start_t": [0.0], "end_t": [86_400.0],
+    ...     "mean_utilization": [0.5]})
+    >>> economics_figure(pool_economics(pools, "bt"), "bt").axes[0].get_title()
+    'Backtest bt: fee revenue per pool'
+    """
     table = pools.filter(pl.col("pool") != "total").sort("pool", descending=True)
     labels = table["label"].to_list()
     figure = new_figure()
@@ -187,7 +269,27 @@ def _footnote(figure: Figure, text: str) -> None:
 
 def capital_figure(sweep: pl.DataFrame) -> Figure:
     """Capital against 404 rate: the share of requests refused (left axis) and the annualised
-    return (right axis) at each ``pool_scale`` of a stored sweep, capital in USD (log x)."""
+    return (right axis) at each ``pool_scale`` of a stored sweep, capital in USD (log x).
+
+    Parameters
+    ----------
+    sweep : polars.DataFrame
+        :func:`toolkit.models.economics.capital_sweep`'s frame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not saved), with the assumptions as a footnote.
+
+    Examples
+    --------
+    >>> sweep = pl.DataFrame({"pool_scale": [1.0, 2.0], "run_id": ["a", "b"],
+    ...     "capital_usd": [1e6, 2e6], "requests": [100, 100], "refused": [20, 5],
+    ...     "share_404_pct": [20.0, 5.0], "fee_revenue_usd": [80.0, 95.0],
+    ...     "annualised_return_pct": [2.92, 1.73]})
+    >>> capital_figure(sweep).axes[0].get_title()
+    'Capital against 404 rate (backtests of one flow at several pool_scale values)'
+    """
     figure = new_figure()
     ax = figure.subplots()
     capital = sweep["capital_usd"].to_list()

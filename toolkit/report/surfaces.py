@@ -1,5 +1,5 @@
 """The report's tables for the surfaces beyond RFQ: borrow quotes and authorizations,
-calldata-guard findings, swap routes and credit health.
+calldata-guard findings and swap routes (credit health: :mod:`toolkit.report.credit`).
 
 Each function takes the frames of :class:`toolkit.report.load.ReportData` and returns polars
 frames in human units (whole tokens, USD at the default scenario's prices, chain names,
@@ -14,7 +14,6 @@ token symbols); the store keeps the exact integers.
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 
 import polars as pl
 
@@ -24,18 +23,13 @@ from toolkit.models.routes import impact_against_best
 from toolkit.report.units import chain_name, symbol_of, usd_column, whole_tokens
 
 __all__ = [
-    "HF_WATCH",
     "authorizations",
     "borrow_points",
     "borrow_table",
-    "credit_accounts_table",
-    "credit_collateral_table",
     "findings_table",
     "swap_impact_table",
 ]
 
-#: Health factors below this (and at least 1) are on the watch list; below 1 is liquidatable.
-HF_WATCH = 1.3
 #: Swap networks by chain id (the swap API's path names).
 _NETWORK_CHAINS = {"mainnet": 1, "base": 8453}
 
@@ -46,8 +40,30 @@ def _at(frame: pl.DataFrame) -> str | None:
 
 
 def borrow_table(borrow: pl.DataFrame) -> pl.DataFrame:
-    """One row per borrow route (source, destination, token): attempts by status, the 404
-    share, median fee (bps) and median amount asked in whole tokens and USD."""
+    """One row per borrow route (source, destination, token).
+
+    Parameters
+    ----------
+    borrow : polars.DataFrame
+        The store's ``borrow_quotes`` (src_chain, dst_chain, token address, amount in smallest
+        units, status, fee_bps; observed_at prices each row at its time).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``route`` and its keys, attempts by status, the 404 share with its Wilson 95 %
+        interval, the median fee (bps) and the median amount asked in whole tokens and USD.
+
+    Examples
+    --------
+    >>> usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    >>> borrow = pl.DataFrame({"src_chain": [1, 1], "dst_chain": [8453, 8453],
+    ...     "token": [usdc] * 2, "amount": [10**8, 10**8], "status": [200, 404],
+    ...     "fee_bps": [12.0, None]})
+    >>> table = borrow_table(borrow)
+    >>> table.select("route", "attempts", "ok", "blocked", "amount_median_tokens").row(0)
+    ('Ethereum→Base USDC', 2, 1, 1, 100.0)
+    """
     frame = _borrow_symbols(borrow)
     rows = frame.select("amount", "dst_chain", "token").rows()
     frame = frame.with_columns(
@@ -103,7 +119,28 @@ def _borrow_symbols(borrow: pl.DataFrame) -> pl.DataFrame:
 
 
 def borrow_points(borrow: pl.DataFrame) -> pl.DataFrame:
-    """The priced borrow answers: route label, amount in USD and fee (bps)."""
+    """The priced borrow answers, one point each.
+
+    Parameters
+    ----------
+    borrow : polars.DataFrame
+        The store's ``borrow_quotes``.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``pair`` (the chains), ``destination``, ``token`` (its symbol), ``amount_usd`` (null
+        without a stored price) and ``fee_bps`` of each 200 answer with a fee.
+
+    Examples
+    --------
+    >>> usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    >>> borrow = pl.DataFrame({"src_chain": [1, 1], "dst_chain": [8453, 8453],
+    ...     "token": [usdc] * 2, "amount": [10**8, 10**8], "status": [200, 404],
+    ...     "fee_bps": [12.0, None]})
+    >>> borrow_points(borrow).rows()
+    [('Ethereum→Base', 'Base', 'USDC', None, 12.0)]
+    """
     ok = _borrow_symbols(borrow).filter((pl.col("status") == 200) & pl.col("fee_bps").is_not_null())
     ok = ok.with_columns(usd_column(ok, "amount", chain="dst_chain", token="token", at=_at(ok)))
     rows = [
@@ -126,15 +163,47 @@ def borrow_points(borrow: pl.DataFrame) -> pl.DataFrame:
 
 
 def authorizations(events: pl.DataFrame) -> int:
-    """Loans authorized against borrow quotes, as the liquidity event stream reported them."""
+    """Loans authorized against borrow quotes, as the liquidity event stream reported them.
+
+    Parameters
+    ----------
+    events : polars.DataFrame
+        The store's ``liquidity_events`` (its ``reason`` column).
+
+    Returns
+    -------
+    int
+        The events whose reason is ``loan_authorized``; 0 without events.
+
+    Examples
+    --------
+    >>> authorizations(pl.DataFrame({"reason": ["loan_authorized", None, "loan_authorized"]}))
+    2
+    """
     if events.height == 0 or "reason" not in events.columns:
         return 0
     return int((events["reason"] == "loan_authorized").sum())
 
 
 def findings_table(transactions: pl.DataFrame) -> pl.DataFrame:
-    """Calldata-guard findings counted by rule (the field at fault) and severity, with one
-    example message; transactions without findings (``[]``) add no row."""
+    """Calldata-guard findings counted by rule (the field at fault) and severity.
+
+    Parameters
+    ----------
+    transactions : polars.DataFrame
+        The store's ``transactions`` (``findings``: each a JSON list; ``[]`` adds no row).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``rule``, ``severity``, ``count`` and one ``example`` message, most frequent first.
+
+    Examples
+    --------
+    >>> findings_table(pl.DataFrame({"findings": ['[]', '[{"field": "to", "message": "m", '
+    ...     '"severity": "error"}]']})).rows()
+    [('to', 'error', 1, 'm')]
+    """
     rows: dict[tuple[str, str], list[object]] = {}
     for text in transactions["findings"].to_list():
         for finding in json.loads(text) if text else []:
@@ -151,28 +220,36 @@ def findings_table(transactions: pl.DataFrame) -> pl.DataFrame:
 def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     """Each answered swap route in human units, with its price impact.
 
-    ``rate`` is output per input in whole tokens; ``impact_bps`` is how much worse it is than
-    the best rate of the same pair and network (its smallest size, in practice: the cost of
-    size, :func:`toolkit.models.routes.impact_against_best`). ``cost_bps`` is the all-in loss
-    against the stored USD prices, pool fee included (:func:`toolkit.models.bps.shortfall_bps`).
-    Columns: ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in, token_out,
-    amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``.
+    Parameters
+    ----------
+    swaps : polars.DataFrame
+        The store's ``swap_routes`` (network, token_in, token_out, amount_in, amount_out,
+        status; observed_at prices each row at its time).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``chain`` (its name), ``network`` (the swap API's), ``pair, token_in, token_out,
+        amount_in_tokens, size_usd, amount_out_tokens, rate, impact_bps, cost_bps``. ``rate``
+        is output per input in whole tokens; ``impact_bps`` how much worse it is than the best
+        rate of the same pair and network (its smallest size, in practice: the cost of size,
+        :func:`toolkit.models.routes.impact_against_best`); ``cost_bps`` the all-in loss
+        against the stored USD prices, pool fee included (:func:`toolkit.models.bps.shortfall_bps`).
+
+    Examples
+    --------
+    >>> usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    >>> weth = "0x4200000000000000000000000000000000000006"
+    >>> swaps = pl.DataFrame({"network": ["base"] * 2, "token_in": [usdc] * 2,
+    ...     "token_out": [weth] * 2, "amount_in": [10**8, 10**10],
+    ...     "amount_out": [25 * 10**15, 24 * 10**17], "status": [200, 200]})
+    >>> impact = swap_impact_table(swaps)
+    >>> impact["pair"][0], impact["amount_in_tokens"].to_list()
+    ('USDC→WETH', [100.0, 10000.0])
+    >>> impact["impact_bps"].round(1).to_list()
+    [0.0, 400.0]
     """
-    answered = swaps.filter((pl.col("status") == 200) & pl.col("amount_out").is_not_null())
-    chains = [_NETWORK_CHAINS.get(str(n), 0) for n in answered["network"].to_list()]
-    symbols = {
-        name: [symbol_of(c, t) for c, t in zip(chains, answered[column], strict=True)]
-        for name, column in (("_in", "token_in"), ("_out", "token_out"))
-    }
-    answered = answered.with_columns(
-        pl.Series("_chain", chains, dtype=pl.Int64),
-        *(pl.Series(name, values, dtype=pl.String) for name, values in symbols.items()),
-    )
-    at = _at(answered)
-    answered = answered.with_columns(
-        usd_column(answered, "amount_in", chain="_chain", token="_in", at=at),
-        usd_column(answered, "amount_out", chain="_chain", token="_out", at=at),
-    )
+    answered = _priced_swaps(swaps)
     rows = []
     for network, chain, sym_in, sym_out, amount_in, amount_out, usd_in, usd_out in answered.select(
         "network", "_chain", "_in", "_out", "amount_in", "amount_out", "amount_in_usd",
@@ -231,106 +308,22 @@ def swap_impact_table(swaps: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _float(value: Decimal | None) -> float | None:
-    return None if value is None else float(value)
-
-
-def credit_accounts_table(accounts: pl.DataFrame) -> pl.DataFrame:
-    """The credit book in floats for people, one row per account and credit asset as last
-    observed (``run_id`` and ``observed_at`` say where from): debt and collateral value in
-    that credit asset's units (``debt_usd`` / ``collateral_value_usd`` at the asset's price
-    when one is known, else empty), health factor (null: no debt) and its band (``< 1``,
-    ``1 to 1.3``, ``≥ 1.3``, ``no debt``)."""
-    hf = [_float(v) for v in accounts["health_factor"].to_list()]
-    bands = [
-        "no debt"
-        if v is None
-        else "< 1"
-        if v < 1
-        else f"1 to {HF_WATCH:g}"
-        if v < HF_WATCH
-        else f"≥ {HF_WATCH:g}"
-        for v in hf
-    ]
-    debt = [_float(v) for v in accounts["debt"].to_list()]
-    collateral = [_float(v) for v in accounts["total_collateral_value"].to_list()]
-    # Debt is in the asset's whole units: one whole token priced at the observation's time.
-    one = accounts.select(
-        pl.col("asset"),
-        pl.lit(None, dtype=pl.Int64).alias("chain"),
-        pl.lit(1).alias("unit"),
-        *([pl.col("observed_at")] if "observed_at" in accounts.columns else []),
+def _priced_swaps(swaps: pl.DataFrame) -> pl.DataFrame:
+    """The answered routes of ``swaps`` with their chain id (``_chain``), token symbols
+    (``_in``, ``_out``) and both amounts in USD at the stored prices."""
+    answered = swaps.filter((pl.col("status") == 200) & pl.col("amount_out").is_not_null())
+    chains = [_NETWORK_CHAINS.get(str(n), 0) for n in answered["network"].to_list()]
+    symbols = {
+        name: [symbol_of(c, t) for c, t in zip(chains, answered[column], strict=True)]
+        for name, column in (("_in", "token_in"), ("_out", "token_out"))
+    }
+    answered = answered.with_columns(
+        pl.Series("_chain", chains, dtype=pl.Int64),
+        *(pl.Series(name, values, dtype=pl.String) for name, values in symbols.items()),
     )
-    prices = usd_column(one, "unit", chain="chain", token="asset", at=_at(one)).to_list()
-    return pl.DataFrame(
-        {
-            "account": accounts["account"],
-            "asset": accounts["asset"],
-            "debt": debt,
-            "collateral_value": collateral,
-            "debt_usd": [_times(d, p) for d, p in zip(debt, prices, strict=True)],
-            "collateral_value_usd": [_times(c, p) for c, p in zip(collateral, prices, strict=True)],
-            "health_factor": hf,
-            "band": bands,
-            "run_id": accounts["run_id"],
-            "observed_at": accounts["observed_at"],
-        },
-        schema={
-            "account": pl.String,
-            "asset": pl.String,
-            "debt": pl.Float64,
-            "collateral_value": pl.Float64,
-            "debt_usd": pl.Float64,
-            "collateral_value_usd": pl.Float64,
-            "health_factor": pl.Float64,
-            "band": pl.String,
-            "run_id": pl.String,
-            "observed_at": accounts.schema["observed_at"],
-        },
+    at = _at(answered)
+    answered = answered.with_columns(
+        usd_column(answered, "amount_in", chain="_chain", token="_in", at=at),
+        usd_column(answered, "amount_out", chain="_chain", token="_out", at=at),
     )
-
-
-def _times(value: float | None, price: float | None) -> float | None:
-    return None if value is None or price is None else value * price
-
-
-def credit_book_table(accounts: pl.DataFrame) -> pl.DataFrame:
-    """Per credit asset (never summed across currencies): accounts, accounts with debt, in each
-    health band, total debt and collateral value in the asset's units, and the debt in USD at
-    the asset's price (empty when the asset has no price: no rate is assumed)."""
-    hf = pl.col("health_factor")
-    indebted = hf.is_not_null() & (pl.col("debt") > 0)
-    return (
-        accounts.group_by("asset")
-        .agg(
-            pl.col("account").n_unique().alias("accounts"),
-            indebted.sum().alias("with_debt"),
-            (indebted & (hf < 1)).sum().alias("hf_below_1"),
-            (indebted & (hf < HF_WATCH)).sum().alias(f"hf_below_{HF_WATCH:g}"),
-            pl.col("debt").sum().alias("total_debt"),
-            pl.col("debt_usd").sum().alias("total_debt_usd"),
-            pl.col("collateral_value").sum().alias("total_collateral_value"),
-            pl.col("run_id").n_unique().alias("runs"),
-            pl.col("observed_at").max().alias("latest_observation"),
-        )
-        .with_columns(
-            pl.when(pl.col("total_debt_usd") > 0)
-            .then(pl.col("total_debt_usd"))
-            .when(pl.col("total_debt") == 0)
-            .then(0.0)
-            .alias("total_debt_usd")
-        )
-        .sort("asset")
-    )
-
-
-def credit_collateral_table(protocol: pl.DataFrame) -> pl.DataFrame:
-    """The collaterals the protocol accepts, per chain, with LTVs in %."""
-    return protocol.select(
-        pl.col("chain").map_elements(chain_name, return_dtype=pl.String).alias("chain"),
-        pl.col("symbol").fill_null(pl.col("collateral")).alias("collateral"),
-        (pl.col("ltv_bps") / 100).alias("ltv_pct"),
-        (pl.col("maintenance_ltv_bps") / 100).alias("maintenance_ltv_pct"),
-        (pl.col("liquidation_bonus_bps") / 100).alias("liquidation_bonus_pct"),
-        pl.col("strategy"),
-    ).sort("chain", "collateral")
+    return answered

@@ -22,20 +22,13 @@ from toolkit.models import (
     fee_curve,
 )
 from toolkit.models.bps import answer_counts, share_404
-from toolkit.models.intervals import (
-    batch_means,
-    clustered_share,
-    median_interval,
-    wilson,
-    wilson_exprs,
-)
+from toolkit.models.intervals import median_interval, wilson, wilson_exprs
 from toolkit.models.observed import sweep_refusal_share
 from toolkit.report.load import ReportData
 from toolkit.report.units import chain_name, token_decimals
 
 __all__ = [
     "ROUTE_KEYS",
-    "SUMMARY_COLUMNS",
     "Estimate",
     "Timeline",
     "backtest_timeline",
@@ -43,14 +36,10 @@ __all__ = [
     "chain_name",
     "route_label",
     "route_table",
-    "summary_rows",
-    "summary_table",
     "sweep_estimate",
     "token_decimals",
 ]
 
-#: The columns of ``summary.csv``.
-SUMMARY_COLUMNS = ("section", "metric", "value", "n", "ci95_low", "ci95_high")
 #: A route in the report: source chain, destination chain, token (quote types pooled).
 ROUTE_KEYS: tuple[str, ...] = ("src_chain", "dst_chain", "token")
 
@@ -82,7 +71,27 @@ class Timeline:
 
 
 def route_label(src: int | None, dst: int | None, token: str | None) -> str:
-    """``Ethereum→Base USDC``."""
+    """A route's label for people: ``Ethereum→Base USDC``.
+
+    Parameters
+    ----------
+    src : int or None
+        The source chain id.
+    dst : int or None
+        The destination chain id.
+    token : str or None
+        The token's symbol (``?`` when None).
+
+    Returns
+    -------
+    str
+        Both chains' names and the token.
+
+    Examples
+    --------
+    >>> route_label(1, 8453, "USDC"), route_label(8453, 10, None)
+    ('Ethereum→Base USDC', 'Base→Optimism ?')
+    """
     return f"{chain_name(src)}→{chain_name(dst)} {token or '?'}"
 
 
@@ -92,7 +101,35 @@ def _with_labels(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def route_table(data: ReportData) -> pl.DataFrame:
-    """One row per route: attempts by outcome, fee quantiles, the fitted fee curve, timing."""
+    """One row per route: attempts by outcome, fee quantiles, the fitted fee curve, timing.
+
+    Parameters
+    ----------
+    data : ReportData
+        Its ``observations`` (the store's ``rfq_observations``) and ``tiers``.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``route``, the route's keys, attempts, ``ok`` (200), ``blocked`` (404), ``other``, the
+        404 share with its 95 % interval clustered by sweep round, the median and 10th/90th
+        percentile effective fee (bps), median latency (ms), the fee curve's fit, eta and
+        validity (s), and the median premium over the fee tiers when tiers are stored.
+
+    Examples
+    --------
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> obs = pl.DataFrame({"run_id": ["r"] * 3, "round": [0, 0, 1], "observed_at": [t] * 3,
+    ...     "src_chain": [1] * 3, "dst_chain": [8453] * 3, "token": ["USDC"] * 3,
+    ...     "quote_type": ["ExactInput"] * 3, "amount": [10**8, 10**9, 10**9],
+    ...     "status": [200, 200, 404], "latency_ms": [40.0, 35.0, 30.0], "eta": [30, 40, None],
+    ...     "valid_until": [1767225660, 1767225660, None], "input_amount": [10**8, 10**9, None],
+    ...     "output_amount": [99_900_000, 999_000_000, None]})
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, obs, empty, empty, None, empty, empty)
+    >>> route_table(data).select("route", "attempts", "ok", "blocked", "fee_median_bps").row(0)
+    ('Ethereum→Base USDC', 3, 2, 1, 10.0)
+    """
     obs = effective_fee_bps(data.observations)
     keys = list(ROUTE_KEYS)
     fee = pl.col("effective_fee_bps")
@@ -133,24 +170,8 @@ def route_table(data: ReportData) -> pl.DataFrame:
             pl.col("premium_bps").median().alias("tier_premium_median_bps")
         )
         table = table.join(premium, on=keys, how="left", nulls_equal=True)
-    # The sweep's consecutive RFQs are not independent: the interval is clustered by round.
-    intervals = pl.DataFrame(
-        [
-            (*key, estimate.low, estimate.high)
-            for key, part in data.observations.group_by(keys)
-            for estimate in [sweep_estimate(part)]
-        ],
-        schema={
-            "src_chain": pl.Int64,
-            "dst_chain": pl.Int64,
-            "token": pl.String,
-            "share_404_ci95_low": pl.Float64,
-            "share_404_ci95_high": pl.Float64,
-        },
-        orient="row",
-    )
     table = table.with_columns(pl.col("src_chain", "dst_chain").cast(pl.Int64)).join(
-        intervals, on=keys, how="left", nulls_equal=True
+        _route_intervals(data.observations), on=keys, how="left", nulls_equal=True
     )
     table = _with_labels(table.sort(keys, nulls_last=True))
     columns = [
@@ -167,8 +188,53 @@ def route_table(data: ReportData) -> pl.DataFrame:
     return table.select(columns + [c for c in table.columns if c not in columns])
 
 
+def _route_intervals(observations: pl.DataFrame) -> pl.DataFrame:
+    """Each route's 404-share interval: the sweep's consecutive RFQs are not independent, so
+    it is clustered by round (:func:`sweep_estimate`)."""
+    return pl.DataFrame(
+        [
+            (*key, estimate.low, estimate.high)
+            for key, part in observations.group_by(list(ROUTE_KEYS))
+            for estimate in [sweep_estimate(part)]
+        ],
+        schema={
+            "src_chain": pl.Int64,
+            "dst_chain": pl.Int64,
+            "token": pl.String,
+            "share_404_ci95_low": pl.Float64,
+            "share_404_ci95_high": pl.Float64,
+        },
+        orient="row",
+    )
+
+
 def capacity_steps(data: ReportData) -> pl.DataFrame:
-    """Each pool's liquidity step function from the liquidity events, with a pool label."""
+    """Each pool's liquidity step function from the liquidity events, with a pool label.
+
+    Parameters
+    ----------
+    data : ReportData
+        Its ``events`` (the store's ``liquidity_events``).
+
+    Returns
+    -------
+    polars.DataFrame
+        :func:`toolkit.models.capacity_timeline`'s steps (available, reserved, outstanding,
+        total, utilization from ``valid_from`` to ``valid_to``) with a ``label``: chain name,
+        token and pool type (and the event source's number when there are several).
+
+    Examples
+    --------
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> events = pl.DataFrame({"source": ["s"] * 2, "event_id": [1, 2],
+    ...     "event": ["liquidity"] * 2, "received_at": [t, t], "chain": [8453] * 2,
+    ...     "token": ["USDC"] * 2, "pool_type": ["intents"] * 2, "balance": [10**12] * 2,
+    ...     "reserved": [0, 10**11], "outstanding": [0, 0]})
+    >>> empty = pl.DataFrame()
+    >>> steps = capacity_steps(ReportData("demo", empty, empty, events, empty, None, empty, empty))
+    >>> steps["label"][0], steps["utilization"].round(3).to_list()
+    ('Base USDC (intents)', [0.0, 0.091])
+    """
     steps = capacity_timeline(data.events)
     sources = steps["source"].unique().sort().to_list()
     labels = []
@@ -192,10 +258,28 @@ def _bin_width(span: float) -> int:
 def backtest_timeline(data: ReportData) -> pl.DataFrame:
     """The backtest's requests per time bin: how many, how many got a 404, and that share.
 
-    Columns: ``t_start`` (virtual seconds), ``bin_s``, ``requests``, ``refused``, ``rate``,
-    ``ci95_low``/``ci95_high`` (Wilson, the bin's requests taken as independent: within a
-    bin they are not quite, a full pool refusing arrivals in a row). A request counts as refused
-    when its last RFQ attempt was a 404.
+    A request counts as refused when its last RFQ attempt was a 404. The bin is the
+    narrowest of 1 min to 1 day that gives at most 48 bins.
+
+    Parameters
+    ----------
+    data : ReportData
+        Its ``backtest_requests`` (``t`` in virtual seconds, ``status``).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``t_start`` (virtual seconds), ``bin_s``, ``requests``, ``refused``, ``rate``,
+        ``ci95_low``/``ci95_high`` (Wilson, the bin's requests taken as independent: within a
+        bin they are not quite, a full pool refusing arrivals in a row).
+
+    Examples
+    --------
+    >>> requests = pl.DataFrame({"t": [0.0, 30.0, 90.0], "status": [200, 404, 200]})
+    >>> empty = pl.DataFrame()
+    >>> data = ReportData("demo", empty, empty, empty, empty, "bt", requests, empty)
+    >>> backtest_timeline(data).select("t_start", "bin_s", "requests", "refused").rows()
+    [(0.0, 60, 2, 1), (60.0, 60, 1, 0)]
     """
     requests = data.backtest_requests
     end = float(requests.select(pl.col("t").max().fill_null(0.0)).item())
@@ -250,20 +334,6 @@ class Estimate:
         return cls(middle, len(clean), low, high)
 
 
-def _fmt(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ""
-        # Six significant digits, but never an exponent on a large amount: 28200000, not 2.82e+07.
-        return f"{value:.0f}" if abs(value) >= 1e6 else f"{value:.6g}"
-    return str(value)
-
-
-Row = tuple[str, str, str, str, str, str]
-
-
 def sweep_estimate(observations: pl.DataFrame) -> Estimate:
     """The 404 share of a sweep's 200/404 answers with its 95 % interval clustered by
     ``(run_id, round)`` (:func:`toolkit.models.observed.sweep_refusal_share`).
@@ -287,147 +357,3 @@ def sweep_estimate(observations: pl.DataFrame) -> Estimate:
     (0.25, 4)
     """
     return Estimate(*sweep_refusal_share(observations))
-
-
-def _clustered(frame: pl.DataFrame, hits: str, trials: str) -> Estimate:
-    share, low, high = clustered_share(frame[hits].to_list(), frame[trials].to_list())
-    return Estimate(share, int(frame[trials].sum()), low, high)
-
-
-def _batch_mean(pools: pl.DataFrame) -> Estimate:
-    """The mean utilization over every pool sample, its interval from the means of (about 20)
-    consecutive time batches: successive samples of a pool are strongly correlated."""
-    return Estimate(*batch_means(pools, "utilization"))
-
-
-def _row(section: str, metric: str, value: object) -> Row:
-    if isinstance(value, Estimate):
-        return (
-            section,
-            metric,
-            _fmt(value.value),
-            str(value.n),
-            _fmt(value.low),
-            _fmt(value.high),
-        )
-    return (section, metric, _fmt(value), "", "", "")
-
-
-def _rows(section: str, items: Sequence[tuple[str, object]]) -> list[Row]:
-    return [_row(section, metric, value) for metric, value in items]
-
-
-def summary_rows(section: str, items: Sequence[tuple[str, object]]) -> list[Row]:
-    """``section, metric, value, n, ci95_low, ci95_high`` rows with values formatted as text
-    (floats: 6 digits); an :class:`Estimate` fills its sample size and 95 % interval."""
-    return _rows(section, items)
-
-
-def summary_table(
-    data: ReportData,
-    routes: pl.DataFrame | None,
-    extra: Sequence[tuple[str, ...]] = (),
-) -> pl.DataFrame:
-    """The headline figures as ``section, metric, value, n, ci95_low, ci95_high`` rows (text;
-    ``n`` and the interval set where the value is estimated); ``extra`` rows (other sections,
-    :func:`summary_rows`) come last."""
-    rows: list[tuple[str, ...]] = []
-    runs = data.runs.group_by("kind", "status").agg(pl.len().alias("n")).sort("kind", "status")
-    rows += _rows(
-        "runs",
-        [("runs", data.runs.height)]
-        + [(f"{kind} runs {status}", n) for kind, status, n in runs.iter_rows()],
-    )
-    obs = data.observations
-    if obs.height:
-        by_status = obs.group_by("status").agg(pl.len().alias("n")).sort("status")
-        fees = effective_fee_bps(obs)
-        first, last = obs["observed_at"].min(), obs["observed_at"].max()
-        own = obs.filter(~pl.col("holds_orders")) if "holds_orders" in obs.columns else obs
-        rows += _rows(
-            "rfq (the collector's sweeps)",
-            [
-                ("attempts", obs.height),
-                *[(f"attempts with status {s}", n) for s, n in by_status.iter_rows()],
-                (
-                    "404 share of 200/404 answers (sweeps that opened no order; 95 % clustered "
-                    "by round, includes refusals the sweep's own quotes caused)",
-                    sweep_estimate(own),
-                ),
-                ("routes", 0 if routes is None else routes.height),
-                ("median fee (bps)", Estimate.median(fees["effective_fee_bps"].to_list())),
-                ("median latency (ms)", Estimate.median(obs["latency_ms"].to_list())),
-                ("first attempt (UTC)", first.isoformat() if first is not None else None),  # type: ignore[union-attr]
-                ("last attempt (UTC)", last.isoformat() if last is not None else None),  # type: ignore[union-attr]
-            ],
-        )
-        answered = fees.filter(pl.col("effective_fee_bps").is_not_null())
-        by_route = {
-            key: Estimate.median(part["effective_fee_bps"].to_list())
-            for key, part in answered.group_by(list(ROUTE_KEYS))
-        }
-        rows += _rows(
-            "median fee by route (bps)",
-            [
-                (route_label(*key), by_route[key])
-                for key in sorted(by_route, key=lambda k: (k[0] or 0, k[1] or 0, str(k[2])))
-            ],
-        )
-    market = data.market.filter(pl.col("status").is_in([200, 404])) if data.market.height else None
-    if market is not None and market.height:
-        rows += _rows(
-            "market (other users' RFQs)",
-            [
-                ("requests answered 200 or 404", market.height),
-                (
-                    "404 share (Wilson 95 %: each request an independent trial)",
-                    Estimate.share_404(market),
-                ),
-            ],
-        )
-    events = data.events
-    if events.height:
-        liquidity = events.filter(pl.col("event") == "liquidity")
-        pools = liquidity.select("source", "chain", "token", "pool_type").unique()
-        rows += _rows(
-            "liquidity events",
-            [
-                ("events", events.height),
-                ("liquidity events", liquidity.height),
-                ("fee events", events.height - liquidity.height),
-                ("pools", pools.height),
-            ],
-        )
-    if data.tiers.height:
-        rows += _rows(
-            "fee tiers",
-            [
-                ("snapshots", data.tiers["snapshot_id"].n_unique()),
-                ("tiers", data.tiers.height),
-            ],
-        )
-    backtests = data.runs.filter(pl.col("kind") == "backtest").height
-    if data.backtest_run is not None and data.backtest_requests.height:
-        requests = data.backtest_requests
-        outcome = requests.group_by("outcome").agg(pl.len().alias("n")).sort("outcome")
-        rows += _rows(
-            "backtest",
-            [
-                ("backtest runs", backtests),
-                ("latest run", data.backtest_run),
-                ("requests", requests.height),
-                *[(f"outcome {o}", n) for o, n in outcome.iter_rows()],
-                (
-                    "404 share of requests (95 % clustered by time bin)",
-                    _clustered(backtest_timeline(data), "refused", "requests"),
-                ),
-                ("peak pool utilization", data.backtest_pools["utilization"].max()),
-                (
-                    "mean pool utilization (95 %: batch means over time bins)",
-                    _batch_mean(data.backtest_pools),
-                ),
-            ],
-        )
-    # Rows built elsewhere as (section, metric, value) get empty sample and interval cells.
-    rows += [(*row, "", "", "")[:6] for row in extra]
-    return pl.DataFrame(rows, schema=list(SUMMARY_COLUMNS), orient="row")

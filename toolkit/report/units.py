@@ -54,8 +54,32 @@ _TOKENS: ContextVar[pl.DataFrame] = ContextVar("tokens", default=_EMPTY)
 
 @contextlib.contextmanager
 def priced(prices: pl.DataFrame, tokens: pl.DataFrame | None = None) -> Iterator[None]:
-    """Use ``prices`` (:func:`toolkit.store.price_table`) and ``tokens`` (the store's token
-    names: chain, address, symbol, decimals) for every figure inside the block."""
+    """Use ``prices`` and ``tokens`` for every figure and table inside the block.
+
+    Parameters
+    ----------
+    prices : polars.DataFrame
+        The stored prices (:func:`toolkit.store.price_table`: chain, token, symbol,
+        observed_at, usd).
+    tokens : polars.DataFrame, optional
+        The store's token names (chain, address, symbol, decimals); none by default.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        A context manager: inside it :func:`price_usd`, :func:`usd` and :func:`symbol_of` read
+        these; on leaving, the ones in use before are back.
+
+    Examples
+    --------
+    >>> prices = pl.DataFrame({"chain": [1], "token": ["0x"], "symbol": ["WETH"],
+    ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)], "usd": [3000.0]})
+    >>> with priced(prices):
+    ...     price_usd("WETH")
+    3000.0
+    >>> price_usd("WETH") is None
+    True
+    """
     marks = _PRICES.set(prices), _TOKENS.set(_EMPTY if tokens is None else tokens)
     try:
         yield
@@ -106,9 +130,23 @@ def chain_name(chain: int | None) -> str:
 
 
 def token_decimals(chain: int | None, symbol: str | None) -> int:
-    """A token's decimals from the registry, then the store's token names (0 when neither knows
-    the token: amounts then stay in smallest units, and the axis says so).
+    """A token's decimals from the registry, then the store's token names.
 
+    Parameters
+    ----------
+    chain : int or None
+        The chain id.
+    symbol : str or None
+        The token's symbol.
+
+    Returns
+    -------
+    int
+        Its decimals; 0 when neither knows the token (amounts then stay in smallest units, and
+        the axis says so).
+
+    Examples
+    --------
     >>> token_decimals(8453, "USDC"), token_decimals(1, "WBTC"), token_decimals(None, "XYZ")
     (6, 8, 0)
     """
@@ -127,9 +165,26 @@ def token_decimals(chain: int | None, symbol: str | None) -> int:
 def price_usd(
     symbol: str | None, chain: int | None = None, at: datetime | None = None
 ) -> float | None:
-    """USD per whole token at ``at`` (None: the latest) from the stored prices in use
-    (:func:`priced`), else None. ``ETH`` is priced as ``WETH``.
+    """USD per whole token from the stored prices in use (:func:`priced`).
 
+    ``ETH`` is priced as ``WETH``.
+
+    Parameters
+    ----------
+    symbol : str or None
+        The token's symbol.
+    chain : int, optional
+        The chain id (default: any chain's price of the symbol).
+    at : datetime, optional
+        The time to price at (default: the latest stored price).
+
+    Returns
+    -------
+    float or None
+        USD per whole token; None when no price is stored for it.
+
+    Examples
+    --------
     >>> price_usd("USDC"), price_usd(None)
     (None, None)
     """
@@ -137,9 +192,22 @@ def price_usd(
 
 
 def symbol_of(chain: int, address: str) -> str:
-    """A token's symbol from its address on ``chain`` (``ETH`` for the native coin), or the
-    shortened address when neither the registry nor the store's token names know it.
+    """A token's symbol from its address on ``chain`` (``ETH`` for the native coin).
 
+    Parameters
+    ----------
+    chain : int
+        The chain id.
+    address : str
+        The token's address (a symbol is returned as it is).
+
+    Returns
+    -------
+    str
+        The symbol the registry or the store's token names give, else the shortened address.
+
+    Examples
+    --------
     >>> symbol_of(1, "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"), symbol_of(1, NATIVE)
     ('USDC', 'ETH')
     >>> symbol_of(10, "0x4200000000000000000000000000000000000006"), symbol_of(1, "USDC")
@@ -159,7 +227,27 @@ def symbol_of(chain: int, address: str) -> str:
 
 
 def whole_tokens(amount: int | None, chain: int | None, symbol: str | None) -> float | None:
-    """``amount`` smallest units as whole tokens (a float, for people; None stays None)."""
+    """``amount`` smallest units as whole tokens (a float, for people).
+
+    Parameters
+    ----------
+    amount : int or None
+        The amount in the token's smallest units.
+    chain : int or None
+        The chain id.
+    symbol : str or None
+        The token's symbol (its decimals: :func:`token_decimals`).
+
+    Returns
+    -------
+    float or None
+        Whole tokens; None stays None.
+
+    Examples
+    --------
+    >>> whole_tokens(2_500_000, 8453, "USDC"), whole_tokens(None, 8453, "USDC")
+    (2.5, None)
+    """
     if amount is None:
         return None
     return int(amount) / 10 ** token_decimals(chain, symbol)
@@ -168,8 +256,32 @@ def whole_tokens(amount: int | None, chain: int | None, symbol: str | None) -> f
 def usd(
     amount: int | None, chain: int | None, symbol: str | None, at: datetime | None = None
 ) -> float | None:
-    """``amount`` smallest units in USD at ``at`` (the observation's time; None: the latest
-    stored price), or None when the token has no stored price."""
+    """``amount`` smallest units in USD at the stored prices in use (:func:`priced`).
+
+    Parameters
+    ----------
+    amount : int or None
+        The amount in the token's smallest units.
+    chain : int or None
+        The chain id.
+    symbol : str or None
+        The token's symbol.
+    at : datetime, optional
+        The observation's time (default: the latest stored price).
+
+    Returns
+    -------
+    float or None
+        USD; None when the token has no stored price.
+
+    Examples
+    --------
+    >>> prices = pl.DataFrame({"chain": [1], "token": ["0x"], "symbol": ["WETH"],
+    ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)], "usd": [3000.0]})
+    >>> with priced(prices):
+    ...     usd(5 * 10**17, 1, "WETH"), usd(10**6, 1, "USDC")
+    (1500.0, None)
+    """
     tokens = whole_tokens(amount, chain, symbol)
     price = price_usd(symbol, chain, at)
     return None if tokens is None or price is None else tokens * price
@@ -178,10 +290,30 @@ def usd(
 def usd_column(
     frame: pl.DataFrame, amount: str, *, chain: str, token: str, at: str | None = None
 ) -> pl.Series:
-    """Column ``amount`` (smallest units) of ``frame`` in USD, each row priced at its
-    observation time (column ``at``; None: the latest stored price) by one as-of join
-    (:func:`toolkit.store.prices_at`); null where the token has no stored price.
+    """Column ``amount`` (smallest units) of ``frame`` in USD, each row priced at its time.
 
+    One as-of join (:func:`toolkit.store.prices_at`) against the stored prices in use.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        The rows to price.
+    amount : str
+        The column of amounts in smallest units.
+    chain : str
+        The column of each row's chain id.
+    token : str
+        The column of each row's token symbol.
+    at : str, optional
+        The column of each row's observation time (default: the latest stored price).
+
+    Returns
+    -------
+    polars.Series
+        ``<amount>_usd``; null where the token has no stored price.
+
+    Examples
+    --------
     >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
     >>> t1 = datetime(2026, 1, 2, tzinfo=UTC)
     >>> prices = pl.DataFrame({"chain": [1, 1], "token": ["0x", "0x"], "symbol": ["WETH"] * 2,
@@ -212,10 +344,27 @@ def with_human_amounts(
 ) -> pl.DataFrame:
     """Add ``<column>_tokens`` and ``<column>_usd`` beside each smallest-unit ``column``.
 
-    ``chain`` and ``token`` name the columns holding each row's chain id and symbol, ``at``
-    the column of its observation time (each row priced at its time; default: the latest
-    stored price); the original integer columns are kept as they are.
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        The rows; its integer columns are kept as they are.
+    columns : sequence of str
+        The columns of amounts in smallest units.
+    chain : str
+        The column of each row's chain id.
+    token : str
+        The column of each row's token symbol.
+    at : str, optional
+        The column of each row's observation time (each row priced at its time; default: the
+        latest stored price).
 
+    Returns
+    -------
+    polars.DataFrame
+        ``frame`` with the two columns added after each amount column.
+
+    Examples
+    --------
     >>> frame = pl.DataFrame({"chain": [1], "token": ["WETH"], "amount": [5 * 10**17]})
     >>> prices = pl.DataFrame({"chain": [1], "token": ["0x"], "symbol": ["WETH"],
     ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)], "usd": [3000.0]})
@@ -295,8 +444,20 @@ def for_people(
 
 
 def format_usd(value: float | None) -> str:
-    """``$1.23M``, ``$45.6k``, ``$100``, ``$0.42``, ``-$10M``; empty for None.
+    """A USD amount for people: ``$1.23M``, ``$45.6k``, ``$100``, ``$0.42``, ``-$10M``.
 
+    Parameters
+    ----------
+    value : float or None
+        The amount in USD.
+
+    Returns
+    -------
+    str
+        The amount with its unit; empty for None.
+
+    Examples
+    --------
     >>> format_usd(-1e7), format_usd(100.0), format_usd(None)
     ('-$10M', '$100', '')
     """
@@ -310,8 +471,20 @@ def format_usd(value: float | None) -> str:
 
 
 def utc_date(value: datetime | None) -> str:
-    """``2025-03-01 12:00 UTC``; empty for None.
+    """A time for people, to the minute: ``2025-03-01 12:00 UTC``.
 
+    Parameters
+    ----------
+    value : datetime or None
+        A timezone-aware time.
+
+    Returns
+    -------
+    str
+        The time in UTC; empty for None.
+
+    Examples
+    --------
     >>> utc_date(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
     '2025-03-01 12:00 UTC'
     """

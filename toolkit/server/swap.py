@@ -162,7 +162,7 @@ async def route(request: Request) -> Response:
                     token_out,
                     amount_in,
                     slippage_bps=slippage,
-                    timeout=None if timeout_ms is None else timeout_ms / 1000,
+                    timeout_s=None if timeout_ms is None else timeout_ms / 1000,
                     now=service.now(),
                 )
 

@@ -5,7 +5,7 @@ its simulation, as ``GET {swap_url}/{network}/v1/route`` answers them.
 are, and:
 
 1. splits the input with :func:`toolkit.amm.routing.route_candidates` (paths of up to 3
-   hops, up to 4 of them, allocation by equalising marginal outputs; ``timeout`` bounds the
+   hops, up to 4 of them, allocation by equalising marginal outputs; ``timeout_s`` bounds the
    search, anytime). A V3 pool whose ranges run dry before the input is spent takes no part of it;
 2. compares that split with the best single path **net of gas**: each one's calldata is priced
    by the chain's gas model at the chain's base fee, converted into the output token at pool mid
@@ -253,7 +253,8 @@ def _simulate(
     timestamp: int,
     number: int,
 ) -> int:
-    """Run the transaction from a funded stand-in sender and undo it: what it delivered."""
+    """Run the transaction from a funded stand-in sender and undo it: what it delivered
+    (``RuntimeError`` when it reverts: a route the search built must go through)."""
     state = ledger.state
     run = Execution(state, timestamp=timestamp, number=number)
     sender = SIMULATION_SENDER
@@ -274,10 +275,37 @@ def _simulate(
             return out_token.balances.get(sender, 0)
 
         before = holding()
-        run.call(sender, router, bytes.fromhex(data[2:]), amount_in if native_in else 0)
+        try:
+            run.call(sender, router, bytes.fromhex(data[2:]), amount_in if native_in else 0)
+        except Revert as exc:
+            raise RuntimeError(f"the route's transaction reverted in simulation ({exc})") from exc
         return holding() - before
     finally:
         run.rollback()
+
+
+def _traded(weth: str, token_in: str, token_out: str) -> tuple[str, str]:
+    """The ERC-20s a route between ``token_in`` and ``token_out`` trades (the native coin as
+    WETH); ``ArgumentError`` when they are the same."""
+    t_in = weth if token_in == NATIVE else token_in
+    t_out = weth if token_out == NATIVE else token_out
+    if t_in == t_out:
+        raise ArgumentError(
+            "tokenOut", "a token other than tokenIn (the native coin trades as WETH)", token_out
+        )
+    return t_in, t_out
+
+
+def _servable_value(
+    ledger: Ledger, venues: list[Venue], t_out: str, amount_in: int, mid: Decimal
+) -> Decimal:
+    """``amount_in`` at the mid price, in ``t_out``; ``NoSwapRoute`` when the pools that hold
+    ``t_out`` hold less than :data:`MIN_VALUE_SHARE` of it (no path can deliver it)."""
+    value_out = Decimal(amount_in) * mid
+    held = sum(_holding(ledger, v, t_out) for v in venues if t_out in (v.token0, v.token1))
+    if held < value_out * MIN_VALUE_SHARE:
+        raise NoSwapRoute(_too_large(amount_in, held, value_out))
+    return value_out
 
 
 def search_route(
@@ -287,7 +315,7 @@ def search_route(
     amount_in: int,
     *,
     slippage_bps: int = 50,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     now: float,
 ) -> SwapRoute:
     """:func:`find_route` without its cache: always searches."""
@@ -296,12 +324,7 @@ def search_route(
     if router is None:
         raise NoSwapRoute("this chain has no AMM pools")
     native_in, native_out = token_in == NATIVE, token_out == NATIVE
-    t_in = router.weth if native_in else token_in
-    t_out = router.weth if native_out else token_out
-    if t_in == t_out:
-        raise ArgumentError(
-            "tokenOut", "a token other than tokenIn (the native coin trades as WETH)", token_out
-        )
+    t_in, t_out = _traded(router.weth, token_in, token_out)
     venues = venues_of(ledger)
     mid = mid_price(venues, t_in, t_out)
     if mid is None:
@@ -310,12 +333,11 @@ def search_route(
     latest = ledger.block_number(now)
     number, timestamp = latest + 1, ledger.block_timestamp(latest + 1)
     call_deadline = timestamp + DEADLINE_SECONDS
-    value_out = Decimal(amount_in) * mid
-    held = sum(_holding(ledger, v, t_out) for v in venues if t_out in (v.token0, v.token1))
-    if held < value_out * MIN_VALUE_SHARE:
-        raise NoSwapRoute(_too_large(amount_in, held, value_out))
+    value_out = _servable_value(ledger, venues, t_out, amount_in, mid)
     try:
-        candidates = route_candidates(venues, t_in, t_out, amount_in, max_paths=4, timeout=timeout)
+        candidates = route_candidates(
+            venues, t_in, t_out, amount_in, max_paths=4, timeout=timeout_s
+        )
     except AmmError as exc:
         raise NoSwapRoute(str(exc)) from None
     route, data, gas_used = _best_net_of_gas(
@@ -330,21 +352,18 @@ def search_route(
     )
     if route.amount_out < value_out * MIN_VALUE_SHARE:
         raise NoSwapRoute(_too_large(amount_in, route.amount_out, value_out))
-    try:
-        delivered = _simulate(
-            ledger,
-            router.address,
-            data,
-            t_in,
-            t_out,
-            amount_in,
-            native_in,
-            native_out,
-            timestamp,
-            number,
-        )
-    except Revert as exc:
-        raise RuntimeError(f"the route's transaction reverted in simulation ({exc})") from exc
+    delivered = _simulate(
+        ledger,
+        router.address,
+        data,
+        t_in,
+        t_out,
+        amount_in,
+        native_in,
+        native_out,
+        timestamp,
+        number,
+    )
     if delivered != route.amount_out:
         raise RuntimeError(f"simulation delivered {delivered}, the route {route.amount_out}")
     min_out = route.amount_out * (10_000 - slippage_bps) // 10_000
@@ -425,13 +444,13 @@ def find_route(
     amount_in: int,
     *,
     slippage_bps: int = 50,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     now: float,
 ) -> SwapRoute:
     """The route for ``amount_in`` of ``token_in`` into ``token_out`` (lowercase addresses, the
     zero address for the native coin) on ``ledger`` at ``now`` (module docstring).
 
-    ``timeout`` (seconds) bounds the search. :class:`ArgumentError` for bad arguments,
+    ``timeout_s`` (seconds) bounds the search. :class:`ArgumentError` for bad arguments,
     :class:`NoSwapRoute` when there is no route. The answer depends only on the pools, the base fee,
     the next block's timestamp (the calldata's deadline) and the arguments, so the last
     :data:`CACHE_SIZE` answers (routes and :class:`NoSwapRoute`) are kept under exactly that key:
@@ -445,7 +464,7 @@ def find_route(
         token_out,
         amount_in,
         slippage_bps,
-        timeout,
+        timeout_s,
     )
     hit = _CACHE.get(key)
     if hit is None:
@@ -456,7 +475,7 @@ def find_route(
                 token_out,
                 amount_in,
                 slippage_bps=slippage_bps,
-                timeout=timeout,
+                timeout_s=timeout_s,
                 now=now,
             )
         except NoSwapRoute as exc:
