@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from toolkit.clock import OffsetClock
 from toolkit.codecs.events import EVENTS
 from toolkit.codecs.functions import encode_call
-from toolkit.scenario import load_scenario
+from toolkit.scenario import Scenario, load_scenario
 from toolkit.world.evm import ERC20, Chains, Rpc
 from toolkit.world.evm.accounts import NATIVE_FUNDING
 
@@ -34,10 +34,10 @@ class Clock:
         return self.t
 
 
-def make() -> tuple[Clock, OffsetClock, Rpc]:
+def make(scenario: Scenario = SCENARIO) -> tuple[Clock, OffsetClock, Rpc]:
     base = Clock()
     clock = OffsetClock(base)
-    return base, clock, Rpc(Chains(SCENARIO, genesis=clock.now()), clock)
+    return base, clock, Rpc(Chains(scenario, genesis=clock.now()), clock)
 
 
 def call(rpc: Rpc, method: str, *params: Any, chain: int = 8453) -> Any:
