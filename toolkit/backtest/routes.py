@@ -25,7 +25,6 @@ only when the lab moves it) and gives frames, nothing else:
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Final, cast
@@ -34,6 +33,7 @@ import polars as pl
 
 from toolkit.amm.routing import Venue
 from toolkit.arguments import ArgumentError, number, whole
+from toolkit.backtest.stale import TRIAL_SCHEMA, USER, TrialPlan, execute_route
 from toolkit.client import (
     BadRequest,
     EmbeddedService,
@@ -47,7 +47,6 @@ from toolkit.resources import RouteResult
 from toolkit.scenario import load_scenario
 from toolkit.server.service import Service
 from toolkit.world.evm.amm import V2PairContract, V3PoolContract
-from toolkit.world.evm.contracts import ERC20, Execution, Revert
 from toolkit.world.evm.flow import BackgroundTraders, reference_path
 from toolkit.world.evm.ledger import Ledger
 from toolkit.world.evm.markets import MarketToken, market_for
@@ -59,8 +58,6 @@ __all__ = ["NETWORK_CHAINS", "RouteLab"]
 NETWORK_CHAINS: Final = {"mainnet": 1, "base": 8453}
 #: Where the lab's clock starts (any fixed time: the lab is deterministic for a seed).
 START: Final = 1_760_000_000.0
-#: The user the lab quotes and executes for: an analytics address with no key.
-USER: Final = "0x" + "a1" * 20
 
 
 class RouteLab:
@@ -240,55 +237,41 @@ class RouteLab:
             raise ArgumentError("delays_s", "at least one delay", delays_s)
         ledger = self.ledger(network)
         block = ledger.block_time
-        steps = {
-            max(1, math.ceil(number(d, "delays_s[]", above=0) / block)): float(d) for d in delays_s
-        }
-        longest = max(steps)
-        stride = (
-            longest if stride_blocks is None else whole(stride_blocks, "stride_blocks", minimum=1)
-        )
+        plan = TrialPlan.of(delays_s, block, trials, stride_blocks)
         token_in, token_out = self.token(network, pair[0]), self.token(network, pair[1])
         amount = self.units(network, pair[0], number(size_usd, "size_usd", above=0))
-        blocks = (trials - 1) * stride + longest
         traders = BackgroundTraders(
             ledger, seed=self.seed, noise_usd=noise_usd, noise_trades=noise_trades
         )
         path = reference_path(
-            blocks,
+            plan.blocks,
             start=self.weth_usd(network),
             volatility=volatility,
             step_seconds=block,
             seed=self.seed,
         )
         prices = iter(path)
+
+        def move() -> float:
+            now = self.clock.advance(block)
+            traders.step(now, next(prices))
+            return now
+
+        def quote() -> RouteResult:
+            return self.swap.route(
+                network,
+                amount_in=amount,
+                token_in=token_in.address,
+                token_out=token_out.address,
+                slippage_bps=10_000,
+            )
+
+        def execute(route: RouteResult, now: float) -> int | None:
+            return execute_route(ledger, route, token_in, token_out, amount, now)
+
         label = {"network": network, "pair": "/".join(pair), "size_usd": float(size_usd)}
-        rows = []
-        pending: list[tuple[int, int, RouteResult]] = []  # (trial, block quoted, route)
-        for now_block in range(blocks + 1):
-            if now_block:
-                now = self.clock.advance(block)
-                traders.step(now, next(prices))
-                for trial, quoted_at, route in pending:
-                    delay = steps.get(now_block - quoted_at)
-                    if delay is None:
-                        continue
-                    executed = _execute(ledger, route, token_in, token_out, amount, now)
-                    rows.append(
-                        {**label, "trial": trial, "cluster": quoted_at // longest,
-                         "delay_s": delay, "quoted_out": route.amount_out_int,
-                         "executed_out": executed}
-                    )  # fmt: skip
-                pending = [p for p in pending if now_block - p[1] < longest]
-            if now_block % stride == 0 and now_block // stride < trials:
-                route = self.swap.route(
-                    network,
-                    amount_in=amount,
-                    token_in=token_in.address,
-                    token_out=token_out.address,
-                    slippage_bps=10_000,
-                )
-                pending.append((now_block // stride, now_block, route))
-        return pl.DataFrame(rows, schema=_TRIAL_SCHEMA)
+        rows = [{**label, **row} for row in plan.run(quote, move, execute)]
+        return pl.DataFrame(rows, schema=TRIAL_SCHEMA)
 
     # -- firm against indicative ------------------------------------------------------------------
 
@@ -392,18 +375,6 @@ class RouteLab:
         self.service.close()
 
 
-#: :meth:`RouteLab.delay_trials`' columns.
-_TRIAL_SCHEMA = {
-    "network": pl.String,
-    "pair": pl.String,
-    "size_usd": pl.Float64,
-    "trial": pl.Int64,
-    "cluster": pl.Int64,
-    "delay_s": pl.Float64,
-    "quoted_out": pl.Int128,
-    "executed_out": pl.Int128,
-}
-
 #: :meth:`RouteLab.strategy_legs`' columns.
 _LEG_SCHEMA = {
     "strategy": pl.String,
@@ -433,33 +404,3 @@ def _intents_leg(
         "value_out_usd": value_out,
         "gas_usd": 0.0,
     }
-
-
-def _execute(
-    ledger: Ledger,
-    route: RouteResult,
-    paying_token: MarketToken,
-    receiving_token: MarketToken,
-    amount: int,
-    now: float,
-) -> int | None:
-    """Send the route's calldata from a funded user on the latest state and undo it: what it
-    delivered, or None when it reverted."""
-    router, call_data = route.target.lower(), route.call_data
-    token_in, token_out = paying_token.address.lower(), receiving_token.address.lower()
-    state = ledger.state
-    number_ = ledger.block_number(now)
-    run = Execution(state, timestamp=ledger.block_timestamp(number_), number=number_)
-    try:
-        paying, receiving = state.contracts[token_in], state.contracts[token_out]
-        assert isinstance(paying, ERC20) and isinstance(receiving, ERC20)
-        paying.mint(run, USER, amount)
-        run.write(paying.allowances, (USER, router), amount)
-        before = receiving.balances.get(USER, 0)
-        try:
-            run.call(USER, router, bytes.fromhex(call_data[2:]), 0)
-        except Revert:
-            return None
-        return receiving.balances.get(USER, 0) - before
-    finally:
-        run.rollback()

@@ -267,51 +267,27 @@ def observer_share(
     frame = prepare(observations, func, _HOLD_SPEC)
     balances = prepare(pools, func, _BALANCE_SPEC)
     window = number(order_window_s, "order_window_s", minimum=0.0)
-    start = epoch_seconds("observed_at")
-    holds = frame.filter(
-        (pl.col("status") == 200)
-        & pl.col("output_amount").is_not_null()
-        & pl.col("valid_until").is_not_null()
-    ).with_columns(start.alias("start"), pl.col("valid_until").cast(pl.Float64).alias("end"))
+    converted = None
     if transactions is not None:
         converted = prepare(transactions, func, _TX_SPEC).select(
             "quote_id", (epoch_seconds("observed_at") + window).alias("order_end")
         )
-        holds = (
-            holds.join(converted.unique("quote_id"), on="quote_id", how="left")
-            .with_columns(pl.coalesce("order_end", "end").alias("end"))
-            .drop("order_end")
-        )
-    keys = ["dst_chain", "token"]
-    holds = holds.with_columns(pl.max_horizontal("start", "end").alias("end")).select(
-        *keys, "start", "end", pl.col("output_amount").cast(pl.Float64).alias("amount")
-    )
+    holds = _holds(frame, converted)
     span = holds.select((pl.col("end").max() - pl.col("start").min()).alias("span"))
     seconds = float(span["span"][0] or 0.0) if holds.height else 0.0
     totals = balances.group_by(pl.col("chain").alias("dst_chain"), "token").agg(
         pl.col("balance").sum().cast(pl.Float64).alias("total")
     )
-    steps = pl.concat(
-        [
-            holds.select(*keys, pl.col("start").alias("t"), pl.col("amount").alias("change")),
-            holds.select(*keys, pl.col("end").alias("t"), (-pl.col("amount")).alias("change")),
-        ]
-    ).sort([*keys, "t", "change"])  # at one instant, releases before new holds
-    peaks = (
-        steps.with_columns(pl.col("change").cum_sum().over(keys).alias("held"))
-        .group_by(keys)
-        .agg(pl.col("held").max().alias("peak"))
-    )
-    held = holds.group_by(keys).agg(
+    held = holds.group_by(_DESTINATION).agg(
         pl.len().cast(pl.Int64).alias("quotes"),
         ((pl.col("end") - pl.col("start")) * pl.col("amount")).sum().alias("amount_seconds"),
     )
     share = pl.when(pl.col("total") > 0)
     return (
-        held.join(peaks, on=keys)
-        .join(totals, on=keys, how="left")
+        held.join(_held_peaks(holds), on=_DESTINATION)
+        .join(totals, on=_DESTINATION, how="left")
         .select(
-            *keys,
+            *_DESTINATION,
             "quotes",
             share.then(pl.col("amount_seconds") / (pl.col("total") * seconds))
             .otherwise(None)
@@ -320,7 +296,51 @@ def observer_share(
             else pl.lit(None, pl.Float64).alias("held_mean_share"),
             share.then(pl.col("peak") / pl.col("total")).otherwise(None).alias("held_peak_share"),
         )
-        .sort(keys)
+        .sort(_DESTINATION)
+    )
+
+
+#: :func:`observer_share`'s key: the destination pool.
+_DESTINATION = ["dst_chain", "token"]
+
+
+def _holds(frame: pl.DataFrame, converted: pl.DataFrame | None) -> pl.DataFrame:
+    """The reservations of the 200 answers: destination, ``start`` and ``end`` (epoch
+    seconds) and ``amount``. A converted quote (``converted``: quote_id, order_end) holds to
+    its order's end instead of its ``valid_until``; a hold never ends before it starts."""
+    holds = frame.filter(
+        (pl.col("status") == 200)
+        & pl.col("output_amount").is_not_null()
+        & pl.col("valid_until").is_not_null()
+    ).with_columns(
+        epoch_seconds("observed_at").alias("start"),
+        pl.col("valid_until").cast(pl.Float64).alias("end"),
+    )
+    if converted is not None:
+        holds = (
+            holds.join(converted.unique("quote_id"), on="quote_id", how="left")
+            .with_columns(pl.coalesce("order_end", "end").alias("end"))
+            .drop("order_end")
+        )
+    return holds.with_columns(pl.max_horizontal("start", "end").alias("end")).select(
+        *_DESTINATION, "start", "end", pl.col("output_amount").cast(pl.Float64).alias("amount")
+    )
+
+
+def _held_peaks(holds: pl.DataFrame) -> pl.DataFrame:
+    """The largest amount held at one instant per destination (``peak``): a running sum over
+    the holds' starts (+amount) and ends (-amount)."""
+    keys = _DESTINATION
+    steps = pl.concat(
+        [
+            holds.select(*keys, pl.col("start").alias("t"), pl.col("amount").alias("change")),
+            holds.select(*keys, pl.col("end").alias("t"), (-pl.col("amount")).alias("change")),
+        ]
+    ).sort([*keys, "t", "change"])  # at one instant, releases before new holds
+    return (
+        steps.with_columns(pl.col("change").cum_sum().over(keys).alias("held"))
+        .group_by(keys)
+        .agg(pl.col("held").max().alias("peak"))
     )
 
 

@@ -92,12 +92,7 @@ def route_comparison(
         route = best_route(
             venues, token_in, token_out, amount, max_hops=max_hops, max_paths=max_paths
         )
-        try:
-            direct: int | None = best_route(
-                venues, token_in, token_out, amount, max_hops=1, max_paths=max_paths
-            ).amount_out
-        except AmmError:
-            direct = None
+        direct = _direct_out(venues, token_in, token_out, amount, max_paths)
         grid = grid_split(
             venues,
             token_in,
@@ -107,7 +102,6 @@ def route_comparison(
             max_hops=max_hops,
             max_paths=max_paths,
         ).amount_out
-        ideal = spot * amount
         rows.append(
             {
                 "amount_in": amount,
@@ -117,28 +111,53 @@ def route_comparison(
                 "paths": len(route.splits),
                 "direct_out": direct,
                 "grid_out": grid,
-                "split_gain_bps": gain_bps(route.amount_out, single),
-                "hop_gain_bps": gain_bps(route.amount_out, direct),
-                "grid_gain_bps": gain_bps(route.amount_out, grid),
-                "single_impact_bps": shortfall_bps(single, ideal) if ideal else None,
-                "split_impact_bps": shortfall_bps(route.amount_out, ideal) if ideal else None,
+                **_gains(route.amount_out, single, direct, grid, spot * amount),
             }
         )
-    return pl.DataFrame(
-        rows,
-        schema_overrides={
-            "amount_in": pl.Int128,
-            "best_single": pl.Int128,
-            "split_out": pl.Int128,
-            "direct_out": pl.Int128,
-            "grid_out": pl.Int128,
-            "split_gain_bps": pl.Float64,
-            "hop_gain_bps": pl.Float64,
-            "grid_gain_bps": pl.Float64,
-            "single_impact_bps": pl.Float64,
-            "split_impact_bps": pl.Float64,
-        },
-    )
+    return pl.DataFrame(rows, schema_overrides=_COMPARISON_SCHEMA)
+
+
+#: :func:`route_comparison`'s exact-integer and float columns.
+_COMPARISON_SCHEMA = {
+    "amount_in": pl.Int128,
+    "best_single": pl.Int128,
+    "split_out": pl.Int128,
+    "direct_out": pl.Int128,
+    "grid_out": pl.Int128,
+    "split_gain_bps": pl.Float64,
+    "hop_gain_bps": pl.Float64,
+    "grid_gain_bps": pl.Float64,
+    "single_impact_bps": pl.Float64,
+    "split_impact_bps": pl.Float64,
+}
+
+
+def _direct_out(
+    venues: Sequence[Venue], token_in: str, token_out: str, amount: int, max_paths: int
+) -> int | None:
+    """The best split over direct pools only (one hop), or None when no pool joins the
+    tokens directly."""
+    try:
+        return best_route(
+            venues, token_in, token_out, amount, max_hops=1, max_paths=max_paths
+        ).amount_out
+    except AmmError:
+        return None
+
+
+def _gains(
+    split: int, single: int, direct: int | None, grid: int, ideal: float
+) -> dict[str, float | None]:
+    """The split's gains over the single path, direct pools and the grid, and the impacts of
+    the single path and the split against ``ideal`` (the spot rate times the amount; no
+    impact without a spot rate)."""
+    return {
+        "split_gain_bps": gain_bps(split, single),
+        "hop_gain_bps": gain_bps(split, direct),
+        "grid_gain_bps": gain_bps(split, grid),
+        "single_impact_bps": shortfall_bps(single, ideal) if ideal else None,
+        "split_impact_bps": shortfall_bps(split, ideal) if ideal else None,
+    }
 
 
 def grid_split(
