@@ -104,6 +104,10 @@ def test_every_collector_reaches_the_configured_service_only(
         assert not runs["target_url"].str.contains("embedded-").any()
         base = os.environ["TOOLKIT_BASE_URL"].split("//")[1].split("/")[0]
         assert runs["target_url"].str.contains(base, literal=True).all() or kind == "real"
+        # The chains' RPC nodes are configured, so every answered route has its gas price
+        # (read from the node, not the simulator): its cost in USD can be worked out.
+        answered = store.query("SELECT gas_price_wei FROM swap_routes WHERE status = 200")
+        assert answered.height and answered["gas_price_wei"].null_count() == 0
     if kind == "served":
         surfaces = {path.split("/")[1] for path in seen}
         assert {"liquidity", "swap", "credit", "rpc"} <= surfaces

@@ -128,6 +128,17 @@ def test_impact_curves_keep_answered_routes_in_bps() -> None:
         impact_curves(observations().with_columns(mid_out=pl.lit(0.0)))
 
 
+def test_impact_curves_leave_an_unpriced_route_unknown_not_zero() -> None:
+    # A store without a token's price gives a null mid_out: the row stays, its impact unknown.
+    unpriced = observations().with_columns(
+        mid_out=pl.when(pl.col("amount_in_usd") == 1e6).then(None).otherwise(pl.col("mid_out"))
+    )
+    curves = impact_curves(unpriced)
+    assert curves.height == impact_curves(observations()).height
+    assert curves["impact_bps"].null_count() == curves["total_bps"].null_count() == 2
+    assert curves["gas_bps"].null_count() == 0
+
+
 def test_gas_stops_mattering_where_it_stays_within_the_limit() -> None:
     table = gas_threshold(impact_curves(observations()), within_bps=1.0)
     rows = {r["network"]: r for r in table.iter_rows(named=True)}

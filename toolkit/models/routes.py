@@ -65,7 +65,8 @@ def impact_curves(observations: pl.DataFrame) -> pl.DataFrame:
     -------
     polars.DataFrame
         The answered rows with impact_bps, gas_bps and total_bps, sorted by network, pair and
-        size.
+        size. A row whose ``mid_out`` or ``gas_usd`` is null (a price or gas price the store
+        does not hold) is kept, with the figures that need it null: unknown, not zero.
 
     Examples
     --------

@@ -82,6 +82,12 @@ def _swap(conn: Any, args: argparse.Namespace) -> int:
             if market is not None:
                 web3s[name] = conn.chain(chain)
                 pools[name] = [p.address for p in market.pools]
+    else:
+        # A real service: read each network's gas price from its configured RPC node (the
+        # route's gas_usd needs it); its pools are not listed, so none are snapshotted.
+        for name, chain in (("mainnet", 1), ("base", 8453)):
+            if chain in conn.target.rpc_urls:
+                web3s[name] = conn.chain(chain)
     with store:
         from toolkit.store import latest_prices
 
