@@ -33,8 +33,6 @@ from toolkit.world.evm.amm import V2PairContract, V3PoolContract
 from toolkit.world.evm.chains import Chains
 from toolkit.world.evm.contracts import (
     CONTRACT_CLASSES,
-    ERC20,
-    WETH,
     Contract,
     Execution,
     Message,
@@ -57,6 +55,7 @@ from toolkit.world.evm.records import Block, Log, Receipt, Tx
 from toolkit.world.evm.router import UniversalRouter
 from toolkit.world.evm.rpc import Rpc, RpcError
 from toolkit.world.evm.settlers import InputSettlerEscrow, OutputSettler
+from toolkit.world.evm.tokens import ERC20, WETH
 
 __all__ = [
     "CONTRACT_CLASSES",

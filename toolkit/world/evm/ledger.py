@@ -15,7 +15,7 @@ limit against the intrinsic gas and the block limit, funds for ``gas × maxFee +
 counting the sender's pooled transactions. A pooled transaction that can no longer pay when its
 block is mined is dropped (it never gets a receipt). The base fee is constant per chain.
 
->>> from toolkit.world.evm.contracts import ERC20
+>>> from toolkit.world.evm.tokens import ERC20
 >>> ledger = Ledger(8453, block_time=2.0, base_fee=10, genesis=1000.0)
 >>> ledger.block_number(1005.0), ledger.block_timestamp(2)
 (2, 1004)

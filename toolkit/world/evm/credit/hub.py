@@ -20,16 +20,10 @@ from eth_utils import keccak
 from toolkit.credit import AccountFigures, collateral_value, figures, liquidation
 from toolkit.scenario import Scenario
 from toolkit.scenario.credit import CreditCollateral, CreditSettings
-from toolkit.world.evm.contracts import (
-    ERC20,
-    ZERO,
-    Contract,
-    Execution,
-    Message,
-    Revert,
-)
+from toolkit.world.evm.contracts import ZERO, Contract, Execution, Message, Revert
 from toolkit.world.evm.credit.book import book_account, book_topup, seed_calldata
 from toolkit.world.evm.credit.support import hubs_on, token_call
+from toolkit.world.evm.tokens import ERC20
 
 __all__ = ["CollateralEscrow", "CreditHub", "Whitelisting", "hub_at", "seed_book"]
 
