@@ -1,7 +1,7 @@
 """Contracts as Python objects, called by 4-byte selector through the ABI function table.
 
 The seam: a contract class lists the functions it implements as keys of
-:data:`toolkit.codecs.functions.FUNCTIONS` mapped to method names, says which instances a
+:data:`toolkit.codecs.function_table.FUNCTIONS` mapped to method names, says which instances a
 scenario needs (:meth:`Contract.build`) and is registered with :func:`register`; every ledger
 then deploys those instances at the scenario's addresses. Escrow, output settler, pools and
 credit contracts are added the same way.
@@ -38,7 +38,8 @@ from eth_utils import keccak
 
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.events import encode_log
-from toolkit.codecs.functions import FUNCTIONS, Function, decode_call, encode_result
+from toolkit.codecs.function_table import FUNCTIONS, Function
+from toolkit.codecs.functions import decode_call, encode_result
 from toolkit.errors import ChainError
 from toolkit.scenario import Scenario
 from toolkit.world.evm import gas
