@@ -29,6 +29,7 @@
 """
 
 from toolkit.world.evm.accounts import DevAccount, dev_accounts
+from toolkit.world.evm.admission import Rejected
 from toolkit.world.evm.amm import V2PairContract, V3PoolContract
 from toolkit.world.evm.chains import Chains
 from toolkit.world.evm.contracts import (
@@ -49,7 +50,7 @@ from toolkit.world.evm.credit import (
     RemoteEscrow,
 )
 from toolkit.world.evm.filters import BlockFilter, Criteria, LogFilter
-from toolkit.world.evm.ledger import Ledger, Rejected
+from toolkit.world.evm.ledger import Ledger
 from toolkit.world.evm.pools import LiquidityPool, PoolLink
 from toolkit.world.evm.records import Block, Log, Receipt, Tx
 from toolkit.world.evm.router import UniversalRouter
