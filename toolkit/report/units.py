@@ -5,7 +5,8 @@ tokens and in USD at the prices the store holds (``prices``: a simulated run's s
 oracle and pool reads, or a user's table), taken into use for a report with
 :func:`toolkit.report.prices.priced`. Without a stored price a figure has no USD value rather
 than an invented one. Chains show their registry name, tokens their symbol (the
-registry's, else the store's ``tokens`` names read from chains), timestamps a UTC date.
+registry's, else the store's ``tokens`` names read from chains); amounts and times as text in
+:mod:`toolkit.report.text`.
 
 >>> from datetime import UTC, datetime
 >>> from toolkit.report.prices import priced
@@ -15,14 +16,14 @@ registry's, else the store's ``tokens`` names read from chains), timestamps a UT
 >>> with priced(prices):
 ...     whole_tokens(2_500_000, 8453, "USDC"), usd(10**18, 1, "WETH"), usd(10**6, 1, "USDC")
 (2.5, 3000.0, None)
->>> chain_name(8453), format_usd(1_234_567.8), format_usd(0.42)
-('Base', '$1.23M', '$0.42')
+>>> chain_name(8453)
+'Base'
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 import polars as pl
 
@@ -33,12 +34,10 @@ from toolkit.store import prices_at
 __all__ = [
     "chain_name",
     "for_people",
-    "format_usd",
     "symbol_of",
     "token_decimals",
     "usd",
     "usd_column",
-    "utc_date",
     "whole_tokens",
     "with_human_amounts",
 ]
@@ -190,6 +189,7 @@ def usd(
 
     Examples
     --------
+    >>> from datetime import UTC
     >>> from toolkit.report.prices import priced
     >>> prices = pl.DataFrame({"chain": [1], "token": ["0x"], "symbol": ["WETH"],
     ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)], "usd": [3000.0]})
@@ -229,6 +229,7 @@ def usd_column(
 
     Examples
     --------
+    >>> from datetime import UTC
     >>> from toolkit.report.prices import priced
     >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
     >>> t1 = datetime(2026, 1, 2, tzinfo=UTC)
@@ -281,6 +282,7 @@ def with_human_amounts(
 
     Examples
     --------
+    >>> from datetime import UTC
     >>> from toolkit.report.prices import priced
     >>> frame = pl.DataFrame({"chain": [1], "token": ["WETH"], "amount": [5 * 10**17]})
     >>> prices = pl.DataFrame({"chain": [1], "token": ["0x"], "symbol": ["WETH"],
@@ -358,53 +360,3 @@ def for_people(
         if column in frame.columns
     ]
     return frame.with_columns(converted).with_columns(names)
-
-
-def format_usd(value: float | None) -> str:
-    """A USD amount for people: ``$1.23M``, ``$45.6k``, ``$100``, ``$0.42``, ``-$10M``.
-
-    Parameters
-    ----------
-    value : float or None
-        The amount in USD.
-
-    Returns
-    -------
-    str
-        The amount with its unit; empty for None.
-
-    Examples
-    --------
-    >>> format_usd(-1e7), format_usd(100.0), format_usd(None)
-    ('-$10M', '$100', '')
-    """
-    if value is None:
-        return ""
-    sign, size = ("-" if value < 0 else ""), abs(value)
-    for limit, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if size >= limit:
-            return f"{sign}${size / limit:.3g}{suffix}"
-    return f"{sign}${size:.0f}" if size == int(size) else f"{sign}${size:.2f}"
-
-
-def utc_date(value: datetime | None) -> str:
-    """A time for people, to the minute: ``2025-03-01 12:00 UTC``.
-
-    Parameters
-    ----------
-    value : datetime or None
-        A timezone-aware time.
-
-    Returns
-    -------
-    str
-        The time in UTC; empty for None.
-
-    Examples
-    --------
-    >>> utc_date(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
-    '2025-03-01 12:00 UTC'
-    """
-    if value is None:
-        return ""
-    return f"{value.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
