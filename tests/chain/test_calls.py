@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from toolkit.chain import calls
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.escrow import StandardOrder
-from toolkit.codecs.functions import FUNCTIONS, SIGNATURES, DecodedCall, decode_call, encode_call
+from toolkit.codecs.function_table import FUNCTIONS, SIGNATURES
+from toolkit.codecs.functions import DecodedCall, decode_call, encode_call
 from toolkit.resources import ContractCall
 
 A = "0x" + "11" * 20

@@ -11,7 +11,7 @@ import pytest
 
 from tests.credit_surface.book import Book, account, credit_book
 from toolkit.codecs import events
-from toolkit.codecs.functions import FUNCTIONS
+from toolkit.codecs.function_table import FUNCTIONS
 from toolkit.credit import collateral_value
 from toolkit.scenario.credit import CBBTC, CreditCollateral
 

@@ -8,7 +8,8 @@ from fractions import Fraction
 
 from tests.credit_surface.book import account, credit_book
 from toolkit.codecs import events
-from toolkit.codecs.functions import FUNCTIONS, encode_call
+from toolkit.codecs.function_table import FUNCTIONS
+from toolkit.codecs.functions import encode_call
 from toolkit.credit import YEAR, collateral_value
 
 USDC = 10**6

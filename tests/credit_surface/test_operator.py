@@ -8,7 +8,8 @@ from typing import Any
 from web3 import Web3
 
 from tests.credit_surface.book import Book, account, credit_book
-from toolkit.codecs.functions import FUNCTIONS, encode_call
+from toolkit.codecs.function_table import FUNCTIONS
+from toolkit.codecs.functions import encode_call
 
 USDC = 10**6
 ZERO = "0x" + "00" * 20

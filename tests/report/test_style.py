@@ -7,15 +7,10 @@ import datetime as dt
 import polars as pl
 import pytest
 
+from toolkit.report.prices import price_usd, priced
 from toolkit.report.style import dress, new_figure, series_styles, usd_ticks
-from toolkit.report.units import (
-    format_usd,
-    price_usd,
-    priced,
-    symbol_of,
-    usd,
-    with_human_amounts,
-)
+from toolkit.report.text import format_usd
+from toolkit.report.units import symbol_of, usd, with_human_amounts
 from toolkit.store import load_prices
 
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)

@@ -15,7 +15,7 @@ from toolkit.models.economics import YEAR_S, pool_economics
 from toolkit.report import ReportResult, write_report
 from toolkit.report.economics import priced_pool_totals
 from toolkit.report.load import load_data
-from toolkit.report.units import priced
+from toolkit.report.prices import priced
 from toolkit.report.writer import REPORT_FILES
 from toolkit.scenario import load_scenario
 

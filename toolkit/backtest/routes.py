@@ -33,11 +33,10 @@ import polars as pl
 
 from toolkit.amm.routing import Venue
 from toolkit.arguments import ArgumentError, number, whole
-from toolkit.backtest.stale import TRIAL_SCHEMA, USER, TrialPlan, execute_route
+from toolkit.backtest.legs import LEG_SCHEMA, intents_leg, intents_quote, swap_leg
+from toolkit.backtest.stale import TRIAL_SCHEMA, TrialPlan, execute_route
 from toolkit.client import (
-    BadRequest,
     EmbeddedService,
-    NoCapacity,
     NotFound,
     ServiceClient,
     SwapClient,
@@ -301,10 +300,11 @@ class RouteLab:
             size = number(usd, "sizes_usd[]", above=0)
             usdc_in = self.units(source, "USDC", size)
             # 1. intents order USDC -> USDC on the destination, then swap there
-            quote = self._quote(src.chain_id, dst.chain_id, usdc_in, "USDC", destination)
+            usdc = self.token(destination, "USDC").address
+            quote = intents_quote(self.intents, src.chain_id, dst.chain_id, usdc_in, usdc)
             base = {"strategy": "intents then swap", "size_usd": size}
             out = None if quote is None else self.usd_value(destination, "USDC", quote[0])
-            rows.append(_intents_leg(base, 1, source, size, out))
+            rows.append(intents_leg(base, 1, source, size, out))
             if quote is not None:
                 received, eta = quote
                 rows.append(self._swap_leg(base, 2, destination, received, float(eta), weth_usd))
@@ -313,33 +313,13 @@ class RouteLab:
             swap = self._swap_leg(second, 1, source, usdc_in, delay, weth_usd)
             rows.append(swap)
             weth = cast(int, swap.pop("_amount_out"))
-            moved = self._quote(src.chain_id, dst.chain_id, weth, "WETH", destination)
+            weth_dst = self.token(destination, "WETH").address
+            moved = intents_quote(self.intents, src.chain_id, dst.chain_id, weth, weth_dst)
             out = None if moved is None else moved[0] * weth_usd
-            rows.append(_intents_leg(second, 2, source, weth * weth_usd, out))
+            rows.append(intents_leg(second, 2, source, weth * weth_usd, out))
         for row in rows:
             row.pop("_amount_out", None)
-        return pl.DataFrame(rows, schema=_LEG_SCHEMA)
-
-    def _quote(
-        self, src: int, dst: int, amount: int, symbol: str, destination: str
-    ) -> tuple[int, int] | None:
-        """The intents quote's output and eta (seconds), or None when refused: no capacity
-        (404), or an amount outside the route's limits (a 400 naming ``amount``)."""
-        try:
-            quote = self.intents.rfq(
-                src_chain=src,
-                dst_chain=dst,
-                amount=amount,
-                token=self.token(destination, symbol).address,
-                user=USER,
-            )
-        except NoCapacity:
-            return None
-        except BadRequest as exc:
-            if exc.field != "amount":
-                raise
-            return None
-        return int(quote.preview.outputs[0].amount), int(quote.eta or 0)
+        return pl.DataFrame(rows, schema=LEG_SCHEMA)
 
     def _swap_leg(
         self,
@@ -356,51 +336,13 @@ class RouteLab:
             network, amount_in=usdc, token_in=usdc_token.address, token_out=weth.address
         )
         gas_usd = route.gas_used * self.ledger(network).base_fee / 1e18 * self.weth_usd(network)
-        return {
-            **base,
-            "step": step,
-            "leg": "swap",
-            "network": network,
-            "delay_s": float(delay),
-            "value_in_usd": self.usd_value(network, "USDC", usdc),
-            "value_out_usd": route.amount_out_int * weth_usd,
-            "gas_usd": gas_usd,
-            "_amount_out": route.amount_out_int,
-        }
+        value_in = self.usd_value(network, "USDC", usdc)
+        return swap_leg(
+            base, step, network, delay, value_in, route.amount_out_int, weth_usd, gas_usd
+        )
 
     def close(self) -> None:
         """Close the clients and the embedded service."""
         self.swap.close()
         self.intents.close()
         self.service.close()
-
-
-#: :meth:`RouteLab.strategy_legs`' columns.
-_LEG_SCHEMA = {
-    "strategy": pl.String,
-    "size_usd": pl.Float64,
-    "step": pl.Int64,
-    "leg": pl.String,
-    "network": pl.String,
-    "delay_s": pl.Float64,
-    "value_in_usd": pl.Float64,
-    "value_out_usd": pl.Float64,
-    "gas_usd": pl.Float64,
-}
-
-
-def _intents_leg(
-    base: dict[str, object], step: int, network: str, value_in: float, value_out: float | None
-) -> dict[str, object]:
-    """An intents leg of :meth:`RouteLab.strategy_legs` (``gas_usd`` 0, as every intents leg
-    there; ``value_out`` None when the quote was refused)."""
-    return {
-        **base,
-        "step": step,
-        "leg": "intents",
-        "network": network,
-        "delay_s": 0.0,
-        "value_in_usd": value_in,
-        "value_out_usd": value_out,
-        "gas_usd": 0.0,
-    }

@@ -17,9 +17,10 @@ import polars as pl
 
 from toolkit.arguments import number, whole
 from toolkit.resources import RouteResult
-from toolkit.world.evm.contracts import ERC20, Execution, Revert
+from toolkit.world.evm.contracts import Execution, Revert
 from toolkit.world.evm.ledger import Ledger
 from toolkit.world.evm.markets import MarketToken
+from toolkit.world.evm.tokens import ERC20
 
 __all__ = ["TRIAL_SCHEMA", "USER", "TrialPlan", "execute_route"]
 

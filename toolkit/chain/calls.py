@@ -15,14 +15,8 @@ from typing import Any
 
 from toolkit.codecs import abi
 from toolkit.codecs.errors import InvalidValue
-from toolkit.codecs.functions import (
-    FUNCTIONS,
-    SIGNATURES,
-    DecodedCall,
-    Function,
-    decode_call,
-    encode_call,
-)
+from toolkit.codecs.function_table import FUNCTIONS, SIGNATURES, Function
+from toolkit.codecs.functions import DecodedCall, decode_call, encode_call
 from toolkit.resources import ContractCall
 
 __all__ = [

@@ -24,7 +24,8 @@ False
 """
 
 from toolkit.client.aio import AsyncServiceClient
-from toolkit.client.asgi import StreamingASGITransport, SyncASGITransport
+from toolkit.client.asgi import StreamingASGITransport
+from toolkit.client.asgi_sync import SyncASGITransport
 from toolkit.client.cards import ServiceCardBackend, run_cards
 from toolkit.client.chain import (
     RPC_URL_ENV,

@@ -6,12 +6,8 @@ request as a task and hands the response back as soon as the app sends its start
 body flows through an asyncio queue between the app's ``send`` and the response stream. Closing
 the response tells the app the client disconnected (``http.disconnect``), as a server would.
 
-:class:`SyncASGITransport` gives a sync ``httpx.Client`` the same thing: the app runs on an
-event loop in a background thread (an anyio blocking portal, as starlette's TestClient does),
-and every request and body chunk crosses over with ``portal.call``. All requests of one
-SyncASGITransport run on that one loop, so the app sees them as a server would.
-
-Both honour the request's read timeout (waiting for the response start and for each chunk),
+Its sync twin, :class:`~toolkit.client.asgi_sync.SyncASGITransport`, runs it on a private event
+loop. Both honour the request's read timeout (waiting for the response start and for each chunk),
 run the app's lifespan (startup on first use, shutdown on close), and turn an app crash before
 the response into a 500, as uvicorn does.
 """
@@ -21,16 +17,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
-import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import unquote
 
 import httpx
-from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-__all__ = ["ASGIApp", "StreamingASGITransport", "SyncASGITransport"]
+__all__ = ["ASGIApp", "StreamingASGITransport"]
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -131,7 +124,9 @@ class _Exchange:
             await _finish(self.task)
 
 
-class _ResponseStream(httpx.AsyncByteStream):
+class ResponseStream(httpx.AsyncByteStream):
+    """A streamed response's body: the chunks the app sends, as it sends them."""
+
     def __init__(self, exchange: _Exchange, request: httpx.Request, timeout: float | None):
         self._exchange = exchange
         self._request = request
@@ -268,7 +263,7 @@ class StreamingASGITransport(httpx.AsyncBaseTransport):
             await exchange.close()
             # uvicorn answers a crashed app with a bare 500; so does the embedded service.
             return httpx.Response(500, text="Internal Server Error", request=request)
-        stream = _ResponseStream(exchange, request, timeout)
+        stream = ResponseStream(exchange, request, timeout)
         return httpx.Response(
             int(message["status"]),
             headers=[(bytes(k), bytes(v)) for k, v in message.get("headers", [])],
@@ -293,117 +288,3 @@ class StreamingASGITransport(httpx.AsyncBaseTransport):
             lifespan, self._lifespan = self._lifespan, None
             await lifespan.shutdown()
         self._loop = None
-
-
-class _PortalStream(httpx.SyncByteStream):
-    """The body of a sync response: the chunks read with the response start first, then the
-    rest across the portal. A body that was complete at the start (a plain JSON answer)
-    costs no further crossing."""
-
-    def __init__(
-        self,
-        portal: BlockingPortal,
-        stream: httpx.AsyncByteStream,
-        ready: list[bytes],
-        complete: bool,
-    ) -> None:
-        self._portal = portal
-        self._stream = stream
-        self._ready = ready
-        self._complete = complete
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self._ready
-        self._ready = []
-        if self._complete:
-            return
-        chunks = self._stream.__aiter__()
-        while True:
-            try:
-                chunk = self._portal.call(chunks.__anext__)
-            except StopAsyncIteration:
-                return
-            yield chunk
-
-    def close(self) -> None:
-        if isinstance(self._stream, _ResponseStream) and self._stream.finished:
-            return
-        self._portal.call(self._stream.aclose)
-
-
-class SyncASGITransport(httpx.BaseTransport):
-    """A sync httpx transport over :class:`StreamingASGITransport`, on a private event loop.
-
-    >>> from starlette.applications import Starlette
-    >>> from starlette.responses import PlainTextResponse
-    >>> from starlette.routing import Route
-    >>> app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("hi"))])
-    >>> with httpx.Client(transport=SyncASGITransport(app), base_url="http://app") as client:
-    ...     client.get("/").text
-    'hi'
-    """
-
-    def __init__(self, app: ASGIApp, *, lifespan: bool = True) -> None:
-        self.app = app
-        self._inner = StreamingASGITransport(app, lifespan=lifespan)
-        self._lock = threading.Lock()
-        self._stack: contextlib.ExitStack | None = None
-        self._portal: BlockingPortal | None = None
-        self._finalizer: weakref.finalize[Any, Any] | None = None
-
-    def portal(self) -> BlockingPortal:
-        """The blocking portal whose loop runs the app (started on first use)."""
-        with self._lock:
-            if self._portal is None:
-                stack = contextlib.ExitStack()
-                portal = stack.enter_context(start_blocking_portal())
-                self._portal, self._stack = portal, stack
-                # A transport nobody closed still shuts the app down (at collection or exit).
-                self._finalizer = weakref.finalize(self, _shutdown, portal, self._inner, stack)
-            return self._portal
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        """Serve ``request`` on the app's loop; the body streams chunk by chunk."""
-        portal = self.portal()
-        body = request.read()
-        inner = httpx.Request(
-            request.method,
-            request.url,
-            headers=request.headers,
-            stream=httpx.ByteStream(body),
-            extensions=request.extensions,
-        )
-        response, ready, complete = portal.call(self._open, inner)
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        return httpx.Response(
-            response.status_code,
-            headers=response.headers.raw,
-            stream=_PortalStream(portal, response.stream, ready, complete),
-            extensions=response.extensions,
-        )
-
-    async def _open(self, request: httpx.Request) -> tuple[httpx.Response, list[bytes], bool]:
-        # One crossing for the start and whatever body is already there: usually all of it.
-        response = await self._inner.handle_async_request(request)
-        if isinstance(response.stream, _ResponseStream):
-            await asyncio.sleep(0)  # let the app's task send the body it has ready
-            ready, complete = response.stream.ready()
-            return response, ready, complete
-        return response, [], False
-
-    def close(self) -> None:
-        """Disconnect open responses, shut the app down and stop the loop thread."""
-        with self._lock:
-            finalizer, self._finalizer = self._finalizer, None
-            self._portal = self._stack = None
-        if finalizer is not None:
-            finalizer()
-
-
-def _shutdown(
-    portal: BlockingPortal, inner: StreamingASGITransport, stack: contextlib.ExitStack
-) -> None:
-    try:
-        portal.call(inner.aclose)
-    finally:
-        stack.close()

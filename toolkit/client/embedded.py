@@ -26,7 +26,8 @@ from typing import Any
 
 import httpx
 
-from toolkit.client.asgi import ASGIApp, StreamingASGITransport, SyncASGITransport
+from toolkit.client.asgi import ASGIApp, StreamingASGITransport
+from toolkit.client.asgi_sync import SyncASGITransport
 from toolkit.client.closing import Closing
 from toolkit.clock import WALL, Clock
 from toolkit.scenario import Scenario, load_scenario

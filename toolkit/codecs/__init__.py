@@ -5,9 +5,10 @@
 - :mod:`~toolkit.codecs.escrow`: the input settler escrow's ``StandardOrder``,
   ``encode_open``/``decode_open`` and ``order_id``; :mod:`~toolkit.codecs.context` the
   exclusivity context of its outputs.
-- :mod:`~toolkit.codecs.functions`: the one table of contract functions (selectors, signatures)
-  and a generic ABI codec for them; :mod:`~toolkit.codecs.events` the table of events (topic0
-  of the real signatures) and their log codec.
+- :mod:`~toolkit.codecs.function_table`: the one table of contract functions (selectors,
+  signatures), and :mod:`~toolkit.codecs.functions` a generic ABI codec for them;
+  :mod:`~toolkit.codecs.events` the table of events (topic0 of the real signatures) and their
+  log codec.
 - :mod:`~toolkit.codecs.universal_router`: the Uniswap Universal Router's ``execute`` calldata
   (its V2/V3 exact-input swap, wrap, unwrap and sweep commands).
 
@@ -18,7 +19,16 @@ Malformed values raise :class:`InvalidValue` naming the field and the rule.
 (8453, 'eip155:8453')
 """
 
-from toolkit.codecs import caip2, context, erc7930, escrow, events, functions, universal_router
+from toolkit.codecs import (
+    caip2,
+    context,
+    erc7930,
+    escrow,
+    events,
+    function_table,
+    functions,
+    universal_router,
+)
 from toolkit.codecs.errors import InvalidValue
 
 __all__ = [
@@ -28,6 +38,7 @@ __all__ = [
     "erc7930",
     "escrow",
     "events",
+    "function_table",
     "functions",
     "universal_router",
 ]

@@ -18,7 +18,7 @@ code: give them a :class:`toolkit.client.ServiceClient`.
 """
 
 from toolkit.collect.borrow import BorrowSweep
-from toolkit.collect.chain import CHAIN_EVENTS, ChainCollector, RpcFailure, range_too_large
+from toolkit.collect.chain import CHAIN_EVENTS, ChainCollector
 from toolkit.collect.credit import CreditCollector, known_accounts
 from toolkit.collect.grid import (
     DEFAULT_CHAINS,
@@ -31,6 +31,7 @@ from toolkit.collect.grid import (
 )
 from toolkit.collect.pools import PoolCollector
 from toolkit.collect.rfq import DEFAULT_USER, RfqSweep
+from toolkit.collect.rpc import RpcFailure, range_too_large
 from toolkit.collect.run import BaseCollector, CollectionFailed, Collector, RunResult
 from toolkit.collect.snapshot import Snapshot
 from toolkit.collect.stream import LiquidityStream, stream_source

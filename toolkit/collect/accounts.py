@@ -32,7 +32,7 @@ from web3.exceptions import Web3RPCError
 
 from toolkit.arguments import whole
 from toolkit.codecs.events import EVENTS
-from toolkit.collect.chain import log_rows
+from toolkit.collect.logs import log_rows
 from toolkit.collect.writer import BatchWriter
 from toolkit.store import Store, polars_schema
 

@@ -38,25 +38,23 @@ and ``HexBytes`` first costs more than decoding and storing them.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 from web3 import Web3
 from web3.types import RPCEndpoint
 
 from toolkit.arguments import whole
-from toolkit.codecs.errors import InvalidValue
-from toolkit.codecs.events import EVENTS, decode_log
-from toolkit.collect.pool_events import POOL_TABLES, nft_transfer_row, pool_event_row
+from toolkit.codecs.events import EVENTS
+from toolkit.collect.logs import block_row, log_rows
+from toolkit.collect.rpc import RpcFailure, hex_int, provider_url, range_too_large, rpc_result
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
-from toolkit.errors import ChainError, InputError
+from toolkit.errors import InputError
 from toolkit.store import Store, polars_schema
-from toolkit.urls import shown_url
 
-__all__ = ["CHAIN_EVENTS", "ChainCollector", "RpcFailure", "log_rows", "range_too_large"]
+__all__ = ["CHAIN_EVENTS", "ChainCollector"]
 
 CHAIN_EVENTS: Mapping[str, tuple[str, ...]] = {
     "transfers": ("erc20.Transfer",),
@@ -71,229 +69,9 @@ CHAIN_EVENTS: Mapping[str, tuple[str, ...]] = {
 """The ``events`` a chain run can collect, and the events of :data:`toolkit.codecs.events.EVENTS`
 each one reads (``transfers`` includes ERC-721 transfers: the same topic, four topics)."""
 
-_TOO_LARGE = re.compile(
-    r"more than \d+ results|range (is )?too (large|big|wide)|block range|range limit|"
-    r"limited to|response size|too many (results|logs|blocks)|exceed",
-    re.IGNORECASE,
-)
-_HUGEINT_MAX = 2**127 - 1
 _GROW_AFTER = 3  # successes in a row before the chunk doubles back
 _BLOCK_BATCH = 100
-_TRANSFER = EVENTS["erc20.Transfer"].topic0
 _GET_BLOCK = RPCEndpoint("eth_getBlockByNumber")
-
-
-class RpcFailure(ChainError):
-    """A JSON-RPC error answer: its ``code`` and ``message``."""
-
-    def __init__(self, method: str, code: int | None, message: str) -> None:
-        super().__init__(f"{method}: {message} (code {code})")
-        self.method = method
-        self.code = code
-        self.message = message
-
-
-def provider_url(w3: Any) -> str:
-    """The URL a web3 instance reads, as runs record it: the toolkit provider's own shown URL,
-    an HTTP provider's endpoint under the redaction policy, or ``web3://provider``."""
-    provider = w3.provider
-    url = getattr(provider, "public_url", None)
-    if isinstance(url, str):
-        return url
-    endpoint = getattr(provider, "endpoint_uri", None)
-    return shown_url(str(endpoint)) if endpoint else "web3://provider"
-
-
-def range_too_large(exc: BaseException) -> bool:
-    """True when ``exc`` is a node refusing an ``eth_getLogs`` range as too large.
-
-    >>> range_too_large(RpcFailure("eth_getLogs", -32005, "query returned more than 10000 results"))
-    True
-    >>> range_too_large(RpcFailure("eth_getLogs", -32602, "invalid argument 0"))
-    False
-    """
-    if not isinstance(exc, RpcFailure):
-        return False
-    return exc.code == -32005 or bool(_TOO_LARGE.search(exc.message))
-
-
-def _result(method: str, answer: Any) -> Any:
-    if not isinstance(answer, Mapping):
-        raise RpcFailure(method, None, f"not a JSON-RPC answer: {type(answer).__name__}")
-    error = answer.get("error")
-    if error is not None:
-        if isinstance(error, Mapping):
-            code = error.get("code")
-            raise RpcFailure(
-                method, code if isinstance(code, int) else None, str(error.get("message"))
-            )
-        raise RpcFailure(method, None, str(error))
-    return answer.get("result")
-
-
-def _int(value: Any) -> int:
-    return int(value, 16) if isinstance(value, str) else int(value)
-
-
-def _hex(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return "0x" + bytes(value).hex()
-    return str(value).lower()
-
-
-def _amount(value: int) -> int | None:
-    return value if value <= _HUGEINT_MAX else None
-
-
-# Every event of the table has static parameters (address, uint256): they are read straight
-# from the words of topics and data. Anything else goes through ``decode_log``.
-_STATIC = {"address", "uint256"}
-_FAST = {
-    event.topic0: (
-        event.key,
-        event.params,
-        sum(1 for p in event.params if p[2]),  # indexed: read from the topics
-        sum(1 for p in event.params if not p[2]),  # the rest: one data word each
-    )
-    for event in EVENTS.values()
-    if all(t in _STATIC for t, _, _ in event.params)
-}
-
-
-def _decode(topics: Sequence[str], data: str) -> tuple[str, dict[str, Any]] | None:
-    fast = _FAST.get(topics[0]) if topics else None
-    if fast is None:
-        try:
-            decoded = decode_log(topics, data)
-        except InvalidValue:
-            return None
-        args = {k: v.lower() if isinstance(v, str) else v for k, v in decoded.args.items()}
-        return decoded.event, args
-    key, params, indexed, plain = fast
-    if len(topics) != 1 + indexed or len(data) != 2 + 64 * plain:
-        return None
-    values: dict[str, Any] = {}
-    t, d = 1, 2
-    for type_, name, is_indexed in params:
-        if is_indexed:
-            word = topics[t]
-            t += 1
-        else:
-            word = data[d : d + 64]
-            d += 64
-        if type_ == "address":
-            if int(word[-64:-40] or "0", 16):
-                return None
-            values[name] = "0x" + word[-40:].lower()
-        else:
-            values[name] = int(word[-64:], 16)
-    return key, values
-
-
-def log_rows(
-    chain: int, logs: Iterable[Mapping[str, Any]], run_id: str
-) -> dict[str, list[dict[str, Any]]]:
-    """The rows of ``logs`` (``eth_getLogs`` answers) for every chain table, by table.
-
-    >>> from toolkit.codecs.events import encode_log
-    >>> topics, data = encode_log("erc20.Transfer", "0x" + "11" * 20, "0x" + "22" * 20, 5)
-    >>> log = {"address": "0x" + "aa" * 20, "topics": list(topics), "data": data,
-    ...        "blockNumber": "0x7", "logIndex": "0x0", "transactionHash": "0x" + "ee" * 32}
-    >>> rows = log_rows(8453, [log], "r1")
-    >>> rows["token_transfers"][0]["amount"], rows["chain_logs"][0]["block_number"]
-    (5, 7)
-    """
-    tables: dict[str, list[dict[str, Any]]] = {
-        table: [] for table in ("chain_logs", *_TOKEN_TABLES, *POOL_TABLES)
-    }
-    for log in logs:
-        topics = [_hex(t) for t in log["topics"]]
-        data = _hex(log["data"])
-        address = _hex(log["address"])
-        raw = _raw_row(chain, log, topics, data, address, run_id)
-        tables["chain_logs"].append(raw)
-        where = {key: raw[key] for key in ("chain", "block_number", "log_index", "tx_hash")}
-        where["run_id"] = run_id
-        if len(topics) == 4 and topics[0] == _TRANSFER:  # ERC-721: the tokenId indexed too
-            tables["nft_transfers"].append(nft_transfer_row(topics, where, address))
-            continue
-        decoded = _decode(topics, data)
-        if decoded is None:
-            continue
-        key, args = decoded
-        row = pool_event_row(key, args, address, where) or _token_row(key, args, where, address)
-        if row is not None:
-            tables[row[0]].append(row[1])
-    return tables
-
-
-#: The token tables :func:`log_rows` fills besides the pool tables.
-_TOKEN_TABLES: Final = ("token_transfers", "token_approvals", "weth_flows")
-
-
-def _raw_row(
-    chain: int, log: Mapping[str, Any], topics: list[str], data: str, address: str, run_id: str
-) -> dict[str, Any]:
-    tx_index = log.get("transactionIndex")
-    block_hash = log.get("blockHash")
-    padded = topics + [None] * (4 - len(topics))
-    return {
-        "chain": chain,
-        "block_number": _int(log["blockNumber"]),
-        "log_index": _int(log["logIndex"]),
-        "tx_hash": _hex(log["transactionHash"]),
-        "tx_index": None if tx_index is None else _int(tx_index),
-        "block_hash": None if block_hash is None else _hex(block_hash),
-        "address": address,
-        "topic0": padded[0],
-        "topic1": padded[1],
-        "topic2": padded[2],
-        "topic3": padded[3],
-        "data": data,
-        "run_id": run_id,
-    }
-
-
-def _token_row(
-    key: str, args: Mapping[str, Any], where: dict[str, Any], address: str
-) -> tuple[str, dict[str, Any]] | None:
-    """The (table, row) of an ERC-20 transfer or approval or a WETH deposit or withdrawal."""
-    place = where | {"token": address}
-    if key == "erc20.Transfer":
-        value = args["value"]
-        parties = {"from_address": args["from"], "to_address": args["to"]}
-        table = "token_transfers"
-    elif key == "erc20.Approval":
-        value = args["value"]
-        parties = {"owner": args["owner"], "spender": args["spender"]}
-        table = "token_approvals"
-    elif key in ("weth.Deposit", "weth.Withdrawal"):
-        value = args["wad"]
-        deposit = key == "weth.Deposit"
-        parties = {
-            "kind": "deposit" if deposit else "withdrawal",
-            "account": args["dst" if deposit else "src"],
-        }
-        table = "weth_flows"
-    else:
-        return None
-    return table, place | parties | {"amount": _amount(value), "amount_text": str(value)}
-
-
-def _block_row(chain: int, block: Mapping[str, Any], run_id: str) -> dict[str, Any]:
-    base_fee = block.get("baseFeePerGas")
-    return {
-        "chain": chain,
-        "number": _int(block["number"]),
-        "hash": _hex(block["hash"]),
-        "parent_hash": _hex(block["parentHash"]) if block.get("parentHash") else None,
-        "timestamp": _int(block["timestamp"]),
-        "base_fee": None if base_fee is None else _int(base_fee),
-        "gas_used": _int(block["gasUsed"]) if block.get("gasUsed") is not None else None,
-        "gas_limit": _int(block["gasLimit"]) if block.get("gasLimit") is not None else None,
-        "tx_count": len(block.get("transactions") or ()),
-        "run_id": run_id,
-    }
 
 
 class ChainCollector(BaseCollector):
@@ -353,7 +131,7 @@ class ChainCollector(BaseCollector):
         return provider_url(self.w3)
 
     def _call(self, method: str, params: list[Any]) -> Any:
-        return _result(method, self.w3.provider.make_request(RPCEndpoint(method), params))
+        return rpc_result(method, self.w3.provider.make_request(RPCEndpoint(method), params))
 
     # -- the plan ------------------------------------------------------------------------
 
@@ -376,7 +154,7 @@ class ChainCollector(BaseCollector):
         self._check_chain()
 
     def _check_chain(self) -> None:
-        node = _int(self._call("eth_chainId", []))
+        node = hex_int(self._call("eth_chainId", []))
         if self.chain is not None and node != self.chain:
             raise InputError(
                 f"chain: the node serves chain {node}, not {self.chain}", field="chain"
@@ -385,7 +163,7 @@ class ChainCollector(BaseCollector):
 
     def prepare(self) -> None:
         self._check_chain()
-        head = _int(self._call("eth_blockNumber", []))
+        head = hex_int(self._call("eth_blockNumber", []))
         # A range past the head would store empty chunks as if read: refuse it with the head.
         for name, block in (("from_block", self.from_block), ("to_block", self.to_block)):
             if block is not None and block > head:
@@ -431,10 +209,10 @@ class ChainCollector(BaseCollector):
             else:
                 answers = batch([(_GET_BLOCK, [hex(n), False]) for n in part])
             if not isinstance(answers, list):
-                _result("eth_getBlockByNumber", answers)  # raises the batch's error
+                rpc_result("eth_getBlockByNumber", answers)  # raises the batch's error
                 raise RpcFailure("eth_getBlockByNumber", None, "batch answered by one object")
             for number, answer in zip(part, answers, strict=True):
-                block = _result("eth_getBlockByNumber", answer)
+                block = rpc_result("eth_getBlockByNumber", answer)
                 if block is None:
                     raise RpcFailure("eth_getBlockByNumber", None, f"block {number} not found")
                 blocks.append(block)
@@ -474,10 +252,10 @@ class ChainCollector(BaseCollector):
             for table, rows in self._tables(chain, logs, run_id).items():
                 if rows:
                     writer.add(table, rows)
-            numbers = sorted({_int(log["blockNumber"]) for log in logs})
+            numbers = sorted({hex_int(log["blockNumber"]) for log in logs})
             if numbers and self.with_blocks:
                 writer.add(
-                    "chain_blocks", [_block_row(chain, b, run_id) for b in self._blocks(numbers)]
+                    "chain_blocks", [block_row(chain, b, run_id) for b in self._blocks(numbers)]
                 )
             ranges.append(
                 {

@@ -30,7 +30,6 @@ needs no key: against the real service only its URL is needed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, Final
@@ -38,11 +37,11 @@ from typing import Any, Final
 import httpx
 
 from toolkit.arguments import number, whole
-from toolkit.client import NotFound, ServiceClient, chain_web3, rpc_url
+from toolkit.client import NotFound, ServiceClient
 from toolkit.client.credit import CreditClient
 from toolkit.client.operations import Operation, read_model
-from toolkit.codecs.functions import decode_result, encode_call
 from toolkit.collect.accounts import discover_into, scanned_to, stored_accounts
+from toolkit.collect.holdings import CollateralReader, Hub, Token
 from toolkit.collect.rows import utc
 from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter
@@ -60,24 +59,6 @@ __all__ = ["HOLDINGS_BATCH", "CreditCollector", "known_accounts"]
 
 #: Accounts whose holdings go in one JSON-RPC batch (each account: hubs × tokens calls).
 HOLDINGS_BATCH: Final = 100
-
-
-@dataclass(frozen=True)
-class _Hub:
-    """A credit hub of the protocol: its credit asset (upper case), chain and address."""
-
-    asset: str
-    chain: int
-    address: str
-
-
-@dataclass(frozen=True)
-class _Token:
-    """A collateral token of the protocol: the chain it is locked on, its address, symbol."""
-
-    chain: int
-    address: str
-    symbol: str
 
 
 def _account(value: str) -> str:
@@ -117,24 +98,6 @@ def _due(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def _batch(
-    w3: Any, calls: Sequence[Mapping[str, str]], function: str, what: str
-) -> list[tuple[Any, ...]]:
-    """``eth_call`` each of ``calls`` at the latest block in one JSON-RPC batch; the decoded
-    results in order. A failed call raises naming ``what`` and the node's error."""
-    if not calls:
-        return []
-    answers = w3.provider.make_batch_request([("eth_call", [dict(c), "latest"]) for c in calls])
-    if not isinstance(answers, list):
-        raise RuntimeError(f"{what}: {function} batch refused: {answers.get('error')}")
-    out = []
-    for answer in answers:
-        if "error" in answer:
-            raise RuntimeError(f"{what}: {function} failed: {answer['error']}")
-        out.append(decode_result(function, answer["result"]))
-    return out
-
-
 class CreditCollector(Collector):
     """``rounds`` snapshots, ``interval_s`` seconds apart, of the credit surface for ``accounts``
     (``all_known`` adds :func:`known_accounts` and every account the hubs' events name,
@@ -163,10 +126,8 @@ class CreditCollector(Collector):
     ) -> None:
         super().__init__(client, store, progress=progress, batch_size=batch_size)
         self.chunk = whole(chunk, "chunk", minimum=1)
-        self.web3s = {whole(chain, "web3s", minimum=1): w3 for chain, w3 in (web3s or {}).items()}
-        self._hubs: list[_Hub] = []
-        self._tokens: list[_Token] = []
-        self._decimals: dict[tuple[int, str], int | None] = {}
+        web3s = {whole(chain, "web3s", minimum=1): w3 for chain, w3 in (web3s or {}).items()}
+        self.mix = CollateralReader(client, web3s)
         self._held: dict[str, list[dict[str, Any]]] = {}
         if isinstance(accounts, str):
             raise InputError(
@@ -200,7 +161,7 @@ class CreditCollector(Collector):
         unread: list[int] = []
         for caip, chain in config.chains.items():
             chain_id = int(caip.split(":")[1])
-            if self._web3(chain_id) is None:
+            if self.mix.web3(chain_id) is None:
                 unread.append(chain_id)
                 continue
             hubs = [hub.credit_hub_address for hub in chain.credit_hubs.values()]
@@ -224,7 +185,7 @@ class CreditCollector(Collector):
             if resumed:
                 done = scanned_to(self.store, chain_id, self.target_url(), run_id)
                 start = start if done is None else max(start, done + 1)
-            w3 = self._web3(chain_id)
+            w3 = self.mix.web3(chain_id)
             discover_into(self.store, writer, w3, chain=chain_id, hubs=hubs, escrows=escrows,
                           run_id=run_id, from_block=start, chunk=self.chunk)  # fmt: skip
         found = stored_accounts(self.store, self.target_url())
@@ -279,7 +240,7 @@ class CreditCollector(Collector):
             bar.update(1)
             for start in range(0, len(self.accounts), HOLDINGS_BATCH):
                 chunk = self.accounts[start : start + HOLDINGS_BATCH]
-                self._held = self._holdings(chunk)
+                self._held = self.mix.holdings(chunk)
                 for account in chunk:
                     self._account(run_id, round_, account, writer)
                     bar.update(1)
@@ -295,16 +256,16 @@ class CreditCollector(Collector):
         config, body = self.client.call(_PROTOCOL)
         place = self._place(run_id, round_)
         rows = []
-        self._hubs, self._tokens = [], []
+        self.mix.hubs, self.mix.tokens = [], []
         for caip, chain in config.chains.items():
             chain_id = int(caip.split(":")[1])
-            self._hubs += [
-                _Hub(symbol.upper(), chain_id, hub.credit_hub_address.lower())
+            self.mix.hubs += [
+                Hub(symbol.upper(), chain_id, hub.credit_hub_address.lower())
                 for symbol, hub in chain.credit_hubs.items()
             ]
             raw = body["chains"][caip]["collateral"]
             for key, c in chain.collateral.items():
-                self._tokens.append(_Token(chain_id, key.partition(":")[2].lower(), c.symbol))
+                self.mix.tokens.append(Token(chain_id, key.partition(":")[2].lower(), c.symbol))
                 # maintenanceLtv and liquidationBonus: the embedded service's additions.
                 extra = {
                     column: int(text)
@@ -371,56 +332,6 @@ class CreditCollector(Collector):
             )
         writer.add("credit_topup_configs", configs)
         writer.add("credit_collateral", [place | row for row in self._held.get(account, ())])
-
-    # -- the collateral mix, on chain ------------------------------------------------------------
-
-    def _web3(self, chain: int) -> Any | None:
-        """web3 on ``chain``: given, else the embedded service's, else ``$TOOLKIT_RPC_URL_<id>``."""
-        if chain not in self.web3s:
-            embedded = self.client.embedded
-            url = None if embedded is not None else rpc_url(chain)
-            if embedded is not None or url is not None:
-                self.web3s[chain] = chain_web3(chain, embedded=embedded, url=url)
-        return self.web3s.get(chain)
-
-    def _holdings(self, accounts: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-        """Rows of every non-zero holding of ``accounts`` on every hub with a web3 (one batch
-        per hub): ``collateralOf(account, token)`` for each protocol collateral token."""
-        held: dict[str, list[dict[str, Any]]] = {}
-        for hub in self._hubs:
-            w3 = self._web3(hub.chain)
-            if w3 is None or not self._tokens:
-                continue
-            pairs = [(account, token) for account in accounts for token in self._tokens]
-            calls = [
-                {"to": hub.address, "data": encode_call("creditHub.collateralOf", a, t.address)}
-                for a, t in pairs
-            ]
-            answers = _batch(w3, calls, "creditHub.collateralOf", f"{hub.asset} credit hub")
-            for (account, token), (amount,) in zip(pairs, answers, strict=True):
-                if amount:
-                    held.setdefault(account, []).append(
-                        {
-                            "account": account,
-                            "asset": hub.asset,
-                            "chain_id": token.chain,
-                            "token": token.address,
-                            "symbol": token.symbol,
-                            "amount": int(amount),
-                            "decimals": self._decimals_of(token),
-                        }
-                    )
-        return held
-
-    def _decimals_of(self, token: _Token) -> int | None:
-        """The token's ``decimals()`` on its chain, read once per run (None without a web3)."""
-        key = (token.chain, token.address)
-        if key not in self._decimals:
-            w3 = self._web3(token.chain)
-            call = {"to": token.address, "data": encode_call("erc20.decimals")}
-            found = None if w3 is None else _batch(w3, [call], "erc20.decimals", token.symbol)
-            self._decimals[key] = None if found is None else int(found[0][0])
-        return self._decimals[key]
 
     @staticmethod
     def _info_row(

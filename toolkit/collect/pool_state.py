@@ -30,7 +30,7 @@ from web3 import Web3
 from web3.types import RPCEndpoint
 
 from toolkit.amm.v3.tick_math import MAX_TICK, MIN_TICK
-from toolkit.collect.chain import RpcFailure, _result
+from toolkit.collect.rpc import RpcFailure, rpc_result
 
 __all__ = [
     "CALLS_PER_MULTICALL",
@@ -144,9 +144,9 @@ class StateReader:
             else:
                 answers = provider.make_batch_request(part)  # type: ignore[attr-defined]
             if not isinstance(answers, list):
-                _result("eth_call", answers)
+                rpc_result("eth_call", answers)
                 raise RpcFailure("eth_call", None, "batch answered by one object")
-            results += [_result("eth_call", answer) for answer in answers]
+            results += [rpc_result("eth_call", answer) for answer in answers]
         return results
 
     def call_many(self, calls: Sequence[tuple[str, bytes]]) -> list[bytes | None]:

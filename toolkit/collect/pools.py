@@ -30,7 +30,7 @@ from web3 import Web3
 from toolkit.arguments import whole
 from toolkit.chain import default_registry
 from toolkit.chain.errors import NotInRegistry
-from toolkit.collect.chain import ChainCollector, _hex, _int
+from toolkit.collect.chain import ChainCollector
 from toolkit.collect.pool_state import (
     DEFAULT_DEPTH_TICKS,
     PoolRef,
@@ -39,6 +39,7 @@ from toolkit.collect.pool_state import (
     tick_rows,
 )
 from toolkit.collect.prices import record_pool_prices
+from toolkit.collect.rpc import hex_int, hex_text
 from toolkit.collect.run import Progress
 from toolkit.collect.writer import BatchWriter
 from toolkit.errors import InputError
@@ -67,19 +68,19 @@ def pool_rows(
     (lower-case address → ``v2``/``v3``); other logs are skipped."""
     rows = []
     for log in logs:
-        topics = [_hex(t) for t in log["topics"]]
-        data = _hex(log["data"])[2:]
-        kind = factories.get(_hex(log["address"]))
+        topics = [hex_text(t) for t in log["topics"]]
+        data = hex_text(log["data"])[2:]
+        kind = factories.get(hex_text(log["address"]))
         if not topics or kind is None or len(topics) < 3:
             continue
         row = {
             "chain": chain,
             "token0": _address(topics[1]),
             "token1": _address(topics[2]),
-            "factory": to_checksum_address(_hex(log["address"])),
-            "created_block": _int(log["blockNumber"]),
-            "log_index": _int(log["logIndex"]),
-            "tx_hash": _hex(log["transactionHash"]),
+            "factory": to_checksum_address(hex_text(log["address"])),
+            "created_block": hex_int(log["blockNumber"]),
+            "log_index": hex_int(log["logIndex"]),
+            "tx_hash": hex_text(log["transactionHash"]),
             "run_id": run_id,
         }
         if kind == "v3" and topics[0] == POOL_CREATED and len(topics) == 4 and len(data) >= 128:
@@ -251,7 +252,7 @@ class PoolCollector(ChainCollector):
         if stored or not pools:
             return
         block = self._call("eth_getBlockByNumber", [hex(self.to_block), False])
-        observed = datetime.fromtimestamp(_int(block["timestamp"]), UTC)
+        observed = datetime.fromtimestamp(hex_int(block["timestamp"]), UTC)
         self.reader = StateReader.detect(self.w3, self.to_block)
         rows, ticks = read_pool_states(self.reader, pools, depth_ticks=self.depth_ticks)
         place = {"snapshot_id": run_id, "chain": self.chain, "observed_at": observed}

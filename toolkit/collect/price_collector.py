@@ -38,11 +38,12 @@ from toolkit.chain import default_registry
 from toolkit.chain.errors import NotInRegistry
 from toolkit.chain.registry import PriceFeedEntry
 from toolkit.codecs.errors import InvalidValue
-from toolkit.codecs.functions import FUNCTIONS, decode_result
-from toolkit.collect.chain import RpcFailure, provider_url
+from toolkit.codecs.function_table import FUNCTIONS
+from toolkit.codecs.functions import decode_result
 from toolkit.collect.pool_state import StateReader
 from toolkit.collect.prices import pool_price_rows
 from toolkit.collect.rows import utc
+from toolkit.collect.rpc import RpcFailure, provider_url
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
 from toolkit.errors import InputError

@@ -33,7 +33,8 @@ from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from toolkit.report.units import chain_name, format_usd
+from toolkit.report.text import format_usd
+from toolkit.report.units import chain_name
 
 __all__ = [
     "CHAIN_COLORS",

@@ -21,7 +21,7 @@ from toolkit.report.page import Page
 from toolkit.report.summary import summary_rows
 from toolkit.report.surfaces import swap_impact_table
 from toolkit.report.tables import Estimate
-from toolkit.report.units import format_usd, utc_date
+from toolkit.report.text import format_usd, utc_date
 
 __all__ = ["credit_section", "economics_section", "swap_section"]
 

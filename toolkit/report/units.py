@@ -2,105 +2,47 @@
 
 Amounts are stored in a token's smallest units (``HUGEINT``); a report shows them in whole
 tokens and in USD at the prices the store holds (``prices``: a simulated run's scenario prices,
-oracle and pool reads, or a user's table; :func:`toolkit.store.price_at`, the one lookup),
-taken into use for a report with :func:`priced`. Without a stored price a figure has no USD
-value rather than an invented one. Chains show their registry name, tokens their symbol (the
-registry's, else the store's ``tokens`` names read from chains), timestamps a UTC date.
+oracle and pool reads, or a user's table), taken into use for a report with
+:func:`toolkit.report.prices.priced`. Without a stored price a figure has no USD value rather
+than an invented one. Chains show their registry name, tokens their symbol (the
+registry's, else the store's ``tokens`` names read from chains); amounts and times as text in
+:mod:`toolkit.report.text`.
 
 >>> from datetime import UTC, datetime
+>>> from toolkit.report.prices import priced
 >>> at = datetime(2026, 1, 1, tzinfo=UTC)
 >>> prices = pl.DataFrame({"chain": [1], "token": ["0x" + "aa" * 20], "symbol": ["WETH"],
 ...                        "observed_at": [at], "usd": [3000.0]})
 >>> with priced(prices):
 ...     whole_tokens(2_500_000, 8453, "USDC"), usd(10**18, 1, "WETH"), usd(10**6, 1, "USDC")
 (2.5, 3000.0, None)
->>> chain_name(8453), format_usd(1_234_567.8), format_usd(0.42)
-('Base', '$1.23M', '$0.42')
+>>> chain_name(8453)
+'Base'
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
-from contextvars import ContextVar
-from datetime import UTC, datetime
+from collections.abc import Sequence
+from datetime import datetime
 
 import polars as pl
 
 from toolkit.chain.registry import default_registry
-from toolkit.store import price_at, prices_at
+from toolkit.report.prices import price_usd, prices_in_use, stored_token
+from toolkit.store import prices_at
 
 __all__ = [
     "chain_name",
     "for_people",
-    "format_usd",
-    "price_usd",
-    "priced",
     "symbol_of",
     "token_decimals",
     "usd",
     "usd_column",
-    "utc_date",
     "whole_tokens",
     "with_human_amounts",
 ]
 
 NATIVE = "0x" + "00" * 20
-_EMPTY = pl.DataFrame()
-#: The stored prices and token names in use (:func:`priced`): a report reads them once.
-_PRICES: ContextVar[pl.DataFrame] = ContextVar("prices", default=_EMPTY)
-_TOKENS: ContextVar[pl.DataFrame] = ContextVar("tokens", default=_EMPTY)
-
-
-@contextlib.contextmanager
-def priced(prices: pl.DataFrame, tokens: pl.DataFrame | None = None) -> Iterator[None]:
-    """Use ``prices`` and ``tokens`` for every figure and table inside the block.
-
-    Parameters
-    ----------
-    prices : polars.DataFrame
-        The stored prices (:func:`toolkit.store.price_table`: chain, token, symbol,
-        observed_at, usd).
-    tokens : polars.DataFrame, optional
-        The store's token names (chain, address, symbol, decimals); none by default.
-
-    Returns
-    -------
-    contextlib.AbstractContextManager
-        A context manager: inside it :func:`price_usd`, :func:`usd` and :func:`symbol_of` read
-        these; on leaving, the ones in use before are back.
-
-    Examples
-    --------
-    >>> prices = pl.DataFrame({"chain": [1], "token": ["0x"], "symbol": ["WETH"],
-    ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)], "usd": [3000.0]})
-    >>> with priced(prices):
-    ...     price_usd("WETH")
-    3000.0
-    >>> price_usd("WETH") is None
-    True
-    """
-    marks = _PRICES.set(prices), _TOKENS.set(_EMPTY if tokens is None else tokens)
-    try:
-        yield
-    finally:
-        _PRICES.reset(marks[0])
-        _TOKENS.reset(marks[1])
-
-
-def _stored_token(
-    chain: int, *, symbol: str | None = None, address: str | None = None
-) -> tuple[str, int] | None:
-    """(symbol, decimals) of a token in the store's ``tokens`` names, by symbol or address."""
-    tokens = _TOKENS.get()
-    if tokens.is_empty():
-        return None
-    rows = tokens.filter(pl.col("chain") == chain)
-    if symbol is not None:
-        rows = rows.filter(pl.col("symbol").str.to_uppercase() == symbol.upper())
-    if address is not None:
-        rows = rows.filter(pl.col("address") == address.lower())
-    return (str(rows["symbol"][0]), int(rows["decimals"][0])) if rows.height else None
 
 
 def chain_name(chain: int | None) -> str:
@@ -158,37 +100,8 @@ def token_decimals(chain: int | None, symbol: str | None) -> int:
         return default_registry().token(chain, symbol).decimals
     except LookupError:
         pass
-    known = _stored_token(chain, symbol=symbol)
+    known = stored_token(chain, symbol=symbol)
     return known[1] if known is not None else 0
-
-
-def price_usd(
-    symbol: str | None, chain: int | None = None, at: datetime | None = None
-) -> float | None:
-    """USD per whole token from the stored prices in use (:func:`priced`).
-
-    ``ETH`` is priced as ``WETH``.
-
-    Parameters
-    ----------
-    symbol : str or None
-        The token's symbol.
-    chain : int, optional
-        The chain id (default: any chain's price of the symbol).
-    at : datetime, optional
-        The time to price at (default: the latest stored price).
-
-    Returns
-    -------
-    float or None
-        USD per whole token; None when no price is stored for it.
-
-    Examples
-    --------
-    >>> price_usd("USDC"), price_usd(None)
-    (None, None)
-    """
-    return price_at(_PRICES.get(), symbol, chain, at)
 
 
 def symbol_of(chain: int, address: str) -> str:
@@ -222,7 +135,7 @@ def symbol_of(chain: int, address: str) -> str:
         return default_registry().token_by_address(chain, address).symbol
     except (LookupError, ValueError):
         pass
-    known = _stored_token(chain, address=lowered)
+    known = stored_token(chain, address=lowered)
     return known[0] if known is not None else f"{address[:6]}…{address[-4:]}"
 
 
@@ -256,7 +169,7 @@ def whole_tokens(amount: int | None, chain: int | None, symbol: str | None) -> f
 def usd(
     amount: int | None, chain: int | None, symbol: str | None, at: datetime | None = None
 ) -> float | None:
-    """``amount`` smallest units in USD at the stored prices in use (:func:`priced`).
+    """``amount`` smallest units in USD at the stored prices in use (:mod:`~toolkit.report.prices`).
 
     Parameters
     ----------
@@ -276,6 +189,8 @@ def usd(
 
     Examples
     --------
+    >>> from datetime import UTC
+    >>> from toolkit.report.prices import priced
     >>> prices = pl.DataFrame({"chain": [1], "token": ["0x"], "symbol": ["WETH"],
     ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)], "usd": [3000.0]})
     >>> with priced(prices):
@@ -314,6 +229,8 @@ def usd_column(
 
     Examples
     --------
+    >>> from datetime import UTC
+    >>> from toolkit.report.prices import priced
     >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
     >>> t1 = datetime(2026, 1, 2, tzinfo=UTC)
     >>> prices = pl.DataFrame({"chain": [1, 1], "token": ["0x", "0x"], "symbol": ["WETH"] * 2,
@@ -331,7 +248,7 @@ def usd_column(
     wanted = pl.DataFrame(
         {"symbol": frame[token].cast(pl.String), "chain": frame[chain], "at": times}
     )
-    return (tokens * prices_at(_PRICES.get(), wanted)).alias(f"{amount}_usd")
+    return (tokens * prices_at(prices_in_use(), wanted)).alias(f"{amount}_usd")
 
 
 def with_human_amounts(
@@ -365,6 +282,8 @@ def with_human_amounts(
 
     Examples
     --------
+    >>> from datetime import UTC
+    >>> from toolkit.report.prices import priced
     >>> frame = pl.DataFrame({"chain": [1], "token": ["WETH"], "amount": [5 * 10**17]})
     >>> prices = pl.DataFrame({"chain": [1], "token": ["0x"], "symbol": ["WETH"],
     ...     "observed_at": [datetime(2026, 1, 1, tzinfo=UTC)], "usd": [3000.0]})
@@ -441,53 +360,3 @@ def for_people(
         if column in frame.columns
     ]
     return frame.with_columns(converted).with_columns(names)
-
-
-def format_usd(value: float | None) -> str:
-    """A USD amount for people: ``$1.23M``, ``$45.6k``, ``$100``, ``$0.42``, ``-$10M``.
-
-    Parameters
-    ----------
-    value : float or None
-        The amount in USD.
-
-    Returns
-    -------
-    str
-        The amount with its unit; empty for None.
-
-    Examples
-    --------
-    >>> format_usd(-1e7), format_usd(100.0), format_usd(None)
-    ('-$10M', '$100', '')
-    """
-    if value is None:
-        return ""
-    sign, size = ("-" if value < 0 else ""), abs(value)
-    for limit, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if size >= limit:
-            return f"{sign}${size / limit:.3g}{suffix}"
-    return f"{sign}${size:.0f}" if size == int(size) else f"{sign}${size:.2f}"
-
-
-def utc_date(value: datetime | None) -> str:
-    """A time for people, to the minute: ``2025-03-01 12:00 UTC``.
-
-    Parameters
-    ----------
-    value : datetime or None
-        A timezone-aware time.
-
-    Returns
-    -------
-    str
-        The time in UTC; empty for None.
-
-    Examples
-    --------
-    >>> utc_date(datetime(2025, 3, 1, 12, 0, tzinfo=UTC))
-    '2025-03-01 12:00 UTC'
-    """
-    if value is None:
-        return ""
-    return f"{value.astimezone(UTC):%Y-%m-%d %H:%M} UTC"

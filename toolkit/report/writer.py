@@ -7,6 +7,7 @@ from pathlib import Path
 
 from toolkit.report.load import ReportData, display_path, load_data
 from toolkit.report.page import Page, markdown_page
+from toolkit.report.prices import priced
 from toolkit.report.result import ReportError, ReportResult
 from toolkit.report.sections import (
     backtest_section,
@@ -18,7 +19,6 @@ from toolkit.report.sections import (
 from toolkit.report.style import simulated_titles
 from toolkit.report.summary import summary_table
 from toolkit.report.surface_sections import credit_section, economics_section, swap_section
-from toolkit.report.units import priced
 from toolkit.store import Store
 
 __all__ = ["REPORT_FILES", "write_report"]

@@ -23,6 +23,7 @@ from toolkit.store.prices import (
     prices_at,
     store_tokens,
 )
+from toolkit.store.run_log import Recording
 from toolkit.store.schema import (
     QUOTE_TYPES,
     RUN_KINDS,
@@ -33,7 +34,7 @@ from toolkit.store.schema import (
     polars_schema,
     table_spec,
 )
-from toolkit.store.store import Recording, Store
+from toolkit.store.store import Store
 from toolkit.store.urls import stored_url
 
 __all__ = [

@@ -1,8 +1,6 @@
 """Uniswap's own published bytecode on a node: the V2 and V3 factories, pools and periphery.
 
-Everything is deployed from the artifacts of the npm packages ``make node`` installs under
-``tests/node/node_modules`` (``@uniswap/v3-core``, ``@uniswap/v3-periphery``,
-``@uniswap/v2-core``, ``@uniswap/v2-periphery``, and viem's published Multicall3 creation code):
+Everything is deployed from the published artifacts (:mod:`toolkit.testing.artifacts`):
 nothing is compiled. The bytecode hashes to the pool init-code hashes the periphery hard-codes
 (V2 ``0x96e8ac42…``, V3 ``0xe34f199b…``), so ``SwapRouter``, ``NonfungiblePositionManager`` and
 ``UniswapV2Router02`` find the pools exactly as on mainnet.
@@ -10,21 +8,13 @@ nothing is compiled. The bytecode hashes to the pool init-code hashes the periph
 Transactions go out from the node's first unlocked account through ``eth_sendTransaction``
 with the gas given (no estimate round trip) and are mined on arrival (automine); positions are
 sent as JSON-RPC batches, so hundreds of them take about a second.
-
->>> from toolkit.testing.uniswap import find_artifacts
->>> find_artifacts() is None or find_artifacts().name == "node_modules"
-True
 """
 
 from __future__ import annotations
 
-import json
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from eth_abi import decode, encode
@@ -33,66 +23,18 @@ from web3 import Web3
 from web3.contract import Contract
 from web3.types import RPCEndpoint
 
-from toolkit.testing.anvil import AnvilUnavailable
+from toolkit.collect.pool_state import MULTICALL3
+from toolkit.testing.artifacts import artifact
 
 __all__ = [
     "MINT_TOPIC",
-    "MULTICALL3",
     "SWAP_TOPIC",
     "SwapEvent",
     "Uniswap",
-    "artifact",
     "deploy_uniswap",
-    "find_artifacts",
     "spread_positions",
 ]
 
-#: Where ``make node`` installs the npm packages, relative to the repository root.
-NPM_MODULES = Path("tests/node/node_modules")
-#: Multicall3's address on every chain that has it (deployed by a presigned transaction).
-MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11"
-
-_ARTIFACTS = {
-    "UniswapV3Factory": "@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/"
-    "UniswapV3Factory.json",
-    "UniswapV3Pool": "@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json",
-    "NonfungiblePositionManager": "@uniswap/v3-periphery/artifacts/contracts/"
-    "NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
-    "SwapRouter": "@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json",
-    "UniswapV2Factory": "@uniswap/v2-core/build/UniswapV2Factory.json",
-    "UniswapV2Pair": "@uniswap/v2-core/build/UniswapV2Pair.json",
-    "ERC20": "@uniswap/v2-core/build/ERC20.json",
-    "WETH9": "@uniswap/v2-periphery/build/WETH9.json",
-    "UniswapV2Router02": "@uniswap/v2-periphery/build/UniswapV2Router02.json",
-}
-_MULTICALL3_ABI = [
-    {
-        "name": "aggregate3",
-        "type": "function",
-        "stateMutability": "payable",
-        "inputs": [
-            {
-                "name": "calls",
-                "type": "tuple[]",
-                "components": [
-                    {"name": "target", "type": "address"},
-                    {"name": "allowFailure", "type": "bool"},
-                    {"name": "callData", "type": "bytes"},
-                ],
-            }
-        ],
-        "outputs": [
-            {
-                "name": "returnData",
-                "type": "tuple[]",
-                "components": [
-                    {"name": "success", "type": "bool"},
-                    {"name": "returnData", "type": "bytes"},
-                ],
-            }
-        ],
-    }
-]
 _MAX = 2**256 - 1
 _GAS = 8_000_000
 _SEND = RPCEndpoint("eth_sendTransaction")
@@ -136,39 +78,6 @@ class SwapEvent:
             ["int256", "int256", "uint160", "uint128", "int24"], bytes.fromhex(data[2:])
         )
         return cls(*values)
-
-
-def find_artifacts() -> Path | None:
-    """The ``node_modules`` folder holding the Uniswap packages, or None (run ``make node``)."""
-    for root in (Path.cwd(), *Path.cwd().parents):
-        candidate = root / NPM_MODULES
-        if (candidate / "@uniswap" / "v3-core").exists():
-            return candidate
-    return None
-
-
-def _modules() -> Path:
-    found = find_artifacts()
-    if found is None:
-        raise AnvilUnavailable(
-            f"Uniswap artifacts not found: run `make node` (installs {NPM_MODULES})"
-        )
-    return found
-
-
-@cache
-def artifact(name: str) -> tuple[list[dict[str, Any]], str]:
-    """``(abi, creation bytecode)`` of a published contract (names of :data:`_ARTIFACTS`, and
-    ``Multicall3``)."""
-    if name == "Multicall3":
-        text = (_modules() / "viem/_esm/constants/contracts.js").read_text()
-        found = re.search(r"multicall3Bytecode = '(0x[0-9a-f]+)'", text)
-        if found is None:
-            raise AnvilUnavailable("viem's published Multicall3 bytecode was not found")
-        return _MULTICALL3_ABI, found.group(1)
-    data = json.loads((_modules() / _ARTIFACTS[name]).read_text())
-    code = data["bytecode"]
-    return data["abi"], code if code.startswith("0x") else "0x" + code
 
 
 @dataclass

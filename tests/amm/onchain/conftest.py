@@ -20,7 +20,8 @@ from web3.types import RPCEndpoint
 
 from toolkit.client import chain_web3
 from toolkit.testing.anvil import Anvil, AnvilUnavailable, start_anvil
-from toolkit.testing.uniswap import Uniswap, deploy_uniswap, find_artifacts, spread_positions
+from toolkit.testing.artifacts import find_artifacts
+from toolkit.testing.uniswap import Uniswap, deploy_uniswap, spread_positions
 
 POSITIONS = 100
 TIERS = ((500, 10), (3000, 60), (10000, 200))

@@ -22,10 +22,10 @@ from toolkit.codecs.functions import decode_result, encode_call
 from toolkit.scenario import load_scenario
 from toolkit.world.evm import Chains, Execution, Ledger, Revert
 from toolkit.world.evm.amm import V2PairContract, V3PoolContract
-from toolkit.world.evm.contracts import ERC20
 from toolkit.world.evm.gas import EXECUTION, intrinsic
 from toolkit.world.evm.markets import market_for
 from toolkit.world.evm.router import GAS_PER_COMMAND
+from toolkit.world.evm.tokens import ERC20
 from toolkit.world.swap import NATIVE, NoSwapRoute, SwapRoute, find_route
 
 T0 = 1_760_000_000.0

@@ -7,9 +7,9 @@ import pytest
 from toolkit.codecs import universal_router as ur
 from toolkit.scenario import load_scenario
 from toolkit.world.evm import Chains, Ledger, Revert
-from toolkit.world.evm.contracts import ERC20
 from toolkit.world.evm.flow import TRADER, BackgroundTraders, reference_path
 from toolkit.world.evm.markets import market_for
+from toolkit.world.evm.tokens import ERC20
 from toolkit.world.swap import find_route
 
 T0 = 1_760_000_000.0

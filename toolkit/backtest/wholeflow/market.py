@@ -11,10 +11,11 @@ from toolkit.arguments import ArgumentError
 from toolkit.backtest.wholeflow.settings import GENESIS, USDC_UNIT, WholeFlow
 from toolkit.scenario import Scenario
 from toolkit.world.evm.amm import V3PoolContract
-from toolkit.world.evm.contracts import ERC20, Revert
+from toolkit.world.evm.contracts import Revert
 from toolkit.world.evm.flow import BackgroundTraders, reference_path
 from toolkit.world.evm.ledger import Ledger
 from toolkit.world.evm.markets import market_for
+from toolkit.world.evm.tokens import ERC20
 from toolkit.world.swap import NoSwapRoute, find_route, mid_price, venues_of
 
 

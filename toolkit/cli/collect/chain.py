@@ -152,7 +152,7 @@ def _on_node(
     (``--chain`` or the resumed run's), open its node and run ``collector(w3, store, chain)``,
     closing the node after when ``close``."""
     from toolkit.client import TargetError
-    from toolkit.collect.chain import provider_url
+    from toolkit.collect.rpc import provider_url
     from toolkit.store import Store, StoreError
 
     try:

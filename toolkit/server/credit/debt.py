@@ -11,7 +11,7 @@ from eth_utils import to_checksum_address
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolkit.codecs.functions import FUNCTIONS
+from toolkit.codecs.function_table import FUNCTIONS
 from toolkit.resources import Calls
 from toolkit.resources.credit_queries import DrawQuery, RepayQuery
 from toolkit.server.credit.book import ERRORS, CreditContracts, account_of, book_of

@@ -29,12 +29,11 @@
 """
 
 from toolkit.world.evm.accounts import DevAccount, dev_accounts
+from toolkit.world.evm.admission import Rejected
 from toolkit.world.evm.amm import V2PairContract, V3PoolContract
 from toolkit.world.evm.chains import Chains
 from toolkit.world.evm.contracts import (
     CONTRACT_CLASSES,
-    ERC20,
-    WETH,
     Contract,
     Execution,
     Message,
@@ -51,12 +50,13 @@ from toolkit.world.evm.credit import (
     RemoteEscrow,
 )
 from toolkit.world.evm.filters import BlockFilter, Criteria, LogFilter
-from toolkit.world.evm.ledger import Ledger, Rejected
+from toolkit.world.evm.ledger import Ledger
 from toolkit.world.evm.pools import LiquidityPool, PoolLink
 from toolkit.world.evm.records import Block, Log, Receipt, Tx
 from toolkit.world.evm.router import UniversalRouter
 from toolkit.world.evm.rpc import Rpc, RpcError
 from toolkit.world.evm.settlers import InputSettlerEscrow, OutputSettler
+from toolkit.world.evm.tokens import ERC20, WETH
 
 __all__ = [
     "CONTRACT_CLASSES",

@@ -37,16 +37,9 @@ from toolkit.amm.v2 import Pair
 from toolkit.amm.v3 import Pool, TickInfo
 from toolkit.codecs.functions import encode_call
 from toolkit.scenario import Scenario
-from toolkit.world.evm.contracts import (
-    ERC20,
-    WETH,
-    Contract,
-    Execution,
-    Message,
-    Revert,
-    register,
-)
+from toolkit.world.evm.contracts import Contract, Execution, Message, Revert, register
 from toolkit.world.evm.markets import MarketPool, market_for
+from toolkit.world.evm.tokens import ERC20, WETH
 
 __all__ = [
     "MarketERC20",

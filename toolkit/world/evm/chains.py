@@ -32,9 +32,10 @@ from toolkit.world.evm.accounts import (
     DevAccount,
     dev_accounts,
 )
-from toolkit.world.evm.contracts import CONTRACT_CLASSES, ERC20
+from toolkit.world.evm.contracts import CONTRACT_CLASSES
 from toolkit.world.evm.ledger import Ledger
 from toolkit.world.evm.pools import LiquidityPool, PoolFigures
+from toolkit.world.evm.tokens import ERC20
 
 __all__ = ["Chains"]
 

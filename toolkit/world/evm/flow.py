@@ -35,9 +35,10 @@ from toolkit.amm.v2 import Pair
 from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO
 from toolkit.arguments import number, whole
 from toolkit.world.evm.amm import V2PairContract, V3PoolContract, transfer_token
-from toolkit.world.evm.contracts import ERC20, Execution, Revert
+from toolkit.world.evm.contracts import Execution, Revert
 from toolkit.world.evm.ledger import Ledger
 from toolkit.world.evm.markets import MarketPool
+from toolkit.world.evm.tokens import ERC20
 
 __all__ = ["TRADER", "BackgroundTraders", "reference_path"]
 

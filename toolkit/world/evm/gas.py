@@ -46,7 +46,7 @@ BLOCK_GAS_LIMIT: Final = 30_000_000
 #: non-payable function, malformed arguments).
 REVERT: Final = 2_000
 
-#: Execution gas by function key (:data:`toolkit.codecs.functions.FUNCTIONS`); ``native``
+#: Execution gas by function key (:data:`toolkit.codecs.function_table.FUNCTIONS`); ``native``
 #: is a plain value transfer and ``weth.receive`` value sent to WETH without calldata.
 EXECUTION: Mapping[str, int] = MappingProxyType(
     {

@@ -9,13 +9,11 @@ block run in arrival order. Nothing is stored for an empty block: an idle chain 
 and every read first mines what is due at its ``now``. Time is always passed in (no clock).
 
 State reads (balances, calls, code) see the latest block; the pool is seen only by nonces
-(``pending``). Checks at submission follow geth's pool: chain id, signature, nonce (no gaps:
-a nonce above the next one is refused rather than queued), fee caps against the base fee, gas
-limit against the intrinsic gas and the block limit, funds for ``gas × maxFee + value``
-counting the sender's pooled transactions. A pooled transaction that can no longer pay when its
-block is mined is dropped (it never gets a receipt). The base fee is constant per chain.
+(``pending``). Checks at submission follow geth's pool (:mod:`.admission`). A pooled
+transaction that can no longer pay when its block is mined is dropped (it never gets a
+receipt). The base fee is constant per chain.
 
->>> from toolkit.world.evm.contracts import ERC20
+>>> from toolkit.world.evm.tokens import ERC20
 >>> ledger = Ledger(8453, block_time=2.0, base_fee=10, genesis=1000.0)
 >>> ledger.block_number(1005.0), ledger.block_timestamp(2)
 (2, 1004)
@@ -29,8 +27,8 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-from toolkit.errors import ChainError
 from toolkit.world.evm import gas, genesis
+from toolkit.world.evm.admission import Rejected, admit
 from toolkit.world.evm.contracts import (
     ZERO,
     Contract,
@@ -42,14 +40,10 @@ from toolkit.world.evm.contracts import (
 from toolkit.world.evm.filters import Filter, Filters, changes
 from toolkit.world.evm.records import Block, CallResult, Log, Receipt, Tx, digest
 
-__all__ = ["Ledger", "Rejected"]
+__all__ = ["Ledger"]
 
 #: Receives the priority fees (the base fee is burnt).
 COINBASE: Final = "0x" + "00" * 19 + "c0"
-
-
-class Rejected(ChainError):
-    """A transaction the pool refuses; the message is geth's."""
 
 
 class Ledger:
@@ -82,12 +76,9 @@ class Ledger:
 
     # -- time and blocks ------------------------------------------------------------------------
 
-    def _slot(self, now: float) -> int:
-        return max(0, math.floor((now - self.genesis) / self.block_time))
-
     def slot(self, now: float) -> int:
         """The number of the grid's last slot at or before ``now`` (mined or not)."""
-        return self._slot(now)
+        return max(0, math.floor((now - self.genesis) / self.block_time))
 
     def block_timestamp(self, number: int) -> int:
         """The timestamp of block ``number`` (on the slot grid)."""
@@ -96,7 +87,7 @@ class Ledger:
     def block_number(self, now: float) -> int:
         """The latest block at ``now`` (mining the pool when its slot has come)."""
         self.mine_due(now)
-        latest = self._slot(now)
+        latest = self.slot(now)
         if self._numbers and self._numbers[-1] > latest:
             latest = self._numbers[-1]  # time went back under a snapshot revert
         return latest
@@ -184,15 +175,12 @@ class Ledger:
 
     # -- calls ----------------------------------------------------------------------------------
 
-    def _gas_of(self, to: str | None, data: bytes) -> int:
+    def gas_of(self, to: str | None, data: bytes) -> int:
+        """The gas a transaction to ``to`` with ``data`` uses (intrinsic plus execution)."""
         contract = self.state.contracts.get(to) if to is not None else None
         if contract is None:
             return gas.intrinsic(data)
         return gas.intrinsic(data) + contract.gas(data)
-
-    def gas_of(self, to: str | None, data: bytes) -> int:
-        """The gas a transaction to ``to`` with ``data`` uses (intrinsic plus execution)."""
-        return self._gas_of(to, data)
 
     def call(self, sender: str, to: str | None, data: bytes, value: int, now: float) -> CallResult:
         """Run a call on the latest state and undo it (``eth_call``); :class:`Revert` if it
@@ -209,7 +197,7 @@ class Ledger:
             output = run.call(sender, to or ZERO, data, value)
         finally:
             run.rollback()
-        return CallResult(output, self._gas_of(to, data))
+        return CallResult(output, self.gas_of(to, data))
 
     # -- transactions ---------------------------------------------------------------------------
 
@@ -232,40 +220,11 @@ class Ledger:
         self.mine_due(now)
         if tx.hash in self._receipts or tx.hash in self._pool_hashes:
             raise Rejected("already known")
-        if tx.chain_id is not None and tx.chain_id != self.chain_id:
-            raise Rejected("invalid chain id for signer")
-        if tx.to is None:
-            raise Rejected("contract creation is not supported by the simulated chain")
-        if tx.gas > gas.BLOCK_GAS_LIMIT:
-            raise Rejected("exceeds block gas limit")
-        floor = gas.intrinsic(tx.data)
-        if tx.gas < floor:
-            raise Rejected(f"intrinsic gas too low: gas {tx.gas}, minimum needed {floor}")
-        if tx.type == 2 and tx.max_priority_fee > tx.max_fee:
-            raise Rejected(
-                f"max priority fee per gas higher than max fee per gas: address {tx.sender}, "
-                f"maxPriorityFeePerGas: {tx.max_priority_fee}, maxFeePerGas: {tx.max_fee}"
-            )
-        if tx.max_fee < self.base_fee:
-            raise Rejected(
-                f"max fee per gas less than block base fee: address {tx.sender}, "
-                f"maxFeePerGas: {tx.max_fee}, baseFee: {self.base_fee}"
-            )
-        state_nonce = self.state.nonces.get(tx.sender, 0)
         mine = [p for p in self._pool if p.sender == tx.sender]
-        expected = state_nonce + len(mine)
-        if tx.nonce < expected:
-            raise Rejected(f"nonce too low: address {tx.sender}, tx: {tx.nonce} state: {expected}")
-        if tx.nonce > expected:
-            raise Rejected(f"nonce too high: address {tx.sender}, tx: {tx.nonce} state: {expected}")
-        balance = self.state.balances.get(tx.sender, 0) - sum(p.max_cost for p in mine)
-        if balance < tx.max_cost:
-            raise Rejected(
-                f"insufficient funds for gas * price + value: balance {max(balance, 0)}, "
-                f"tx cost {tx.max_cost}, overshot {tx.max_cost - max(balance, 0)}"
-            )
+        admit(tx, self.chain_id, self.base_fee, self.state.nonces.get(tx.sender, 0), mine,
+              self.state.balances.get(tx.sender, 0))  # fmt: skip
         if not self._pool:
-            self._pool_block = self._slot(now) + 1
+            self._pool_block = self.slot(now) + 1
             if self._numbers and self._numbers[-1] >= self._pool_block:
                 self._pool_block = self._numbers[-1] + 1
         self._pool.append(tx)
@@ -274,7 +233,7 @@ class Ledger:
 
     def mine_due(self, now: float) -> None:
         """Mine the pool into its block when the clock has reached that block's slot."""
-        if self._pool and self._pool_block <= self._slot(now):
+        if self._pool and self._pool_block <= self.slot(now):
             self.mine()
 
     def mine(self) -> Block | None:
@@ -340,7 +299,7 @@ class Ledger:
     def _seal(self, number: int, raw: list[RawLog], txs: list[genesis.Seeded]) -> Block:
         block = genesis.seal_block(
             self.state.nonces,
-            self._gas_of,
+            self.gas_of,
             chain_id=self.chain_id,
             number=number,
             timestamp=self.block_timestamp(number),
@@ -376,7 +335,7 @@ class Ledger:
         state.nonces[tx.sender] = tx.nonce + 1
         price = tx.price(self.base_fee)
         assert tx.to is not None
-        needed = self._gas_of(tx.to, tx.data)
+        needed = self.gas_of(tx.to, tx.data)
         run = Execution(state, timestamp=timestamp, number=number)
         status, revert, used = 1, b"", needed
         if tx.gas < needed:

@@ -2,7 +2,7 @@
 
 A :class:`LiquidityPool` sits at every scenario pool's address on the pool's chain (one contract
 per address: pools of several tokens at one address share it) with four views, declared as the
-``pool.*`` functions of :data:`toolkit.codecs.functions.FUNCTIONS`:
+``pool.*`` functions of :data:`toolkit.codecs.function_table.FUNCTIONS`:
 ``balance(token)``, ``reserved(token)``, ``outstanding(token)`` and ``available(token)``
 (``balance - reserved - outstanding``), in the token's smallest unit. Several pools of one token
 at one address answer their sum. A token with no pool at the address reverts with

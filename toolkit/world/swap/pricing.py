@@ -13,8 +13,8 @@ from toolkit.amm.v3.tick_math import MAX_SQRT_RATIO, MIN_SQRT_RATIO, get_sqrt_ra
 from toolkit.arguments import ArgumentError
 from toolkit.errors import CapacityError
 from toolkit.world.evm.amm import V2PairContract, V3PoolContract
-from toolkit.world.evm.contracts import ERC20
 from toolkit.world.evm.ledger import Ledger
+from toolkit.world.evm.tokens import ERC20
 
 __all__ = [
     "MIN_VALUE_SHARE",

@@ -12,9 +12,10 @@ from toolkit.amm.routing import Hop, SplitRoute
 from toolkit.amm.v2 import Pair
 from toolkit.codecs import universal_router as ur
 from toolkit.world.evm import gas
-from toolkit.world.evm.contracts import ERC20, Execution, Revert
+from toolkit.world.evm.contracts import Execution, Revert
 from toolkit.world.evm.ledger import Ledger
 from toolkit.world.evm.router import router_gas
+from toolkit.world.evm.tokens import ERC20
 from toolkit.world.swap.pricing import NoSwapRoute
 
 __all__ = ["SIMULATION_SENDER", "best_net_of_gas", "simulate"]

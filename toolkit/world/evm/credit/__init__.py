@@ -51,7 +51,7 @@ the scenario's settings (:mod:`toolkit.scenario.credit`); time is the block's ti
 Custom errors revert with ``Error(string)`` naming the rule (``InsufficientCreditCapacity``,
 ``ReceiverNotWhitelisted``, ...).
 
-The modules: :mod:`.hub` (the hub, its collateral escrow and :func:`seed_book`),
+The modules: :mod:`.hub` (the hub and :func:`seed_book`), :mod:`.escrow` (its collateral escrow),
 :mod:`.operator` (:class:`CreditOperator`), :mod:`.remote` (:class:`RemoteEscrow`),
 :mod:`.vaults`, :mod:`.tokens`, :mod:`.book` (the seeded accounts' addresses, top-ups and
 calldata), :mod:`.oracle` (the price feeds) and
@@ -69,7 +69,8 @@ from __future__ import annotations
 
 from toolkit.world.evm.contracts import register
 from toolkit.world.evm.credit.book import book_account, book_accounts, book_topup
-from toolkit.world.evm.credit.hub import CollateralEscrow, CreditHub, seed_book
+from toolkit.world.evm.credit.escrow import CollateralEscrow
+from toolkit.world.evm.credit.hub import CreditHub, seed_book
 from toolkit.world.evm.credit.operator import CreditOperator
 from toolkit.world.evm.credit.oracle import PriceFeed
 from toolkit.world.evm.credit.remote import RemoteEscrow

@@ -9,7 +9,7 @@ from functools import cache
 
 from eth_utils import keccak
 
-from toolkit.codecs.functions import FUNCTIONS
+from toolkit.codecs.function_table import FUNCTIONS
 from toolkit.scenario import Scenario
 from toolkit.scenario.credit import CreditSettings
 

@@ -1,11 +1,10 @@
-"""The credit hub and the collateral escrow whose books it keeps, and the book seeded at
+"""The credit hub, which keeps the books of its collateral escrow, and the book seeded at
 genesis by transactions mined before the chain's start (:func:`seed_book`).
 
-They stay in one module because they refer to each other's classes (the hub pays out through
-its :class:`CollateralEscrow`, the escrow finds its :class:`CreditHub`), and modules of a
-package may not import each other in a cycle. The operator contract
-(:mod:`toolkit.world.evm.credit.operator`) finds its hub through :func:`hub_at`; the seeding
-whitelists receivers on it as a :class:`Whitelisting` contract.
+The escrow (:mod:`toolkit.world.evm.credit.escrow`) and the operator
+(:mod:`toolkit.world.evm.credit.operator`) find their hub through :func:`hub_at`; the hub finds
+them by what they do, as a :class:`Releasing` and a :class:`Whitelisting` contract, since
+modules of a package may not import each other in a cycle.
 """
 
 from __future__ import annotations
@@ -20,18 +19,12 @@ from eth_utils import keccak
 from toolkit.credit import AccountFigures, collateral_value, figures, liquidation
 from toolkit.scenario import Scenario
 from toolkit.scenario.credit import CreditCollateral, CreditSettings
-from toolkit.world.evm.contracts import (
-    ERC20,
-    ZERO,
-    Contract,
-    Execution,
-    Message,
-    Revert,
-)
+from toolkit.world.evm.contracts import ZERO, Contract, Execution, Message, Revert
 from toolkit.world.evm.credit.book import book_account, book_topup, seed_calldata
 from toolkit.world.evm.credit.support import hubs_on, token_call
+from toolkit.world.evm.tokens import ERC20
 
-__all__ = ["CollateralEscrow", "CreditHub", "Whitelisting", "hub_at", "seed_book"]
+__all__ = ["CreditHub", "Releasing", "Whitelisting", "hub_at", "seed_book"]
 
 
 class CreditHub(Contract):
@@ -243,7 +236,7 @@ class CreditHub(Contract):
         if plan.repaid > amount:
             raise Revert.error("AmountBelowRequired")
         escrow = run.state.contracts.get(self.settings.escrow.lower())
-        if not isinstance(escrow, CollateralEscrow):
+        if not isinstance(escrow, Releasing):
             raise Revert.error("EscrowMissing")
         self._fund(run)
         if plan.repaid:
@@ -280,6 +273,15 @@ class CreditHub(Contract):
             self.address, "creditHub.Liquidated", borrower, msg.sender, plan.repaid, plan.bad_debt
         )
         return ()
+
+
+@runtime_checkable
+class Releasing(Protocol):
+    """The contract paying out seized collateral (:class:`~.escrow.CollateralEscrow`, which
+    imports this module: the hub finds it at the escrow's address by what it does)."""
+
+    def release(self, run: Execution, user: str, token: str, to: str, amount: int) -> None:
+        """Pay out ``amount`` of ``token`` seized from ``user`` to ``to``."""
 
 
 @runtime_checkable
@@ -368,60 +370,3 @@ def hub_at(run: Execution, settings: CreditSettings) -> CreditHub:
     if not isinstance(hub, CreditHub):
         raise Revert.error("CreditHubMissing")
     return hub
-
-
-class CollateralEscrow(Contract):
-    """Holds locked collateral; the hub keeps the books (see :mod:`toolkit.world.evm.credit`)."""
-
-    functions: ClassVar[Mapping[str, str]] = {
-        "collateralEscrow.deposit": "deposit",
-        "collateralEscrow.withdraw": "withdraw",
-    }
-
-    def __init__(self, settings: CreditSettings) -> None:
-        super().__init__(settings.escrow)
-        self.settings = settings
-
-    @classmethod
-    def build(cls, scenario: Scenario, chain_id: int) -> Iterable[Contract]:
-        return [cls(settings) for settings in hubs_on(scenario, chain_id)]
-
-    def deposit(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
-        run = msg.run
-        if self.settings.collateral_at(token, self.settings.chain) is None:
-            raise Revert.error("UnsupportedCollateral")
-        if amount <= 0:
-            raise Revert.error("ZeroAmount")
-        hub = hub_at(run, self.settings)
-        token_call(run, self.address, token, "erc20.transferFrom", msg.sender, self.address, amount)
-        hub.lock(run, msg.sender, token, amount)
-        run.emit(self.address, "collateralEscrow.Deposited", msg.sender, token, amount)
-        return ()
-
-    def withdraw(self, msg: Message, token: str, amount: int) -> tuple[Any, ...]:
-        run = msg.run
-        if amount <= 0:
-            raise Revert.error("ZeroAmount")
-        if self.settings.collateral_at(token, self.settings.chain) is None:
-            raise Revert.error("UnsupportedCollateral")  # remote collateral: on its chain
-        hub = hub_at(run, self.settings)
-        key = (msg.sender, token)
-        held = hub.collateral.get(key, 0)
-        if held < amount:
-            raise Revert.error("InsufficientCollateral")
-        hub.settle(run, msg.sender)
-        after = hub.holdings(msg.sender)
-        after[token] = held - amount
-        if hub.figures(msg.sender, run.timestamp, after).liquidatable:
-            raise Revert.error("HealthFactorBelowOne")
-        run.write(hub.collateral, key, held - amount)
-        token_call(run, self.address, token, "erc20.transfer", msg.sender, amount)
-        run.emit(self.address, "collateralEscrow.Withdrawn", msg.sender, token, amount)
-        return ()
-
-    def release(self, run: Execution, user: str, token: str, to: str, amount: int) -> None:
-        """Pay out seized collateral (the hub's liquidation; the books are already moved).
-        Remote collateral is paid out on its chain by the relay, which reads ``Seized``."""
-        if amount and self.settings.collateral_at(token, self.settings.chain) is not None:
-            token_call(run, self.address, token, "erc20.transfer", to, amount)
-        run.emit(self.address, "collateralEscrow.Seized", user, token, to, amount)

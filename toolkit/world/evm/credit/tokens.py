@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from toolkit.scenario import Scenario
-from toolkit.world.evm.contracts import ERC20, Contract
+from toolkit.world.evm.contracts import Contract
 from toolkit.world.evm.credit.support import settings_on
+from toolkit.world.evm.tokens import ERC20
 
 __all__ = ["CreditToken"]
 

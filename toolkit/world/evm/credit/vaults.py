@@ -7,8 +7,9 @@ from typing import Any, ClassVar
 
 from toolkit.scenario import Scenario
 from toolkit.scenario.credit import CreditCollateral, CreditSettings
-from toolkit.world.evm.contracts import ERC20, ZERO, Contract, Message, Revert
+from toolkit.world.evm.contracts import ZERO, Contract, Message, Revert
 from toolkit.world.evm.credit.support import settings_on, token_call
+from toolkit.world.evm.tokens import ERC20
 
 __all__ = ["AsyncVault", "EarnVault"]
 

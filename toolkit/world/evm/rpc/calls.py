@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkit.world.evm.admission import Rejected
 from toolkit.world.evm.contracts import Revert
-from toolkit.world.evm.ledger import Rejected
 from toolkit.world.evm.rpc.errors import SERVER_ERROR, RpcError, revert_error
 from toolkit.world.evm.rpc.params import arg, block_number, call_object, to_hex
 from toolkit.world.evm.rpc.registry import Call, Host, Method, registrar

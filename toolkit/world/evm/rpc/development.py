@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from toolkit.world.evm.contracts import ERC20
 from toolkit.world.evm.rpc.errors import SERVER_ERROR, RpcError, invalid
 from toolkit.world.evm.rpc.limits import MAX_MINE_BLOCKS, UINT64_MAX
 from toolkit.world.evm.rpc.params import address, arg, integer, quantity, to_hex
 from toolkit.world.evm.rpc.registry import Call, Host, Method, registrar
+from toolkit.world.evm.tokens import ERC20
 
 METHODS: dict[str, Method] = {}
 _method = registrar(METHODS)

@@ -11,8 +11,8 @@ from eth_account.typed_transactions import TypedTransaction
 from eth_utils import keccak
 from hexbytes import HexBytes
 
+from toolkit.world.evm.admission import Rejected
 from toolkit.world.evm.contracts import Revert
-from toolkit.world.evm.ledger import Rejected
 from toolkit.world.evm.records import Tx
 from toolkit.world.evm.rpc.errors import SERVER_ERROR, RpcError, invalid, revert_error
 from toolkit.world.evm.rpc.fees import suggested_tip
