@@ -14,12 +14,30 @@
    one seed): notebook 08 runs it 60 times.
 
 The issue's goals (23): a 1M-request replay under 5 s of one core, and the replay at 4x the
-SimPy model of section 2; each table says how far off they are. They are far off: the last
-measurement (2 cores shared by several jobs, so CPU seconds vary by about 20 % run to run) put
-the 1M replay at 27.3 CPU s, 5.5x over, and the replay at 2.1x / 1.1x SimPy (p = 0 / 0.2).
-Most of a request is Python calls that the rules need: a quote (about 6 us: the clock, the tier
-and premium, the reservation, its lapse) and, for the 30 % that convert, the escrow, fill and
-settlement through the world (about 40 us per converted request): see the per-phase rows.
+SimPy model of section 2; each table says how far off they are. They are not met, and cannot be
+with one implementation of the rules in CPython 3.11 (the served service, the world's filler
+and the replay all run the same engine and world code). The floor, from the rows below: the
+engine's quote alone (``Engine.quoter alone``: the clock, the tier and premium, the
+reservation, its lapse; no conversion, no bookkeeping) costs 5 to 6.5 us per request, so 1M
+requests spend 5 to 6.5 CPU s in quotes before anything else; the loop with no request
+converting (quote, the arrival's bookkeeping, the scheduler, the lapses) costs about 8 us per
+request, and each conversion (escrow, fill, settlement through the world) 45 us on top. At
+p = 0 SimPy takes about 21 us per arrival, so 4x leaves about 5 us per arrival for
+validation, the loop, the quote and the frames: less than the quote alone.
+
+Measured last (issue 23, item 2; 2 cores shared by four helpers' test runs, load average 11 to
+13, so CPU seconds vary by about 20 % run to run; the code before and after run side by side,
+at the same time, to share the load), ``bench_backtest.py 200000``, before -> after the
+conversion-path work (world records as lists, cumulative status counts, one engine tick per
+world step, the quoter's tick inlined, the run-until check without building rule text):
+
+- replay() total 5.61 -> 5.20 CPU s for 199,941 requests (1M scaled from it: about 26 s,
+  5x over the goal; not run at 1M this time);
+  event loop 4.80 -> 4.35 s; the loop with none converting 1.6 s either way;
+- a conversion 54 -> 45 us of loop; Engine.quoter 6.5 -> 6.4 us/call (Engine.quote 5.6-6.7);
+- replay/SimPy 2.1x -> 2.1x at p = 0 and 0.8x -> 1.0x at p = 0.2 (44,000 -> 51,700
+  arrivals/s); the scheduler alone 2.7-3.4x SimPy;
+- the whole-flow backtest, one seed: 4.1 -> 3.5 CPU s.
 
 Run: ``.venv/bin/python bench/bench_backtest.py [requests]`` (a few minutes). Prints plain tables.
 """
@@ -34,6 +52,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import polars as pl
 import simpy
 
 from toolkit.backtest import Constant, Fixed, generate_flow, replay
@@ -121,6 +140,13 @@ def bench_default_day(n_target: int = 1_000_000) -> None:
     )
     assert result.summary.requests == s.requests
     del trace, result
+    # The same loop with no request converting: the difference is the conversion path's cost.
+    quiet = check_flow(flow.with_columns(pl.lit(False).alias("converts")), scenario)
+    _, wall_nc, cpu_nc = _timed(
+        run_events, Engine(scenario, seed=1, max_events=0), quiet, retry=None, seed=1, interval=60.0
+    )
+    conversions = int(flow["converts"].sum())
+    del quiet
     _, wall_q, cpu_q = _timed(lambda: _quotes_only(Engine(scenario, max_events=0), cols, scenario))
     _, wall_qr, cpu_qr = _timed(lambda: _quoters_only(Engine(scenario, max_events=0), cols))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -129,6 +155,7 @@ def bench_default_day(n_target: int = 1_000_000) -> None:
         ["replay() total", f"{wall_all:.2f}", f"{cpu_all:.2f}", f"{n / cpu_all:,.0f}"],
         ["  check_flow", f"{wall_chk:.2f}", f"{cpu_chk:.2f}", f"{n / cpu_chk:,.0f}"],
         ["  event loop", f"{wall_loop:.2f}", f"{cpu_loop:.2f}", f"{n / cpu_loop:,.0f}"],
+        ["  loop, none convert", f"{wall_nc:.2f}", f"{cpu_nc:.2f}", f"{n / cpu_nc:,.0f}"],
         ["  result frames", f"{wall_build:.2f}", f"{cpu_build:.2f}", f"{n / cpu_build:,.0f}"],
         ["Engine.quote alone", f"{wall_q:.2f}", f"{cpu_q:.2f}", f"{n / cpu_q:,.0f}"],
         ["Engine.quoter alone", f"{wall_qr:.2f}", f"{cpu_qr:.2f}", f"{n / cpu_qr:,.0f}"],
@@ -143,6 +170,9 @@ def bench_default_day(n_target: int = 1_000_000) -> None:
         f"404 rate {100 * s.rfq_404_share:.2f} %  peak RSS {peak_mb:,.0f} MB\n"
         f"goal: {n:,} requests replayed in < 5 cpu s: {cpu_all:.2f} s "
         f"({'met' if cpu_all < 5 else f'missed, {cpu_all / 5:.1f}x over'})\n"
+        f"a conversion (escrow, fill, settlement: {conversions:,} of them) costs "
+        f"{1e6 * (cpu_loop - cpu_nc) / conversions:.1f} us of loop (event loop minus the loop "
+        "with none converting)\n"
         f"Engine.quote {1e6 * cpu_q / n:.2f} us/call, Engine.quoter {1e6 * cpu_qr / n:.2f} "
         "us/call (the route resolved once: what the replay calls). 'alone' calls only the "
         "engine's quote for every request, with no conversions, fills or bookkeeping: the "

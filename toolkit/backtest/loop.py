@@ -160,7 +160,9 @@ class Replay:
     ) -> None:
         scenario = engine.scenario
         self.scheduler = Scheduler()
-        self.world = World(scenario, engine, driven=True, keep_finished=False)
+        self.world = world = World(scenario, engine, driven=True, keep_finished=False)
+        # Bound once: each handler calls one of them per conversion.
+        self.deposit, self.fill_order, self.settle_order = world.deposit, world.fill, world.settle
         windows = scenario.windows
         self.order_window = windows.order_seconds
         self.exclusive = windows.exclusive_seconds
@@ -288,7 +290,7 @@ class Replay:
             ),
         )  # fmt: skip
         try:
-            self.world.deposit(order, now)
+            self.deposit(order, now)
         except WorldError as exc:
             self.outcome[k] = EXPIRED
             self.error[k] = f"escrow: {exc}"
@@ -298,7 +300,7 @@ class Replay:
     def fill(self, now: float, k: int) -> None:
         """The service's filler at order ``k``, every second until its fillDeadline."""
         try:
-            done = self.world.fill(self.order_id[k], now)
+            done = self.fill_order(self.order_id[k], now)
         except (CapacityExhausted, FillRejected) as exc:
             deadline = self.deadline_of[k]
             if now + FILL_RETRY_SECONDS <= deadline:
@@ -317,7 +319,7 @@ class Replay:
 
     def settle(self, now: float, k: int) -> None:
         """Order ``k``'s settlement: the pool is repaid, the service earns its fee."""
-        repaid = self.world.settle(self.order_id[k], now)
+        repaid = self.settle_order(self.order_id[k], now)
         self.settled_at[k] = now
         self.earned[k] = repaid.earned
         self.revenue[repaid.pool] += repaid.earned

@@ -1,51 +1,76 @@
-"""The world's mutable record of one escrowed order (private to :mod:`toolkit.world`)."""
+"""The world's mutable record of one escrowed order (private to :mod:`toolkit.world`).
+
+A record is a list, not an object: one is made on every deposit of a replay, and a list
+literal costs a fraction of a slotted instance's ``__init__`` (the engine's live reservations
+are lists for the same reason). The index constants below name its slots; callers see
+immutable :class:`~toolkit.world.order.OrderState` snapshots built from it on demand.
+
+``exclusive_until`` is ``-inf`` when the order names no exclusive filler, and ``foreign`` says
+whether that filler is someone other than the service: both are worked out once at deposit
+rather than on every fill attempt.
+"""
 
 from __future__ import annotations
 
 import math
 
-from toolkit.engine import Fill
 from toolkit.world.order import EscrowOrder, OrderStatus
 
-__all__ = ["Record"]
+__all__ = [
+    "DEPOSITED_AT",
+    "DEPOSITOR",
+    "EXCLUSIVE_FILL",
+    "EXCLUSIVE_UNTIL",
+    "FILL",
+    "FILLED_AT",
+    "FOREIGN",
+    "ORDER",
+    "REFUNDED_AT",
+    "SETTLED_AT",
+    "STATUS",
+    "Record",
+    "new_record",
+]
+
+#: A record's layout: ``[order, status, depositor, deposited_at, filled_at, settled_at,
+#: refunded_at, exclusive_fill, fill, exclusive_until, foreign]``.
+Record = list
+(
+    ORDER,
+    STATUS,
+    DEPOSITOR,
+    DEPOSITED_AT,
+    FILLED_AT,
+    SETTLED_AT,
+    REFUNDED_AT,
+    EXCLUSIVE_FILL,
+    FILL,
+    EXCLUSIVE_UNTIL,
+    FOREIGN,
+) = range(11)
+
+_DEPOSITED = OrderStatus.DEPOSITED
+_NO_EXCLUSIVITY = -math.inf
 
 
-class Record:
-    """One order's mutable life in the world.
+def new_record(
+    order: EscrowOrder, depositor: str, now: float, filler: str, filler_lower: str
+) -> Record:
+    """A ``Deposited`` record; ``filler`` is the service's address as the scenario spells it
+    (the common case needs no lower-casing) and ``filler_lower`` the same, lower-cased.
 
-    ``exclusive_until`` is ``-inf`` when the order names no exclusive filler, and ``foreign``
-    says whether that filler is someone other than the service: both are worked out once at
-    deposit rather than on every fill attempt.
+    >>> from toolkit.engine import OrderTerms
+    >>> terms = OrderTerms(1, "0xa", 5, 8453, "0xb", 4)
+    >>> order = EscrowOrder("0x01", "0xu", terms, "0xu", 100, 200, "0xABC", 60)
+    >>> r = new_record(order, "0xu", 3.0, "0xAbc", "0xabc")
+    >>> r[STATUS], r[EXCLUSIVE_UNTIL], r[FOREIGN]
+    (<OrderStatus.DEPOSITED: 'Deposited'>, 60, False)
     """
-
-    __slots__ = (
-        "deposited_at",
-        "depositor",
-        "exclusive_fill",
-        "exclusive_until",
-        "fill",
-        "filled_at",
-        "foreign",
-        "order",
-        "refunded_at",
-        "settled_at",
-        "status",
-    )
-
-    def __init__(self, order: EscrowOrder, depositor: str, now: float, filler: str) -> None:
-        self.order = order
-        self.status = OrderStatus.DEPOSITED
-        self.depositor = depositor
-        self.deposited_at = now
-        self.filled_at: float | None = None
-        self.settled_at: float | None = None
-        self.refunded_at: float | None = None
-        self.exclusive_fill = False
-        self.fill: Fill | None = None
-        exclusive_for = order.exclusive_for
-        if exclusive_for is None:
-            self.exclusive_until: float = -math.inf
-            self.foreign = False
-        else:
-            self.exclusive_until = order.exclusive_until
-            self.foreign = str(exclusive_for).lower() != filler
+    exclusive_for = order.exclusive_for
+    if exclusive_for is None:
+        until: float = _NO_EXCLUSIVITY
+        foreign = False
+    else:
+        until = order.exclusive_until
+        foreign = exclusive_for != filler and str(exclusive_for).lower() != filler_lower
+    return [order, _DEPOSITED, depositor, now, None, None, None, False, None, until, foreign]

@@ -16,7 +16,21 @@ from toolkit.world.order import (
     Reverted,
     WorldError,
 )
-from toolkit.world.record import Record
+from toolkit.world.record import (
+    DEPOSITED_AT,
+    DEPOSITOR,
+    EXCLUSIVE_FILL,
+    EXCLUSIVE_UNTIL,
+    FILL,
+    FILLED_AT,
+    FOREIGN,
+    ORDER,
+    REFUNDED_AT,
+    SETTLED_AT,
+    STATUS,
+    Record,
+    new_record,
+)
 
 __all__ = ["World"]
 
@@ -111,7 +125,8 @@ class World:
         self._refund_expired = bool(refund_expired)
         self._keep_finished = bool(keep_finished)
         self._driven = bool(driven)
-        self._filler = scenario.filler.lower()
+        self._filler = scenario.filler
+        self._filler_lower = scenario.filler.lower()
         self._confirmations = {c.id: c.confirmation_seconds for c in scenario.chains}
         self._fill_seconds = {c.id: c.fill_seconds for c in scenario.chains}
         self._settle_delay = scenario.windows.settlement_delay_seconds
@@ -125,7 +140,10 @@ class World:
         # The instant of the advance running: the filler acts then, on everything due by then.
         self._now = -math.inf
         self._tally = _Tally()
-        self._counts = dict.fromkeys(OrderStatus, 0)
+        # Cumulative counts per step (an order only moves Deposited -> Filled -> Settled or
+        # Deposited -> Refunded), from which :meth:`counts` derives the statuses: an int bump
+        # per step, where a dict keyed by status paid the enum's Python-level __hash__ twice.
+        self._deposits = self._fills = self._settlements = self._refunds = 0
 
     @property
     def engine(self) -> Engine:
@@ -170,8 +188,10 @@ class World:
         confirmations = self._confirmations.get(terms.src_chain)
         if confirmations is None:
             raise WorldError(f"order: source chain {terms.src_chain} is not in the scenario")
-        self._orders[key] = Record(order, sender or order.user, now, self._filler)
-        self._counts[_DEPOSITED] += 1
+        self._orders[key] = new_record(
+            order, sender or order.user, now, self._filler, self._filler_lower
+        )
+        self._deposits += 1
         if not self._driven:
             # Due once the quote's eta has passed. A destination outside the scenario has no
             # route, so every attempt will be refused whatever the delay.
@@ -193,12 +213,12 @@ class World:
         """
         self._engine.advance(now)
         record = self._record(order_id)
-        if record.status is not _DEPOSITED:
-            raise Reverted("InvalidOrderStatus", f"order {order_id} is {record.status.value}")
-        if not now > record.order.expires:
-            raise Reverted("TimestampNotPassed", f"expires {record.order.expires} not before {now}")
-        self._set_status(order_id, record, _REFUNDED)
-        record.refunded_at = now
+        if record[STATUS] is not _DEPOSITED:
+            raise Reverted("InvalidOrderStatus", f"order {order_id} is {record[STATUS].value}")
+        expires = record[ORDER].expires
+        if not now > expires:
+            raise Reverted("TimestampNotPassed", f"expires {expires} not before {now}")
+        self._refunded(order_id, record, now)
 
     # -- the service's filler -------------------------------------------------------------------
 
@@ -209,24 +229,45 @@ class World:
         ``exclusive_until`` (the service, unless the order named another filler). See the class
         example for a whole flow.
         """
+        # The replay's hot path: when every check passes, the engine's fill is the one clock
+        # tick (it moves the clock, or refuses ``now``, before it changes anything) and the
+        # world's checks, which read no engine state, need not tick first. Any refusal takes
+        # the checked path, which ticks and names the first check that fails.
+        record = self._orders.get(order_id) if isinstance(order_id, str) else None
+        try:
+            ok = (
+                record is not None
+                and record[STATUS] is _DEPOSITED
+                and now <= record[ORDER].fill_deadline
+                and not (now < record[EXCLUSIVE_UNTIL] and record[FOREIGN])
+            )
+        except TypeError:  # ``now`` is not a number: the checked path's tick says so
+            ok = False
+        if not ok:
+            return self._fill_checked(order_id, now)
+        assert record is not None
+        return self._fill(order_id, record, now, now < record[EXCLUSIVE_UNTIL])
+
+    def _fill_checked(self, order_id: str, now: float) -> Fill:
         self._engine.advance(now)
         record = self._record(order_id)
-        order = record.order
-        if record.status is not _DEPOSITED:
-            raise WorldError(f"order {order_id}: is {record.status.value}, not Deposited")
+        order: EscrowOrder = record[ORDER]
+        if record[STATUS] is not _DEPOSITED:
+            raise WorldError(f"order {order_id}: is {record[STATUS].value}, not Deposited")
         if now > order.fill_deadline:
             raise WorldError(f"order {order_id}: fillDeadline {order.fill_deadline} has passed")
-        exclusive = now < record.exclusive_until
-        if exclusive and record.foreign:
+        exclusive = now < record[EXCLUSIVE_UNTIL]
+        if exclusive and record[FOREIGN]:
             raise Reverted("ExclusiveTo", f"order {order_id} is exclusive to {order.exclusive_for}")
         return self._fill(order_id, record, now, exclusive)
 
     def _fill(self, order_id: str, record: Record, now: float, exclusive: bool) -> Fill:
-        fill = self._engine.fill(order_id, now, record.order.terms)
-        self._set_status(order_id, record, _FILLED)
-        record.filled_at = now
-        record.fill = fill
-        record.exclusive_fill = exclusive
+        fill = self._engine.fill(order_id, now, record[ORDER].terms)
+        record[STATUS] = _FILLED
+        record[FILLED_AT] = now
+        record[EXCLUSIVE_FILL] = exclusive
+        record[FILL] = fill
+        self._fills += 1
         if not self._driven:
             self._to_settle.schedule(now + self._settle_delay, self._settle_due, order_id)
         return fill
@@ -236,20 +277,39 @@ class World:
 
         See the class example for a whole flow.
         """
+        # One clock tick, the engine's, as in :meth:`fill`.
+        record = self._orders.get(order_id) if isinstance(order_id, str) else None
+        try:
+            ok = (
+                record is not None
+                and record[STATUS] is _FILLED
+                and now >= record[FILLED_AT] + self._settle_delay
+            )
+        except TypeError:
+            ok = False
+        if not ok:
+            return self._settle_checked(order_id, now)
+        assert record is not None
+        return self._settle(order_id, record, now)
+
+    def _settle_checked(self, order_id: str, now: float) -> Settlement:
         self._engine.advance(now)
         record = self._record(order_id)
-        if record.status is not _FILLED:
-            raise WorldError(f"order {order_id}: is {record.status.value}, not Filled")
-        assert record.filled_at is not None
-        due = record.filled_at + self._settle_delay
+        if record[STATUS] is not _FILLED:
+            raise WorldError(f"order {order_id}: is {record[STATUS].value}, not Filled")
+        due = record[FILLED_AT] + self._settle_delay
         if now < due:
             raise WorldError(f"order {order_id}: settles at {due}, not before")
         return self._settle(order_id, record, now)
 
     def _settle(self, order_id: str, record: Record, now: float) -> Settlement:
         settlement = self._engine.settle(order_id, now)
-        self._set_status(order_id, record, _SETTLED)
-        record.settled_at = now
+        self._settlements += 1
+        if self._keep_finished:
+            record[STATUS] = _SETTLED
+            record[SETTLED_AT] = now
+        else:
+            self._forget(order_id)
         return settlement
 
     def advance(self, now: float) -> Progress:
@@ -279,22 +339,22 @@ class World:
 
     def _settle_due(self, at: float, key: str) -> None:
         record = self._orders.get(key)  # None once settled and forgotten
-        if record is not None and record.status is _FILLED:
+        if record is not None and record[STATUS] is _FILLED:
             self._settle(key, record, self._now)
             self._tally.settled.append(key)
 
     def _fill_due(self, at: float, key: str) -> None:
         record = self._orders.get(key)
-        if record is None or record.status is not _DEPOSITED:
+        if record is None or record[STATUS] is not _DEPOSITED:
             return
-        now, tally, order = self._now, self._tally, record.order
+        now, tally, order = self._now, self._tally, record[ORDER]
         if now > order.fill_deadline:
             tally.missed.append(key)
             self._missed(key, record)
             return
-        exclusive = now < record.exclusive_until
+        exclusive = now < record[EXCLUSIVE_UNTIL]
         try:
-            if exclusive and record.foreign:
+            if exclusive and record[FOREIGN]:
                 raise Reverted("ExclusiveTo", f"order {key} is exclusive to another filler")
             self._fill(key, record, now, exclusive)
         except (CapacityExhausted, FillRejected, Reverted):
@@ -309,9 +369,8 @@ class World:
 
     def _refund_due(self, at: float, key: str) -> None:
         record = self._orders.get(key)
-        if record is not None and record.status is _DEPOSITED:
-            self._set_status(key, record, _REFUNDED)
-            record.refunded_at = self._now
+        if record is not None and record[STATUS] is _DEPOSITED:
+            self._refunded(key, record, self._now)
             self._tally.refunded.append(key)
 
     # -- reads ----------------------------------------------------------------------------------
@@ -323,15 +382,15 @@ class World:
         """
         r = self._record(order_id)
         return OrderState(
-            r.order,
-            r.status,
-            r.depositor,
-            r.deposited_at,
-            r.filled_at,
-            r.settled_at,
-            r.refunded_at,
-            r.exclusive_fill,
-            r.fill,
+            r[ORDER],
+            r[STATUS],
+            r[DEPOSITOR],
+            r[DEPOSITED_AT],
+            r[FILLED_AT],
+            r[SETTLED_AT],
+            r[REFUNDED_AT],
+            r[EXCLUSIVE_FILL],
+            r[FILL],
         )
 
     def counts(self) -> dict[OrderStatus, int]:
@@ -343,7 +402,18 @@ class World:
         >>> World(s, Engine(s)).counts()[OrderStatus.DEPOSITED]
         0
         """
-        return dict(self._counts)
+        deposits, fills, settlements, refunds = (
+            self._deposits,
+            self._fills,
+            self._settlements,
+            self._refunds,
+        )
+        return {
+            _DEPOSITED: deposits - fills - refunds,
+            _FILLED: fills - settlements,
+            _SETTLED: settlements,
+            _REFUNDED: refunds,
+        }
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -353,18 +423,22 @@ class World:
             raise WorldError(f"order_id: the escrow holds no order {order_id!r}")
         return record
 
-    def _set_status(self, key: str, record: Record, status: OrderStatus) -> None:
-        self._counts[record.status] -= 1
-        self._counts[status] += 1
-        record.status = status
-        if not self._keep_finished and (status is _SETTLED or status is _REFUNDED):
-            # A forgotten order id could be opened again; the escrow's own status would say
-            # Claimed or Refunded, so replays must not reuse order ids (nonces make them unique).
-            del self._orders[key]
+    def _refunded(self, key: str, record: Record, now: float) -> None:
+        self._refunds += 1
+        if self._keep_finished:
+            record[STATUS] = _REFUNDED
+            record[REFUNDED_AT] = now
+        else:
+            self._forget(key)
+
+    def _forget(self, key: str) -> None:
+        # A forgotten order id could be opened again; the escrow's own status would say
+        # Claimed or Refunded, so replays must not reuse order ids (nonces make them unique).
+        del self._orders[key]
 
     def _missed(self, key: str, record: Record) -> None:
         if self._refund_expired:
             # Due at ``expires``; an order found missed late (its eta longer than its window)
             # may have expired before a refund already run: it is due at once then.
             refunds = self._to_refund
-            refunds.schedule(max(record.order.expires, refunds.now), self._refund_due, key)
+            refunds.schedule(max(record[ORDER].expires, refunds.now), self._refund_due, key)
