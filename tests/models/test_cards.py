@@ -373,7 +373,7 @@ def test_bad_arguments_are_named(build) -> None:
 def test_backend_error_names_the_step_and_its_duration() -> None:
     error = BackendError("draw", 0.25, "insufficient credit capacity")
     assert str(error) == "draw: insufficient credit capacity after 250.0 ms"
-    assert error.seconds == 0.25
+    assert error.elapsed_s == 0.25
 
 
 def test_the_summary_is_a_frozen_result_that_agrees_with_the_decisions() -> None:

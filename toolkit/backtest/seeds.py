@@ -10,7 +10,7 @@ rows to the mean, the standard deviation and a Student-t confidence interval per
 >>> frame = sweep_seeds("single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[0, 1, 2], span_h=0.2)
 >>> summary = bands(frame, ["pool_scale"], ["rfq_404_share"])
 >>> summary.columns[:4]
-['pool_scale', 'seeds', 'rfq_404_rate_mean', 'rfq_404_rate_sd']
+['pool_scale', 'seeds', 'rfq_404_share_mean', 'rfq_404_share_sd']
 """
 
 from __future__ import annotations

@@ -101,19 +101,19 @@ T = TypeVar("T")
 
 
 class Timed(NamedTuple, Generic[T]):
-    """A step's result and the ``seconds`` it took."""
+    """A step's result and the seconds it took (``elapsed_s``)."""
 
     value: T
-    seconds: float
+    elapsed_s: float
 
 
 class BackendError(HttpError):
-    """A step that answered an error after ``seconds``."""
+    """A step that answered an error after ``elapsed_s`` seconds."""
 
-    def __init__(self, step: str, seconds: float, message: str = "error") -> None:
-        super().__init__(f"{step}: {message} after {seconds * 1_000:.1f} ms")
+    def __init__(self, step: str, elapsed_s: float, message: str = "error") -> None:
+        super().__init__(f"{step}: {message} after {elapsed_s * 1_000:.1f} ms")
         self.step = step
-        self.seconds = seconds
+        self.elapsed_s = elapsed_s
 
 
 class CardBackend(Protocol):
