@@ -70,7 +70,7 @@ def simulated() -> None:
     print(f"{'what':<44} {'swipes':>8} {'seconds':>8} {'swipes/s':>10}  run")
     for n_accounts, hours in ((100, 24.0), (1_000, 24.0), (1_000, 96.0)):
         accounts = card_accounts(n_accounts, seed=0)
-        swipes = card_swipes(accounts, hours=hours, seed=0)
+        swipes = card_swipes(accounts, span_h=hours, seed=0)
         took = timed(lambda accounts=accounts, swipes=swipes: simulate_cards(swipes, accounts))
         s = simulate_cards(swipes, accounts).summary
         label = f"simulate_cards, {n_accounts:,} accounts, {hours:.0f} h"
@@ -78,7 +78,7 @@ def simulated() -> None:
               f"approved {s.approval_share:.1%}, p50 {s.p50_ms:,.0f} ms, "
               f"p99 {s.p99_ms:,.0f} ms, path p99 {s.path_p99_ms:,.0f} ms")  # fmt: skip
     accounts = card_accounts(1_000, seed=1)
-    swipes = card_swipes(accounts, hours=24.0, seed=1)
+    swipes = card_swipes(accounts, span_h=24.0, seed=1)
     rows = list(swipes.select("auth_id", "account", "t", "amount").iter_rows())
 
     def authorizer_only() -> None:
@@ -157,8 +157,8 @@ def loopback(swipes_wanted: int, seconds: float, n_accounts: int) -> None:
             hours = seconds / 3_600
             swipes = card_swipes(
                 list(holdings),
-                rate_per_hour=swipes_wanted / (n_accounts * hours),
-                hours=hours,
+                rate_per_h=swipes_wanted / (n_accounts * hours),
+                span_h=hours,
                 retry_share=0.05,
                 seed=7,
             )

@@ -362,7 +362,7 @@ def whole_flow(scenario: Scenario, n: int, seed: int, lean: bool = False) -> flo
         order_id = f"0x{i:064x}"
         engine.convert(q.quote_id, order_id, now)
         start = int(now)
-        deadline = start + w.exclusive_seconds + w.open_seconds
+        deadline = start + w.exclusive_s + w.open_s
         terms = OrderTerms(src, src_token, q.input_amount, dst, dst_token, q.output_amount)
         order = EscrowOrder(
             order_id,
@@ -372,7 +372,7 @@ def whole_flow(scenario: Scenario, n: int, seed: int, lean: bool = False) -> flo
             deadline,
             deadline + scenario.expiry_buffer(src, dst),
             scenario.filler,
-            start + w.exclusive_seconds,
+            start + w.exclusive_s,
         )
         world.deposit(order, now)
         world.advance(now)

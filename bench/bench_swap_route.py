@@ -143,9 +143,9 @@ def pathfinder_vs_grid(repeat: int) -> None:
         for state in ("fresh pools", "after 100 blocks of flow"):
             if state != "fresh pools":
                 traders = BackgroundTraders(ledger, seed=1)
-                path = reference_path(100, volatility=0.6, step_seconds=ledger.block_time, seed=1)
+                path = reference_path(100, volatility=0.6, step_s=ledger.block_time_s, seed=1)
                 for i, price in enumerate(path):
-                    traders.step(T0 + ledger.block_time * i, price)
+                    traders.step(T0 + ledger.block_time_s * i, price)
             venues = venues_of(ledger)
             route_ms: list[float] = []
             gains: list[float] = []

@@ -60,9 +60,9 @@ def test_the_flow_model_is_the_markets_not_the_collectors(collected: Store) -> N
         float(USERS.filter(token="USDC")["amount"].cast(pl.Float64).median()), rel=0.01
     )
     span = (first["observed_at"].max() - first["observed_at"].min()).total_seconds()  # type: ignore[operator,union-attr]
-    assert fitted.rate == pytest.approx(first.height / span)
+    assert fitted.rate_per_s == pytest.approx(first.height / span)
     assert sum(fitted.routes.values()) == first.height
-    flow = fitted.flow(hours=0.2, seed=1)
+    flow = fitted.flow(span_h=0.2, seed=1)
     assert flow.height > 0
     assert set(flow["token"].unique()) <= set(fitted.sizes)
     result = replay(flow, fitted.scenario, seed=1)

@@ -49,7 +49,7 @@ def test_unconverted_quote_frees_capacity_after_the_quote_window(make_flow) -> N
     # The pool holds 15 units. A takes all of them at t = 0.5: its quote is valid until
     # round(0.5) + 15 = 16. B at 15.9 finds nothing; C at 16.0 is served again.
     flow = make_flow([{"t": 0.5, "amount": 15 * UNIT}, {"t": 15.9}, {"t": 16.0}])
-    result = replay(flow, "single-pool", interval=5.0)
+    result = replay(flow, "single-pool", interval_s=5.0)
     assert result.requests["outcome"].to_list() == ["expired", "no_capacity", "expired"]
     assert result.requests["status"].to_list() == [200, 404, 200]
     assert _row(result, "q1")["quote_id"] is None
@@ -68,7 +68,7 @@ def test_conversion_holds_the_order_reservation_for_60_s_from_the_transaction(
     slow = dataclasses.replace(
         single_pool,
         chains=tuple(
-            dataclasses.replace(c, confirmation_seconds=100) if c.id == 1 else c
+            dataclasses.replace(c, confirmation_s=100) if c.id == 1 else c
             for c in single_pool.chains
         ),
     )
@@ -79,7 +79,7 @@ def test_conversion_holds_the_order_reservation_for_60_s_from_the_transaction(
             {"t": 70.0},
         ]
     )
-    result = replay(flow, slow, interval=10.0)
+    result = replay(flow, slow, interval_s=10.0)
     assert result.requests["outcome"].to_list() == ["filled", "no_capacity", "expired"]
     assert _pool_at(result, 60.0)["reserved"] == 15 * UNIT
     # q2 holds one unit from 70 to floor(70) + 15; then nothing is reserved.
@@ -95,7 +95,7 @@ def test_conversion_holds_the_order_reservation_for_60_s_from_the_transaction(
 
 def test_late_conversion_reserves_nothing_but_the_order_can_still_fill(make_flow) -> None:  # type: ignore[no-untyped-def]
     flow = make_flow([{"t": 0.0, "converts": True, "convert_delay": 20.0}])
-    result = replay(flow, "single-pool", interval=10.0)
+    result = replay(flow, "single-pool", interval_s=10.0)
     row = _row(result, "q0")
     # The quote lapsed at 15, so between 15 and the fill at 20 + 38 (the quote's eta: 36 s of
     # Ethereum confirmations, 2 s to fill on Base) nothing is reserved.
@@ -138,7 +138,7 @@ def test_fill_moves_to_outstanding_and_settlement_repays_with_the_fee(make_flow)
     # The quote's eta is 38 s (36 s of Ethereum confirmations, 2 s to fill on Base); the
     # default scenario settles 600 s after the fill.
     flow = make_flow([{"t": 0.0, "type": "ExactInput", "converts": True, "convert_delay": 2.0}])
-    result = replay(flow, "default", interval=20.0)
+    result = replay(flow, "default", interval_s=20.0)
     row = _row(result, "q0")
     assert (row["quoted_at"], row["ordered_at"], row["filled_at"], row["settled_at"]) == (
         0.0,
@@ -273,7 +273,7 @@ def test_invariants_hold_for_random_flows(
 @pytest.mark.parametrize("interval", [30.0, 600.0])
 def test_pool_samples_cover_the_run_at_the_interval(interval: float) -> None:
     flow = generate_flow("default", span_h=0.5, rate_per_s=1.0, seed=2)
-    result = replay(flow, "default", interval=interval)
+    result = replay(flow, "default", interval_s=interval)
     times = result.pools["t"].unique().sort().to_list()
     assert times[0] == 0.0 and times[-1] >= result.summary.end_s
     assert all(b - a == interval for a, b in itertools.pairwise(times))

@@ -15,7 +15,7 @@ from toolkit.backtest.seeds import bands, student_t, sweep_seeds
 
 
 def test_sweep_seeds_is_one_sweep_per_seed_of_that_seeds_flow() -> None:
-    frame = sweep_seeds("single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[3, 4], hours=0.2)
+    frame = sweep_seeds("single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[3, 4], span_h=0.2)
     assert frame.columns[:2] == ["seed", "pool_scale"]
     assert frame.height == 4
     alone = sweep(generate_flow("single-pool", span_h=0.2, seed=4), "single-pool",

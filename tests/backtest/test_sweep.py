@@ -22,7 +22,7 @@ def _flow() -> pl.DataFrame:
     )  # fmt: skip
 
 
-GRID = {"pool_scale": [0.5, 1.0, 2.0], "quote_seconds": [10, 30]}
+GRID = {"pool_scale": [0.5, 1.0, 2.0], "quote_s": [10, 30]}
 
 
 def test_default_executor_and_thread_pool_give_identical_frames() -> None:
@@ -32,8 +32,8 @@ def test_default_executor_and_thread_pool_give_identical_frames() -> None:
         by_thread = sweep(flow, "single-pool", GRID, executor=pool, seed=3)
     assert_frame_equal(by_process, by_thread)
     assert by_process.height == 6
-    assert by_process.columns[:2] == ["pool_scale", "quote_seconds"]
-    assert by_process.select("pool_scale", "quote_seconds").rows() == [
+    assert by_process.columns[:2] == ["pool_scale", "quote_s"]
+    assert by_process.select("pool_scale", "quote_s").rows() == [
         (0.5, 10), (0.5, 30), (1.0, 10), (1.0, 30), (2.0, 10), (2.0, 30),
     ]  # fmt: skip
     assert (by_process["requests"] == flow.height).all()
@@ -57,10 +57,10 @@ def test_injected_executor_runs_every_point_and_metrics_move_the_right_way() -> 
     recorder = _Recorder()
     frame = sweep(flow, "single-pool", GRID, executor=recorder)
     assert recorder.calls == [
-        {"pool_scale": s, "quote_seconds": q} for s in (0.5, 1.0, 2.0) for q in (10, 30)
+        {"pool_scale": s, "quote_s": q} for s in (0.5, 1.0, 2.0) for q in (10, 30)
     ]
     # Larger pools and shorter quote windows refuse fewer RFQs.
-    short = frame.filter(pl.col("quote_seconds") == 10)["rfq_404_rate"].to_list()
+    short = frame.filter(pl.col("quote_s") == 10)["rfq_404_share"].to_list()
     assert short[0] > short[1] >= short[2]
     for scale in (0.5, 1.0, 2.0):
         pair = frame.filter(pl.col("pool_scale") == scale)["no_capacity"].to_list()
@@ -78,11 +78,11 @@ def test_single_point_runs_inline_and_fee_scale_changes_revenue() -> None:
 
 def test_overrides_build_valid_variants() -> None:
     s = load_scenario("default")
-    v = apply_overrides(s, {"pool_scale": 1.1, "fee_scale": 1.5, "order_seconds": 90})
+    v = apply_overrides(s, {"pool_scale": 1.1, "fee_scale": 1.5, "order_s": 90})
     assert v.pools[0].balance == s.pools[0].balance * 11 // 10
     # 5 bps * 1.5 = 7.5, rounded half up; 3 * 1.5 = 4.5 -> 5.
     assert [t.fee_bps for t in v.routes[0].fee_tiers] == [8, 5]
-    assert v.windows.order_seconds == 90 and v.windows.quote_seconds == 15
+    assert v.windows.order_s == 90 and v.windows.quote_s == 15
     assert apply_overrides(s, None) is s and apply_overrides(s, {}) is s
 
 

@@ -130,15 +130,15 @@ def test_request_id_is_optional_and_integer_widths_are_accepted(make_flow) -> No
     ("kwargs", "message"),
     [
         ({"seed": -1}, "seed: must be an integer >= 0, got -1"),
-        ({"interval": 0}, "interval: must be a finite number > 0, got 0"),
+        ({"interval_s": 0}, "interval_s: must be a finite number > 0, got 0"),
         ({"retry": 3}, "retry: must be a RetryPolicy or None, got int"),
         ({"overrides": {"pool_size": 2}}, "overrides: unknown key 'pool_size'; known: pool_scale"),
         ({"overrides": {"pool_scale": -1}}, "pool_scale: must be a finite number > 0, got -1"),
-        ({"overrides": {"quote_seconds": 1.5}}, "quote_seconds: must be a whole number of seconds"),
+        ({"overrides": {"quote_s": 1.5}}, "quote_s: must be a whole number of seconds"),
         (
-            {"overrides": {"quote_seconds": 0}},
+            {"overrides": {"quote_s": 0}},
             "overrides: the variant is not a valid scenario: "
-            "windows.quote_seconds: must be a positive integer",
+            "windows.quote_s: must be a positive integer",
         ),
         ({"scenario": "missing"}, "scenario: no scenario named 'missing'"),
     ],
@@ -153,7 +153,7 @@ def test_bad_replay_arguments(make_flow, kwargs: dict, message: str) -> None:  #
 @pytest.mark.parametrize(
     ("grid", "message"),
     [
-        ({}, "grid: is empty; give at least one of pool_scale, fee_scale, quote_seconds"),
+        ({}, "grid: is empty; give at least one of pool_scale, fee_scale, quote_s"),
         ({"pool_scale": []}, "grid['pool_scale']: is empty; give at least one value"),
         ({"pool_scale": "12"}, "grid['pool_scale']: must be a sequence of values"),
         ({"colour": [1]}, "grid: unknown key 'colour'; known: pool_scale, fee_scale"),

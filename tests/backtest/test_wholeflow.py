@@ -10,7 +10,7 @@ from polars.testing import assert_frame_equal
 from toolkit.arguments import ArgumentError
 from toolkit.backtest import WholeFlow, whole_flow
 
-SMALL = WholeFlow(hours=1.0, shock_at=0.25, shock_hours=0.2, users_per_hour=20.0)
+SMALL = WholeFlow(span_h=1.0, shock_at_share=0.25, shock_h=0.2, users_per_h=20.0)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,13 @@ def test_interactions_report_phases_and_buckets(shocked) -> None:  # type: ignor
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("hours", 0.0), ("shock", -1.0), ("accounts", 0), ("destination", 8453), ("bridge_bps", -1.0)],
+    [
+        ("span_h", 0.0),
+        ("shock", -1.0),
+        ("accounts", 0),
+        ("destination", 8453),
+        ("bridge_bps", -1.0),
+    ],
 )
 def test_bad_settings_name_the_field(field: str, value: object) -> None:
     with pytest.raises(ArgumentError, match=field):
@@ -74,7 +80,7 @@ def test_bad_seed_and_settings_type() -> None:
     with pytest.raises(ArgumentError, match="seed"):
         whole_flow(SMALL, seed=-1, progress=False)
     with pytest.raises(ArgumentError, match="settings"):
-        whole_flow({"hours": 1.0}, progress=False)  # type: ignore[arg-type]
+        whole_flow({"span_h": 1.0}, progress=False)  # type: ignore[arg-type]
 
 
 OTHER_BOOKS = [

@@ -84,9 +84,9 @@ def test_windows_are_arguments(quote: Quote, now: int, filler: str) -> None:
         quote,
         now,
         filler,
-        exclusive_seconds=30,
-        open_seconds=100,
-        cross_chain_expiry_buffer_seconds=600,
+        exclusive_s=30,
+        open_s=100,
+        cross_chain_expiry_buffer_s=600,
     )
     assert built.order.fill_deadline == now + 130
     assert built.order.expires == now + 730
@@ -174,7 +174,7 @@ def test_reproduces_vector_b() -> None:
         nonce=1,
         registry=default_registry(),
         filler="0x" + "fe" * 20,
-        windows=Windows(open_seconds=940, cross_chain_expiry_buffer_seconds=3600),
+        windows=Windows(open_s=940, cross_chain_expiry_buffer_s=3600),
     )
     assert built.order_id == "0x3cf2e937019e4c167470559c9b7ba8a175c25176ac4cff8eabe2ee922d151f54"
     assert len(bytes.fromhex(built.transaction.data[2:])) == 836
@@ -231,10 +231,10 @@ def test_fill_deadline_after_expires(make: Callable[..., Quote], now: int, fille
         ({"nonce": -1}, r"nonce: must be between 0 and 2\*\*256-1"),
         ({"filler": "0xfill"}, "filler: must be a 0x-prefixed 20-byte hex address"),
         (
-            {"windows": Windows(open_seconds=-5)},
-            "windows.open_seconds: must be a non-negative integer",
+            {"windows": Windows(open_s=-5)},
+            "windows.open_s: must be a non-negative integer",
         ),
-        ({"windows": 60}, "windows.exclusive_seconds: must be a non-negative integer"),
+        ({"windows": 60}, "windows.exclusive_s: must be a non-negative integer"),
         ({"registry": {}}, "registry: must be a Registry"),
         ({"now": 2**32}, r"order\.fillDeadline: is 4294967656, past the uint32 timestamps"),
     ],

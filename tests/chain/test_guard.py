@@ -215,7 +215,7 @@ def test_finding_str() -> None:
     ("kwargs", "message"),
     [
         ({"now": -1}, "now: must be a non-negative integer"),
-        ({"tolerance_seconds": "30"}, "tolerance_seconds: must be a non-negative integer"),
+        ({"tolerance_s": "30"}, "tolerance_s: must be a non-negative integer"),
         ({"payer": "me"}, "payer: must be a 0x-prefixed 20-byte hex address"),
         ({"registry": "default"}, "registry: must be a Registry"),
     ],

@@ -48,12 +48,12 @@ def test_command_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_a_sweep_prints_one_row_per_point(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["backtest", "--scenario", "single-pool", "--hours", "0.2", "--sweep",
-            "pool_scale=0.5,2", "--sweep", "quote_seconds=15,60", "--workers", "1"]  # fmt: skip
+            "pool_scale=0.5,2", "--sweep", "quote_s=15,60", "--workers", "1"]  # fmt: skip
     assert main(argv) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("│ ") and "┆" in line]
     assert len(rows) == 3 + 4  # the header (names, rule, dtypes) and four points
-    assert "pool_scale" in rows[0] and "rfq_404_rate" in rows[0]
+    assert "pool_scale" in rows[0] and "rfq_404_share" in rows[0]
 
 
 def test_sweep_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:

@@ -100,8 +100,8 @@ def test_wrap_request_then_claim_by_request_id(
         }
         status, body = book.get("/credit/earn/claim", **claim)
         assert status == 400 and "is claimable from" in body["error"]
-        assert vault.vault is not None and vault.vault.redeem_delay_seconds is not None
-        book.advance(requested_at + vault.vault.redeem_delay_seconds - book.now())
+        assert vault.vault is not None and vault.vault.redeem_delay_s is not None
+        book.advance(requested_at + vault.vault.redeem_delay_s - book.now())
         book.run(user, book.ok("/credit/earn/claim", **claim)["calls"])
         paid = int(shares * vault.share_price(requested_at, decimals))
         assert book.balance(underlying, receiver) == paid

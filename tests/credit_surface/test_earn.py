@@ -98,7 +98,7 @@ def test_erc7540_redeem_request_then_claim_after_the_delay() -> None:
         usdc = book.settings.asset_address
         vault = book.settings.collateral_by_symbol("yoUSD")
         assert vault is not None and vault.vault is not None
-        delay = vault.vault.redeem_delay_seconds
+        delay = vault.vault.redeem_delay_s
         assert delay == 86_400
         protocol = book.ok("/credit/protocol")["chains"]["eip155:8453"]
         assert protocol["strategies"]["yo-usdc"]["vaultType"] == "erc7540"

@@ -116,7 +116,7 @@ def test_revoke_cannot_finalize_one_second_early() -> None:
         operator = book.settings.operator
         book.run(user, [_call(book, operator, "operator.revoke")])
         scheduled = book.w3.eth.get_block("latest")["timestamp"]
-        until = scheduled + book.settings.revoke_delay_seconds
+        until = scheduled + book.settings.revoke_delay_s
         caller = book.settings.operator_caller
         # In the block at accessUntil the operator may still draw, and finalizing (which needs
         # strictly after it) reverts; both go into that one block.

@@ -16,7 +16,7 @@ from toolkit.scenario.credit import parse_credit
 
 USDC = 10**6
 ETHEREUM = 1
-CONFIRMATIONS = 36  # the default scenario's confirmation_seconds of Ethereum
+CONFIRMATIONS = 36  # the default scenario's confirmation_s of Ethereum
 
 
 def _eth_usdc(book: Book) -> str:

@@ -33,7 +33,7 @@ from toolkit.models.cards import (
 USD = 10**6
 #: No errors, no missed blocks, blocks every 0.5 s: every answer in budget unless a test says so.
 CALM = Latencies(
-    block_time=0.5, missed_block=0.0, info_error=0.0, draw_error=0.0, broadcast_error=0.0,
+    block_time_s=0.5, missed_block=0.0, info_error=0.0, draw_error=0.0, broadcast_error=0.0,
     balance_error=0.0,
 )  # fmt: skip
 
@@ -102,7 +102,7 @@ def test_a_declined_answer_is_replayed_as_declined() -> None:
 def test_a_slow_or_failing_step_declines_without_drawing(override: dict, reason: str) -> None:
     latencies = Latencies(**{**CALM.__dict__, **override})
     accounts = {f"a{i}": Position({"usdc": 10_000 * USD}) for i in range(10)}
-    run = simulate_cards(card_swipes(accounts, hours=2, seed=3), accounts, latencies=latencies)
+    run = simulate_cards(card_swipes(accounts, span_h=2, seed=3), accounts, latencies=latencies)
     decisions = run.decisions.filter(~pl.col("replay"))
     assert decisions.height > 5 and set(decisions["reason"]) == {reason}
     assert run.summary.approved == 0 and run.summary.drawn == 0
@@ -117,7 +117,7 @@ def test_a_step_over_its_budget_is_answered_at_its_budget() -> None:
 
 
 def test_a_block_past_the_budget_declines_at_the_deadline_and_the_draw_still_lands() -> None:
-    latencies = Latencies(**{**CALM.__dict__, "block_time": 30.0})
+    latencies = Latencies(**{**CALM.__dict__, "block_time_s": 30.0})
     accounts = one_account()
     run = simulate_cards(
         swipes(*[(f"x{i}", "a", 100.0 * i, 10 * USD) for i in range(20)]),
@@ -224,7 +224,7 @@ def test_a_lower_rule_lets_the_capacity_decide() -> None:
 
 def test_declines_and_approvals_match_the_ledger_replayed_through_toolkit_credit() -> None:
     accounts = card_accounts(40, seed=5)
-    run = simulate_cards(card_swipes(accounts, hours=12, seed=5), accounts, seed=5)
+    run = simulate_cards(card_swipes(accounts, span_h=12, seed=5), accounts, seed=5)
     assert run.summary.approved > 0 and (run.decisions["reason"] == "health").sum() > 0
     principal = {a: p.principal for a, p in accounts.items()}
     for row in run.decisions.filter(~pl.col("replay")).iter_rows(named=True):
@@ -246,7 +246,7 @@ def test_declines_and_approvals_match_the_ledger_replayed_through_toolkit_credit
 
 def test_prefunded_answers_faster_and_pays_top_up_fees() -> None:
     accounts = card_accounts(30, seed=8)
-    table = compare_prefunded(card_swipes(accounts, hours=12, seed=8), accounts, seed=8)
+    table = compare_prefunded(card_swipes(accounts, span_h=12, seed=8), accounts, seed=8)
     jit, pre = table.rows(named=True)
     assert (jit["approach"], pre["approach"]) == ("just-in-time", "pre-funded")
     assert pre["p50_ms"] < jit["p50_ms"] and pre["p99_ms"] < jit["p99_ms"]
@@ -303,18 +303,18 @@ swipe_rows = st.lists(
     b=positions,
     rows=swipe_rows,
     rule=st.sampled_from([1.0, 1.3, 2.0]),
-    block_time=st.sampled_from([0.2, 2.0, 5.0]),
+    block_time_s=st.sampled_from([0.2, 2.0, 5.0]),
     seed=st.integers(0, 10),
 )
 def test_never_below_the_rule_never_two_draws_per_id(
-    a: Position, b: Position, rows: list, rule: float, block_time: float, seed: int
+    a: Position, b: Position, rows: list, rule: float, block_time_s: float, seed: int
 ) -> None:
     t, table = 0.0, []
     for auth, account, gap, amount in rows:
         t += gap
         table.append((f"id{auth}", account, t, amount))
     frame = swipes(*table) if table else swipes(("id0", "a", 0.0, 1))
-    latencies = Latencies(block_time=block_time, info_error=0.01, draw_error=0.01)
+    latencies = Latencies(block_time_s=block_time_s, info_error=0.01, draw_error=0.01)
     accounts = {"a": a, "b": b}
     run = simulate_cards(frame, accounts, latencies=latencies, min_health_factor=rule, seed=seed)
     d = run.decisions
@@ -354,7 +354,7 @@ def test_never_below_the_rule_never_two_draws_per_id(
         lambda: Latencies(missed_block=1.0),
         lambda: Latencies(info_error=1.5),
         lambda: Position({"usdc": -1}),
-        lambda: card_swipes(["a"], rate_per_hour=0),
+        lambda: card_swipes(["a"], rate_per_h=0),
         lambda: card_swipes(["a"], retry_after=(2.0, 1.0)),
         lambda: card_accounts(-1),
         lambda: simulate_cards(pl.DataFrame({"t": [0.0]}), {}),
@@ -373,12 +373,12 @@ def test_bad_arguments_are_named(build) -> None:
 def test_backend_error_names_the_step_and_its_duration() -> None:
     error = BackendError("draw", 0.25, "insufficient credit capacity")
     assert str(error) == "draw: insufficient credit capacity after 250.0 ms"
-    assert error.seconds == 0.25
+    assert error.elapsed_s == 0.25
 
 
 def test_the_summary_is_a_frozen_result_that_agrees_with_the_decisions() -> None:
     accounts = card_accounts(20, seed=3)
-    run = simulate_cards(card_swipes(accounts, hours=6, seed=3), accounts, latencies=CALM, seed=3)
+    run = simulate_cards(card_swipes(accounts, span_h=6, seed=3), accounts, latencies=CALM, seed=3)
     s = run.summary
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.approved = 0  # type: ignore[misc]

@@ -19,7 +19,7 @@ from toolkit.models import (
     needed_slippage,
     network_comparison,
     route_comparison,
-    slippage_for_revert_rate,
+    slippage_for_revert_share,
 )
 
 
@@ -196,7 +196,7 @@ def test_revert_rates_fall_with_slippage_and_match_a_direct_count() -> None:
     table = delay_outcomes(data, levels)
     assert table.height == 2 * len(levels)
     for delay in (2.0, 10.0):
-        rates = table.filter(pl.col("delay_s") == delay)["revert_rate"].to_list()
+        rates = table.filter(pl.col("delay_s") == delay)["revert_share"].to_list()
         assert rates == sorted(rates, reverse=True) and rates[0] > rates[-1] > 0
         group = data.filter(pl.col("delay_s") == delay)
         for level, rate in zip(levels, rates, strict=True):
@@ -211,18 +211,18 @@ def test_revert_rates_fall_with_slippage_and_match_a_direct_count() -> None:
 
 def test_the_slippage_for_a_target_revert_rate_is_the_smallest_that_meets_it() -> None:
     data = trials()
-    table = slippage_for_revert_rate(data, 0.05)
+    table = slippage_for_revert_share(data, 0.05)
     for row in table.iter_rows(named=True):
         level = row["slippage_bps"]
         outcomes = delay_outcomes(
             data.filter(pl.col("delay_s") == row["delay_s"]), [level - 1, level]
         )
-        assert outcomes["revert_rate"][1] <= 0.05 < outcomes["revert_rate"][0]
-        assert row["revert_rate"] == outcomes["revert_rate"][1]
+        assert outcomes["revert_share"][1] <= 0.05 < outcomes["revert_share"][0]
+        assert row["revert_share"] == outcomes["revert_share"][1]
     # about 2 % revert whatever the slippage: a 1 % target cannot be met
-    assert slippage_for_revert_rate(data, 0.01)["slippage_bps"].to_list() == [None, None]
+    assert slippage_for_revert_share(data, 0.01)["slippage_bps"].to_list() == [None, None]
     with pytest.raises(ArgumentError, match="target"):
-        slippage_for_revert_rate(data, 1.5)
+        slippage_for_revert_share(data, 1.5)
 
 
 # -- firm against indicative ---------------------------------------------------------------------
@@ -249,7 +249,7 @@ def rates() -> pl.DataFrame:
         {
             "network": ["base", "base", "mainnet"],
             "delay_s": [10.0, 20.0, 12.0],
-            "revert_rate": [0.1, 0.3, 0.05],
+            "revert_share": [0.1, 0.3, 0.05],
         }
     )
 
@@ -259,12 +259,12 @@ def test_firm_then_indicative_costs_and_risks_add_up() -> None:
     first = table.filter(pl.col("strategy") == "intents then swap").row(0, named=True)
     assert first["cost_usd"] == pytest.approx(200.02)
     assert first["intents_bps"] == pytest.approx(5.0) and first["swap_bps"] == pytest.approx(15.0)
-    assert first["failure_rate"] == pytest.approx(0.3)  # 30 s is past every measured delay
+    assert first["failure_share"] == pytest.approx(0.3)  # 30 s is past every measured delay
     second = table.filter(pl.col("strategy") == "swap then intents").row(0, named=True)
     assert second["refused"] and second["cost_bps"] is None
-    assert second["failure_rate"] == 1.0
+    assert second["failure_share"] == 1.0
     nearer = firm_vs_indicative(legs().with_columns(delay_s=pl.lit(15.0)), rates())
-    assert nearer["failure_rate"][0] == pytest.approx(0.3)  # 15 s takes the 20 s measurement
+    assert nearer["failure_share"][0] == pytest.approx(0.3)  # 15 s takes the 20 s measurement
     with pytest.raises(ValueError, match="no rate"):
         firm_vs_indicative(legs(), rates().filter(pl.col("network") == "base"))
     with pytest.raises(ValueError, match="intents or swap"):
@@ -279,9 +279,9 @@ def test_firm_then_indicative_costs_and_risks_add_up() -> None:
         (network_comparison, lambda: impact_curves(observations()), "total_bps"),
         (needed_slippage, trials, "executed_out"),
         (lambda f: delay_outcomes(f, [0]), trials, "quoted_out"),
-        (lambda f: slippage_for_revert_rate(f, 0.1), trials, "delay_s"),
+        (lambda f: slippage_for_revert_share(f, 0.1), trials, "delay_s"),
         (lambda f: firm_vs_indicative(f, rates()), legs, "step"),
-        (lambda f: firm_vs_indicative(legs(), f), rates, "revert_rate"),
+        (lambda f: firm_vs_indicative(legs(), f), rates, "revert_share"),
     ],
 )
 def test_a_missing_column_is_named(

@@ -64,11 +64,11 @@ def test_stale_routes_and_the_two_strategies(lab: RouteLab) -> None:
     assert moved >= 8  # the pools moved between quote and execution
     outcomes = delay_outcomes(trials, [0, 50, 10_000])
     for delay in (2.0, 40.0):
-        rates = outcomes.filter(pl.col("delay_s") == delay)["revert_rate"].to_list()
+        rates = outcomes.filter(pl.col("delay_s") == delay)["revert_share"].to_list()
         assert rates == sorted(rates, reverse=True) and rates[-1] == 0.0
     mainnet = lab.delay_trials("mainnet", ("USDC", "WETH"), 1e5, [12], trials=3)
     rates = delay_outcomes(pl.concat([trials, mainnet]), [50]).select(
-        "network", "delay_s", "revert_rate"
+        "network", "delay_s", "revert_share"
     )
     table = firm_vs_indicative(legs, rates)
     assert table.height == 4
@@ -78,7 +78,7 @@ def test_stale_routes_and_the_two_strategies(lab: RouteLab) -> None:
     # a mainnet swap's gas weighs on the swap-first strategy at $10k, not the Base swap's
     gas = dict(zip(small["strategy"], small["gas_bps"], strict=True))
     assert gas["swap then intents"] > 100 * gas["intents then swap"]
-    assert table["failure_rate"].is_between(0.0, 1.0).all()
+    assert table["failure_share"].is_between(0.0, 1.0).all()
 
 
 def test_overlapping_trials_give_more_trials_clustered_by_their_overlap() -> None:
@@ -93,8 +93,8 @@ def test_overlapping_trials_give_more_trials_clustered_by_their_overlap() -> Non
     assert sorted(set(trials["cluster"])) == [0, 1, 2]
     outcomes = delay_outcomes(trials, [0, 10_000])
     assert (outcomes["trials"] == 9).all()
-    assert (outcomes["revert_ci95_low"] <= outcomes["revert_rate"]).all()
-    assert (outcomes["revert_rate"] <= outcomes["revert_ci95_high"]).all()
+    assert (outcomes["revert_ci95_low"] <= outcomes["revert_share"]).all()
+    assert (outcomes["revert_share"] <= outcomes["revert_ci95_high"]).all()
     lab.close()
 
 

@@ -135,7 +135,7 @@ def test_cards_take_the_stored_credit_book_as_positions(
         figures = positions[book.accounts[i]].figures(book.rules)
         assert figures.health_factor is not None
         assert float(figures.health_factor) == pytest.approx(stored[i], abs=2e-4)
-    swipes = card_swipes(positions, rate_per_hour=2, hours=2, seed=4)
+    swipes = card_swipes(positions, rate_per_h=2, span_h=2, seed=4)
     run = simulate_cards(swipes, positions, rules=book.rules, seed=4)
     assert run.summary.swipes == swipes.height > 50 and run.summary.approved > 0
     approved = run.decisions.filter(pl.col("approved"))
@@ -155,7 +155,7 @@ def test_top_ups_replay_the_stored_configs_from_the_stored_book(
     book = stored_credit_book(store, prices)
     configs = topup_configs(store)
     assert configs.height > 0
-    spends = spending(rate_per_day=3, median=30 * 10**6, sigma=0.5, days=14, seed=2)
+    spends = spending(rate_per_d=3, median=30 * 10**6, sigma=0.5, span_d=14, seed=2)
     table = stored_topups(configs, book, spends)
     assert table.height == configs.height
     assert table["account"].to_list() == configs["account"].to_list()

@@ -55,7 +55,7 @@ def test_the_health_floor_caps_the_debt() -> None:
 
 
 def test_the_cheapest_funded_config_comes_first() -> None:
-    spends = spending(rate_per_day=4, median=40 * USD, sigma=0.5, days=30, seed=1)
+    spends = spending(rate_per_d=4, median=40 * USD, sigma=0.5, span_d=30, seed=1)
     grid = cheapest_config(
         spends,
         thresholds=[50 * USD, 200 * USD],
@@ -71,8 +71,8 @@ def test_the_cheapest_funded_config_comes_first() -> None:
 
 
 def test_spending_is_seeded() -> None:
-    a = spending(rate_per_day=10, median=25 * USD, sigma=0.4, days=3, seed=7)
-    b = spending(rate_per_day=10, median=25 * USD, sigma=0.4, days=3, seed=7)
+    a = spending(rate_per_d=10, median=25 * USD, sigma=0.4, span_d=3, seed=7)
+    b = spending(rate_per_d=10, median=25 * USD, sigma=0.4, span_d=3, seed=7)
     assert a.equals(b) and a["t"].is_sorted() and (a["amount"] >= 1).all()
 
 

@@ -32,8 +32,8 @@ def test_balance_as_a_digit_string_is_accepted(parse: Parse, default_doc: Doc):
 
 
 def test_boolean_is_not_an_integer(parse: Parse, default_doc: Doc):
-    default_doc["chains"][0]["fill_seconds"] = True
-    _expect(parse, default_doc, "chains[0].fill_seconds: must be a non-negative integer")
+    default_doc["chains"][0]["fill_s"] = True
+    _expect(parse, default_doc, "chains[0].fill_s: must be a non-negative integer")
 
 
 def test_tiers_must_be_contiguous(parse: Parse, single_doc: Doc):
@@ -166,22 +166,22 @@ def test_prices_must_be_positive_decimals(parse: Parse, default_doc: Doc):
 
 
 def test_windows(parse: Parse, default_doc: Doc):
-    default_doc["windows"]["quote_seconds"] = 0
-    _expect(parse, default_doc, "windows.quote_seconds: must be a positive integer")
-    default_doc["windows"]["quote_seconds"] = 15
+    default_doc["windows"]["quote_s"] = 0
+    _expect(parse, default_doc, "windows.quote_s: must be a positive integer")
+    default_doc["windows"]["quote_s"] = 15
     default_doc["windows"]["quote_secs"] = 15
     _expect(parse, default_doc, "windows.quote_secs: unknown key")
 
 
 def test_windows_default_to_the_spec(parse: Parse, single_doc: Doc):
     w = parse(single_doc).windows
-    assert (w.quote_seconds, w.order_seconds, w.exclusive_seconds, w.open_seconds) == (
+    assert (w.quote_s, w.order_s, w.exclusive_s, w.open_s) == (
         15,
         60,
         60,
         300,
     )
-    assert (w.same_chain_expiry_buffer_seconds, w.cross_chain_expiry_buffer_seconds) == (
+    assert (w.same_chain_expiry_buffer_s, w.cross_chain_expiry_buffer_s) == (
         13 * 60,
         12 * 3600,
     )

@@ -188,7 +188,7 @@ def test_borrow_quote_reserves_for_quote_duration(
     assert answer.status_code == 200
     quote = parse(BorrowQuoteResponse, answer.json()).data
     assert quote.id is not None
-    assert quote.quote_duration == scenario.windows.borrow_quote_seconds == 60
+    assert quote.quote_duration == scenario.windows.borrow_quote_s == 60
     assert quote.required_input_int == 100_000_000
     assert quote.required_input_int - quote.required_output_int == quote.borrow_cost_int
     assert quote.fee_bps == 5

@@ -111,7 +111,7 @@ def test_the_flow_runs_on_chain_from_open_to_settlement() -> None:
         assert service.world.order(key).status.value == "Filled"
 
         # The settlement delay passes: the filler finalises on the origin chain.
-        delay = svc.scenario.windows.settlement_delay_seconds
+        delay = svc.scenario.windows.settlement_delay_s
         svc.clock.advance(delay)
         origin.eth.block_number  # noqa: B018 - any request runs the relay
         svc.clock.advance(12)
@@ -139,7 +139,7 @@ def test_the_flow_runs_on_chain_from_open_to_settlement() -> None:
         key = world.deposit(escrow_order(svc.scenario, 1, decode_open(request.data)), now)
         progress = world.advance(now + 200)
         assert progress.filled == (key,)
-        settle_at = now + 200 + svc.scenario.windows.settlement_delay_seconds
+        settle_at = now + 200 + svc.scenario.windows.settlement_delay_s
         assert world.advance(settle_at).settled == (key,)
         fast = world.order(key)
         pool = svc.pools().row(0, named=True)

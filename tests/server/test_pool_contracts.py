@@ -63,7 +63,7 @@ def test_the_views_follow_the_engine_through_the_whole_flow() -> None:
         filled = on_chain(svc)
         assert filled == engine(svc)
         assert sum(row[3] for row in filled) == 10**9
-        svc.advance(svc.scenario.windows.settlement_delay_seconds)  # settled: repaid with fee
+        svc.advance(svc.scenario.windows.settlement_delay_s)  # settled: repaid with fee
         settled = on_chain(svc)
         assert settled == engine(svc)
         assert sum(row[3] for row in settled) == 0

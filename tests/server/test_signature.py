@@ -67,7 +67,7 @@ def test_signature_streams_one_data_event(client: Client, scenario: Scenario) ->
     assert authorization.borrow_cost == quote["borrowCost"]
     assert authorization.borrow_token == USDC[8453]
     assert authorization.liquidity_pool == quote["liquidityPool"]
-    assert authorization.deadline == str(int(T0) + scenario.windows.order_seconds)
+    assert authorization.deadline == str(int(T0) + scenario.windows.order_s)
     borrow = Borrow(
         chain_id=8453,
         pool=authorization.liquidity_pool,

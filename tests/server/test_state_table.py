@@ -122,7 +122,7 @@ def test_whole_flow_repays_the_pool_with_the_fee(
     filled = pool(client, POOL)
     assert (filled["reserved"], filled["outstanding"]) == (0, output)
 
-    rpc(client, 8453, "evm_increaseTime", scenario.windows.settlement_delay_seconds)
+    rpc(client, 8453, "evm_increaseTime", scenario.windows.settlement_delay_s)
     assert service.world.order(key).status.value == "Settled"
     assert client.get(f"/sim/orders/{key}").json()["status"] == "Settled"
     end = pool(client, POOL)

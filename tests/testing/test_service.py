@@ -222,7 +222,7 @@ def test_advance_and_mine_drive_the_filler_over_json_rpc() -> None:
         block = svc.mine(8453)
         assert block >= filled["filledAt"] and block == svc.now()
         assert not svc.rpc(8453, "eth_getBlockByNumber", "pending", False)["transactions"]
-        svc.advance(svc.scenario.windows.settlement_delay_seconds)
+        svc.advance(svc.scenario.windows.settlement_delay_s)
         assert svc.order(order["orderId"])["status"] == "Settled"
         assert svc.pools()["outstanding"].to_list() == [0]
 

@@ -46,7 +46,7 @@ def build_order(scenario: Scenario) -> Callable[..., StandardOrder]:
     def build(quote: ReservedQuote, now: int, **overrides: Any) -> StandardOrder:
         w = scenario.windows
         src, dst = scenario.chain(quote.src_chain), scenario.chain(quote.dst_chain)
-        fill_deadline = now + w.exclusive_seconds + w.open_seconds
+        fill_deadline = now + w.exclusive_s + w.open_s
         fields: dict[str, Any] = {
             "user": USER,
             "nonce": 1,
@@ -65,7 +65,7 @@ def build_order(scenario: Scenario) -> Callable[..., StandardOrder]:
                     recipient=to_bytes32(USER),
                     context=exclusivity_context(
                         overrides.pop("exclusive_for", scenario.filler),
-                        now + w.exclusive_seconds,
+                        now + w.exclusive_s,
                     ),
                 ),
             ),

@@ -34,7 +34,7 @@ def _escrow_order(scenario: Scenario, quote, order_id: str, now: int, **fields) 
 def single_world() -> tuple[Scenario, Engine, World]:
     scenario = load_scenario("single-pool")
     engine = Engine(scenario)
-    return scenario, engine, World(scenario, engine, retry_seconds=5.0)
+    return scenario, engine, World(scenario, engine, retry_s=5.0)
 
 
 def test_fast_path_deposit_fill_settle(single_world):
@@ -168,8 +168,8 @@ def test_world_shares_the_engine_clock(single_world):
 
 def test_constructor_checks(single_world):
     scenario, engine, _ = single_world
-    with pytest.raises(ValueError, match="retry_seconds: must be a finite number > 0, got 0"):
-        World(scenario, engine, retry_seconds=0)
+    with pytest.raises(ValueError, match="retry_s: must be a finite number > 0, got 0"):
+        World(scenario, engine, retry_s=0)
     with pytest.raises(WorldError, match=r"engine: must be a toolkit\.engine\.Engine"):
         World(scenario, object())  # type: ignore[arg-type]
 

@@ -54,20 +54,20 @@ __all__ = ["Calibration", "calibrate"]
 
 @dataclass(frozen=True)
 class Calibration:
-    """A calibrated ``scenario`` and the observed flow: ``rate`` (first RFQ attempts per
-    second), ``routes`` (weights by ``(src, dst, token)``) and ``sizes`` (per token)."""
+    """A calibrated ``scenario`` and the observed flow: ``rate_per_s`` (first RFQ attempts
+    per second), ``routes`` (weights by ``(src, dst, token)``) and ``sizes`` (per token)."""
 
     scenario: Scenario
-    rate: float
+    rate_per_s: float
     routes: Mapping[tuple[int, int, str], float]
     sizes: Mapping[str, SizeModel]
 
-    def flow(self, *, hours: float, seed: int = 0) -> pl.DataFrame:
+    def flow(self, *, span_h: float, seed: int = 0) -> pl.DataFrame:
         """A flow of the observed rate, route mix and sizes on the calibrated scenario."""
         return generate_flow(
             self.scenario,
-            span_h=number(hours, "hours", above=0),
-            rate_per_s=self.rate,
+            span_h=number(span_h, "span_h", above=0),
+            rate_per_s=self.rate_per_s,
             seed=whole(seed, "seed", minimum=0),
             profile=None,
             routes=dict(self.routes),

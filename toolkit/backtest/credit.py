@@ -10,7 +10,7 @@ the ledger agree on what a liquidation does. One step is one day:
 2. accounts spend (Poisson, log-normal amounts): a spend is a draw when the account's
    maintenance health factor stays at least 1 and capacity remains, else it is declined; the
    first draw on a zero balance sets the due date (37 days later);
-3. accounts due today repay in full, except a ``late_share`` that repays ``late_days`` later,
+3. accounts due today repay in full, except a ``late_share`` that repays ``late_d`` later,
    paying 15 % APR on the principal for every overdue day;
 4. accounts whose health factor is below 1 are liquidated just enough to restore it, the
    liquidator taking the asset's bonus in collateral; what collateral cannot cover is bad debt.
@@ -20,7 +20,7 @@ its prices move with :class:`~toolkit.models.health.MarketParameters`; a collect
 the same way as a generated one, its debt taken as drawn on day 0.
 
 >>> book = generate_book(200, seed=1)
->>> result = replay_credit(book, default_market(), days=30, seed=1)
+>>> result = replay_credit(book, default_market(), span_d=30, seed=1)
 >>> result.daily.height, result.summary.fees > 0
 (30, True)
 """
@@ -63,20 +63,20 @@ CREDIT_SWEEP_KEYS: tuple[str, ...] = ("ltv_scale", "bonus_scale")
 @dataclass(frozen=True)
 class CreditBehaviour:
     """How the accounts behave: spends per day and their median size (whole credit units,
-    log-normal with ``sigma``), and the share that repays ``late_days`` after the due date."""
+    log-normal with ``sigma``), and the share that repays ``late_d`` after the due date."""
 
     spends_per_day: float = 1.0
     spend_median: float = 60.0
     sigma: float = 0.8
     late_share: float = 0.15
-    late_days: int = 10
+    late_d: int = 10
 
     def __post_init__(self) -> None:
         number(self.spends_per_day, "spends_per_day", minimum=0)
         number(self.spend_median, "spend_median", above=0)
         number(self.sigma, "sigma", minimum=0)
         fraction(self.late_share, "late_share")
-        whole(self.late_days, "late_days", minimum=0)
+        whole(self.late_d, "late_d", minimum=0)
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class CreditSummary(Row):
     """
 
     accounts: int
-    days: int
+    span_d: int
     fees: float
     interest: float
     liquidations: int
@@ -191,13 +191,13 @@ def replay_credit(
     book: CreditBook,
     market: MarketParameters,
     *,
-    days: int = 90,
+    span_d: int = 90,
     seed: int = 0,
     behaviour: CreditBehaviour = CreditBehaviour(),
     shocks: Mapping[int, Mapping[str, float]] | None = None,
     progress: bool = True,
 ) -> CreditResult:
-    """Run ``book`` under its rules for ``days`` daily steps (module docstring), its prices
+    """Run ``book`` under its rules for ``span_d`` daily steps (module docstring), its prices
     moving as ``market`` says; the same seed gives the same prices, spends and repayments,
     whatever the rules (common random numbers for sweeps: :meth:`CreditBook.with_rules`).
     A book's debt (a collected one's) is taken as first drawn on day 0, due a term later.
@@ -206,14 +206,14 @@ def replay_credit(
     ``shocks`` adds deterministic price moves on top of the paths: ``{10: {"yobtc": -0.5}}``
     halves the BTC vault's price on day 10 (a crash to stress a setting with).
     """
-    whole(days, "days", minimum=1)
+    whole(span_d, "span_d", minimum=1)
     market.check_for(book)
     moves = _shock_factors(book, shocks)
     rng = np.random.default_rng(whole(seed, "seed", minimum=0))
     state = BookState.start(book, behaviour, rng)
     prices = book.prices.copy()
     rows = []
-    for day in progress_bar(range(days), desc="credit book", unit="day", enabled=progress):
+    for day in progress_bar(range(span_d), desc="credit book", unit="day", enabled=progress):
         step = correlated_prices(
             prices, market.vols, market.correlation, horizon_d=1.0, n_scenarios=1, rng=rng
         )
@@ -229,7 +229,7 @@ def replay_credit(
         daily,
         CreditSummary(
             accounts=state.held.shape[0],
-            days=days,
+            span_d=span_d,
             fees=fees,
             interest=interest,
             liquidations=sum(r["liquidations"] for r in rows),
@@ -271,14 +271,14 @@ def _credit_point(
     book: CreditBook,
     market: MarketParameters,
     point: Mapping[str, float],
-    days: int,
+    span_d: int,
     seed: int,
     behaviour: CreditBehaviour,
     shocks: Mapping[int, Mapping[str, float]] | None,
 ) -> CreditSummary:
     scaled = book.with_rules(scaled_rules(book.rules, **point))
     run = replay_credit(
-        scaled, market, days=days, seed=seed, behaviour=behaviour, shocks=shocks, progress=False
+        scaled, market, span_d=span_d, seed=seed, behaviour=behaviour, shocks=shocks, progress=False
     )
     return run.summary
 
@@ -288,7 +288,7 @@ def credit_sweep(
     market: MarketParameters,
     grid: Mapping[str, Sequence[float]],
     *,
-    days: int = 90,
+    span_d: int = 90,
     seed: int = 0,
     behaviour: CreditBehaviour = CreditBehaviour(),
     shocks: Mapping[int, Mapping[str, float]] | None = None,
@@ -301,7 +301,7 @@ def credit_sweep(
     :class:`CreditSummary` fields), in grid order, every point on the same seed.
 
     >>> book = generate_book(100, seed=3)
-    >>> frame = credit_sweep(book, default_market(), {"ltv_scale": [0.5, 1.0]}, days=20)
+    >>> frame = credit_sweep(book, default_market(), {"ltv_scale": [0.5, 1.0]}, span_d=20)
     >>> frame["ltv_scale"].to_list(), frame["fees"][0] <= frame["fees"][1]
     ([0.5, 1.0], True)
     """
@@ -313,7 +313,7 @@ def credit_sweep(
     for point in points:
         scaled_rules(book.rules, **point)  # fail here, not inside a worker
     market.check_for(book)
-    args = (days, seed, behaviour, shocks)
+    args = (span_d, seed, behaviour, shocks)
     if executor is None:
         rows = [_credit_point(book, market, p, *args) for p in points]
     else:

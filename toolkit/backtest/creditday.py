@@ -30,7 +30,7 @@ class Behaviour(Protocol):
     @property
     def late_share(self) -> float: ...
     @property
-    def late_days(self) -> int: ...
+    def late_d(self) -> int: ...
 
 
 __all__ = ["BookState"]
@@ -92,13 +92,13 @@ class BookState:
         }
 
     def repay(self, day: int, behaviour: Behaviour, rng: np.random.Generator) -> dict[str, Any]:
-        """Step 3: overdue interest accrues; accounts due today (or ``late_days`` after, if
+        """Step 3: overdue interest accrues; accounts due today (or ``late_d`` after, if
         late) repay in full and draw whether they pay late next cycle."""
         due, late = self.due, self.late
         overdue = (due >= 0) & (day > due)
         accrued = self.principal * (self.book.rules.overdue_apr_bps / BPS / 365) * overdue
         self.interest += accrued
-        repay_day = np.where(late, due + behaviour.late_days, due)
+        repay_day = np.where(late, due + behaviour.late_d, due)
         repaying = (due >= 0) & (day == repay_day)
         repaid = float((self.principal[repaying] + self.interest[repaying]).sum())
         self.principal[repaying] = self.interest[repaying] = 0.0
@@ -169,4 +169,4 @@ class BookState:
 
 def _term(rules: ProductRules) -> int:
     """Days from a first draw to its due date: the billing cycle and the grace period."""
-    return (rules.billing_cycle_seconds + rules.grace_seconds) // DAY
+    return (rules.billing_cycle_s + rules.grace_s) // DAY

@@ -26,7 +26,7 @@ embedded service:
    today's price. A fill refused for capacity or price is retried every second (the world's
    own filler cadence) until ``fillDeadline``; then the order is missed (``expired``,
    reclaimable).
-5. :meth:`World.settle` ``settlement_delay_seconds`` after the fill repays the pool and adds the
+5. :meth:`World.settle` ``settlement_delay_s`` after the fill repays the pool and adds the
    fee the service earned to its balance.
 
 The loop drives the filler itself, at the exact instants things fall due, rather than polling
@@ -164,10 +164,10 @@ class Replay:
         # Bound once: each handler calls one of them per conversion.
         self.deposit, self.fill_order, self.settle_order = world.deposit, world.fill, world.settle
         windows = scenario.windows
-        self.order_window = windows.order_seconds
-        self.exclusive = windows.exclusive_seconds
-        self.fill_window = windows.exclusive_seconds + windows.open_seconds
-        self.settle_delay = windows.settlement_delay_seconds
+        self.order_window = windows.order_s
+        self.exclusive = windows.exclusive_s
+        self.fill_window = windows.exclusive_s + windows.open_s
+        self.settle_delay = windows.settlement_delay_s
         self.filler = scenario.filler
         self.rfqs, self.rejects, self.revenue = sampler.rfqs, sampler.rejects, sampler.revenue
         self._routes(engine, flow, sampler.groups)

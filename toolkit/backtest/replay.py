@@ -26,7 +26,7 @@ def replay(
     seed: int = 0,
     retry: RetryPolicy | None = None,
     overrides: Mapping[str, Any] | None = None,
-    interval: float = 60.0,
+    interval_s: float = 60.0,
 ) -> BacktestResult:
     """Replay ``flow`` on a fresh engine for ``scenario`` (a name or a loaded Scenario).
 
@@ -35,7 +35,7 @@ def replay(
     virtual clock (see :mod:`toolkit.backtest.loop`). ``retry`` makes clients retry a 404
     with backoff (``seed`` drives its jitter and the engine's id tag); ``overrides`` changes
     the scenario first (see :mod:`toolkit.backtest.scenarios`); pools are sampled every
-    ``interval`` virtual seconds. The same inputs give the same result on any machine.
+    ``interval_s`` virtual seconds. The same inputs give the same result on any machine.
 
     Bad input raises ``ValueError`` naming the column, the first offending row and the rule.
 
@@ -46,7 +46,7 @@ def replay(
     ['expired', 'filled']
     """
     seed = whole(seed, "seed", minimum=0)
-    step = number(interval, "interval", above=0)
+    step = number(interval_s, "interval_s", above=0)
     if retry is not None and not isinstance(retry, RetryPolicy):
         raise ValueError(f"retry: must be a RetryPolicy or None, got {type(retry).__name__}")
     base = load_scenario(scenario)
@@ -68,7 +68,7 @@ def replay(
             "capacity_cap": retry.capacity_cap,
         },
         "overrides": {k: _plain(v) for k, v in sorted((overrides or {}).items())},
-        "interval": step,
+        "interval": step,  # the stored key keeps its name (runs already stored use it)
         "requests": len(columns.t),
     }
     return build_result(

@@ -22,7 +22,7 @@ JSON ``attributes`` column).
 ``available``, ``reserved``, ``outstanding``, ``utilization`` (``(reserved + outstanding) /
 capacity``), ``rfqs`` and ``no_capacity`` (RFQ attempts for the pool's chain and token since the
 previous sample, and how many got a 404; every pool of that chain and token shows the same
-counts), ``no_capacity_rate`` and ``fee_revenue`` (cumulative fees repaid to this pool).
+counts), ``no_capacity_share`` and ``fee_revenue`` (cumulative fees repaid to this pool).
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def _pools_frame(samples: Mapping[str, list[Any]]) -> pl.DataFrame:
             ),
             "rfqs": pl.Series(samples["rfqs"], dtype=pl.Int64),
             "no_capacity": pl.Series(samples["no_capacity"], dtype=pl.Int64),
-            "no_capacity_rate": pl.Series(
+            "no_capacity_share": pl.Series(
                 [
                     x / n if n else 0.0
                     for x, n in zip(samples["no_capacity"], samples["rfqs"], strict=True)

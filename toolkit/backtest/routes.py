@@ -235,7 +235,7 @@ class RouteLab:
         if not delays_s:
             raise ArgumentError("delays_s", "at least one delay", delays_s)
         ledger = self.ledger(network)
-        block = ledger.block_time
+        block = ledger.block_time_s
         plan = TrialPlan.of(delays_s, block, trials, stride_blocks)
         token_in, token_out = self.token(network, pair[0]), self.token(network, pair[1])
         amount = self.units(network, pair[0], number(size_usd, "size_usd", above=0))
@@ -246,7 +246,7 @@ class RouteLab:
             plan.blocks,
             start=self.weth_usd(network),
             volatility=volatility,
-            step_seconds=block,
+            step_s=block,
             seed=self.seed,
         )
         prices = iter(path)
@@ -293,7 +293,7 @@ class RouteLab:
         order ends in, priced where it ends), so the two strategies are valued alike; a
         refused intents quote has no output."""
         src, dst = self.ledger(source), self.ledger(destination)
-        delay = src.block_time if swap_delay_s is None else number(swap_delay_s, "swap_delay_s")
+        delay = src.block_time_s if swap_delay_s is None else number(swap_delay_s, "swap_delay_s")
         weth_usd = self.weth_usd(destination) / 10 ** self.token(destination, "WETH").decimals
         rows: list[dict[str, object]] = []
         for usd in sizes_usd:

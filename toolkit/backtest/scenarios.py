@@ -5,8 +5,8 @@ An override mapping (``replay(..., overrides=...)`` and every grid point of ``sw
 - ``pool_scale``: a factor on every pool balance (``balance * factor``, rounded down, at
   least 1 smallest unit);
 - ``fee_scale``: a factor on every fee tier's ``fee_bps`` (rounded half up to whole bps);
-- any field of :class:`toolkit.scenario.Windows` (``quote_seconds``, ``order_seconds``,
-  ``exclusive_seconds``, ``settlement_delay_seconds``, ...): whole seconds.
+- any field of :class:`toolkit.scenario.Windows` (``quote_s``, ``order_s``,
+  ``exclusive_s``, ``settlement_delay_s``, ...): whole seconds.
 
 Factors are read through ``str`` into exact fractions, so ``1.1`` means exactly 11/10 and a
 variant is the same on every machine. Variants are built with ``dataclasses.replace``, which
@@ -54,8 +54,8 @@ def apply_overrides(scenario: Scenario, overrides: Mapping[str, Any] | None) -> 
 
     >>> from toolkit.scenario import load_scenario
     >>> base = load_scenario("single-pool")
-    >>> s = apply_overrides(base, {"pool_scale": 2, "quote_seconds": 30})
-    >>> s.pools[0].balance, s.windows.quote_seconds
+    >>> s = apply_overrides(base, {"pool_scale": 2, "quote_s": 30})
+    >>> s.pools[0].balance, s.windows.quote_s
     (30000000000, 30)
     """
     if overrides is None:

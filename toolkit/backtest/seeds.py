@@ -7,10 +7,10 @@ across seeds. :func:`sweep_seeds` regenerates the flow for every seed and sweeps
 setting of one seed sees the same flow: common random numbers), and :func:`bands` reduces the
 rows to the mean, the standard deviation and a Student-t confidence interval per setting.
 
->>> frame = sweep_seeds("single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[0, 1, 2], hours=0.2)
->>> summary = bands(frame, ["pool_scale"], ["rfq_404_rate"])
+>>> frame = sweep_seeds("single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[0, 1, 2], span_h=0.2)
+>>> summary = bands(frame, ["pool_scale"], ["rfq_404_share"])
 >>> summary.columns[:4]
-['pool_scale', 'seeds', 'rfq_404_rate_mean', 'rfq_404_rate_sd']
+['pool_scale', 'seeds', 'rfq_404_share_mean', 'rfq_404_share_sd']
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def sweep_seeds(
     grid: Mapping[str, Sequence[Any]],
     *,
     seeds: Sequence[int],
-    hours: float = 24.0,
-    rate: float = 1.0,
+    span_h: float = 24.0,
+    rate_per_s: float = 1.0,
     executor: Executor | None = None,
     progress: bool = True,
 ) -> pl.DataFrame:
@@ -46,10 +46,12 @@ def sweep_seeds(
     if not seeds:
         raise ArgumentError("seeds", "at least one seed", seeds)
     s = load_scenario(scenario)
-    number(hours, "hours", above=0)
+    number(span_h, "span_h", above=0)
     frames = []
     for seed in seeds:
-        flow = generate_flow(s, span_h=hours, rate_per_s=rate, seed=whole(seed, "seed", minimum=0))
+        flow = generate_flow(
+            s, span_h=span_h, rate_per_s=rate_per_s, seed=whole(seed, "seed", minimum=0)
+        )
         table = sweep(flow, s, grid, seed=seed, executor=executor, progress=progress)
         frames.append(table.select(pl.lit(seed).alias("seed"), pl.all()))
     return pl.concat(frames, how="diagonal_relaxed")

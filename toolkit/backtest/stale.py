@@ -52,12 +52,12 @@ class TrialPlan:
 
     @classmethod
     def of(
-        cls, delays_s: Sequence[float], block_time: float, trials: int, stride_blocks: int | None
+        cls, delays_s: Sequence[float], block_time_s: float, trials: int, stride_blocks: int | None
     ) -> TrialPlan:
         """Delays rounded up to whole blocks (at least one); the stride defaults to the
         longest delay, so trials do not overlap."""
         steps = {
-            max(1, math.ceil(number(d, "delays_s[]", above=0) / block_time)): float(d)
+            max(1, math.ceil(number(d, "delays_s[]", above=0) / block_time_s)): float(d)
             for d in delays_s
         }
         longest = max(steps)

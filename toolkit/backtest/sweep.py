@@ -42,9 +42,9 @@ SWEEP_METRICS: tuple[str, ...] = (
     "expired",
     "no_capacity",
     "no_route",
-    "fill_rate",
-    "no_capacity_rate",
-    "rfq_404_rate",
+    "fill_share",
+    "no_capacity_share",
+    "rfq_404_share",
     "mean_attempts",
     "peak_utilization",
     "mean_utilization",
@@ -81,7 +81,7 @@ def sweep_point(
 
     >>> from toolkit.backtest import generate_flow
     >>> row = sweep_point(generate_flow("single-pool", span_h=0.1, seed=1), "single-pool", {})
-    >>> row["requests"] > 0, 0.0 <= row["fill_rate"] <= 1.0
+    >>> row["requests"] > 0, 0.0 <= row["fill_share"] <= 1.0
     (True, True)
     """
     s = replay(flow, scenario, seed=seed, retry=retry, overrides=overrides).summary
@@ -93,9 +93,9 @@ def sweep_point(
         "expired": s.expired,
         "no_capacity": s.no_capacity,
         "no_route": s.no_route,
-        "fill_rate": s.fill_share,
-        "no_capacity_rate": s.no_capacity_share,
-        "rfq_404_rate": s.rfq_404_share,
+        "fill_share": s.fill_share,
+        "no_capacity_share": s.no_capacity_share,
+        "rfq_404_share": s.rfq_404_share,
         "mean_attempts": s.mean_attempts,
     }
     peaks = list(s.peak_utilization_share.values())
@@ -134,8 +134,8 @@ def sweep(
 ) -> pl.DataFrame:
     """Replay ``flow`` at every point of ``grid`` and return one row per point.
 
-    ``grid`` maps override names (``pool_scale``, ``fee_scale``, ``quote_seconds``,
-    ``order_seconds``, any other window) to the values to try; points are the Cartesian
+    ``grid`` maps override names (``pool_scale``, ``fee_scale``, ``quote_s``,
+    ``order_s``, any other window) to the values to try; points are the Cartesian
     product in the grid's order. A progress bar (``tqdm.auto``: terminal or notebook) counts
     the points as they finish; ``progress=False`` (or ``TQDM_DISABLE=1``) hides it. Columns:
     one per grid key, then :data:`SWEEP_METRICS` and

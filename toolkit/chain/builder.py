@@ -31,30 +31,30 @@ __all__ = ["OpenTransaction", "OrderWindows", "build_open", "is_same_chain"]
 
 _UINT32_MAX = 2**32 - 1
 _WINDOW_FIELDS = (
-    "exclusive_seconds",
-    "open_seconds",
-    "same_chain_expiry_buffer_seconds",
-    "cross_chain_expiry_buffer_seconds",
+    "exclusive_s",
+    "open_s",
+    "same_chain_expiry_buffer_s",
+    "cross_chain_expiry_buffer_s",
 )
 
 
 class OrderWindows(Protocol):
     """How far out the derived deadlines lie, in seconds (what :func:`build_open` reads).
 
-    ``fillDeadline = now + exclusive_seconds + open_seconds``; ``expires = fillDeadline +
-    same_chain_expiry_buffer_seconds`` (``cross_chain_...`` for a cross-chain order). A
+    ``fillDeadline = now + exclusive_s + open_s``; ``expires = fillDeadline +
+    same_chain_expiry_buffer_s`` (``cross_chain_...`` for a cross-chain order). A
     :class:`toolkit.scenario.Windows` is one, and the one place the interface's defaults live:
     there are none here on purpose.
     """
 
     @property
-    def exclusive_seconds(self) -> int: ...
+    def exclusive_s(self) -> int: ...
     @property
-    def open_seconds(self) -> int: ...
+    def open_s(self) -> int: ...
     @property
-    def same_chain_expiry_buffer_seconds(self) -> int: ...
+    def same_chain_expiry_buffer_s(self) -> int: ...
     @property
-    def cross_chain_expiry_buffer_seconds(self) -> int: ...
+    def cross_chain_expiry_buffer_s(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ def build_open(
     exclusive_for = filler
     if quote.metadata is not None and quote.metadata.exclusive_for is not None:
         exclusive_for = quote.metadata.exclusive_for
-    context = _context(exclusive_for, now + windows.exclusive_seconds)
+    context = _context(exclusive_for, now + windows.exclusive_s)
     outputs = _mandate_outputs(quote, output_chains, registry, origin, same_chain, context)
     inputs = tuple((token_id(item.asset_address), item.amount_int) for item in quote.preview.inputs)
     native = sum(
@@ -182,13 +182,11 @@ def _deadlines(quote: Quote, now: int, windows: OrderWindows, same_chain: bool) 
     """The order's (fillDeadline, expires): the windows' defaults unless the quote's order sets
     them, both uint32 and in order."""
     overrides = quote.order
-    fill_deadline = now + windows.exclusive_seconds + windows.open_seconds
+    fill_deadline = now + windows.exclusive_s + windows.open_s
     if overrides is not None and overrides.fill_deadline is not None:
         fill_deadline = overrides.fill_deadline
     buffer = (
-        windows.same_chain_expiry_buffer_seconds
-        if same_chain
-        else windows.cross_chain_expiry_buffer_seconds
+        windows.same_chain_expiry_buffer_s if same_chain else windows.cross_chain_expiry_buffer_s
     )
     expires = fill_deadline + buffer
     if overrides is not None and overrides.expires is not None:

@@ -40,16 +40,16 @@ def check_transaction(
     now: int,
     registry: Registry | None = None,
     payer: str | None = None,
-    exclusive_seconds: int = 60,
-    open_seconds: int = 300,
+    exclusive_s: int = 60,
+    open_s: int = 300,
     same_chain_buffer_s: int = 13 * 60,
     cross_chain_buffer_s: int = 12 * 3600,
-    tolerance_seconds: int = 30,
+    tolerance_s: int = 30,
 ) -> list[Finding]:
     """Check an escrow ``open()`` transaction against the quote it implements, at time ``now``.
 
     ``payer`` is the address that will sign (defaults to the quote's first input user).
-    ``tolerance_seconds`` absorbs the delay between building the transaction and checking it.
+    ``tolerance_s`` absorbs the delay between building the transaction and checking it.
 
     Example:
         >>> from toolkit.codecs import erc7930
@@ -77,11 +77,11 @@ def check_transaction(
         raise InvalidInput("registry", "must be a Registry")
     windows = _Windows(
         now=_non_negative(now, "now"),
-        exclusive=_non_negative(exclusive_seconds, "exclusive_seconds"),
-        open=_non_negative(open_seconds, "open_seconds"),
+        exclusive=_non_negative(exclusive_s, "exclusive_s"),
+        open=_non_negative(open_s, "open_s"),
         same_chain=_non_negative(same_chain_buffer_s, "same_chain_buffer_s"),
         cross_chain=_non_negative(cross_chain_buffer_s, "cross_chain_buffer_s"),
-        tolerance=_non_negative(tolerance_seconds, "tolerance_seconds"),
+        tolerance=_non_negative(tolerance_s, "tolerance_s"),
     )
     _require_evm_outputs(quote)
     origin = quote.preview.inputs[0].chain_id

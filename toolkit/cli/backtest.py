@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=V1,V2,...",
-        help="a grid axis, e.g. pool_scale=0.5,1,2 or quote_seconds=15,60 (repeatable)",
+        help="a grid axis, e.g. pool_scale=0.5,1,2 or quote_s=15,60 (repeatable)",
     )
     where = sweeping.add_mutually_exclusive_group()
     where.add_argument(
@@ -210,7 +210,7 @@ def _sweep(args: argparse.Namespace, flow: Any, scenario: Any, retry: Any, strea
             ):
                 table = sweep(flow, scenario, grid, seed=args.seed, retry=retry,
                               executor=client.get_executor())  # fmt: skip
-    columns = [*grid, "requests", "filled", "no_capacity", "rfq_404_rate", "peak_utilization"]
+    columns = [*grid, "requests", "filled", "no_capacity", "rfq_404_share", "peak_utilization"]
     with pl.Config(tbl_rows=len(table), tbl_hide_dataframe_shape=True):
         print(table.select(columns), file=stream)
     return 0

@@ -92,7 +92,9 @@ def print_chains(scenario: Scenario, base_url: str, shown: int = 3) -> None:
 
     print("JSON-RPC, one URL per chain (no key needed):")
     for chain in scenario.chains:
-        print(f"  {chain.name:<10} {base_url}/rpc/{chain.id:<8} block time {chain.block_time:g} s")
+        print(
+            f"  {chain.name:<10} {base_url}/rpc/{chain.id:<8} block time {chain.block_time_s:g} s"
+        )
     accounts = dev_accounts(scenario)
     print(
         f"Development accounts ({len(accounts)}, each funded on every chain; eth_accounts lists "

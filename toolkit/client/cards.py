@@ -23,7 +23,7 @@ as ``backend`` to :func:`~toolkit.models.cards.simulate_cards`); each step is ti
 
 **How inclusion is timed.** The service must run on the wall clock (the default of
 :func:`~toolkit.server.create_app`): its chains then produce a block on their slot grid every
-``block_time`` seconds of real time (2 s on Base), mining the pool when the slot comes. Nothing
+``block_time_s`` seconds of real time (2 s on Base), mining the pool when the slot comes. Nothing
 advances the chain's clock during a run (no ``evm_mine``, no ``evm_increaseTime``), so the time
 from sending a draw to seeing its receipt is a real wait for the next 2 s block plus the
 polling, and the measured answer latency is what a card program on this service would see.

@@ -97,14 +97,14 @@ class ProductRules:
 
     collateral: Mapping[str, CollateralRule] = field(default_factory=lambda: DEFAULT_COLLATERAL)
     origination_fee_bps: int = 50
-    billing_cycle_seconds: int = 30 * DAY
-    grace_seconds: int = 7 * DAY
+    billing_cycle_s: int = 30 * DAY
+    grace_s: int = 7 * DAY
     overdue_apr_bps: int = 1500
 
     def __post_init__(self) -> None:
         whole(self.origination_fee_bps, "origination_fee_bps", minimum=0, below=BPS)
-        whole(self.billing_cycle_seconds, "billing_cycle_seconds", minimum=0)
-        whole(self.grace_seconds, "grace_seconds", minimum=0)
+        whole(self.billing_cycle_s, "billing_cycle_s", minimum=0)
+        whole(self.grace_s, "grace_s", minimum=0)
         whole(self.overdue_apr_bps, "overdue_apr_bps", minimum=0)
         for key, rule in self.collateral.items():
             if key != rule.asset:
@@ -134,7 +134,7 @@ class ProductRules:
     def due_date(self, first_draw: int) -> int:
         """When overdue interest starts: the billing cycle and the grace period after
         ``first_draw`` (the first draw on a zero balance; Unix seconds)."""
-        return whole(first_draw, "first_draw") + self.billing_cycle_seconds + self.grace_seconds
+        return whole(first_draw, "first_draw") + self.billing_cycle_s + self.grace_s
 
     def interest(self, principal: int, *, due_date: int | None, now: int) -> int:
         """Simple overdue interest on ``principal`` from ``due_date`` to ``now``, rounded down;

@@ -61,9 +61,9 @@ class Engine(QuoteBook):
         # key -> (pool, amount, earned): a tuple, as one is made per fill.
         self._outstanding: dict[str, tuple[PoolSlot, int, int]] = {}
         windows = scenario.windows
-        self._quote_window = windows.quote_seconds
-        self._order_window = windows.order_seconds
-        self._borrow_window = windows.borrow_quote_seconds
+        self._quote_window = windows.quote_s
+        self._order_window = windows.order_s
+        self._borrow_window = windows.borrow_quote_s
 
     # -- partner-intents flow -----------------------------------------------------------------
 

@@ -84,7 +84,7 @@ from toolkit.models.routes import (
     impact_curves,
     network_comparison,
 )
-from toolkit.models.slippage import delay_outcomes, needed_slippage, slippage_for_revert_rate
+from toolkit.models.slippage import delay_outcomes, needed_slippage, slippage_for_revert_share
 from toolkit.models.splits import grid_split, route_comparison
 from toolkit.models.topup import cheapest_config, simulate_topups, spending
 
@@ -138,7 +138,7 @@ __all__ = [
     "shortfall_bps",
     "simulate_cards",
     "simulate_topups",
-    "slippage_for_revert_rate",
+    "slippage_for_revert_share",
     "spending",
     "stress",
     "tail_risk",

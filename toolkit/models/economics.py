@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -33,6 +34,8 @@ __all__ = ["POOLS_SCHEMA", "YEAR_S", "annualised_pct", "capital_sweep", "pool_ec
 #: Seconds in the 365-day year the annualised return is quoted over.
 YEAR_S = 365 * 86_400.0
 
+#: The suffix of a window override's stored key before the ``_s`` convention.
+_WINDOW_KEY = re.compile(r"_seconds$")
 _NAMES = {name: pl.String for name in ("pool", "label", "chain", "token", "pool_type")}
 _AMOUNTS = {
     name: pl.Float64
@@ -157,7 +160,11 @@ def pool_economics(pools: pl.DataFrame, run: str) -> pl.DataFrame:
 
 def _flow_key(parameters: dict[str, Any]) -> str:
     """What must match for two backtests to differ only in ``pool_scale``."""
-    overrides = dict(parameters.get("overrides") or {})
+    # Runs stored before the scenario windows took the ``_s`` suffix name them ``*_seconds``:
+    # read under today's name, so an old run and a new one still match.
+    overrides = {
+        _WINDOW_KEY.sub("_s", k): v for k, v in (parameters.get("overrides") or {}).items()
+    }
     overrides.pop("pool_scale", None)
     same = {k: v for k, v in parameters.items() if k != "overrides"}
     return json.dumps({**same, "overrides": overrides}, sort_keys=True)

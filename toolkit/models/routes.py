@@ -251,10 +251,10 @@ _LEGS: dict[str, Kind] = {
     "value_out_usd": "float",
     "gas_usd": "float",
 }
-_RATES: dict[str, Kind] = {"network": "str", "delay_s": "float", "revert_rate": "float"}
+_RATES: dict[str, Kind] = {"network": "str", "delay_s": "float", "revert_share": "float"}
 
 
-def firm_vs_indicative(legs: pl.DataFrame, revert_rates: pl.DataFrame) -> pl.DataFrame:
+def firm_vs_indicative(legs: pl.DataFrame, revert_shares: pl.DataFrame) -> pl.DataFrame:
     """Two-leg strategies in total cost and failure risk, e.g. USDC on chain A into WETH on
     chain B as a partner-intents order then a swap on B, against a swap on A then an intents
     order.
@@ -263,21 +263,21 @@ def firm_vs_indicative(legs: pl.DataFrame, revert_rates: pl.DataFrame) -> pl.Dat
     order), ``leg`` (``intents``: a firm quote, or ``swap``: an indicative route), ``network``
     and ``delay_s`` (for a swap, the seconds between its quote and its execution), and the
     leg's ``value_in_usd``, ``value_out_usd`` (at mid prices; null when the intents quote was
-    refused) and ``gas_usd``. ``revert_rates`` (``network``, ``delay_s``, ``revert_rate``, e.g.
+    refused) and ``gas_usd``. ``revert_shares`` (``network``, ``delay_s``, ``revert_share``, e.g.
     :func:`delay_outcomes` at one ``slippageBps``) gives a swap leg the revert rate measured at
     the nearest delay at or above its own (the longest measured, past them all); a firm
     intents leg fails only when refused.
 
     One row per strategy and size: ``cost_usd`` and ``cost_bps`` (first input less last output
     plus all gas; null when a leg was refused), split into ``intents_bps``, ``swap_bps`` and
-    ``gas_bps``, and ``failure_rate`` (one minus the product of the legs' success rates).
+    ``gas_bps``, and ``failure_share`` (one minus the product of the legs' success rates).
 
     Parameters
     ----------
     legs : polars.DataFrame
         One row per leg with the columns above.
-    revert_rates : polars.DataFrame
-        network, delay_s, revert_rate (e.g. delay_outcomes at one slippageBps).
+    revert_shares : polars.DataFrame
+        network, delay_s, revert_share (e.g. delay_outcomes at one slippageBps).
 
     Returns
     -------
@@ -290,22 +290,22 @@ def firm_vs_indicative(legs: pl.DataFrame, revert_rates: pl.DataFrame) -> pl.Dat
     ...     "leg": ["intents", "swap"], "network": ["mainnet", "base"], "delay_s": [0.0, 10.0],
     ...     "value_in_usd": [1e4, 9995.0], "value_out_usd": [9995.0, 9985.0],
     ...     "gas_usd": [0.0, 0.05]})
-    >>> rates = pl.DataFrame({"network": ["base"], "delay_s": [12.0], "revert_rate": [0.1]})
+    >>> rates = pl.DataFrame({"network": ["base"], "delay_s": [12.0], "revert_share": [0.1]})
     >>> row = firm_vs_indicative(legs, rates).row(0, named=True)
-    >>> round(row["cost_bps"], 6), round(row["intents_bps"], 6), round(row["failure_rate"], 6)
+    >>> round(row["cost_bps"], 6), round(row["intents_bps"], 6), round(row["failure_share"], 6)
     (15.05, 5.0, 0.1)
     """
     frame = prepare(legs, "firm_vs_indicative", _LEGS)
     unknown = set(frame["leg"].unique().to_list()) - {"intents", "swap"}
     if unknown:
         raise ValueError(f"firm_vs_indicative: column 'leg' must be intents or swap, got {unknown}")
-    rates = prepare(revert_rates, "firm_vs_indicative", _RATES).sort("network", "delay_s")
+    rates = prepare(revert_shares, "firm_vs_indicative", _RATES).sort("network", "delay_s")
     swaps = frame.filter(pl.col("leg") == "swap").with_row_index("_row").sort("delay_s")
     ahead = swaps.join_asof(
         rates, on="delay_s", by="network", strategy="forward", check_sortedness=False
     )
     behind = swaps.join_asof(
-        rates.rename({"revert_rate": "_behind"}),
+        rates.rename({"revert_share": "_behind"}),
         on="delay_s",
         by="network",
         strategy="backward",
@@ -313,13 +313,13 @@ def firm_vs_indicative(legs: pl.DataFrame, revert_rates: pl.DataFrame) -> pl.Dat
     )
     matched = (
         ahead.join(behind.select("_row", "_behind"), on="_row")
-        .with_columns(failure=pl.coalesce("revert_rate", "_behind"))
+        .with_columns(failure=pl.coalesce("revert_share", "_behind"))
         .select("_row", "failure")
     )
     missing = matched.filter(pl.col("failure").is_null()).height
     if missing:
-        raise ValueError("firm_vs_indicative: revert_rates: no rate for a swap leg's network")
-    swaps = swaps.join(matched, on="_row").drop("_row", "revert_rate", strict=False)
+        raise ValueError("firm_vs_indicative: revert_shares: no rate for a swap leg's network")
+    swaps = swaps.join(matched, on="_row").drop("_row", "revert_share", strict=False)
     firm = frame.filter(pl.col("leg") == "intents").with_columns(
         failure=pl.col("value_out_usd").is_null().cast(pl.Float64)
     )
@@ -346,5 +346,5 @@ def firm_vs_indicative(legs: pl.DataFrame, revert_rates: pl.DataFrame) -> pl.Dat
         intents_bps=when_quoted.then(pl.col("intents_usd") / size * 1e4),
         swap_bps=when_quoted.then(pl.col("swap_usd") / size * 1e4),
         gas_bps=pl.col("gas_usd") / size * 1e4,
-        failure_rate=1 - pl.col("success"),
+        failure_share=1 - pl.col("success"),
     ).sort("size_usd", "strategy")

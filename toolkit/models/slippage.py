@@ -18,7 +18,7 @@ from toolkit.models.bps import shortfall_bps
 from toolkit.models.frames import Kind, prepare
 from toolkit.models.intervals import clustered_share, wilson_exprs
 
-__all__ = ["NEVER", "delay_outcomes", "needed_slippage", "slippage_for_revert_rate"]
+__all__ = ["NEVER", "delay_outcomes", "needed_slippage", "slippage_for_revert_share"]
 
 
 #: A slippage no ``slippageBps`` (0 to 10000) covers: the route reverted even without minimum.
@@ -86,7 +86,7 @@ def needed_slippage(trials: pl.DataFrame) -> pl.DataFrame:
 def delay_outcomes(trials: pl.DataFrame, slippage_bps: Sequence[int]) -> pl.DataFrame:
     """How indicative routes fare when executed after a delay: per ``network``, ``delay_s``
     and each ``slippageBps`` of ``slippage_bps``, the ``trials``, ``reverts`` and
-    ``revert_rate`` (the executed output below ``minAmountOut``, or a revert regardless), and
+    ``revert_share`` (the executed output below ``minAmountOut``, or a revert regardless), and
     among the routes that went through, ``mean_slip_bps`` and ``p95_slip_bps`` (what they
     delivered below the quote). ``trials`` as :func:`needed_slippage` takes them.
 
@@ -113,7 +113,7 @@ def delay_outcomes(trials: pl.DataFrame, slippage_bps: Sequence[int]) -> pl.Data
     --------
     >>> trials = pl.DataFrame({"network": ["base"] * 4, "delay_s": [2.0] * 4,
     ...     "quoted_out": [10_000] * 4, "executed_out": [10_050, 9_990, 9_900, None]})
-    >>> delay_outcomes(trials, [0, 50]).select("slippage_bps", "revert_rate").rows()
+    >>> delay_outcomes(trials, [0, 50]).select("slippage_bps", "revert_share").rows()
     [(0, 0.75), (50, 0.5)]
     """
     if not slippage_bps:
@@ -134,7 +134,7 @@ def delay_outcomes(trials: pl.DataFrame, slippage_bps: Sequence[int]) -> pl.Data
         )
     schema = {"slippage_bps": pl.Int64, "trials": pl.UInt32, "reverts": pl.UInt32}
     out = pl.concat(parts) if parts else pl.DataFrame(schema=schema)
-    out = out.with_columns(revert_rate=pl.col("reverts") / pl.col("trials"))
+    out = out.with_columns(revert_share=pl.col("reverts") / pl.col("trials"))
     return _revert_intervals(out, needed).sort("network", "delay_s", "slippage_bps")
 
 
@@ -157,10 +157,10 @@ def _revert_intervals(out: pl.DataFrame, needed: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def slippage_for_revert_rate(trials: pl.DataFrame, target: float) -> pl.DataFrame:
+def slippage_for_revert_share(trials: pl.DataFrame, target: float) -> pl.DataFrame:
     """Which ``slippageBps`` gives a target revert rate: per ``network`` and ``delay_s``, the
     smallest ``slippage_bps`` whose revert rate over the trials is at most ``target`` (null when
-    routes reverting regardless already exceed it), and the ``revert_rate`` it gives.
+    routes reverting regardless already exceed it), and the ``revert_share`` it gives.
 
     Parameters
     ----------
@@ -173,13 +173,13 @@ def slippage_for_revert_rate(trials: pl.DataFrame, target: float) -> pl.DataFram
     Returns
     -------
     polars.DataFrame
-        One row per network and delay_s: network, delay_s, trials, slippage_bps, revert_rate.
+        One row per network and delay_s: network, delay_s, trials, slippage_bps, revert_share.
 
     Examples
     --------
     >>> trials = pl.DataFrame({"network": ["base"] * 4, "delay_s": [2.0] * 4,
     ...     "quoted_out": [10_000] * 4, "executed_out": [10_050, 9_990, 9_900, 9_000]})
-    >>> slippage_for_revert_rate(trials, 0.25).select("slippage_bps", "revert_rate").row(0)
+    >>> slippage_for_revert_share(trials, 0.25).select("slippage_bps", "revert_share").row(0)
     (100, 0.25)
     """
     share = fraction(target, "target")
@@ -199,7 +199,7 @@ def slippage_for_revert_rate(trials: pl.DataFrame, target: float) -> pl.DataFram
                 "delay_s": delay,
                 "trials": n,
                 "slippage_bps": level,
-                "revert_rate": rate,
+                "revert_share": rate,
             }
         )
     schema = {
@@ -207,6 +207,6 @@ def slippage_for_revert_rate(trials: pl.DataFrame, target: float) -> pl.DataFram
         "delay_s": pl.Float64,
         "trials": pl.Int64,
         "slippage_bps": pl.Int64,
-        "revert_rate": pl.Float64,
+        "revert_share": pl.Float64,
     }
     return pl.DataFrame(rows, schema=schema).sort("network", "delay_s")

@@ -11,7 +11,7 @@ model (the principal only grows), so a config is judged on one billing cycle.
 
 Amounts are integers in the credit asset's smallest units; times are seconds.
 
->>> spends = spending(rate_per_day=4, median=40 * 10**6, sigma=0.5, days=30, seed=1)
+>>> spends = spending(rate_per_d=4, median=40 * 10**6, sigma=0.5, span_d=30, seed=1)
 >>> run = simulate_topups(spends, collateral_value=10_000 * 10**6, maintenance_ltv=0.925,
 ...                       ltv=0.9, threshold=200 * 10**6, target_balance=400 * 10**6)
 >>> run.summary.declined, run.summary.top_ups > 10
@@ -34,20 +34,20 @@ __all__ = ["TopUpRun", "TopUpSummary", "cheapest_config", "simulate_topups", "sp
 
 
 def spending(
-    *, rate_per_day: float, median: int, sigma: float, days: float, seed: int = 0
+    *, rate_per_d: float, median: int, sigma: float, span_d: float, seed: int = 0
 ) -> pl.DataFrame:
-    """Card spends: Poisson arrivals at ``rate_per_day``, log-normal amounts around ``median``
+    """Card spends: Poisson arrivals at ``rate_per_d``, log-normal amounts around ``median``
     (smallest units) with log-sd ``sigma``; columns ``t`` (seconds) and ``amount``.
 
     Parameters
     ----------
-    rate_per_day : float
+    rate_per_d : float
         Mean spends per day, positive.
     median : int
         Median spend in smallest units, positive.
     sigma : float
         Log-sd of the spend amounts, at least 0.
-    days : float
+    span_d : float
         The span in days, positive.
     seed : int
         The random seed.
@@ -59,16 +59,16 @@ def spending(
 
     Examples
     --------
-    >>> spending(rate_per_day=10, median=25 * 10**6, sigma=0.4, days=1, seed=3).columns
+    >>> spending(rate_per_d=10, median=25 * 10**6, sigma=0.4, span_d=1, seed=3).columns
     ['t', 'amount']
     """
-    number(rate_per_day, "rate_per_day", above=0)
+    number(rate_per_d, "rate_per_d", above=0)
     whole(median, "median", minimum=1)
     number(sigma, "sigma", minimum=0)
-    number(days, "days", above=0)
+    number(span_d, "span_d", above=0)
     rng = np.random.default_rng(whole(seed, "seed", minimum=0))
-    count = rng.poisson(rate_per_day * days)
-    times = np.sort(rng.uniform(0, days * DAY, count))
+    count = rng.poisson(rate_per_d * span_d)
+    times = np.sort(rng.uniform(0, span_d * DAY, count))
     amounts = np.maximum(1, np.rint(median * rng.lognormal(0.0, sigma, count))).astype(np.int64)
     return pl.DataFrame({"t": times, "amount": amounts})
 
@@ -284,7 +284,7 @@ def cheapest_config(
 
     Examples
     --------
-    >>> spends = spending(rate_per_day=4, median=40 * 10**6, sigma=0.5, days=30, seed=1)
+    >>> spends = spending(rate_per_d=4, median=40 * 10**6, sigma=0.5, span_d=30, seed=1)
     >>> grid = cheapest_config(spends, thresholds=[50 * 10**6, 200 * 10**6],
     ...     targets=[200 * 10**6, 500 * 10**6], collateral_value=10_000 * 10**6,
     ...     maintenance_ltv=0.925, ltv=0.9)

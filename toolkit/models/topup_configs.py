@@ -79,7 +79,7 @@ def stored_topups(
     >>> configs = pl.DataFrame({"account": ["a0001"], "receiver": ["0xcard"], "asset": ["USDC"],
     ...     "threshold": [100 * 10**6], "target_balance": [300 * 10**6],
     ...     "health_factor_bps": [13_000]})
-    >>> spends = spending(rate_per_day=2, median=40 * 10**6, sigma=0.5, days=30, seed=1)
+    >>> spends = spending(rate_per_d=2, median=40 * 10**6, sigma=0.5, span_d=30, seed=1)
     >>> stored_topups(configs, book, spends).select("account", "top_ups", "declined").rows()
     [('a0001', 12, 0)]
     """

@@ -70,12 +70,12 @@ class UnderlyingDoc(ConfigTable):
 
 
 class VaultDoc(ConfigTable):
-    """A vault over the credit asset (or ``underlying``); with ``redeem_delay_seconds``, an
+    """A vault over the credit asset (or ``underlying``); with ``redeem_delay_s``, an
     ERC-7540 vault."""
 
     apy_bps: Amount = 0
     epoch: Amount = 0
-    redeem_delay_seconds: Amount | None = None
+    redeem_delay_s: Amount | None = None
     underlying: UnderlyingDoc | None = None
 
 
@@ -121,14 +121,14 @@ def default_collateral(scenario: str, asset: Token) -> tuple[CreditCollateral, .
             rules["superusdc"],
             derive_address(scenario, "vault:superusdc"),
             6,
-            vault=VaultYield(apy_bps=550, epoch=epoch, redeem_delay_seconds=_DAY),
+            vault=VaultYield(apy_bps=550, epoch=epoch, redeem_delay_s=_DAY),
         ),
         CreditCollateral(
             "yoUSD",
             rules["yousd"],
             derive_address(scenario, "vault:yousd"),
             6,
-            vault=VaultYield(apy_bps=600, epoch=epoch, redeem_delay_seconds=_DAY),
+            vault=VaultYield(apy_bps=600, epoch=epoch, redeem_delay_s=_DAY),
         ),
         CreditCollateral(
             "yoBTC",
@@ -139,7 +139,7 @@ def default_collateral(scenario: str, asset: Token) -> tuple[CreditCollateral, .
             VaultYield(
                 apy_bps=150,
                 epoch=epoch,
-                redeem_delay_seconds=_DAY,
+                redeem_delay_s=_DAY,
                 underlying=("cbBTC", CBBTC, 8),
             ),
         ),
@@ -190,7 +190,7 @@ def _one_collateral(
         return CreditCollateral(entry.symbol, rule, address, decimals, prices)
     u = v.underlying
     underlying = None if u is None else (u.symbol, u.address, u.decimals)
-    vault = VaultYield(v.apy_bps, v.epoch, v.redeem_delay_seconds, underlying)
+    vault = VaultYield(v.apy_bps, v.epoch, v.redeem_delay_s, underlying)
     if decimals < (asset.decimals if u is None else u.decimals):
         raise ScenarioError(f"{path}.decimals", "a vault's must be >= its asset's")
     # A vault over the credit asset is priced by its share price, not a path.

@@ -14,10 +14,10 @@ deployment; its USD price along the collateral's ``prices``). A section may set,
     asset = "USDC"                # the credit asset (a scenario token on that chain)
     liquidity = "50000000000000"  # credit-asset units the hub holds for draws
     book_accounts = 1200          # a seeded book of accounts at genesis (default 0)
-    revoke_delay_seconds = 604800
+    revoke_delay_s = 604800
     origination_fee_bps = 50
-    billing_cycle_seconds = 2592000
-    grace_seconds = 604800
+    billing_cycle_s = 2592000
+    grace_s = 604800
     overdue_apr_bps = 1500
     remote_chains = [1]           # chains with a collateral escrow of their own (see below)
 
@@ -30,7 +30,7 @@ deployment; its USD price along the collateral's ``prices``). A section may set,
     liquidation_bonus_bps = 800
     prices = [[1760000000, "60000"], [1760086400, "48000"]]  # USD per token, linear in time
     # or, for an ERC-4626 vault over the credit asset:  vault = { apy_bps = 500, epoch = 0 }
-    # (with redeem_delay_seconds = 86400 in it: an ERC-7540 vault, asynchronous redemption;
+    # (with redeem_delay_s = 86400 in it: an ERC-7540 vault, asynchronous redemption;
     # with underlying = { symbol = "cbBTC", address = "0x...", decimals = 8 } a vault over
     # that token, priced along ``prices``)
 
@@ -38,7 +38,7 @@ Collateral may also be locked on the other chains of ``remote_chains`` (default:
 1, when the hub is elsewhere and the scenario has a token there of a collateral's symbol): each
 has a collateral escrow at ``credit.escrow``, and its collateral is the scenario's tokens there
 whose symbols are collateral symbols (USDC on Ethereum), under the same rule and price path. The
-hub counts such a lock once the source chain's ``confirmation_seconds`` have passed
+hub counts such a lock once the source chain's ``confirmation_s`` have passed
 (:mod:`toolkit.world.collateral`).
 
 A second credit hub lends EURe (the chain registry's EURe on the hub's chain, 18 decimals) under
@@ -142,10 +142,10 @@ class CreditDoc(ConfigTable):
     asset: str = "USDC"
     liquidity: Amount | None = None
     book_accounts: Amount = 0
-    revoke_delay_seconds: Amount = 7 * _DAY
+    revoke_delay_s: Amount = 7 * _DAY
     origination_fee_bps: Amount = DEFAULT_RULES.origination_fee_bps
-    billing_cycle_seconds: Amount = DEFAULT_RULES.billing_cycle_seconds
-    grace_seconds: Amount = DEFAULT_RULES.grace_seconds
+    billing_cycle_s: Amount = DEFAULT_RULES.billing_cycle_s
+    grace_s: Amount = DEFAULT_RULES.grace_s
     overdue_apr_bps: Amount = DEFAULT_RULES.overdue_apr_bps
     collateral: Collaterals | None = None
     remote_chains: tuple[PositiveAmount, ...] | None = None
@@ -184,8 +184,8 @@ def parse_credit(value: object, *, scenario: str, tokens: Sequence[Token]) -> Cr
         rules = ProductRules(
             collateral={c.key: c.rule for c in collateral},
             origination_fee_bps=doc.origination_fee_bps,
-            billing_cycle_seconds=doc.billing_cycle_seconds,
-            grace_seconds=doc.grace_seconds,
+            billing_cycle_s=doc.billing_cycle_s,
+            grace_s=doc.grace_s,
             overdue_apr_bps=doc.overdue_apr_bps,
         )
     except ValueError as exc:
@@ -199,7 +199,7 @@ def parse_credit(value: object, *, scenario: str, tokens: Sequence[Token]) -> Cr
         asset_address=asset.address,
         asset_decimals=asset.decimals,
         **roles,
-        revoke_delay_seconds=doc.revoke_delay_seconds,
+        revoke_delay_s=doc.revoke_delay_s,
         liquidity=50_000_000 * 10**asset.decimals if doc.liquidity is None else doc.liquidity,
         rules=rules,
         collateral=collateral,

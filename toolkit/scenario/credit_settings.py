@@ -69,19 +69,19 @@ def derive_address(scenario: str, role: str) -> str:
 class VaultYield:
     """A vault over the credit asset (or over ``underlying``: symbol, address, decimals): its
     share price is ``10**-(decimals - asset decimals)`` assets per share at ``epoch``, growing
-    simply at ``apy_bps`` a year after it. With ``redeem_delay_seconds`` it is an ERC-7540 vault
+    simply at ``apy_bps`` a year after it. With ``redeem_delay_s`` it is an ERC-7540 vault
     (asynchronous redemption: a request, then a claim once the delay has passed); without, an
     ERC-4626 vault (synchronous)."""
 
     apy_bps: int
     epoch: int
-    redeem_delay_seconds: int | None = None
+    redeem_delay_s: int | None = None
     underlying: tuple[str, str, int] | None = None
 
     @property
     def asynchronous(self) -> bool:
         """True for an ERC-7540 vault."""
-        return self.redeem_delay_seconds is not None
+        return self.redeem_delay_s is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +154,7 @@ class CreditSettings:
     operator: str
     operator_admin: str
     operator_caller: str
-    revoke_delay_seconds: int
+    revoke_delay_s: int
     liquidity: int
     rules: ProductRules
     collateral: tuple[CreditCollateral, ...]

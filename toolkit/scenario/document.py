@@ -103,10 +103,10 @@ class ChainDoc(ContractsDoc):
 
     id: Positive
     name: Name
-    confirmation_seconds: Count
-    fill_seconds: Count
+    confirmation_s: Count
+    fill_s: Count
     fill_cost_usd: NonNegativeDecimal
-    block_time: BlockTime | None = None
+    block_time_s: BlockTime | None = None
     base_fee: Amount | None = None
 
 
@@ -152,14 +152,14 @@ _WINDOWS: Final = Windows()
 class WindowsDoc(ConfigTable):
     """``[windows]`` in seconds; each key defaults to the spec's value (:class:`Windows`)."""
 
-    quote_seconds: Positive = _WINDOWS.quote_seconds
-    order_seconds: Positive = _WINDOWS.order_seconds
-    borrow_quote_seconds: Positive = _WINDOWS.borrow_quote_seconds
-    exclusive_seconds: Positive = _WINDOWS.exclusive_seconds
-    open_seconds: Positive = _WINDOWS.open_seconds
-    same_chain_expiry_buffer_seconds: Positive = _WINDOWS.same_chain_expiry_buffer_seconds
-    cross_chain_expiry_buffer_seconds: Positive = _WINDOWS.cross_chain_expiry_buffer_seconds
-    settlement_delay_seconds: Count = _WINDOWS.settlement_delay_seconds
+    quote_s: Positive = _WINDOWS.quote_s
+    order_s: Positive = _WINDOWS.order_s
+    borrow_quote_s: Positive = _WINDOWS.borrow_quote_s
+    exclusive_s: Positive = _WINDOWS.exclusive_s
+    open_s: Positive = _WINDOWS.open_s
+    same_chain_expiry_buffer_s: Positive = _WINDOWS.same_chain_expiry_buffer_s
+    cross_chain_expiry_buffer_s: Positive = _WINDOWS.cross_chain_expiry_buffer_s
+    settlement_delay_s: Count = _WINDOWS.settlement_delay_s
 
 
 class AuthDoc(ConfigTable):

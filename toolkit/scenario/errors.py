@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from toolkit.errors import InputError
 from toolkit.resources.declared import config_errors
+from toolkit.scenario.renamed import renamed_key
 
 __all__ = ["ScenarioError", "scenario_error"]
 
@@ -43,15 +44,25 @@ def scenario_error(error: ValidationError, under: str = "") -> ScenarioError:
 
     >>> from toolkit.scenario.document import WindowsDoc
     >>> try:
-    ...     WindowsDoc.model_validate({"quote_seconds": 0})
+    ...     WindowsDoc.model_validate({"quote_s": 0})
     ... except ValidationError as error:
     ...     print(scenario_error(error, "windows"))
-    windows.quote_seconds: must be a positive integer
+    windows.quote_s: must be a positive integer
     """
-    first = config_errors(error)[0]
-    field = first.field
+    faults = config_errors(error)
+    paths = [_path(under, fault.field) for fault in faults]
+    # An old key is reported before any other fault: a file written for the old names would
+    # otherwise first fail on the new name it lacks ("missing"), which hides the cause.
+    for fault, path in zip(faults, paths, strict=True):
+        new = renamed_key(path) if fault.rule == "unknown key" else None
+        if new is not None:
+            return ScenarioError(path, f"renamed to {new}")
+    return ScenarioError(paths[0], faults[0].rule)
+
+
+def _path(under: str, field: str) -> str:
     if not under:
-        return ScenarioError(field or "(document)", first.rule)
+        return field or "(document)"
     if not field:
-        return ScenarioError(under, first.rule)
-    return ScenarioError(under + field if field.startswith("[") else f"{under}.{field}", first.rule)
+        return under
+    return under + field if field.startswith("[") else f"{under}.{field}"

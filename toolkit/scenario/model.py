@@ -65,22 +65,22 @@ class FeeTier:
 class Chain:
     """A chain: timings for ``eta``, the fill cost in USD and the escrow-side contracts.
 
-    ``confirmation_seconds`` is how long the filler waits for a deposit on this chain as the
-    source; ``fill_seconds`` how long a fill takes with this chain as the destination.
-    ``block_time`` (seconds) and ``base_fee`` (wei per gas) drive the simulated chain behind
+    ``confirmation_s`` is how long the filler waits for a deposit on this chain as the
+    source; ``fill_s`` how long a fill takes with this chain as the destination.
+    ``block_time_s`` (seconds) and ``base_fee`` (wei per gas) drive the simulated chain behind
     JSON-RPC (:mod:`toolkit.world.evm`); the parser fills them per chain id when the TOML
     leaves them out (:data:`BLOCK_TIMES`, :data:`BASE_FEES`).
     """
 
     id: int
     name: str
-    confirmation_seconds: int
-    fill_seconds: int
+    confirmation_s: int
+    fill_s: int
     fill_cost_usd: Decimal
     escrow: str
     output_settler: str
     oracle: str
-    block_time: float = 12.0
+    block_time_s: float = 12.0
     base_fee: int = 1_000_000_000
 
 
@@ -149,14 +149,14 @@ class Pricing:
 class Windows:
     """Reservation and order windows, in seconds (defaults follow the spec)."""
 
-    quote_seconds: int = 15
-    order_seconds: int = 60
-    borrow_quote_seconds: int = 60
-    exclusive_seconds: int = 60
-    open_seconds: int = 300
-    same_chain_expiry_buffer_seconds: int = 780
-    cross_chain_expiry_buffer_seconds: int = 43_200
-    settlement_delay_seconds: int = 300
+    quote_s: int = 15
+    order_s: int = 60
+    borrow_quote_s: int = 60
+    exclusive_s: int = 60
+    open_s: int = 300
+    same_chain_expiry_buffer_s: int = 780
+    cross_chain_expiry_buffer_s: int = 43_200
+    settlement_delay_s: int = 300
 
 
 @dataclass(frozen=True, slots=True)

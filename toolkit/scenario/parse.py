@@ -75,13 +75,13 @@ def _chain(i: int, c: ChainDoc, shared: ContractsDoc, defaults: ContractDefaults
     return Chain(
         id=c.id,
         name=c.name,
-        confirmation_seconds=c.confirmation_seconds,
-        fill_seconds=c.fill_seconds,
+        confirmation_s=c.confirmation_s,
+        fill_s=c.fill_s,
         fill_cost_usd=c.fill_cost_usd,
         **contracts,
-        block_time=BLOCK_TIMES.get(c.id, DEFAULT_BLOCK_TIME)
-        if c.block_time is None
-        else c.block_time,
+        block_time_s=BLOCK_TIMES.get(c.id, DEFAULT_BLOCK_TIME)
+        if c.block_time_s is None
+        else c.block_time_s,
         base_fee=BASE_FEES.get(c.id, DEFAULT_BASE_FEE) if c.base_fee is None else c.base_fee,
     )
 

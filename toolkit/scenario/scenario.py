@@ -120,7 +120,7 @@ class Scenario:
         >>> load_scenario("default").eta(1, 8453)
         38
         """
-        return self.chain(src).confirmation_seconds + self.chain(dst).fill_seconds
+        return self.chain(src).confirmation_s + self.chain(dst).fill_s
 
     def expiry_buffer(self, src: int, dst: int) -> int:
         """Seconds between fillDeadline and expires for an order from ``src`` to ``dst``.
@@ -131,5 +131,5 @@ class Scenario:
         """
         w = self.windows
         if src == dst:
-            return w.same_chain_expiry_buffer_seconds
-        return w.cross_chain_expiry_buffer_seconds
+            return w.same_chain_expiry_buffer_s
+        return w.cross_chain_expiry_buffer_s

@@ -97,7 +97,7 @@ async def signature(request: Request) -> Response:
             "metadata.srcChain", f"must be the quote's source chain {caip2.format(quote.src_chain)}"
         )
     nonce = service.next_nonce()
-    deadline = math.floor(now) + service.scenario.windows.order_seconds
+    deadline = math.floor(now) + service.scenario.windows.order_s
     try:
         borrow = Borrow(
             chain_id=dst,

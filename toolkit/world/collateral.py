@@ -3,7 +3,7 @@
 The credit hub (:class:`~toolkit.world.evm.CreditHub`) keeps its books on its own chain;
 collateral locked in a :class:`~toolkit.world.evm.RemoteEscrow` (Ethereum by default) counts
 only once the hub has heard of it, which is once the source chain's confirmations
-(``confirmation_seconds`` of the scenario's chain, as the partner-intents flow waits them) have
+(``confirmation_s`` of the scenario's chain, as the partner-intents flow waits them) have
 passed since the block that emitted the event. :class:`CollateralRelay` is fed the new logs by
 :class:`~toolkit.world.relay.Relay` (so it runs before every JSON-RPC method and after time
 moves) and acts, in the order the events become due:
@@ -78,7 +78,7 @@ class CollateralRelay:
     def __post_init__(self) -> None:
         scenario = self.chains.scenario
         self.settings: CreditSettings | None = scenario.credit
-        self._confirmations = {c.id: c.confirmation_seconds for c in scenario.chains}
+        self._confirmations = {c.id: c.confirmation_s for c in scenario.chains}
         s = self.settings
         self._escrow = "" if s is None else s.escrow.lower()
         self._remote = set() if s is None else set(s.remote_chains)

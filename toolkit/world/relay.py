@@ -120,9 +120,9 @@ class Relay:
         scenario = self.chains.scenario
         self.filler = scenario.filler.lower()
         self._escrows = {c.id: c.escrow.lower() for c in scenario.chains}
-        self._confirmations = {c.id: c.confirmation_seconds for c in scenario.chains}
-        self._fill_seconds = {c.id: c.fill_seconds for c in scenario.chains}
-        self._settle_delay = scenario.windows.settlement_delay_seconds
+        self._confirmations = {c.id: c.confirmation_s for c in scenario.chains}
+        self._fill_seconds = {c.id: c.fill_s for c in scenario.chains}
+        self._settle_delay = scenario.windows.settlement_delay_s
         self.collateral = CollateralRelay(self.chains)
         self.topups = AutoTopUps(self.chains)
 

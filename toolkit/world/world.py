@@ -68,7 +68,7 @@ class World:
 
     The filler fills an order once the quote's ``eta`` has passed since its deposit (the source
     chain's confirmations, then the destination chain's fill time) and settles it
-    ``settlement_delay_seconds`` after the fill. ``retry_seconds`` spaces the filler's retries
+    ``settlement_delay_s`` after the fill. ``retry_s`` spaces the filler's retries
     of an order it could not fill yet (no capacity, price not covered). With
     ``refund_expired`` the users reclaim every missed order as soon as its ``expires`` passes
     (backtests); otherwise refunds are explicit calls. With ``keep_finished=False`` settled and
@@ -107,7 +107,7 @@ class World:
         scenario: Scenario,
         engine: Engine,
         *,
-        retry_seconds: float = 1.0,
+        retry_s: float = 1.0,
         refund_expired: bool = False,
         keep_finished: bool = True,
         driven: bool = False,
@@ -116,20 +116,20 @@ class World:
             raise WorldError("scenario: must be a toolkit.scenario.Scenario")
         if not isinstance(engine, Engine):
             raise WorldError("engine: must be a toolkit.engine.Engine")
-        number(retry_seconds, "retry_seconds", above=0)
+        number(retry_s, "retry_s", above=0)
         if driven and refund_expired:
             raise WorldError("refund_expired: needs the world's own filler (driven=False)")
         self._scenario = scenario
         self._engine = engine
-        self._retry = retry_seconds
+        self._retry = retry_s
         self._refund_expired = bool(refund_expired)
         self._keep_finished = bool(keep_finished)
         self._driven = bool(driven)
         self._filler = scenario.filler
         self._filler_lower = scenario.filler.lower()
-        self._confirmations = {c.id: c.confirmation_seconds for c in scenario.chains}
-        self._fill_seconds = {c.id: c.fill_seconds for c in scenario.chains}
-        self._settle_delay = scenario.windows.settlement_delay_seconds
+        self._confirmations = {c.id: c.confirmation_s for c in scenario.chains}
+        self._fill_seconds = {c.id: c.fill_s for c in scenario.chains}
+        self._settle_delay = scenario.windows.settlement_delay_s
         self._orders: dict[str, Record] = {}
         # The filler's calendars, one per kind of event, each run in turn by :meth:`advance`:
         # fills due once the quote's eta passes, settlements due once the settlement delay
@@ -315,7 +315,7 @@ class World:
     def advance(self, now: float) -> Progress:
         """Run the filler up to ``now``: settle what is due, then fill what is due (eta passed).
 
-        Orders whose fill fails for capacity or price are retried every ``retry_seconds``
+        Orders whose fill fails for capacity or price are retried every ``retry_s``
         until their fillDeadline; then they are reported as missed (reclaimable).
 
         >>> from toolkit.engine import Engine

@@ -1,10 +1,10 @@
 """The whole flow in one backtest: card spenders, solvers, cross-chain users and liquidators on
 one world and one virtual clock, so the surfaces meet.
 
-Every step (``step_seconds`` of virtual time) of :func:`whole_flow`:
+Every step (``step_s`` of virtual time) of :func:`whole_flow`:
 
 1. **Prices.** The WETH reference price (:func:`~toolkit.world.evm.flow.reference_path`, times
-   a drawdown of ``shock`` spread over ``shock_hours`` from ``shock_at``: once it is done the
+   a drawdown of ``shock`` spread over ``shock_h`` from ``shock_at_share``: once it is done the
    path is exactly ``1 + shock`` times the same seed's path without it, the ``swaps`` frame's
    ``shock_pct``) is brought to the pools of both chains by arbitrage
    (:class:`~toolkit.world.evm.flow.BackgroundTraders`).
@@ -15,7 +15,7 @@ Every step (``step_seconds`` of virtual time) of :func:`whole_flow`:
    and USDC collateral swipe cards (Poisson, log-normal USD amounts): the draw that delivers the
    swipe after its fee (:func:`~toolkit.models.cards.draw_for`) is approved when the health
    factor after it stays at least ``min_health_factor`` and the LTV capacity covers it; indebted
-   accounts repay at rate ``1 / repay_hours``. Accounts under a health factor of 1 are
+   accounts repay at rate ``1 / repay_h``. Accounts under a health factor of 1 are
    liquidated by calls sized as Aave v3 sizes them (:func:`toolkit.credit.liquidation_call`);
    a call counts only if it repays debt and seizes collateral. The liquidators sell the seized
    WETH through the chain's routes (:func:`~toolkit.world.swap.find_route`, executed on the
@@ -25,7 +25,7 @@ Every step (``step_seconds`` of virtual time) of :func:`whole_flow`:
    says per step how many calls and accounts, the debt repaid (USD), the collateral seized and
    sold (whole WETH and USD), the inventory and the price impact of the sales.
 4. **Solvers** borrow pool liquidity (:meth:`~toolkit.engine.Engine.borrow_quote`, then
-   :meth:`~toolkit.engine.Engine.authorize`) and repay ``borrow_hold_seconds`` later: the same
+   :meth:`~toolkit.engine.Engine.authorize`) and repay ``borrow_hold_s`` later: the same
    pools the intents orders reserve from.
 5. **Users** holding WETH on the source chain and wanting USDC on the destination cost three
    ways out, on the pools as they are now: (a) an intents order of the WETH, then a swap on
@@ -41,7 +41,7 @@ depth, slippage and the users' choice, and :func:`whole_flow_seeds` runs a shock
 the same shock with the liquidators off and the no-shock control (same seed: common random
 numbers) over several seeds.
 
->>> result = whole_flow(WholeFlow(hours=0.5, shock_at=0.2, shock_hours=0.1), seed=3)
+>>> result = whole_flow(WholeFlow(span_h=0.5, shock_at_share=0.2, shock_h=0.1), seed=3)
 >>> result.credit.height == result.intents.height == 15, result.summary.users > 0
 (True, True)
 """

@@ -21,7 +21,7 @@ def _step(run: Run, i: int, now: float) -> None:
     """One step of the world: the markets move, the card credit and the liquidators act, the
     pools lend, users arrive; then one row per surface."""
     s = run.settings
-    hours = s.step_seconds / 3600
+    hours = s.step_s / 3600
     hour = now / 3600
     run.path_price = run.path[i]
     for market in (run.src, run.dst):
@@ -39,7 +39,7 @@ def _step(run: Run, i: int, now: float) -> None:
     borrow: dict[str, Any] = {"step": i, "hour": hour}
     run.borrow(now, hours, borrow)
     depth = run.src.depth_usd()
-    for _ in range(run.rng.poisson(s.users_per_hour * hours)):
+    for _ in range(run.rng.poisson(s.users_per_h * hours)):
         run.arrive(len(run.users), now, counts)
     borrow["repaid_usd"] = counts.pop("repaid_usd")
     run.rows["intents"].append(_intents_row(run, i, now, counts))
@@ -109,7 +109,7 @@ def whole_flow(
     now = 0.0
     steps = range(settings.steps)
     for i in progress_bar(steps, desc="whole flow", unit="step", enabled=progress):
-        now = (i + 1) * settings.step_seconds
+        now = (i + 1) * settings.step_s
         _step(run, i, now)
     tail: dict[str, Any] = {
         "fills": 0,

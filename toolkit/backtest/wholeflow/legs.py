@@ -45,7 +45,7 @@ LEG_SCHEMA: Final = {
 }
 #: Routes executed at once on the state they were quoted on do not revert.
 NO_REVERTS: Final = pl.DataFrame(
-    {"network": ["source", "destination"], "delay_s": [0.0, 0.0], "revert_rate": [0.0, 0.0]}
+    {"network": ["source", "destination"], "delay_s": [0.0, 0.0], "revert_share": [0.0, 0.0]}
 )
 
 

@@ -24,14 +24,14 @@ def shock_path(settings: WholeFlow, seed: int, start: float) -> list[float]:
         settings.steps,
         start=start,
         volatility=settings.volatility,
-        step_seconds=settings.step_seconds,
+        step_s=settings.step_s,
         seed=seed,
     )
-    begin = settings.shock_at * settings.hours
+    begin = settings.shock_at_share * settings.span_h
     out = []
     for i, price in enumerate(base):
-        hour = (i + 1) * settings.step_seconds / 3600
-        done = min(1.0, max(0.0, (hour - begin) / settings.shock_hours))
+        hour = (i + 1) * settings.step_s / 3600
+        done = min(1.0, max(0.0, (hour - begin) / settings.shock_h))
         out.append(price * (1.0 + settings.shock) ** done)
     return out
 

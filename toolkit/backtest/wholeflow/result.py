@@ -37,7 +37,7 @@ class WholeFlowSummary(Row):
     :meth:`to_frame` gives the scalar figures as one row.
 
     >>> from toolkit.backtest.wholeflow import whole_flow
-    >>> s = whole_flow(WholeFlow(hours=0.5, shock_at=0.2, shock_hours=0.1), seed=3).summary
+    >>> s = whole_flow(WholeFlow(span_h=0.5, shock_at_share=0.2, shock_h=0.1), seed=3).summary
     >>> s.steps, s.to_frame().columns[:3]
     (15, ['seed', 'shock', 'steps'])
     """
@@ -113,7 +113,7 @@ def interactions(result: WholeFlowResult) -> pl.DataFrame:
       Pearson ``correlation`` of that slippage with choosing an intents route.
 
     >>> from toolkit.backtest.wholeflow import whole_flow
-    >>> run = whole_flow(WholeFlow(hours=0.5, shock_at=0.2, shock_hours=0.1), seed=3)
+    >>> run = whole_flow(WholeFlow(span_h=0.5, shock_at_share=0.2, shock_h=0.1), seed=3)
     >>> frame = run.interactions()
     >>> sorted(frame["measure"].unique().to_list())[:2]
     ['collateral_sold_usd', 'correlation']

@@ -113,7 +113,7 @@ class Run:
                 counts["missed"] += 1
             return
         counts["fills"] += 1
-        delay = self.scenario.windows.settlement_delay_seconds
+        delay = self.scenario.windows.settlement_delay_s
         self.scheduler.schedule(at + delay, self.settle, oid)
         if weth:  # strategy (a): the swap on arrival, once the WETH has arrived
             self.user_swap(self.dst, fill.amount, at, counts)
@@ -153,7 +153,7 @@ class Run:
 
     def cards(self, hours: float, row: dict[str, Any]) -> None:
         s, rng, price = self.settings, self.rng, self.price
-        swipes = rng.poisson(s.swipes_per_hour * hours, s.accounts)
+        swipes = rng.poisson(s.swipes_per_h * hours, s.accounts)
         amounts = s.swipe_median_usd * rng.lognormal(0.0, s.sigma, s.accounts)
         approved = declined = 0
         drawn = 0.0
@@ -168,7 +168,7 @@ class Run:
                 drawn += draw
             else:
                 declined += 1
-        repaying = (self.debt > 0) & (rng.random(s.accounts) < 1 - math.exp(-hours / s.repay_hours))
+        repaying = (self.debt > 0) & (rng.random(s.accounts) < 1 - math.exp(-hours / s.repay_h))
         repaid = float(self.debt[repaying].sum())
         self.debt[repaying] = 0.0
         self.totals["drawn"] += drawn
@@ -186,7 +186,7 @@ class Run:
         usdc_dst = self.scenario.token(s.destination, "USDC").address
         quotes = refused = 0
         borrowed = 0.0
-        for _ in range(self.rng.poisson(s.borrows_per_hour * hours)):
+        for _ in range(self.rng.poisson(s.borrows_per_h * hours)):
             amount = int(s.borrow_median_usd * self.rng.lognormal(0.0, s.sigma) * USDC_UNIT)
             try:
                 quote = self.engine.borrow_quote(s.source, s.destination, usdc_dst, amount, now)
@@ -196,7 +196,7 @@ class Run:
             quotes += 1
             loan = self.engine.authorize(quote.quote_id, now)
             borrowed += loan.amount / USDC_UNIT
-            self.scheduler.schedule(now + s.borrow_hold_seconds, self.repay, quote.quote_id)
+            self.scheduler.schedule(now + s.borrow_hold_s, self.repay, quote.quote_id)
         row.update(quotes=quotes, refused=refused, borrowed_usd=borrowed)
 
     # -- users ------------------------------------------------------------------------------
@@ -338,7 +338,7 @@ class Run:
         s, windows = self.settings, self.scenario.windows
         self.engine.convert(quote.quote_id, oid, now)
         start = math.floor(now)
-        deadline = start + windows.exclusive_seconds + windows.open_seconds
+        deadline = start + windows.exclusive_s + windows.open_s
         terms = OrderTerms(
             quote.src_chain,
             quote.src_token,
@@ -356,7 +356,7 @@ class Run:
             deadline,
             deadline + buffer,
             self.scenario.filler,
-            start + windows.exclusive_seconds,
+            start + windows.exclusive_s,
         )
         try:
             self.world.deposit(order, now)

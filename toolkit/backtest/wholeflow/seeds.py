@@ -17,9 +17,6 @@ from toolkit.backtest.wholeflow.settings import WHOLE_FLOW_METRICS, WholeFlow
 from toolkit.progress import progress_bar
 from toolkit.scenario import Scenario
 
-# The table keeps its column names; where a summary field is named for its unit, the field.
-_FIELDS = {"rfq_404_rate": "rfq_404_share"}
-
 
 def _seed_rows(settings: WholeFlow, scenario: Scenario | str, seed: int) -> list[dict[str, Any]]:
     rows = []
@@ -31,7 +28,7 @@ def _seed_rows(settings: WholeFlow, scenario: Scenario | str, seed: int) -> list
     for name, variant in variants:
         result = whole_flow(variant, scenario, seed=seed, progress=False)
         row: dict[str, Any] = {"run": name, "seed": seed}
-        row.update({k: getattr(result.summary, _FIELDS.get(k, k)) for k in WHOLE_FLOW_METRICS})
+        row.update({k: getattr(result.summary, k) for k in WHOLE_FLOW_METRICS})
         for measure, group, value in interactions(result).iter_rows():
             if group == "during" and measure in ("depth_2pct_usd", "swap_slippage_bps"):
                 row[f"{measure}_during"] = value
@@ -56,7 +53,8 @@ def whole_flow_seeds(
     between the runs.
 
     >>> from toolkit.backtest import bands
-    >>> frame = whole_flow_seeds(WholeFlow(hours=0.3, shock_at=0.2, shock_hours=0.1), seeds=[1, 2])
+    >>> settings = WholeFlow(span_h=0.3, shock_at_share=0.2, shock_h=0.1)
+    >>> frame = whole_flow_seeds(settings, seeds=[1, 2])
     >>> bands(frame, ["run"], ["liquidations"])["run"].to_list()
     ['shock', 'shock, no liquidations', 'control']
     """

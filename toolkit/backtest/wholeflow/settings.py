@@ -22,7 +22,7 @@ USDC_UNIT: Final = 10**6
 WHOLE_FLOW_METRICS: tuple[str, ...] = (
     "users",
     "intents_share",
-    "rfq_404_rate",
+    "rfq_404_share",
     "fees_usd",
     "swap_slippage_bps",
     "liquidations",
@@ -43,58 +43,58 @@ class WholeFlow:
 
     ``shock`` is the drawdown of the exogenous reference path against the same seed's path
     without it (``-0.3``: 30 % lower once the drawdown is done, exactly; 0: the control),
-    ``shock_at`` where it starts as a share of the horizon. ``depth_scale`` scales every AMM
+    ``shock_at_share`` where it starts as a share of the horizon. ``depth_scale`` scales every AMM
     pool of the scenario (a market about the size one credit book's liquidations matter to).
     ``liquidations=False`` turns the liquidators off (the control for what their sales add).
     ``max_sale_impact_bps`` is the liquidators' sale policy: each step they sell at most the
     WETH that moves the deepest source pool's price down by that much, and carry the rest."""
 
-    hours: float = 3.0
-    step_seconds: float = 120.0
+    span_h: float = 3.0
+    step_s: float = 120.0
     shock: float = -0.3
-    shock_at: float = 0.4
-    shock_hours: float = 0.25
+    shock_at_share: float = 0.4
+    shock_h: float = 0.25
     volatility: float = 0.6
     depth_scale: float = 0.1
     source: int = 8453
     destination: int = 1
-    users_per_hour: float = 16.0
+    users_per_h: float = 16.0
     user_median_usd: float = 30_000.0
     bridge_bps: float = 3.0
     accounts: int = 300
     collateral_median_usd: float = 60_000.0
-    swipes_per_hour: float = 0.3
+    swipes_per_h: float = 0.3
     swipe_median_usd: float = 80.0
     min_health_factor: float = 1.3
-    repay_hours: float = 48.0
-    borrows_per_hour: float = 20.0
+    repay_h: float = 48.0
+    borrows_per_h: float = 20.0
     borrow_median_usd: float = 50_000.0
-    borrow_hold_seconds: float = 300.0
+    borrow_hold_s: float = 300.0
     sigma: float = 0.9
     liquidations: bool = True
     max_sale_impact_bps: float = 100.0
 
     def __post_init__(self) -> None:
-        number(self.hours, "hours", above=0, maximum=24 * 7)
-        number(self.step_seconds, "step_seconds", minimum=12)
+        number(self.span_h, "span_h", above=0, maximum=24 * 7)
+        number(self.step_s, "step_s", minimum=12)
         number(self.shock, "shock", above=-1, below=1)
-        fraction(self.shock_at, "shock_at")
-        number(self.shock_hours, "shock_hours", above=0)
+        fraction(self.shock_at_share, "shock_at_share")
+        number(self.shock_h, "shock_h", above=0)
         number(self.volatility, "volatility", minimum=0)
         number(self.depth_scale, "depth_scale", above=0)
         whole(self.source, "source", minimum=1)
         whole(self.destination, "destination", minimum=1)
         if self.source == self.destination:
             raise ArgumentError("destination", "a chain other than the source", self.destination)
-        for name in ("users_per_hour", "swipes_per_hour", "borrows_per_hour", "bridge_bps"):
+        for name in ("users_per_h", "swipes_per_h", "borrows_per_h", "bridge_bps"):
             number(getattr(self, name), name, minimum=0)
         for name in (
             "user_median_usd",
             "collateral_median_usd",
             "swipe_median_usd",
-            "repay_hours",
+            "repay_h",
             "borrow_median_usd",
-            "borrow_hold_seconds",
+            "borrow_hold_s",
         ):
             number(getattr(self, name), name, above=0)
         whole(self.accounts, "accounts", minimum=1)
@@ -107,11 +107,11 @@ class WholeFlow:
     @property
     def steps(self) -> int:
         """Steps in the horizon."""
-        return max(1, round(self.hours * 3600 / self.step_seconds))
+        return max(1, round(self.span_h * 3600 / self.step_s))
 
     def phase(self, hour: float) -> str:
-        """``before``, ``during`` (the drawdown and one more ``shock_hours``) or ``after``."""
-        start = self.shock_at * self.hours
+        """``before``, ``during`` (the drawdown and one more ``shock_h``) or ``after``."""
+        start = self.shock_at_share * self.span_h
         if hour < start:
             return "before"
-        return "during" if hour < start + 2 * self.shock_hours else "after"
+        return "during" if hour < start + 2 * self.shock_h else "after"

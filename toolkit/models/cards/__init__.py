@@ -33,7 +33,7 @@ accrues (it starts 37 days after a first draw). Amounts are integers in the cred
 smallest units (USDC: 6 decimals); latencies in the frames are milliseconds.
 
 >>> accounts = card_accounts(20, seed=1)
->>> swipes = card_swipes(accounts, rate_per_hour=2, hours=2, seed=1)
+>>> swipes = card_swipes(accounts, rate_per_h=2, span_h=2, seed=1)
 >>> run = simulate_cards(swipes, accounts, seed=1)
 >>> run.summary.swipes == swipes.height, 0 < run.summary.approval_share <= 1
 (True, True)

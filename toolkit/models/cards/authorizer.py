@@ -202,8 +202,8 @@ class Authorizer:
         try:
             position, seconds = self.backend.info(swipe.account, t)
         except BackendError as error:
-            reason = "info_error" if t + error.seconds <= limit else "info_timeout"
-            return self._no(swipe, reason, min(t + error.seconds, limit))
+            reason = "info_error" if t + error.elapsed_s <= limit else "info_timeout"
+            return self._no(swipe, reason, min(t + error.elapsed_s, limit))
         except Exception:  # fail closed on anything
             return self._no(swipe, "info_error", t)
         if t + seconds > limit:
@@ -240,8 +240,8 @@ class Authorizer:
         try:
             calls, seconds = self.backend.draw(swipe.account, draw, self.receiver(swipe.account), t)
         except BackendError as error:
-            reason = "draw_error" if t + error.seconds <= limit else "draw_timeout"
-            return self._no(swipe, reason, min(t + error.seconds, limit))
+            reason = "draw_error" if t + error.elapsed_s <= limit else "draw_timeout"
+            return self._no(swipe, reason, min(t + error.elapsed_s, limit))
         except Exception:
             return self._no(swipe, "draw_error", t)
         if t + seconds > limit:
@@ -253,7 +253,7 @@ class Authorizer:
         try:
             _, seconds = self.backend.include(calls, t)
         except BackendError as error:
-            return self._no(swipe, "broadcast_error", t + error.seconds)
+            return self._no(swipe, "broadcast_error", t + error.elapsed_s)
         except Exception:
             return self._no(swipe, "broadcast_error", t)
         return t + seconds

@@ -101,19 +101,19 @@ T = TypeVar("T")
 
 
 class Timed(NamedTuple, Generic[T]):
-    """A step's result and the ``seconds`` it took."""
+    """A step's result and the seconds it took (``elapsed_s``)."""
 
     value: T
-    seconds: float
+    elapsed_s: float
 
 
 class BackendError(HttpError):
-    """A step that answered an error after ``seconds``."""
+    """A step that answered an error after ``elapsed_s`` seconds."""
 
-    def __init__(self, step: str, seconds: float, message: str = "error") -> None:
-        super().__init__(f"{step}: {message} after {seconds * 1_000:.1f} ms")
+    def __init__(self, step: str, elapsed_s: float, message: str = "error") -> None:
+        super().__init__(f"{step}: {message} after {elapsed_s * 1_000:.1f} ms")
         self.step = step
-        self.seconds = seconds
+        self.elapsed_s = elapsed_s
 
 
 class CardBackend(Protocol):
@@ -151,7 +151,7 @@ class DrawCall:
 
 class SimulatedBackend:
     """The credit service and the chain, simulated: a ledger of positions, latencies drawn
-    from ``latencies``, blocks every ``latencies.block_time`` seconds from a random phase. A
+    from ``latencies``, blocks every ``latencies.block_time_s`` seconds from a random phase. A
     draw changes the ledger when it is included (``drawn`` and ``delivered`` keep the totals;
     ``receivers`` the balances delivered); ``calls`` counts the draws included.
 
@@ -176,7 +176,7 @@ class SimulatedBackend:
         self.receivers: dict[str, int] = {}
         self.calls = 0
         rng = np.random.default_rng(whole(seed, "seed", minimum=0))
-        self.phase = float(rng.uniform(0, self.latencies.block_time))
+        self.phase = float(rng.uniform(0, self.latencies.block_time_s))
         self._rng = rng
         lat = self.latencies
         self._info, self._draw = Samples(lat.info, rng), Samples(lat.draw, rng)
@@ -222,7 +222,7 @@ class SimulatedBackend:
         >>> b = SimulatedBackend({}, seed=3); b.next_block(b.phase) == b.phase + 2.0
         True
         """
-        step = self.latencies.block_time
+        step = self.latencies.block_time_s
         return self.phase + (math.floor((t - self.phase) / step) + 1) * step
 
     def include(self, calls: Sequence[object], at: float) -> Timed[float]:
@@ -232,7 +232,7 @@ class SimulatedBackend:
             raise BackendError("broadcast", sent)
         block = self.next_block(at + sent)
         while self._chance() < self.latencies.missed_block:
-            block += self.latencies.block_time
+            block += self.latencies.block_time_s
         draws: list[DrawCall] = []
         for call in calls:  # all checked before any is applied
             if not isinstance(call, DrawCall):

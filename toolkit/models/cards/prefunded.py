@@ -48,7 +48,7 @@ def compare_prefunded(
     ``.balance``, failing closed like the other), approving when the balance covers the amount.
     The top-ups draw within the health rule; a retry answers from the idempotency store.
 
-    One row per approach: ``swipes``, ``approved``, ``approval_rate``, latency ``p50_ms`` and
+    One row per approach: ``swipes``, ``approved``, ``approval_share``, latency ``p50_ms`` and
     ``p99_ms``, ``over_budget``, ``draws`` (transactions), ``drawn``, ``fees`` (origination),
     ``gas`` (``gas_per_transaction`` each, 0.01 USDC by default), ``idle_cost`` (the pre-funded
     balance's carrying cost at ``idle_rate`` a year) and ``cost``, amounts in smallest units.
@@ -77,7 +77,7 @@ def compare_prefunded(
     --------
     >>> from toolkit.models.cards import card_accounts, card_swipes
     >>> accounts = card_accounts(10, seed=2)
-    >>> table = compare_prefunded(card_swipes(accounts, hours=4, seed=2), accounts, seed=2)
+    >>> table = compare_prefunded(card_swipes(accounts, span_h=4, seed=2), accounts, seed=2)
     >>> table["approach"].to_list()
     ['just-in-time', 'pre-funded']
     """
@@ -127,7 +127,7 @@ def _jit_row(s: CardSummary, gas: int) -> dict[str, Any]:
         "approach": "just-in-time",
         "swipes": s.swipes,
         "approved": s.approved,
-        "approval_rate": s.approval_share,
+        "approval_share": s.approval_share,
         "p50_ms": s.p50_ms,
         "p99_ms": s.p99_ms,
         "over_budget": s.over_budget_share,
@@ -164,7 +164,7 @@ def _prefunded(
         "approach": "pre-funded",
         "swipes": n,
         "approved": approved,
-        "approval_rate": approved / n if n else math.nan,
+        "approval_share": approved / n if n else math.nan,
         "p50_ms": lat_summary["p50_ms"],
         "p99_ms": lat_summary["p99_ms"],
         "over_budget": lat_summary["over_budget"],

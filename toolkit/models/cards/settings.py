@@ -90,11 +90,11 @@ class Latencies:
     - ``broadcast``: signing (KMS) and sending the operator call to a dedicated RPC, median
       60 ms; ``receipt``: seeing the block's receipt after it is produced, median 50 ms;
     - ``balance``: the pre-funded path's read of the receiver's balance, median 3 ms;
-    - blocks every ``block_time`` s (2 s) at a random phase; a sent draw goes into the first
+    - blocks every ``block_time_s`` s (2 s) at a random phase; a sent draw goes into the first
       block after it reaches the sequencer and slips a block with ``missed_block`` (1 %);
     - ``*_error``: the chance a step answers an error instead (0.05 % to 0.1 %).
 
-    >>> Latencies().block_time, Latencies().info.median_ms
+    >>> Latencies().block_time_s, Latencies().info.median_ms
     (2.0, 35.0)
     """
 
@@ -104,7 +104,7 @@ class Latencies:
     broadcast: Distribution = field(default_factory=lambda: Lognormal(60.0, 0.4))
     receipt: Distribution = field(default_factory=lambda: Lognormal(50.0, 0.4))
     balance: Distribution = field(default_factory=lambda: Lognormal(3.0, 0.5))
-    block_time: float = 2.0
+    block_time_s: float = 2.0
     missed_block: float = 0.01
     info_error: float = 0.0005
     draw_error: float = 0.0005
@@ -112,7 +112,7 @@ class Latencies:
     balance_error: float = 0.0002
 
     def __post_init__(self) -> None:
-        number(self.block_time, "block_time", above=0)
+        number(self.block_time_s, "block_time_s", above=0)
         fraction(self.missed_block, "missed_block")
         if self.missed_block >= 1:
             raise ArgumentError("missed_block", "a probability below 1", self.missed_block)

@@ -63,15 +63,15 @@ def card_accounts(
 def card_swipes(
     accounts: Mapping[str, Position] | Sequence[str],
     *,
-    rate_per_hour: float = 0.5,
+    rate_per_h: float = 0.5,
     median: int = 25 * USD,
     sigma: float = 0.9,
-    hours: float = 24.0,
+    span_h: float = 24.0,
     retry_share: float = 0.02,
     retry_after: tuple[float, float] = (0.5, 4.0),
     seed: int = 0,
 ) -> pl.DataFrame:
-    """Swipes on ``accounts``: Poisson arrivals at ``rate_per_hour`` each over ``hours``,
+    """Swipes on ``accounts``: Poisson arrivals at ``rate_per_h`` each over ``span_h``,
     log-normal amounts around ``median`` (smallest units; log-sd ``sigma``: a 25 USD median with
     a long tail of larger purchases), and a ``retry_share`` of them sent again with the same
     authorization id ``retry_after`` seconds later (uniform between the two bounds: the network
@@ -82,13 +82,13 @@ def card_swipes(
     ----------
     accounts : mapping of str to Position, or sequence of str
         The accounts swiping (card_accounts, or names).
-    rate_per_hour : float
+    rate_per_h : float
         Swipes per hour per account.
     median : int
         Median amount in smallest units.
     sigma : float
         Log-sd of the amounts.
-    hours : float
+    span_h : float
         The span in hours.
     retry_share : float
         The share of swipes the network sends again (0 to 1).
@@ -104,20 +104,20 @@ def card_swipes(
 
     Examples
     --------
-    >>> swipes = card_swipes(["a", "b"], rate_per_hour=10, hours=1, seed=2)
+    >>> swipes = card_swipes(["a", "b"], rate_per_h=10, span_h=1, seed=2)
     >>> swipes.columns, swipes["t"].is_sorted()
     (['auth_id', 'account', 't', 'amount', 'retry'], True)
     """
     names = list(accounts)
-    rate = number(rate_per_hour, "rate_per_hour", above=0)
+    rate = number(rate_per_h, "rate_per_h", above=0)
     whole(median, "median", minimum=1)
     number(sigma, "sigma", minimum=0)
-    span = number(hours, "hours", above=0) * 3_600
+    span = number(span_h, "span_h", above=0) * 3_600
     share = fraction(retry_share, "retry_share")
     low = number(retry_after[0], "retry_after[0]", minimum=0)
     high = number(retry_after[1], "retry_after[1]", minimum=low)
     rng = np.random.default_rng(whole(seed, "seed", minimum=0))
-    counts = rng.poisson(rate * hours, len(names))
+    counts = rng.poisson(rate * span_h, len(names))
     owners = np.repeat(np.arange(len(names)), counts)
     times = rng.uniform(0.0, span, owners.size)
     order = np.argsort(times, kind="stable")
@@ -200,7 +200,7 @@ class CardRun:
         """Answers by reason (:data:`REASONS` order), with their share of all swipes.
 
         >>> accounts = {"a": Position({"usdc": 10**9})}
-        >>> run = simulate_cards(card_swipes(accounts, hours=1, seed=0), accounts)
+        >>> run = simulate_cards(card_swipes(accounts, span_h=1, seed=0), accounts)
         >>> run.reasons().columns
         ['reason', 'swipes', 'share']
         """

@@ -136,7 +136,7 @@ class Traffic(Actions):
         self._thread: threading.Thread | None = None
         self._approved: set[tuple[int, str, str, str]] = set()
         self._chains: dict[int, Web3] = {}
-        self._block_time = {chain.id: chain.block_time for chain in scenario.chains}
+        self._block_time = {chain.id: chain.block_time_s for chain in scenario.chains}
 
     def __repr__(self) -> str:
         return f"Traffic({self.base_url!r}, {self.scenario.name!r})"

@@ -53,7 +53,7 @@ class Chains:
         self._next_snapshot = 1
         for chain in scenario.chains:
             ledger = Ledger(
-                chain.id, block_time=chain.block_time, base_fee=chain.base_fee, genesis=genesis
+                chain.id, block_time_s=chain.block_time_s, base_fee=chain.base_fee, genesis=genesis
             )
             for cls in CONTRACT_CLASSES:
                 for contract in cls.build(scenario, chain.id):

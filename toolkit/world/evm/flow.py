@@ -56,11 +56,11 @@ def reference_path(
     start: float = 3000.0,
     volatility: float = 0.6,
     drift: float = 0.0,
-    step_seconds: float = 12.0,
+    step_s: float = 12.0,
     seed: int = 0,
 ) -> list[float]:
     """``steps`` WETH prices (USD) of a geometric Brownian motion: annual ``volatility`` and
-    ``drift``, one value per ``step_seconds``; the first is ``start`` moved by one step.
+    ``drift``, one value per ``step_s``; the first is ``start`` moved by one step.
 
     >>> reference_path(2, seed=1) == reference_path(2, seed=1)
     True
@@ -68,9 +68,9 @@ def reference_path(
     whole(steps, "steps", minimum=1)
     number(start, "start", above=0)
     number(volatility, "volatility", minimum=0)
-    number(step_seconds, "step_seconds", above=0)
+    number(step_s, "step_s", above=0)
     rng = random.Random(seed)
-    dt = step_seconds / _SECONDS_PER_YEAR
+    dt = step_s / _SECONDS_PER_YEAR
     price, out = float(start), []
     for _ in range(steps):
         shock = rng.gauss(0.0, 1.0)

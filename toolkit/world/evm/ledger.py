@@ -1,6 +1,6 @@
 """One simulated chain: accounts, contracts, a transaction pool and lazily produced blocks.
 
-Blocks sit on a slot grid: block ``n`` has the timestamp ``floor(genesis + n × block_time)``
+Blocks sit on a slot grid: block ``n`` has the timestamp ``floor(genesis + n × block_time_s)``
 (Unix seconds; on a chain faster than a second several blocks share a second, as on Arbitrum),
 and the latest block at time ``t`` is the last whose slot has begun. An accepted transaction
 waits in the pool and is mined into the next block, once the clock reaches that block's slot
@@ -14,7 +14,7 @@ transaction that can no longer pay when its block is mined is dropped (it never 
 receipt). The base fee is constant per chain.
 
 >>> from toolkit.world.evm.tokens import ERC20
->>> ledger = Ledger(8453, block_time=2.0, base_fee=10, genesis=1000.0)
+>>> ledger = Ledger(8453, block_time_s=2.0, base_fee=10, genesis=1000.0)
 >>> ledger.block_number(1005.0), ledger.block_timestamp(2)
 (2, 1004)
 """
@@ -53,13 +53,13 @@ class Ledger:
         self,
         chain_id: int,
         *,
-        block_time: float,
+        block_time_s: float,
         base_fee: int,
         genesis: float,
         coinbase: str = COINBASE,
     ) -> None:
         self.chain_id = chain_id
-        self.block_time = float(block_time)
+        self.block_time_s = float(block_time_s)
         self.base_fee = int(base_fee)
         self.genesis = math.floor(genesis)
         self.coinbase = coinbase
@@ -78,11 +78,11 @@ class Ledger:
 
     def slot(self, now: float) -> int:
         """The number of the grid's last slot at or before ``now`` (mined or not)."""
-        return max(0, math.floor((now - self.genesis) / self.block_time))
+        return max(0, math.floor((now - self.genesis) / self.block_time_s))
 
     def block_timestamp(self, number: int) -> int:
         """The timestamp of block ``number`` (on the slot grid)."""
-        return math.floor(self.genesis + number * self.block_time)
+        return math.floor(self.genesis + number * self.block_time_s)
 
     def block_number(self, now: float) -> int:
         """The latest block at ``now`` (mining the pool when its slot has come)."""
@@ -278,7 +278,7 @@ class Ledger:
         each from its account) mined, :data:`~.genesis.SEEDED_SENDERS_PER_BLOCK` senders a
         block, into blocks 1 to K before the chain's start. The genesis moves back K + 1
         blocks, so the last of them is one block before the start and the grid's timestamps are
-        unchanged (K rounded up where ``block_time`` is fractional). Logs before the first
+        unchanged (K rounded up where ``block_time_s`` is fractional). Logs before the first
         seeded transaction stay in block 0, in one transaction from the zero address. The last
         block sealed, or None when it emitted nothing."""
         if self._numbers or not run.logs:
@@ -289,9 +289,9 @@ class Ledger:
         if not groups:
             return sealed
         shift = len(groups) + 1
-        while not float(shift * self.block_time).is_integer():
+        while not float(shift * self.block_time_s).is_integer():
             shift += 1
-        self.genesis -= int(shift * self.block_time)
+        self.genesis -= int(shift * self.block_time_s)
         for number, (logs, txs) in enumerate(groups, start=shift - len(groups)):
             sealed = self._seal(number, logs, txs)
         return sealed

@@ -55,7 +55,7 @@ class CreditOperator(Contract):
                 controller=s.controller,
                 admin=s.operator_admin,
                 caller=s.operator_caller,
-                revoke_delay=s.revoke_delay_seconds,
+                revoke_delay=s.revoke_delay_s,
             )
             for s in hubs_on(scenario, chain_id)
         ]

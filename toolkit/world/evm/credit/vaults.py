@@ -97,7 +97,7 @@ class AsyncVault(EarnVault):
     """An ERC-7540 vault over the credit asset: deposits are synchronous; a redemption is a
     ``requestRedeem(shares, controller, owner)`` (the shares are burnt and their assets fixed at
     the request's share price, ``RedeemRequest`` carries the ``requestId``), claimable
-    ``redeem_delay_seconds`` later by ``redeem(shares, receiver, controller)`` called by the
+    ``redeem_delay_s`` later by ``redeem(shares, receiver, controller)`` called by the
     controller, which claims its oldest claimable request of exactly ``shares``."""
 
     functions: ClassVar[Mapping[str, str]] = {
@@ -107,8 +107,8 @@ class AsyncVault(EarnVault):
 
     def __init__(self, settings: CreditSettings, collateral: CreditCollateral) -> None:
         super().__init__(settings, collateral)
-        assert collateral.vault is not None and collateral.vault.redeem_delay_seconds is not None
-        self.delay = collateral.vault.redeem_delay_seconds
+        assert collateral.vault is not None and collateral.vault.redeem_delay_s is not None
+        self.delay = collateral.vault.redeem_delay_s
         #: requestId → (controller, shares, assets, claimable from)
         self.requests: dict[int, tuple[str, int, int, int]] = {}
         self.claimed: dict[int, bool] = {}
