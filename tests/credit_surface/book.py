@@ -94,6 +94,22 @@ class Book:
         value: int = contract.functions.balanceOf(Web3.to_checksum_address(account)).call()
         return value
 
+    def reads(self, calls: list[tuple[str, str, tuple[Any, ...]]], chain: int = BASE) -> list[Any]:
+        """``eth_call`` each ``(contract, function, args)`` at the latest block, all in one
+        JSON-RPC batch request: the first value each returned, in order."""
+        provider = self.web3(chain).provider
+        batch = [
+            ("eth_call", [{"to": to, "data": functions.encode_call(fn, *args)}, "latest"])
+            for to, fn, args in calls
+        ]
+        answers = provider.make_batch_request(batch)  # type: ignore[attr-defined]
+        assert isinstance(answers, list) and len(answers) == len(calls), answers
+        assert all("error" not in a for a in answers), answers
+        return [
+            functions.decode_result(fn, a["result"])[0]
+            for (_, fn, _), a in zip(calls, answers, strict=True)
+        ]
+
     def info(self, account: str) -> dict[str, str]:
         body = self.ok(f"/credit/accounts/{account}/info")
         data: dict[str, str] = body["data"][self.settings.asset.upper()]

@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 from toolkit.arguments import ArgumentError
 from toolkit.credit import figures, liquidation
-from toolkit.models import health_factor, monte_carlo, stress
+from toolkit.models import health_factor, monte_carlo, monte_carlo_levels, stress
 from toolkit.models.health import (
     CreditBook,
     MarketParameters,
@@ -164,6 +164,27 @@ def test_monte_carlo_streams_in_chunks_without_changing_the_answer() -> None:
     assert frame.to_pandas()["bad_debt_mean"].iloc[0] == whole.bad_debt_mean
     calm = monte_carlo(book, calm_market, chunk=4_000, **kwargs)  # type: ignore[arg-type]
     assert calm.liquidations_mean < whole.liquidations_mean
+
+
+def test_monte_carlo_levels_share_the_draws_and_equal_each_single_run() -> None:
+    rng = np.random.default_rng(5)
+    held = np.column_stack([rng.uniform(0, 1_000, 200), np.zeros(200), rng.uniform(0, 0.05, 200)])
+    debt = held @ np.array([0.8, 0.0, 50_000.0]) * rng.uniform(0.3, 0.9, 200)
+    book = book_of(held, debt)
+    market = MarketParameters(book.assets, np.array([0.0, 0.05, 0.8]), np.eye(3))
+    levels = (0.95, 0.99, 0.999)
+    kwargs = {"horizon_d": 30.0, "n_scenarios": 3_000, "seed": 4, "chunk": 700, "progress": False}
+    shared = monte_carlo_levels(book, market, confidences=levels, **kwargs)  # type: ignore[arg-type]
+    single = [monte_carlo(book, market, confidence=c, **kwargs) for c in levels]  # type: ignore[arg-type]
+    # exactly equal, field by field: the draws depend on the seed alone, not on the confidence
+    assert list(shared) == single
+    assert [r.confidence for r in shared] == list(levels)
+    assert shared[0].bad_debt_at_risk <= shared[1].bad_debt_at_risk <= shared[2].bad_debt_at_risk
+    assert shared[2].bad_debt_at_risk > 0 and len({r.bad_debt_mean for r in shared}) == 1
+    with pytest.raises(ArgumentError, match="confidences: must be a sequence of at least one"):
+        monte_carlo_levels(book, market, confidences=(), progress=False)
+    with pytest.raises(ArgumentError, match="confidence: must be a number in"):
+        monte_carlo_levels(book, market, confidences=(0.9, 1.5), progress=False)
 
 
 @pytest.mark.parametrize(

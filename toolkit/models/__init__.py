@@ -64,6 +64,7 @@ from toolkit.models.health import (
     health_factor,
     liquidations,
     monte_carlo,
+    monte_carlo_levels,
     stress,
     tail_risk,
 )
@@ -126,6 +127,7 @@ __all__ = [
     "max_rfq_rate_per_s",
     "mean_hold",
     "monte_carlo",
+    "monte_carlo_levels",
     "needed_slippage",
     "network_comparison",
     "observer_share",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -20,6 +21,11 @@ from toolkit.world.evm.accounts import NATIVE_FUNDING
 
 T0 = 1_760_000_000.0
 SCENARIO = load_scenario("default")
+# Token properties need no seeded credit book (1,200 accounts, most of a chain's start-up time).
+assert SCENARIO.credit is not None
+NO_BOOK = dataclasses.replace(
+    SCENARIO, credit=dataclasses.replace(SCENARIO.credit, book_accounts=0)
+)
 USDC = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"
 WETH = "0x4200000000000000000000000000000000000006"
 BOB = "0x" + "b0" * 20
@@ -316,7 +322,7 @@ TRANSFERS = st.lists(
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(TRANSFERS)
 def test_token_balances_are_conserved(transfers: list[tuple[int, int, str, int, bool]]) -> None:
-    base, _, rpc = make()
+    base, _, rpc = make(NO_BOOK)
     holders = [dev(rpc, i)[0] for i in range(4)] + [BOB]
     ledger = rpc.chains.ledger(8453)
     supply = {}
@@ -379,7 +385,7 @@ def _topic(address: str) -> str:
 def test_get_logs_agrees_with_a_brute_force_filter(
     transfers: list[tuple[int, int, str]], query: dict[str, Any]
 ) -> None:
-    base, _, rpc = make()
+    base, _, rpc = make(NO_BOOK)
     holders = [dev(rpc, i)[0] for i in range(3)]
     if "topics" in query:  # integer lists stand for OR-lists of holders' address topics
         query["topics"] = [

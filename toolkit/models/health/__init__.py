@@ -3,7 +3,8 @@
 A book of accounts is a :class:`CreditBook` (made by :func:`toolkit.backtest.generate_book` or,
 from the store's rows, by :func:`collected_book`); the risk functions take one: :func:`stress`,
 :func:`monte_carlo` (with the :class:`MarketParameters` its prices move with, from
-:func:`estimate_volatility`), :func:`toolkit.models.liquidation_cascade`. Results are frozen
+:func:`estimate_volatility`; :func:`monte_carlo_levels` for several confidences over one set of
+draws), :func:`toolkit.models.liquidation_cascade`. Results are frozen
 dataclasses with typed fields and ``to_frame()`` (:class:`MonteCarloResult`) or frames.
 
 Prices are one convention everywhere: a float array in the order of the book's ``assets``
@@ -42,6 +43,7 @@ from toolkit.models.health.montecarlo import (
     correlated_prices,
     estimate_volatility,
     monte_carlo,
+    monte_carlo_levels,
 )
 from toolkit.models.health.shocks import DEFAULT_SHOCKS, snapshot_stress, stress
 from toolkit.models.health.tail import tail_risk
@@ -63,6 +65,7 @@ __all__ = [
     "liquidations",
     "maintenance_ltvs",
     "monte_carlo",
+    "monte_carlo_levels",
     "snapshot_stress",
     "stress",
     "tail_risk",

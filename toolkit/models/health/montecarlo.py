@@ -23,6 +23,7 @@ __all__ = [
     "correlated_prices",
     "estimate_volatility",
     "monte_carlo",
+    "monte_carlo_levels",
 ]
 
 _CHUNK_ELEMENTS = 4_000_000
@@ -156,7 +157,7 @@ def monte_carlo(
     ``confidence`` it reports the quantile of the number of liquidatable accounts and of the
     debt they owe, bad debt's value at risk and expected shortfall (Acerbi–Tasche: the mean of
     the worst ``1 − confidence`` share of scenarios, :func:`~toolkit.models.health.tail.tail_risk`),
-    and the mean of each.
+    and the mean of each. Several confidences over the same draws: :func:`monte_carlo_levels`.
 
     >>> import numpy as np
     >>> book = CreditBook(("a",), ("usdc", "yobtc"), np.array([[0.0, 0.02]]), np.array([800.0]),
@@ -166,18 +167,78 @@ def monte_carlo(
     >>> 0 < result.liquidation_probability < 1, result.scenarios
     (True, 2000)
     """
+    (result,) = monte_carlo_levels(
+        book,
+        market,
+        horizon_d=horizon_d,
+        n_scenarios=n_scenarios,
+        confidences=(confidence,),
+        chunk=chunk,
+        seed=seed,
+        progress=progress,
+    )
+    return result
+
+
+def monte_carlo_levels(
+    book: CreditBook,
+    market: MarketParameters,
+    *,
+    horizon_d: float = 7.0,
+    n_scenarios: int = 100_000,
+    confidences: Sequence[float] = (0.95, 0.99, 0.999),
+    chunk: int | None = None,
+    seed: int = 0,
+    progress: bool = True,
+) -> tuple[MonteCarloResult, ...]:
+    """:func:`monte_carlo` at each of ``confidences`` from one set of draws: one result per
+    confidence, in their order, each equal to ``monte_carlo(..., confidence=c)`` with the same
+    other arguments (the scenarios depend on ``seed``, never on the confidence), for the price
+    of one run.
+
+    >>> import numpy as np
+    >>> book = CreditBook(("a",), ("usdc", "yobtc"), np.array([[0.0, 0.02]]), np.array([800.0]),
+    ...                   np.array([1.0, 60_000.0]))
+    >>> market = MarketParameters(book.assets, np.array([0.0, 0.6]), np.eye(2))
+    >>> levels = monte_carlo_levels(book, market, n_scenarios=2_000, confidences=(0.9, 0.99),
+    ...                             progress=False)
+    >>> [r.confidence for r in levels], levels[1] == monte_carlo(book, market, n_scenarios=2_000,
+    ...                                                          confidence=0.99, progress=False)
+    ([0.9, 0.99], True)
+    """
     whole(n_scenarios, "n_scenarios", minimum=1)
     whole(seed, "seed", minimum=0)
-    if not 0 < confidence < 1:
-        raise ArgumentError("confidence", "a number in (0, 1)", confidence)
+    if not isinstance(confidences, Sequence) or len(confidences) == 0:
+        raise ArgumentError("confidences", "a sequence of at least one confidence", confidences)
+    for confidence in confidences:
+        if not 0 < confidence < 1:
+            raise ArgumentError("confidence", "a number in (0, 1)", confidence)
     market.check_for(book)
-    start, m, bonus, owed = book.prices, book.maintenance_ltv, book.bonus, book.debt
     if chunk is None:  # about 32 MB per (chunk, n_accounts) float array
-        chunk = max(1, _CHUNK_ELEMENTS // max(1, owed.shape[0]))
+        chunk = max(1, _CHUNK_ELEMENTS // max(1, book.debt.shape[0]))
     whole(chunk, "chunk", minimum=1)
+    count, debt_risk, loss = _scenario_totals(
+        book, market, horizon_d, n_scenarios, chunk, np.random.default_rng(seed), progress
+    )
+    return tuple(
+        _at_confidence(count, debt_risk, loss, confidence, float(horizon_d))
+        for confidence in confidences
+    )
+
+
+def _scenario_totals(
+    book: CreditBook,
+    market: MarketParameters,
+    horizon_d: float,
+    n_scenarios: int,
+    chunk: int,
+    rng: np.random.Generator,
+    progress: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per scenario: the number of liquidatable accounts, the debt they owe, the bad debt."""
+    start, m, bonus, owed = book.prices, book.maintenance_ltv, book.bonus, book.debt
     columns = np.ascontiguousarray(book.collateral.T)  # (n_assets, n_accounts): BLAS-friendly
     bounded = bool((m * (1.0 + bonus) <= 1.0).all())
-    rng = np.random.default_rng(seed)
     counts, at_risk, losses = [], [], []
     starts = range(0, n_scenarios, chunk)
     for done in progress_bar(starts, desc="monte carlo", unit="chunk", enabled=progress):
@@ -200,11 +261,17 @@ def monte_carlo(
         recoverable = (paths / (1.0 + bonus)) @ columns[:, some]
         losses.append(np.maximum(owed[some] - recoverable, 0.0).sum(axis=1))
     count, debt_risk, loss = (np.concatenate(x) for x in (counts, at_risk, losses))
+    return count, debt_risk, loss
+
+
+def _at_confidence(
+    count: np.ndarray, debt_risk: np.ndarray, loss: np.ndarray, confidence: float, horizon_d: float
+) -> MonteCarloResult:
     var, shortfall = tail_risk(loss, confidence)
     return MonteCarloResult(
-        scenarios=n_scenarios,
+        scenarios=int(count.shape[0]),
         confidence=confidence,
-        horizon_d=float(horizon_d),
+        horizon_d=horizon_d,
         liquidations_at_risk=float(np.quantile(count, confidence)),
         liquidations_mean=float(count.mean()),
         liquidation_probability=float((count > 0).mean()),
