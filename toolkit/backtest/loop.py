@@ -53,7 +53,6 @@ from toolkit.engine import (
     Engine,
     FillRejected,
     NoRoute,
-    OrderTerms,
 )
 from toolkit.flows import FlowColumns
 from toolkit.resources.retry import RetryPolicy
@@ -82,7 +81,6 @@ OUTCOMES: tuple[str, ...] = (FILLED, EXPIRED, NO_CAPACITY, NO_ROUTE)
 ARRIVALS = 1
 #: Seconds between the filler's attempts at an order it could not fill yet (the world's default).
 FILL_RETRY_SECONDS = 1.0
-_new = tuple.__new__
 #: The simulated user who requests, escrows and receives (one address: balances are not modelled).
 USER = "0x" + "11" * 20
 
@@ -165,10 +163,8 @@ class Replay:
         self.deposit, self.fill_order, self.settle_order = world.deposit, world.fill, world.settle
         windows = scenario.windows
         self.order_window = windows.order_s
-        self.exclusive = windows.exclusive_s
-        self.fill_window = windows.exclusive_s + windows.open_s
         self.settle_delay = windows.settlement_delay_s
-        self.filler = scenario.filler
+        self.scenario = scenario
         self.rfqs, self.rejects, self.revenue = sampler.rfqs, sampler.rejects, sampler.revenue
         self._routes(engine, flow, sampler.groups)
         self.retry = retry
@@ -190,7 +186,6 @@ class Replay:
         scenario = engine.scenario
         routes = flow.routes
         self.r_eta = [scenario.eta(src, dst) for src, dst, _ in routes]
-        self.r_buffer = [scenario.expiry_buffer(src, dst) for src, dst, _ in routes]
         r_group = [groups[(dst, sym)] for _, dst, sym in routes]
         # Per request, the engine's quoter for its route and kind (Engine.quoter: the route is
         # resolved once, not on every RFQ) and its sampler group: lists built at C speed here
@@ -275,20 +270,8 @@ class Replay:
         self.ordered_at[k] = now
         self.order_lapse = now + self.order_window
         self.convert_quote(q.quote_id, oid, now)
-        start = math.floor(now)
-        self.deadline_of[k] = deadline = start + self.fill_window
-        # Built as the tuples they are: a named tuple's __new__ is one more Python call each.
-        terms = _new(
-            OrderTerms,
-            (q.src_chain, q.src_token, q.input_amount, q.dst_chain, q.dst_token, q.output_amount),
-        )
-        order = _new(
-            EscrowOrder,
-            (
-                oid, USER, terms, USER, deadline, deadline + self.r_buffer[r], self.filler,
-                start + self.exclusive,
-            ),
-        )  # fmt: skip
+        order = EscrowOrder.from_quote(oid, q, now, self.scenario, USER)
+        self.deadline_of[k] = order.fill_deadline
         try:
             self.deposit(order, now)
         except WorldError as exc:

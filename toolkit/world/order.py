@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 from typing import NamedTuple
 
-from toolkit.engine import Fill, OrderTerms
+from toolkit.engine import Fill, OrderTerms, ReservedQuote
 from toolkit.errors import ChainError
+from toolkit.scenario import Scenario
 
 __all__ = [
     "EscrowOrder",
@@ -16,6 +18,9 @@ __all__ = [
     "Reverted",
     "WorldError",
 ]
+
+
+_new = tuple.__new__
 
 
 class WorldError(ChainError):
@@ -59,6 +64,41 @@ class EscrowOrder(NamedTuple):
     expires: int
     exclusive_for: str | None = None
     exclusive_until: int = 0
+
+    @classmethod
+    def from_quote(
+        cls, order_id: str, quote: ReservedQuote, now: float, scenario: Scenario, user: str
+    ) -> EscrowOrder:
+        """The order ``user`` escrows at ``now`` from ``quote`` (and receives), with the
+        deadlines the transaction endpoint derives (:func:`toolkit.chain.builder.build_open`):
+        exclusive to the scenario's filler until ``floor(now) + exclusive_s``, ``fillDeadline``
+        ``open_s`` after that, ``expires`` the route's expiry buffer after the fillDeadline.
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> scenario = load_scenario("default")
+        >>> usdc = scenario.token(8453, "USDC").address
+        >>> quote = Engine(scenario).quote(1, 8453, usdc, 10**9, now=100.4)
+        >>> order = EscrowOrder.from_quote("or_1", quote, 100.4, scenario, "0x" + "11" * 20)
+        >>> order.exclusive_until, order.fill_deadline, order.expires - order.fill_deadline
+        (160, 460, 43200)
+        >>> order.terms.output_amount == quote.output_amount
+        True
+        """
+        windows = scenario.windows
+        exclusive_until = math.floor(now) + windows.exclusive_s
+        deadline = exclusive_until + windows.open_s
+        src, dst = quote.src_chain, quote.dst_chain
+        # Built as the tuples they are: a named tuple's __new__ is one more Python call each
+        # (the replay escrows hundreds of thousands of these).
+        terms = _new(
+            OrderTerms,
+            (src, quote.src_token, quote.input_amount, dst, quote.dst_token, quote.output_amount),
+        )
+        expires = deadline + scenario.expiry_buffer(src, dst)
+        return _new(
+            cls, (order_id, user, terms, user, deadline, expires, scenario.filler, exclusive_until)
+        )
 
 
 class OrderState(NamedTuple):

@@ -26,7 +26,6 @@ from toolkit.engine import (
     Engine,
     FillRejected,
     NoRoute,
-    OrderTerms,
     Settlement,
 )
 from toolkit.models.cards import draw_for
@@ -335,32 +334,12 @@ class Run:
 
     def order(self, oid: str, quote: Any, now: float, weth: bool) -> None:
         """Convert the quote, escrow the order; the filler comes back after the ``eta``."""
-        s, windows = self.settings, self.scenario.windows
+        s = self.settings
         self.engine.convert(quote.quote_id, oid, now)
-        start = math.floor(now)
-        deadline = start + windows.exclusive_s + windows.open_s
-        terms = OrderTerms(
-            quote.src_chain,
-            quote.src_token,
-            quote.input_amount,
-            quote.dst_chain,
-            quote.dst_token,
-            quote.output_amount,
-        )
-        buffer = self.scenario.expiry_buffer(s.source, s.destination)
-        order = EscrowOrder(
-            oid,
-            USER,
-            terms,
-            USER,
-            deadline,
-            deadline + buffer,
-            self.scenario.filler,
-            start + windows.exclusive_s,
-        )
+        order = EscrowOrder.from_quote(oid, quote, now, self.scenario, USER)
         try:
             self.world.deposit(order, now)
         except WorldError:
             return
         eta = self.scenario.eta(s.source, s.destination)
-        self.scheduler.schedule(now + eta, self.fill, (oid, deadline, weth))
+        self.scheduler.schedule(now + eta, self.fill, (oid, order.fill_deadline, weth))
