@@ -96,7 +96,7 @@ class ChainCollector(BaseCollector):
         from_block: int = 0,
         to_block: int | None = None,
         chain: int | None = None,
-        events: Sequence[str] = tuple(CHAIN_EVENTS),
+        events: Sequence[str] | None = None,
         chunk: int = 2000,
         progress: bool = True,
         batch_size: int = 5000,
@@ -115,7 +115,9 @@ class ChainCollector(BaseCollector):
         self.size = self.chunk
 
     @staticmethod
-    def _events(events: Sequence[str]) -> tuple[str, ...]:
+    def _events(events: Sequence[str] | None) -> tuple[str, ...]:
+        if events is None:  # every event the table knows
+            return tuple(CHAIN_EVENTS)
         chosen = tuple(dict.fromkeys(events)) if not isinstance(events, str) else (events,)
         unknown = [e for e in chosen if e not in CHAIN_EVENTS]
         if not chosen or unknown:

@@ -12,16 +12,13 @@ from toolkit.cli.collect.outcome import fail, outcome
 
 __all__ = ["add_chain_arguments", "add_pool_arguments", "collect_chain", "collect_pools"]
 
-_CHAIN_EVENTS = (
-    "transfers",
-    "approvals",
-    "deposits",
-    "withdrawals",
-    "swaps",
-    "liquidity",
-    "syncs",
-    "flashes",
-)
+
+def _events(text: str) -> tuple[str, ...]:
+    """``--events``: names from the collector's own table, imported when the flag is given
+    (importing the collectors costs seconds that ``toolkit --help`` should not pay)."""
+    from toolkit.collect.chain import CHAIN_EVENTS
+
+    return names(tuple(CHAIN_EVENTS))(text)
 
 
 def add_chain_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,10 +47,11 @@ def add_chain_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--events",
-        type=names(_CHAIN_EVENTS),
+        type=_events,
         metavar="LIST",
-        default=_CHAIN_EVENTS,
-        help=f"chain: comma-separated events to collect (default: {','.join(_CHAIN_EVENTS)})",
+        default=None,
+        help="chain: comma-separated events to collect (default: every event the collector "
+        "reads; an unknown name lists them)",
     )
     parser.add_argument(
         "--chunk",
