@@ -156,3 +156,20 @@ def test_summary_is_frozen_and_its_frame_holds_the_scalar_figures(shocked) -> No
     assert row["users"] == shocked.users.height
     assert row["rfq_404_share"] == s.rfq_404_share and 0.0 <= s.rfq_404_share <= 1.0
     assert "pool_earned" not in row and row["outstanding_end"] == 0
+
+
+def test_each_run_steps_its_own_copy_of_the_ledger_at_genesis() -> None:
+    from toolkit.backtest.wholeflow.market import Market, genesis_ledger, scaled
+    from toolkit.backtest.wholeflow.settings import GENESIS
+    from toolkit.scenario import load_scenario
+    from toolkit.world.evm import Chains
+    from toolkit.world.swap import state_key
+
+    scenario = scaled(load_scenario("default", env={}), SMALL.depth_scale)
+    fresh = Chains(scenario, genesis=GENESIS).ledger(SMALL.source)
+    stepped = genesis_ledger(scenario, SMALL.source)
+    assert state_key(stepped) == state_key(fresh)
+    market = Market(scenario, stepped, seed=1)
+    market.traders.step(GENESIS + 60.0, market.weth_usd() * 0.9)  # a 10 % move on this copy
+    assert state_key(stepped) != state_key(fresh)
+    assert state_key(genesis_ledger(scenario, SMALL.source)) == state_key(fresh)

@@ -12,9 +12,8 @@ import polars as pl
 
 from toolkit.backtest.wholeflow.legs import LEG_SCHEMA, NO_REVERTS, bps, leg
 from toolkit.backtest.wholeflow.liquidators import liquidate
-from toolkit.backtest.wholeflow.market import Market, scaled, shock_path
+from toolkit.backtest.wholeflow.market import Market, genesis_ledger, scaled, shock_path
 from toolkit.backtest.wholeflow.settings import (
-    GENESIS,
     USDC_UNIT,
     USER,
     WETH_RULE,
@@ -33,7 +32,6 @@ from toolkit.models.routes import firm_vs_indicative
 from toolkit.scenario import Scenario
 from toolkit.scheduler import Scheduler
 from toolkit.world import EscrowOrder, World, WorldError
-from toolkit.world.evm import Chains
 
 
 class Run:
@@ -44,10 +42,9 @@ class Run:
         self.settings = settings
         s = scaled(scenario, settings.depth_scale)
         self.scenario = s
-        chains = Chains(s, genesis=GENESIS)
         noise = 20_000.0 * settings.depth_scale
-        self.src = Market(s, chains.ledger(settings.source), seed, noise)
-        self.dst = Market(s, chains.ledger(settings.destination), seed + 1, noise)
+        self.src = Market(s, genesis_ledger(s, settings.source), seed, noise)
+        self.dst = Market(s, genesis_ledger(s, settings.destination), seed + 1, noise)
         self.engine = Engine(s, seed=seed, max_events=0)
         self.world = World(s, self.engine, driven=True, keep_finished=False)
         self.rng = np.random.default_rng(seed)

@@ -15,7 +15,7 @@ from toolkit.backtest.wholeflow.flow import whole_flow
 from toolkit.backtest.wholeflow.result import interactions
 from toolkit.backtest.wholeflow.settings import WHOLE_FLOW_METRICS, WholeFlow
 from toolkit.progress import progress_bar
-from toolkit.scenario import Scenario
+from toolkit.scenario import Scenario, load_scenario
 
 
 def _seed_rows(settings: WholeFlow, scenario: Scenario | str, seed: int) -> list[dict[str, Any]]:
@@ -64,6 +64,7 @@ def whole_flow_seeds(
     if not seeds:
         raise ArgumentError("seeds", "at least one seed", seeds)
     checked = [whole(seed, "seeds[]", minimum=0) for seed in seeds]
+    scenario = load_scenario(scenario)  # read once, not once per run
     if executor is None:
         bar = progress_bar(checked, desc="whole flow seeds", unit="seed", enabled=progress)
         rows = [row for seed in bar for row in _seed_rows(settings, scenario, seed)]
