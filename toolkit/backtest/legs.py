@@ -5,12 +5,10 @@ WETH on another as an intents order and a swap, in either order, one row per leg
 
 from __future__ import annotations
 
-import polars as pl
-
 from toolkit.backtest.stale import USER
 from toolkit.client import BadRequest, NoCapacity, ServiceClient
 
-__all__ = ["LEG_SCHEMA", "intents_leg", "intents_quote", "swap_leg"]
+__all__ = ["intents_leg", "intents_quote", "swap_leg"]
 
 
 def intents_quote(
@@ -53,20 +51,6 @@ def swap_leg(
         "gas_usd": gas_usd,
         "_amount_out": amount_out,
     }
-
-
-#: The legs' columns.
-LEG_SCHEMA = {
-    "strategy": pl.String,
-    "size_usd": pl.Float64,
-    "step": pl.Int64,
-    "leg": pl.String,
-    "network": pl.String,
-    "delay_s": pl.Float64,
-    "value_in_usd": pl.Float64,
-    "value_out_usd": pl.Float64,
-    "gas_usd": pl.Float64,
-}
 
 
 def intents_leg(

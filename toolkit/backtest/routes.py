@@ -33,7 +33,7 @@ import polars as pl
 
 from toolkit.amm.routing import Venue
 from toolkit.arguments import ArgumentError, number, whole
-from toolkit.backtest.legs import LEG_SCHEMA, intents_leg, intents_quote, swap_leg
+from toolkit.backtest.legs import intents_leg, intents_quote, swap_leg
 from toolkit.backtest.stale import TRIAL_SCHEMA, TrialPlan, execute_route
 from toolkit.client import (
     EmbeddedService,
@@ -42,6 +42,7 @@ from toolkit.client import (
     SwapClient,
 )
 from toolkit.clock import VirtualClock
+from toolkit.models.routes import LEG_SCHEMA
 from toolkit.resources import RouteResult
 from toolkit.scenario import load_scenario
 from toolkit.server.service import Service

@@ -21,9 +21,10 @@ import polars as pl
 
 from toolkit.arguments import ArgumentError, number
 from toolkit.models.bps import shortfall_bps
-from toolkit.models.frames import Kind, check_keys, prepare
+from toolkit.models.frames import KIND_DTYPE, Kind, check_keys, prepare
 
 __all__ = [
+    "LEG_SCHEMA",
     "firm_vs_indicative",
     "gas_threshold",
     "impact_against_best",
@@ -251,6 +252,8 @@ _LEGS: dict[str, Kind] = {
     "value_out_usd": "float",
     "gas_usd": "float",
 }
+#: The polars schema of :func:`firm_vs_indicative`'s legs, for those who build the frame.
+LEG_SCHEMA: dict[str, pl.DataType] = {name: KIND_DTYPE[kind] for name, kind in _LEGS.items()}
 _RATES: dict[str, Kind] = {"network": "str", "delay_s": "float", "revert_share": "float"}
 
 

@@ -32,17 +32,6 @@ def leg(
     }
 
 
-LEG_SCHEMA: Final = {
-    "strategy": pl.String,
-    "size_usd": pl.Float64,
-    "step": pl.Int64,
-    "leg": pl.String,
-    "network": pl.String,
-    "delay_s": pl.Float64,
-    "value_in_usd": pl.Float64,
-    "value_out_usd": pl.Float64,
-    "gas_usd": pl.Float64,
-}
 #: Routes executed at once on the state they were quoted on do not revert.
 NO_REVERTS: Final = pl.DataFrame(
     {"network": ["source", "destination"], "delay_s": [0.0, 0.0], "revert_share": [0.0, 0.0]}

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from toolkit.backtest.wholeflow.legs import LEG_SCHEMA, NO_REVERTS, bps, leg
+from toolkit.backtest.wholeflow.legs import NO_REVERTS, bps, leg
 from toolkit.backtest.wholeflow.liquidators import liquidate
 from toolkit.backtest.wholeflow.market import Market, genesis_ledger, scaled, shock_path
 from toolkit.backtest.wholeflow.settings import (
@@ -28,7 +28,7 @@ from toolkit.engine import (
     Settlement,
 )
 from toolkit.models.cards import draw_for
-from toolkit.models.routes import firm_vs_indicative
+from toolkit.models.routes import LEG_SCHEMA, firm_vs_indicative
 from toolkit.scenario import Scenario
 from toolkit.scheduler import Scheduler
 from toolkit.world import EscrowOrder, World, WorldError
