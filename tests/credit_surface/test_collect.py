@@ -16,13 +16,14 @@ from toolkit.cli import main
 from toolkit.collect import CreditCollector
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.store import Store
-from toolkit.world.evm.credit import book_account
+from toolkit.world.evm.credit import book_account, book_topup
 
 USDC = 10**6
 
 
 def test_snapshots_match_info_exactly_and_resume_adds_nothing() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    # One seeded account is read: a book of 60, not 1,200, holds it.
+    with credit_book(_small_book(60)) as book, Store(":memory:") as store:
         user = account(100)
         usdc = book.settings.asset_address
         book.deal(user, usdc, 1_000 * USDC)
@@ -70,7 +71,7 @@ class _Interrupted(CreditCollector):
 
 
 def test_an_interrupted_run_resumes_without_duplicates() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    with credit_book(_small_book(0)) as book, Store(":memory:") as store:  # no seeded account read
         accounts = [account(103), account(104)]
         cut = _Interrupted(book.svc.client, store, accounts=accounts, rounds=2, progress=False)
         first = cut.run()
@@ -93,19 +94,24 @@ def test_an_interrupted_run_resumes_without_duplicates() -> None:
 
 
 def test_all_known_takes_the_book_and_earlier_accounts() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    # Taking the whole book does not depend on its size: 60 seeded accounts, not 1,200.
+    with credit_book(_small_book(60)) as book, Store(":memory:") as store:
         stranger = account(101)
         CreditCollector(book.svc.client, store, accounts=[stranger], progress=False).run()
         collector = CreditCollector(book.svc.client, store, all_known=True, progress=False)
         result = collector.run()
-        assert len(collector.accounts) == 1201 and stranger.lower() in collector.accounts
-        assert result.by_table["credit_accounts"] == 2 * 1201  # USDC and EURE each
-        configs = store.query("SELECT count(*) AS n FROM credit_topup_configs")["n"][0]
-        assert configs > 100
+        assert len(collector.accounts) == 61 and stranger.lower() in collector.accounts
+        assert result.by_table["credit_accounts"] == 2 * 61  # USDC and EURE each
+        configs = store.query("SELECT account, threshold, target_balance FROM credit_topup_configs")
+        # seed_book's draw: 7 in 10 accounts borrow, 3 in 10 of those get an operator and a card
+        # (about 13 of 60); this book's seeded draw gives 11, each with its book_topup settings.
+        assert configs.height == 11
+        for holder, threshold, target in configs.rows():
+            assert (int(threshold), int(target)) == book_topup(book.settings, holder)
 
 
 def test_bad_accounts_are_refused() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    with credit_book(_small_book(0)) as book, Store(":memory:") as store:  # no seeded account read
         with pytest.raises(ValueError, match="accounts: 'me'"):
             CreditCollector(book.svc.client, store, accounts=["me"], progress=False)
         with pytest.raises(ValueError, match="accounts: give at least one"):
