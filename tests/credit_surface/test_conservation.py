@@ -49,10 +49,7 @@ def _falling_btc() -> Scenario:
     collateral = tuple(
         dataclasses.replace(c, prices=path) if c.key == "yobtc" else c for c in credit.collateral
     )
-    # No seeded book: the invariants are about these accounts' calls, and every step's snapshot,
-    # revert and sums over the hub's books would otherwise carry 1,200 more accounts.
-    credit = dataclasses.replace(credit, collateral=collateral, book_accounts=0)
-    return dataclasses.replace(scenario, credit=credit)
+    return dataclasses.replace(scenario, credit=dataclasses.replace(credit, collateral=collateral))
 
 
 @pytest.fixture(scope="module")
