@@ -2,7 +2,8 @@
 
 Loaded by ``make unit`` (``-p tests.doctest_namespace``). Examples in ``toolkit/client`` and
 ``toolkit/collect`` talk to a service as a user's notebook would; here that service is the
-embedded one on a virtual clock (``toolkit.testing.embedded_service``), fresh for each example, so
+embedded one on a virtual clock (``toolkit.testing.embedded_service``, the default scenario without
+its seeded credit book), fresh for each example, so
 every example runs, offline, with the same output on every machine:
 
 - ``client``: a :class:`toolkit.client.ServiceClient` of that service, ``svc`` the harness;
@@ -17,19 +18,32 @@ and ``run`` drives a coroutine on the example's own event loop.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import pytest
 from _pytest.doctest import DoctestItem
 
 from toolkit.client import AsyncServiceClient
+from toolkit.scenario import Scenario, load_scenario
 from toolkit.testing import embedded_service
 
 # Examples in these packages get the names; every other example runs with none.
 PACKAGES = ("toolkit.client", "toolkit.collect")
 ME = "0x1111111111111111111111111111111111111111"
 USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+
+
+@cache
+def _scenario() -> Scenario:
+    """The default scenario without its 1,200-account seeded credit book: no example reads a
+    seeded account, and building the book is most of the cost of a fresh service."""
+    scenario = load_scenario("default")
+    assert scenario.credit is not None
+    credit = dataclasses.replace(scenario.credit, book_accounts=0)
+    return dataclasses.replace(scenario, credit=credit)
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +54,7 @@ def _service_names(
     if not isinstance(item, DoctestItem) or not item.name.startswith(PACKAGES):
         yield
         return
-    with embedded_service("default") as svc:
+    with embedded_service(_scenario()) as svc:
         names = {
             "svc": svc,
             "client": svc.client,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from concurrent.futures import ThreadPoolExecutor
 
 import polars as pl
 import pytest
@@ -15,11 +16,16 @@ from toolkit.backtest.seeds import bands, student_t, sweep_seeds
 
 
 def test_sweep_seeds_is_one_sweep_per_seed_of_that_seeds_flow() -> None:
-    frame = sweep_seeds("single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[3, 4], span_h=0.2)
+    # Threads, not the default spawned process pool (three pools of fresh interpreters): the
+    # frame does not depend on the executor (tests/backtest/test_sweep.py proves that).
+    with ThreadPoolExecutor(2) as pool:
+        frame = sweep_seeds(
+            "single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[3, 4], span_h=0.2, executor=pool
+        )
+        flow = generate_flow("single-pool", span_h=0.2, seed=4)
+        alone = sweep(flow, "single-pool", {"pool_scale": [0.5, 2.0]}, seed=4, executor=pool)
     assert frame.columns[:2] == ["seed", "pool_scale"]
     assert frame.height == 4
-    alone = sweep(generate_flow("single-pool", span_h=0.2, seed=4), "single-pool",
-                  {"pool_scale": [0.5, 2.0]}, seed=4)  # fmt: skip
     assert_frame_equal(frame.filter(seed=4).drop("seed"), alone)
 
 

@@ -3,6 +3,7 @@ and execution of the calls an endpoint returns as the account (impersonated, min
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -144,6 +145,16 @@ def credit_book(scenario: Scenario | str = "default") -> Iterator[Book]:
     with embedded_service(loaded, clock=VirtualClock(T0)) as svc:
         w3 = Web3(chain_provider(svc.embedded, BASE))
         yield Book(svc, w3, loaded.credit)
+
+
+def small_book(accounts: int) -> Scenario:
+    """The default scenario with a seeded credit book of ``accounts`` accounts (1,200 by
+    default): 0 for a test that reads no seeded account (building the book is most of the cost
+    of an embedded service), a few dozen for one that reads the book but not its size."""
+    scenario = load_scenario("default")
+    assert scenario.credit is not None
+    credit = dataclasses.replace(scenario.credit, book_accounts=accounts)
+    return dataclasses.replace(scenario, credit=credit)
 
 
 def account(i: int) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.credit_surface.book import Book, account, credit_book
+from tests.credit_surface.book import Book, account, credit_book, small_book
 from toolkit.codecs import events
 from toolkit.codecs.function_table import FUNCTIONS
 from toolkit.credit import collateral_value
@@ -37,7 +37,7 @@ def _request_id(receipt: Any) -> tuple[str, int]:
 
 
 def test_protocol_lists_them_as_erc7540_with_their_underlyings() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         strategies = book.ok("/credit/protocol")["chains"]["eip155:8453"]["strategies"]
         assert strategies["superform-usdc"]["vaultType"] == "erc7540"
         assert strategies["superform-usdc"]["curator"] == "Superform"
@@ -58,7 +58,7 @@ def test_protocol_lists_them_as_erc7540_with_their_underlyings() -> None:
 def test_wrap_request_then_claim_by_request_id(
     symbol: str, strategy: str, curator: str, unit: int
 ) -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, receiver = account(80), account(81)
         vault, underlying, decimals = _vault(book, symbol)
         book.deal(user, underlying, 3 * unit)
@@ -109,7 +109,7 @@ def test_wrap_request_then_claim_by_request_id(
 
 
 def test_lock_yobtc_with_earn_then_unlock_with_unwrap_and_claim() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user = account(82)
         vault, cbbtc, decimals = _vault(book, "yoBTC")
         book.deal(user, cbbtc, 10**8)
@@ -153,7 +153,7 @@ def test_lock_yobtc_with_earn_then_unlock_with_unwrap_and_claim() -> None:
 
 
 def test_wrap_refuses_a_token_the_strategy_does_not_hold() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user = account(83)
         status, body = book.get(
             "/credit/earn/wrap",

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from web3 import Web3
 
-from tests.credit_surface.book import account, credit_book
+from tests.credit_surface.book import account, credit_book, small_book
 from toolkit.client import AsyncServiceClient
 from toolkit.client.credit import AsyncCreditClient, CreditClient, execute_calls
 from toolkit.resources import InvalidInput
@@ -19,7 +19,7 @@ USDC = 10**6
 
 
 def test_client_builds_calls_that_execute_signed_and_impersonated() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         credit = CreditClient(book.svc.client)
         dev = dev_accounts(book.svc.scenario)[0]
         usdc = book.settings.asset_address
@@ -55,7 +55,7 @@ def test_client_builds_calls_that_execute_signed_and_impersonated() -> None:
 
 
 def test_async_client_reads() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
 
         async def read() -> str:
             async with AsyncServiceClient(embedded=book.svc.embedded, env={}) as client:

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 from web3 import Web3
 
-from tests.credit_surface.book import Book, account, credit_book
+from tests.credit_surface.book import Book, account, credit_book, small_book
 from toolkit.codecs.functions import json_abi
 from toolkit.collect import CreditCollector
 from toolkit.models.health import (
@@ -73,7 +73,7 @@ def _mixed_book(book: Book) -> list[str]:
 
 
 def test_collateral_of_reads_the_booked_amount_through_eth_call() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         s = book.settings
         user = account(310)
         usdc = s.asset_address
@@ -101,7 +101,7 @@ def _stored(store: Store) -> list[tuple[Any, ...]]:
 
 
 def test_collector_stores_each_accounts_mix_exactly() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    with credit_book(small_book(0)) as book, Store(":memory:") as store:
         users = _mixed_book(book)
         result = CreditCollector(
             book.svc.client, store, accounts=users, rounds=2, interval_s=10, progress=False
@@ -130,7 +130,7 @@ def test_collector_stores_each_accounts_mix_exactly() -> None:
 
 
 def test_rerun_and_resume_add_no_collateral_rows(tmp_path: Path) -> None:
-    with credit_book() as book, Store(tmp_path / "c.duckdb") as store:
+    with credit_book(small_book(0)) as book, Store(tmp_path / "c.duckdb") as store:
         users = _mixed_book(book)
 
         class Interrupted(CreditCollector):
@@ -177,7 +177,7 @@ def test_migration_adds_the_table_to_an_existing_database(tmp_path: Path) -> Non
 
 def test_bad_web3s_are_refused() -> None:
     with (
-        credit_book() as book,
+        credit_book(small_book(0)) as book,
         Store(":memory:") as store,
         pytest.raises(ValueError, match=r"web3s: must be an integer >= 1, got 'base'"),
     ):
@@ -193,6 +193,10 @@ def _prices(book: Book) -> dict[str, float]:
     }
 
 
+# Tests of the collected book read its first 60 (or 40) seeded accounts: small_book(60) seeds
+# those exactly as the 1,200-account book does (one draw after another from the same generator).
+
+
 def _collected(book: Book, store: Store, accounts: list[str]) -> CreditBook:
     CreditCollector(book.svc.client, store, accounts=accounts, progress=False).run()
     return collected_book(
@@ -204,7 +208,7 @@ def _collected(book: Book, store: Store, accounts: list[str]) -> CreditBook:
 
 
 def test_the_matrix_gives_the_stored_health_factors() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    with credit_book(small_book(60)) as book, Store(":memory:") as store:
         users = _mixed_book(book)
         seeded = [book_account(book.settings, i) for i in range(60)]
         collected = _collected(book, store, users + seeded)
@@ -239,7 +243,7 @@ def test_the_matrix_gives_the_stored_health_factors() -> None:
 
 
 def test_per_asset_stress_of_the_collected_book() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    with credit_book(small_book(60)) as book, Store(":memory:") as store:
         users = _mixed_book(book)
         seeded = [book_account(book.settings, i) for i in range(60)]
         collected = _collected(book, store, users + seeded)
@@ -269,7 +273,7 @@ def test_per_asset_stress_of_the_collected_book() -> None:
 
 
 def test_the_collected_book_runs_a_monte_carlo_on_a_price_tables_parameters() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    with credit_book(small_book(60)) as book, Store(":memory:") as store:
         collected = _collected(book, store, [book_account(book.settings, i) for i in range(40)])
         rng = np.random.default_rng(3)
         walk = np.exp(np.cumsum(rng.normal(0, 0.03, (60, len(collected.assets))), axis=0))

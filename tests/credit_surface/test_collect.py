@@ -3,7 +3,6 @@ client's clock, idempotent resume, ``--all-known`` from the store and the seeded
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from decimal import Decimal
 from pathlib import Path
@@ -11,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from tests.credit_surface.book import account, credit_book
+from tests.credit_surface.book import account, credit_book, small_book
 from toolkit.cli import main
 from toolkit.collect import CreditCollector
-from toolkit.scenario import Scenario, load_scenario
 from toolkit.store import Store
-from toolkit.world.evm.credit import book_account
+from toolkit.world.evm.credit import book_account, book_topup
 
 USDC = 10**6
 
 
 def test_snapshots_match_info_exactly_and_resume_adds_nothing() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    # One seeded account is read: a book of 60, not 1,200, holds it.
+    with credit_book(small_book(60)) as book, Store(":memory:") as store:
         user = account(100)
         usdc = book.settings.asset_address
         book.deal(user, usdc, 1_000 * USDC)
@@ -70,7 +69,7 @@ class _Interrupted(CreditCollector):
 
 
 def test_an_interrupted_run_resumes_without_duplicates() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    with credit_book(small_book(0)) as book, Store(":memory:") as store:  # no seeded account read
         accounts = [account(103), account(104)]
         cut = _Interrupted(book.svc.client, store, accounts=accounts, rounds=2, progress=False)
         first = cut.run()
@@ -93,19 +92,24 @@ def test_an_interrupted_run_resumes_without_duplicates() -> None:
 
 
 def test_all_known_takes_the_book_and_earlier_accounts() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    # Taking the whole book does not depend on its size: 60 seeded accounts, not 1,200.
+    with credit_book(small_book(60)) as book, Store(":memory:") as store:
         stranger = account(101)
         CreditCollector(book.svc.client, store, accounts=[stranger], progress=False).run()
         collector = CreditCollector(book.svc.client, store, all_known=True, progress=False)
         result = collector.run()
-        assert len(collector.accounts) == 1201 and stranger.lower() in collector.accounts
-        assert result.by_table["credit_accounts"] == 2 * 1201  # USDC and EURE each
-        configs = store.query("SELECT count(*) AS n FROM credit_topup_configs")["n"][0]
-        assert configs > 100
+        assert len(collector.accounts) == 61 and stranger.lower() in collector.accounts
+        assert result.by_table["credit_accounts"] == 2 * 61  # USDC and EURE each
+        configs = store.query("SELECT account, threshold, target_balance FROM credit_topup_configs")
+        # seed_book's draw: 7 in 10 accounts borrow, 3 in 10 of those get an operator and a card
+        # (about 13 of 60); this book's seeded draw gives 11, each with its book_topup settings.
+        assert configs.height == 11
+        for holder, threshold, target in configs.rows():
+            assert (int(threshold), int(target)) == book_topup(book.settings, holder)
 
 
 def test_bad_accounts_are_refused() -> None:
-    with credit_book() as book, Store(":memory:") as store:
+    with credit_book(small_book(0)) as book, Store(":memory:") as store:  # no seeded account read
         with pytest.raises(ValueError, match="accounts: 'me'"):
             CreditCollector(book.svc.client, store, accounts=["me"], progress=False)
         with pytest.raises(ValueError, match="accounts: give at least one"):
@@ -164,18 +168,10 @@ def _ranges(store: Store, run_id: str) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in frame.rows()]
 
 
-def _small_book(accounts: int) -> Scenario:
-    """The default scenario with a seeded book of ``accounts`` accounts (1,200 by default)."""
-    scenario = load_scenario("default")
-    assert scenario.credit is not None
-    credit = dataclasses.replace(scenario.credit, book_accounts=accounts)
-    return dataclasses.replace(scenario, credit=credit)
-
-
 def test_account_discovery_resumes_by_range_and_later_runs_scan_only_new_blocks() -> None:
     # Resuming by block range does not depend on the book's size: 60 seeded accounts, not 1,200
     # (each run snapshots every account; the scan itself is the same).
-    with credit_book(_small_book(60)) as book, Store(":memory:") as store:
+    with credit_book(small_book(60)) as book, Store(":memory:") as store:
         # The seeded book is opened in blocks before the start; one borrower later, 12 blocks.
         _borrow(book, account(106))
         book.rpc("anvil_mine", hex(12))

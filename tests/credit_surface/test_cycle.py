@@ -3,14 +3,14 @@ account, and the next ``/info`` and balances checked to the unit against the pro
 
 from __future__ import annotations
 
-from tests.credit_surface.book import T0, account, credit_book
+from tests.credit_surface.book import T0, account, credit_book, small_book
 from toolkit.credit import DAY, DEFAULT_RULES, YEAR
 
 USDC = 10**6
 
 
 def test_lock_draw_repay_unlock_to_the_unit() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(60)) as book:
         user, shop = account(1), account(2)
         usdc = book.settings.asset_address
         book.deal(user, usdc, 10_000 * USDC)
@@ -70,7 +70,7 @@ def test_lock_draw_repay_unlock_to_the_unit() -> None:
 
 
 def test_v1_paths_take_their_own_parameter_names() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user = account(3)
         usdc = book.settings.asset_address
         book.deal(user, usdc, 600 * USDC)
@@ -89,7 +89,7 @@ def test_v1_paths_take_their_own_parameter_names() -> None:
 
 
 def test_second_draw_keeps_the_first_due_date() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user = account(4)
         usdc = book.settings.asset_address
         book.deal(user, usdc, 1_000 * USDC)

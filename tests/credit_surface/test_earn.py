@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from tests.credit_surface.book import account, credit_book
+from tests.credit_surface.book import account, credit_book, small_book
 from toolkit.codecs import events
 from toolkit.codecs.function_table import FUNCTIONS
 from toolkit.codecs.functions import encode_call
@@ -16,7 +16,7 @@ USDC = 10**6
 
 
 def test_lock_with_earn_then_unlock_with_unwrap() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user = account(70)
         usdc = book.settings.asset_address
         vault = book.settings.collateral_by_symbol("gtUSDCp")
@@ -59,7 +59,7 @@ def test_lock_with_earn_then_unlock_with_unwrap() -> None:
 
 
 def test_wrap_and_unwrap_execute() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user = account(71)
         usdc = book.settings.asset_address
         vault = book.settings.collateral_by_symbol("gtUSDCp")
@@ -93,7 +93,7 @@ def test_wrap_and_unwrap_execute() -> None:
 
 
 def test_erc7540_redeem_request_then_claim_after_the_delay() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, receiver = account(72), account(73)
         usdc = book.settings.asset_address
         vault = book.settings.collateral_by_symbol("yoUSD")

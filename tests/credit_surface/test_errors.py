@@ -9,14 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.credit_surface.book import Book, account, credit_book
+from tests.credit_surface.book import Book, account, credit_book, small_book
 
 USDC = 10**6
 
 
 @pytest.fixture(scope="module")
 def book() -> Iterator[Book]:
-    with credit_book() as opened:
+    with credit_book(small_book(0)) as opened:
         user = account(60)
         usdc = opened.settings.asset_address
         opened.deal(user, usdc, 1_000 * USDC)

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from tests.credit_surface.book import Book, account, credit_book
+from tests.credit_surface.book import Book, account, credit_book, small_book
 from toolkit.credit import DAY, DEFAULT_RULES
 from toolkit.scenario import ScenarioError, load_scenario
 from toolkit.scenario.credit import CreditSettings, parse_credit
@@ -37,7 +37,7 @@ def _eure_info(book: Book, user: str) -> dict[str, str]:
 
 
 def test_protocol_lists_both_hubs_and_unknown_assets_are_refused() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         eure = _eure(book)
         hubs = book.ok("/credit/protocol")["chains"]["eip155:8453"]["creditHubs"]
         assert set(hubs) == {"usdc", "eure"}
@@ -55,7 +55,7 @@ def test_protocol_lists_both_hubs_and_unknown_assets_are_refused() -> None:
 
 
 def test_lock_draw_repay_unlock_in_euros_to_the_unit() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         eure = _eure(book)
         user, shop = account(51), account(52)
         usdc = book.settings.asset_address
@@ -101,7 +101,7 @@ def test_lock_draw_repay_unlock_in_euros_to_the_unit() -> None:
 
 
 def test_euro_figures_follow_the_scenario_price_and_vault_shares() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         eure = _eure(book)
         c = eure.collateral_by_symbol("gtUSDCp")
         assert c is not None
@@ -113,7 +113,7 @@ def test_euro_figures_follow_the_scenario_price_and_vault_shares() -> None:
 
 
 def test_eure_operator_is_its_own() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         eure = _eure(book)
         user, card = account(53), account(54)
         v2 = f"/credit/v2/accounts/{user}/assets/eure/operator"

@@ -7,7 +7,7 @@ from typing import Any
 
 from web3 import Web3
 
-from tests.credit_surface.book import Book, account, credit_book
+from tests.credit_surface.book import Book, account, credit_book, small_book
 from toolkit.codecs.function_table import FUNCTIONS
 from toolkit.codecs.functions import encode_call
 
@@ -36,7 +36,7 @@ def _call(book: Book, contract: str, function: str, *args: Any) -> dict[str, Any
 
 
 def test_enable_then_operator_draws_to_the_whitelisted_receiver_only() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, card, other = account(10), account(11), account(12)
         _funded(book, user)
         # The card holds its top-up target, so the service's auto top-up stays out of this.
@@ -92,7 +92,7 @@ def test_enable_then_operator_draws_to_the_whitelisted_receiver_only() -> None:
 
 
 def test_enable_rules_409_and_400() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, card, stranger = account(20), account(21), account(22)
         v2 = f"/credit/v2/accounts/{user}/assets/usdc/operator/auto-topup/enable"
         status, body = book.get(v2, receiver=card, threshold="10", targetBalance="5")
@@ -108,7 +108,7 @@ def test_enable_rules_409_and_400() -> None:
 
 
 def test_revoke_cannot_finalize_one_second_early() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, card = account(30), account(31)
         _funded(book, user)
         v1 = f"/credit/accounts/{user}/operator"

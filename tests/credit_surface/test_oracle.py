@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from web3 import Web3
 
-from tests.credit_surface.book import BASE, Book, credit_book
+from tests.credit_surface.book import BASE, Book, credit_book, small_book
 from toolkit.chain.registry import Registry, default_registry
 from toolkit.codecs.errors import InvalidValue
 from toolkit.scenario.credit import CreditSettings
@@ -84,7 +84,7 @@ def _check_hub_prices(book: Book) -> None:
 
 
 def test_each_hub_values_collateral_at_its_feeds_prices_as_time_passes() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         _check_hub_prices(book)
         gtusdcp = book.settings.collateral_by_symbol("gtusdcp")
         assert gtusdcp is not None
@@ -98,7 +98,7 @@ def test_each_hub_values_collateral_at_its_feeds_prices_as_time_passes() -> None
 
 
 def test_the_feeds_are_the_registrys_and_say_what_they_price() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         eth = book.web3(1)
         (remote,) = book.settings.remote
         assert _usd(eth, remote.address)[0] == 1  # USDC locked on Ethereum: its own feed there

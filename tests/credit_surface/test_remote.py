@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.credit_surface.book import BASE, Book, account, credit_book
+from tests.credit_surface.book import BASE, Book, account, credit_book, small_book
 from toolkit.codecs.functions import encode_call
 from toolkit.credit import DAY
 from toolkit.scenario import ScenarioError, load_scenario
@@ -49,7 +49,7 @@ def _lock_on_ethereum(book: Book, user: str, amount: int) -> int:
 
 
 def test_protocol_and_collateral_details_list_the_ethereum_escrow() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         usdc = _eth_usdc(book)
         chains = book.ok("/credit/protocol")["chains"]
         assert set(chains) == {"eip155:8453", "eip155:1"}
@@ -67,7 +67,7 @@ def test_protocol_and_collateral_details_list_the_ethereum_escrow() -> None:
 
 
 def test_lock_counts_after_the_confirmations_then_unlock_pays_back_on_ethereum() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user = account(40)
         usdc = _eth_usdc(book)
         escrow = book.settings.escrow
@@ -112,7 +112,7 @@ def test_lock_counts_after_the_confirmations_then_unlock_pays_back_on_ethereum()
 
 
 def test_a_withdrawal_that_a_draw_overtook_is_handed_back() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user = account(41)
         usdc = _eth_usdc(book)
         mined = _lock_on_ethereum(book, user, 1_000 * USDC)
@@ -137,7 +137,7 @@ def test_a_withdrawal_that_a_draw_overtook_is_handed_back() -> None:
 
 
 def test_earn_on_ethereum_collateral_and_unsupported_tokens_are_refused() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user = account(42)
         usdc = _eth_usdc(book)
         v1 = f"/credit/accounts/{user}"
@@ -176,7 +176,7 @@ def _liquidate(book: Book, liquidator: str, borrower: str) -> None:
 
 
 def test_liquidation_pays_ethereum_collateral_to_the_liquidator_on_ethereum() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, liquidator = account(43), account(44)
         usdc = _eth_usdc(book)
         mined = _lock_on_ethereum(book, user, 1_000 * USDC)

@@ -31,7 +31,7 @@ import pytest
 from openapi_core import OpenAPI
 from openapi_core.testing import MockRequest, MockResponse
 
-from tests.credit_surface.book import Book, account, credit_book
+from tests.credit_surface.book import Book, account, credit_book, small_book
 from tests.reference import reference_document
 
 COPY = Path(__file__).with_name("credit-openapi.json")
@@ -84,7 +84,7 @@ def _get(book: Book, spec: OpenAPI, template: str, status: int, **params: Any) -
 
 
 def test_every_credit_answer_validates(spec: OpenAPI) -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, card = account(50), account(51)
         usdc = book.settings.asset_address
         book.deal(user, usdc, 3_000 * USDC)

@@ -9,7 +9,7 @@ from typing import Any
 
 from web3 import Web3
 
-from tests.credit_surface.book import T0, credit_book
+from tests.credit_surface.book import T0, credit_book, small_book
 from toolkit.codecs.events import EVENTS
 from toolkit.codecs.functions import decode_call
 from toolkit.world.evm.genesis import SEEDED_SENDERS_PER_BLOCK
@@ -30,8 +30,13 @@ def _logs(w3: Web3, address: str, event: str) -> list[Any]:
     )
 
 
+# How the book is opened does not depend on its size: 60 accounts (six blocks of
+# SEEDED_SENDERS_PER_BLOCK senders, some drawing, some with an operator), not 1,200.
+BOOK = small_book(60)
+
+
 def test_each_lock_draw_and_operator_is_the_accounts_own_transaction() -> None:
-    with credit_book() as book:
+    with credit_book(BOOK) as book:
         w3, s = book.w3, book.settings
         deposits = _logs(w3, s.escrow, "collateralEscrow.Deposited")
         draws = _logs(w3, s.hub, "creditHub.CreditDrawn")
@@ -62,7 +67,7 @@ def test_each_lock_draw_and_operator_is_the_accounts_own_transaction() -> None:
 
 
 def test_several_accounts_share_a_block_and_nonces_count_up() -> None:
-    with credit_book() as book:
+    with credit_book(BOOK) as book:
         w3, s = book.w3, book.settings
         logs = _logs(w3, s.escrow, "collateralEscrow.Deposited")
         per_block: dict[int, set[str]] = {}
@@ -80,7 +85,7 @@ def test_several_accounts_share_a_block_and_nonces_count_up() -> None:
 def test_the_seeded_blocks_are_the_same_on_every_run() -> None:
     hashes = []
     for _ in range(2):
-        with credit_book() as book:
+        with credit_book(BOOK) as book:
             logs = _logs(book.w3, book.settings.hub, "creditHub.CreditDrawn")
             hashes.append([(log["blockHash"], log["transactionHash"]) for log in logs])
     assert hashes[0] == hashes[1]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tests.credit_surface.book import Book, account, credit_book
+from tests.credit_surface.book import Book, account, credit_book, small_book
 from toolkit.codecs.functions import encode_call
 from toolkit.credit import DEFAULT_RULES
 from toolkit.world.topup import top_up_amount
@@ -42,7 +42,7 @@ def _settle(book: Book) -> None:
 
 
 def test_a_card_below_its_threshold_is_refilled_to_its_target() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, card = account(200), account(201)
         usdc = book.settings.asset_address
         _enable(
@@ -73,7 +73,7 @@ def test_a_card_below_its_threshold_is_refilled_to_its_target() -> None:
 
 
 def test_the_top_up_stops_at_the_configured_health_factor() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, card = account(202), account(203)
         usdc = book.settings.asset_address
         # 1,000 USDC of collateral: health factor 2.0 allows a debt of 1000 × 0.925 / 2.
@@ -96,7 +96,7 @@ def test_the_top_up_stops_at_the_configured_health_factor() -> None:
 
 
 def test_no_top_up_without_the_operator_or_after_disable() -> None:
-    with credit_book() as book:
+    with credit_book(small_book(0)) as book:
         user, card = account(204), account(205)
         usdc = book.settings.asset_address
         book.deal(user, usdc, 1_000 * USDC)

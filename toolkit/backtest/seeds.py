@@ -7,7 +7,13 @@ across seeds. :func:`sweep_seeds` regenerates the flow for every seed and sweeps
 setting of one seed sees the same flow: common random numbers), and :func:`bands` reduces the
 rows to the mean, the standard deviation and a Student-t confidence interval per setting.
 
->>> frame = sweep_seeds("single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[0, 1, 2], span_h=0.2)
+Any ``concurrent.futures`` executor runs the replays (the default is a process pool, see
+:func:`~toolkit.backtest.sweep`); threads suit a short example:
+
+>>> from concurrent.futures import ThreadPoolExecutor
+>>> with ThreadPoolExecutor(2) as pool:
+...     frame = sweep_seeds("single-pool", {"pool_scale": [0.5, 2.0]}, seeds=[0, 1, 2],
+...                         span_h=0.1, executor=pool, progress=False)
 >>> summary = bands(frame, ["pool_scale"], ["rfq_404_share"])
 >>> summary.columns[:4]
 ['pool_scale', 'seeds', 'rfq_404_share_mean', 'rfq_404_share_sd']

@@ -143,7 +143,9 @@ def sweep(
 
     >>> from toolkit.backtest import generate_flow
     >>> flow = generate_flow("single-pool", span_h=0.5, rate_per_s=1.0, seed=5)
-    >>> frame = sweep(flow, "single-pool", {"pool_scale": [0.5, 2.0]})
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(2) as pool:  # or no executor: a process pool, one worker per CPU
+    ...     frame = sweep(flow, "single-pool", {"pool_scale": [0.5, 2.0]}, executor=pool)
     >>> frame["pool_scale"].to_list(), frame["no_capacity"][0] >= frame["no_capacity"][1]
     ([0.5, 2.0], True)
     """
