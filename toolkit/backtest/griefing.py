@@ -39,12 +39,13 @@ def attack_flow(
     span_h: float,
     route: tuple[int, int, str] | None = None,
     amount: int | None = None,
-    start: float = 0.0,
+    start_s: float = 0.0,
 ) -> pl.DataFrame:
     """A quote-only bot: a flow frame (the backtest's schema) of ``rate_per_s`` quotes per second on
     ``route`` (``(src, dst, token)``; the scenario's first route by default) that never convert,
     each for ``amount`` (by default a tenth of the largest amount the route's tiers allow: many
-    mid-sized quotes hold capacity more steadily than one that needs the whole pool free).
+    mid-sized quotes hold capacity more steadily than one that needs the whole pool free),
+    the first at ``start_s`` seconds.
 
     >>> attack_flow("single-pool", rate_per_s=2.0, span_h=0.01)["converts"].any()
     False
@@ -58,7 +59,7 @@ def attack_flow(
     size = max(t.max_amount for t in chosen.fee_tiers) // 10 if amount is None else amount
     whole(size, "amount", minimum=1)
     count = int(rate * hours * 3600)
-    times = start + np.arange(count, dtype=np.float64) / rate if count else np.zeros(0)
+    times = start_s + np.arange(count, dtype=np.float64) / rate if count else np.zeros(0)
     return pl.DataFrame(
         {
             "request_id": [f"attack{i:07d}" for i in range(count)],

@@ -214,7 +214,10 @@ def run(args: argparse.Namespace) -> int:
         flows = None
         if args.traffic:
             flows = background_flows(
-                scenario, hours=args.traffic_hours, seed=args.traffic_seed, scale=args.traffic_scale
+                scenario,
+                span_h=args.traffic_hours,
+                seed=args.traffic_seed,
+                scale=args.traffic_scale,
             )
     except (ScenarioError, ValueError) as exc:
         print(f"toolkit serve: {exc}", file=sys.stderr)

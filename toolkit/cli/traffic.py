@@ -45,31 +45,31 @@ class Flows(NamedTuple):
 
 
 def background_flows(
-    scenario: Scenario, *, hours: float, seed: int = 0, scale: float = 1.0
+    scenario: Scenario, *, span_h: float, seed: int = 0, scale: float = 1.0
 ) -> Flows:
-    """``hours`` of other users' RFQs, swaps and credit actions on ``scenario``, at its rates
+    """``span_h`` hours of other users' RFQs, swaps and credit actions on ``scenario``, at its rates
     times ``scale`` (RFQs and swaps per second, draws per borrower and hour).
 
     >>> from toolkit.scenario import load_scenario
-    >>> flows = background_flows(load_scenario("default"), hours=0.1, scale=2.0)
+    >>> flows = background_flows(load_scenario("default"), span_h=0.1, scale=2.0)
     >>> flows.intents.height > 0, flows.swaps is not None, flows.credit is not None
     (True, True, True)
-    >>> background_flows(load_scenario("single-pool"), hours=0.1).swaps is None
+    >>> background_flows(load_scenario("single-pool"), span_h=0.1).swaps is None
     True
     """
     from toolkit.backtest import generate_credit_flow, generate_flow, generate_swap_flow
     from toolkit.flows import DEFAULT_DRAW_RATE_PER_H
     from toolkit.world.evm.markets import MARKET_CHAINS, market_for
 
-    intents = generate_flow(scenario, span_h=hours, rate_per_s=RFQ_RATE * scale, seed=seed)
+    intents = generate_flow(scenario, span_h=span_h, rate_per_s=RFQ_RATE * scale, seed=seed)
     swaps = None
     if any(market_for(scenario, chain) is not None for chain in MARKET_CHAINS):
-        swaps = generate_swap_flow(scenario, span_h=hours, rate_per_s=SWAP_RATE * scale, seed=seed)
+        swaps = generate_swap_flow(scenario, span_h=span_h, rate_per_s=SWAP_RATE * scale, seed=seed)
     credit = None
     if scenario.credit is not None:
         credit = generate_credit_flow(
             scenario,
-            span_h=hours,
+            span_h=span_h,
             borrowers=BORROWERS,
             draw_rate_per_h=DEFAULT_DRAW_RATE_PER_H * scale,
             seed=seed,
@@ -81,7 +81,7 @@ def describe_flows(flows: Flows) -> str:
     """What ``flows`` hold, for people.
 
     >>> from toolkit.scenario import load_scenario
-    >>> flows = background_flows(load_scenario("single-pool"), hours=0.1)
+    >>> flows = background_flows(load_scenario("single-pool"), span_h=0.1)
     >>> describe_flows(flows)  # doctest: +ELLIPSIS
     '... RFQs of other users (converting quotes opened on chain, filled and settled), ...'
     """

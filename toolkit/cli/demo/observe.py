@@ -44,7 +44,7 @@ def collect(client: ServiceClient, store: Store, args: argparse.Namespace, step:
     assert embedded is not None  # the demo runs on the embedded default
     seconds = args.minutes * 60
     scenario = load_scenario("default")
-    flows = background_flows(scenario, hours=seconds / 3600, seed=args.seed)
+    flows = background_flows(scenario, span_h=seconds / 3600, seed=args.seed)
     borrowers = [a.address for a in dev_accounts(scenario)[:BORROWERS]]
     # The quotes and orders of the first ten simulated minutes build up the pools' state.
     warmup = min(600.0, seconds / 3)
