@@ -39,6 +39,12 @@ world step, the quoter's tick inlined, the run-until check without building rule
   arrivals/s); the scheduler alone 2.7-3.4x SimPy;
 - the whole-flow backtest, one seed: 4.1 -> 3.5 CPU s.
 
+Then on a quiet machine, the final tree (issue 23's sixth session): the 1M-request replay
+25.1 CPU s (999,873 requests; event loop 21.6 s, of which the loop with none converting
+8.3 s; a conversion 44.6 us; Engine.quoter 5.6 us/call), 5.0x over the goal; at 200k 4.83 CPU
+s (4.80 before the conversion-path work: within noise when quiet); replay/SimPy 2.1x (p = 0)
+and 1.1x (p = 0.2); the whole-flow backtest 2.9 CPU s (its chains built once per scenario).
+
 Run: ``.venv/bin/python bench/bench_backtest.py [requests]`` (a few minutes). Prints plain tables.
 """
 
