@@ -44,6 +44,10 @@ Then on a quiet machine, the final tree (issue 23's sixth session): the 1M-reque
 8.3 s; a conversion 44.6 us; Engine.quoter 5.6 us/call), 5.0x over the goal; at 200k 4.83 CPU
 s (4.80 before the conversion-path work: within noise when quiet); replay/SimPy 2.1x (p = 0)
 and 1.1x (p = 0.2); the whole-flow backtest 2.9 CPU s (its chains built once per scenario).
+Since the gain was within noise when quiet, the three fast paths that repeated checks written
+elsewhere (the world's unticked fill/settle, the quoter's inlined tick, Engine.fill's terms
+guard) were removed again: 200k requests 4.48 CPU s without them, a conversion 34.5 us,
+replay/SimPy 2.0x / 1.0x: the same within noise, with each rule checked in one place.
 
 Run: ``.venv/bin/python bench/bench_backtest.py [requests]`` (a few minutes). Prints plain tables.
 """

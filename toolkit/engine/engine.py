@@ -36,7 +36,6 @@ _QUOTE = QUOTE_KIND
 _ORDER = "order"
 _BORROW = "borrow"
 _new = tuple.__new__
-_INF = float("inf")
 
 
 class Engine(QuoteBook):
@@ -128,19 +127,9 @@ class Engine(QuoteBook):
         tick, pick, offer = self._tick, self._pick, self._offer
         pools = route.pools
         only = pools[0] if len(pools) == 1 else None
-        heap, trim = self._heap, self._trim_at
 
         def quote(amount: int, now: float) -> ReservedQuote:
-            # The clock tick inlined for its common case (``now`` at or after the clock, no
-            # lapse due, no log to trim: one comparison each); anything else takes the tick.
-            try:
-                fast = self._clock <= now < _INF and not (heap and heap[0][0] <= now)
-            except TypeError:
-                fast = False  # the tick names the bad ``now``
-            if fast and not trim:
-                self._clock = now
-            else:
-                tick(now)
+            tick(now)
             if type(amount) is not int or amount <= 0:
                 raise InvalidArgument("amount", "must be a positive integer")
             pool = only or pick(route, None)
@@ -206,21 +195,13 @@ class Engine(QuoteBook):
         if terms is not None and not isinstance(terms, OrderTerms):
             raise InvalidArgument("terms", "must be an OrderTerms")
         self._tick(now)
+        if order_id in self._outstanding:
+            raise FillRejected("order_id", f"{order_id} is already filled")
         res = self._reservations.get(order_id)
         if res is None or res[KIND] != _ORDER:
-            if order_id in self._outstanding:
-                raise FillRejected("order_id", f"{order_id} is already filled")
             return self._fill_direct(order_id, now, terms)
-        # A live order reservation is never outstanding too: convert refuses an order id
-        # that is, and a fill deletes the reservation it consumes.
         quote: ReservedQuote = res[QUOTE]
-        if terms is not None and not (
-            # The terms as the quote made them (the common case), else the checks that say why.
-            terms.output_token == quote.dst_token
-            and terms.dst_chain == quote.dst_chain
-            and terms.output_amount == quote.output_amount
-            and terms.input_amount >= quote.input_amount
-        ):
+        if terms is not None:
             self._check_terms(order_id, terms, quote)
         del self._reservations[order_id]
         res[LIVE] = False

@@ -229,26 +229,6 @@ class World:
         ``exclusive_until`` (the service, unless the order named another filler). See the class
         example for a whole flow.
         """
-        # The replay's hot path: when every check passes, the engine's fill is the one clock
-        # tick (it moves the clock, or refuses ``now``, before it changes anything) and the
-        # world's checks, which read no engine state, need not tick first. Any refusal takes
-        # the checked path, which ticks and names the first check that fails.
-        record = self._orders.get(order_id) if isinstance(order_id, str) else None
-        try:
-            ok = (
-                record is not None
-                and record[STATUS] is _DEPOSITED
-                and now <= record[ORDER].fill_deadline
-                and not (now < record[EXCLUSIVE_UNTIL] and record[FOREIGN])
-            )
-        except TypeError:  # ``now`` is not a number: the checked path's tick says so
-            ok = False
-        if not ok:
-            return self._fill_checked(order_id, now)
-        assert record is not None
-        return self._fill(order_id, record, now, now < record[EXCLUSIVE_UNTIL])
-
-    def _fill_checked(self, order_id: str, now: float) -> Fill:
         self._engine.advance(now)
         record = self._record(order_id)
         order: EscrowOrder = record[ORDER]
@@ -277,22 +257,6 @@ class World:
 
         See the class example for a whole flow.
         """
-        # One clock tick, the engine's, as in :meth:`fill`.
-        record = self._orders.get(order_id) if isinstance(order_id, str) else None
-        try:
-            ok = (
-                record is not None
-                and record[STATUS] is _FILLED
-                and now >= record[FILLED_AT] + self._settle_delay
-            )
-        except TypeError:
-            ok = False
-        if not ok:
-            return self._settle_checked(order_id, now)
-        assert record is not None
-        return self._settle(order_id, record, now)
-
-    def _settle_checked(self, order_id: str, now: float) -> Settlement:
         self._engine.advance(now)
         record = self._record(order_id)
         if record[STATUS] is not _FILLED:
