@@ -64,13 +64,31 @@ def _per_hour(total: pl.Expr, square_sum: pl.Expr, hours: float, name: str) -> l
 
 
 def net_flow(orders: pl.DataFrame, *, span_s: float) -> pl.DataFrame:
-    """Per ``(chain, token)``: ``received`` (inputs of the orders from this chain),
-    ``delivered`` (outputs of the orders to it), ``net`` = received − delivered (all exact,
-    smallest units), ``n`` (orders touching the chain), and the net rate per hour over
-    ``span_s`` seconds with its 95 % interval (``net_per_h``, ``net_per_h_low``,
-    ``net_per_h_high``; module docstring). A negative net drains the chain.
+    """What the orders make the service receive and deliver on each chain.
 
-    Rows are sorted by token, then chain. See the module docstring for an example.
+    Parameters
+    ----------
+    orders : polars.DataFrame
+        One row per order with the columns of :data:`ORDER_SPEC` (module docstring).
+    span_s : float
+        The seconds the orders were drawn over (the rate's denominator).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per ``(chain, token)``, sorted by token then chain: ``received`` (inputs of
+        the orders from this chain), ``delivered`` (outputs of the orders to it), ``net`` =
+        received − delivered (all exact, smallest units; negative drains the chain), ``n``
+        (orders touching the chain) and the net rate per hour with its 95 % interval
+        (``net_per_h``, ``net_per_h_low``, ``net_per_h_high``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> orders = pl.DataFrame({"src_chain": [1, 1], "dst_chain": [10, 10],
+    ...     "token": ["USDC"] * 2, "input_amount": [100, 100], "output_amount": [99, 99]})
+    >>> net_flow(orders, span_s=7200.0).select("chain", "net", "net_per_h").rows()
+    [(1, 200, 100.0), (10, -198, -99.0)]
     """
     frame = prepare(orders, "net_flow", ORDER_SPEC)
     hours = number(span_s, "span_s", above=0) / _HOUR_S
@@ -110,11 +128,24 @@ def net_flow(orders: pl.DataFrame, *, span_s: float) -> pl.DataFrame:
 
 
 def route_flow(orders: pl.DataFrame, *, span_s: float) -> pl.DataFrame:
-    """Per route ``(src_chain, dst_chain, token)``: ``n`` orders, ``input`` and ``output``
-    volumes (exact), and the output volume per hour over ``span_s`` with its 95 % interval
-    (``output_per_h``, ``output_per_h_low``, ``output_per_h_high``): how much each route takes
-    out of its destination.
+    """How much each route moves, and takes out of its destination, per hour.
 
+    Parameters
+    ----------
+    orders : polars.DataFrame
+        One row per order with the columns of :data:`ORDER_SPEC`.
+    span_s : float
+        The seconds the orders were drawn over.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per route ``(src_chain, dst_chain, token)``: ``n`` orders, ``input`` and
+        ``output`` volumes (exact), and the output volume per hour with its 95 % interval
+        (``output_per_h``, ``output_per_h_low``, ``output_per_h_high``).
+
+    Examples
+    --------
     >>> import polars as pl
     >>> orders = pl.DataFrame({"src_chain": [1, 1], "dst_chain": [10, 10], "token": ["WETH"] * 2,
     ...     "input_amount": [5, 7], "output_amount": [4, 6]})
@@ -139,10 +170,23 @@ def route_flow(orders: pl.DataFrame, *, span_s: float) -> pl.DataFrame:
 
 
 def requested_orders(requests: pl.DataFrame) -> pl.DataFrame:
-    """Orders as requested: ``amount`` stands for both ``input_amount`` and
-    ``output_amount`` (a generated flow, or RFQs observed without their quotes). The fee, a
-    few bps, is left out: net flows from this are the demand's, within that.
+    """Orders as requested, ``amount`` standing for both sides.
 
+    For a generated flow, or RFQs observed without their quotes. The fee, a few bps, is left
+    out: net flows from this are the demand's, within that.
+
+    Parameters
+    ----------
+    requests : polars.DataFrame
+        ``src_chain``, ``dst_chain``, ``token`` and ``amount`` (exact, smallest units).
+
+    Returns
+    -------
+    polars.DataFrame
+        The columns of :data:`ORDER_SPEC`, with ``input_amount = output_amount = amount``.
+
+    Examples
+    --------
     >>> import polars as pl
     >>> flow = pl.DataFrame({"src_chain": [1], "dst_chain": [10], "token": ["USDC"],
     ...     "amount": [10**9]})
