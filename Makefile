@@ -57,7 +57,9 @@ notebooks: $(STAMP) $(NODE_STAMP)
 wheel-check: $(STAMP)
 	.ci/wheel-check
 
-lab: $(STAMP)
+# JupyterLab on notebooks/ with what every notebook needs: the environment, and the node tools
+# (notebook 09 runs a local anvil node with Uniswap's bytecode), as `make notebooks` has them.
+lab: $(STAMP) $(NODE_STAMP)
 	$(BIN)/jupyter lab notebooks/
 
 bench: $(STAMP) $(NODE_STAMP)

@@ -54,6 +54,7 @@ Run: ``.venv/bin/python bench/bench_backtest.py [requests]`` (a few minutes). Pr
 
 from __future__ import annotations
 
+import hashlib
 import math
 import resource
 import sys
@@ -364,12 +365,29 @@ def bench_scheduler(arrivals: int = 300_000) -> None:
     )
 
 
+def _frames_digest(result: Any) -> str:
+    """A hash of a whole-flow run's frames and summary: equal digests, identical results."""
+    digest = hashlib.sha256()
+    for name in ("intents", "swaps", "credit", "borrow", "liquidations", "users"):
+        digest.update(name.encode() + getattr(result, name).write_csv().encode())
+    digest.update(repr(result.summary).encode())
+    return digest.hexdigest()[:16]
+
+
 def bench_wholeflow(seed: int = 1) -> None:
-    (result, wall, cpu) = _timed(whole_flow, WholeFlow(), seed=seed)
+    (result, wall, cpu) = _timed(whole_flow, WholeFlow(), seed=seed, progress=False)
     _table(
         "4. The whole-flow backtest, default settings, one seed (notebook 08 runs it 60 times)",
-        ["seed", "steps", "wall s", "cpu s"],
-        [[str(seed), f"{result.credit.height:,}", f"{wall:.2f}", f"{cpu:.2f}"]],
+        ["seed", "steps", "wall s", "cpu s", "frames sha256"],
+        [
+            [
+                str(seed),
+                f"{result.credit.height:,}",
+                f"{wall:.2f}",
+                f"{cpu:.2f}",
+                _frames_digest(result),
+            ]
+        ],
     )
 
 

@@ -12,6 +12,7 @@ import pytest
 import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from simpy.core import EventPriority
 
 from toolkit.arguments import ArgumentError
 from toolkit.scheduler import Scheduler
@@ -154,7 +155,7 @@ def _simpy_order(events: list[tuple[float, int]], feed: list[float]) -> list[tup
         event._ok = True
         event._value = None
         # SimPy's tie rule: (time, priority, insertion order); NORMAL = 1, URGENT = 0.
-        env.schedule(event, priority=simpy.core.NORMAL + priority, delay=t)
+        env.schedule(event, priority=EventPriority(simpy.core.NORMAL + priority), delay=t)
 
     for i, t in enumerate(feed):
         at(t, 0, ("row", i))

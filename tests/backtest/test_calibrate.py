@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from toolkit.backtest import generate_flow, replay
+from toolkit.backtest import LogNormal, generate_flow, replay
 from toolkit.backtest.calibrate import calibrate
 from toolkit.client import ServiceClient
 from toolkit.clock import ScaledClock, VirtualClock
@@ -56,10 +56,11 @@ def test_the_flow_model_is_the_markets_not_the_collectors(collected: Store) -> N
     users = USERS.group_by("src_chain", "dst_chain", "token").len()
     assert {(s, d, t): float(n) for s, d, t, n in users.iter_rows()} == dict(fitted.routes)
     # And the sizes are the users', not the sweep's grid of tier amounts.
-    median = fitted.sizes["USDC"].median  # type: ignore[attr-defined]
-    assert median == pytest.approx(
-        float(USERS.filter(token="USDC")["amount"].cast(pl.Float64).median()), rel=0.01
-    )
+    fitted_sizes = fitted.sizes["USDC"]
+    assert isinstance(fitted_sizes, LogNormal)
+    users_median = USERS.filter(token="USDC")["amount"].cast(pl.Float64).median()
+    assert isinstance(users_median, float)
+    assert fitted_sizes.median == pytest.approx(users_median, rel=0.01)
     span = (first["observed_at"].max() - first["observed_at"].min()).total_seconds()  # type: ignore[operator,union-attr]
     assert fitted.rate_per_s == pytest.approx(first.height / span)
     assert sum(fitted.routes.values()) == first.height
@@ -83,6 +84,15 @@ def test_the_flows_direction_is_the_markets(collected: Store) -> None:
     # Value moved between chains: what one receives another delivers (the requested amounts
     # stand for both sides), so the nets add to zero per token.
     assert got.group_by("token").agg(pl.col("net").sum())["net"].to_list() == [0, 0]
+
+
+def test_the_same_observations_give_the_same_flow(collected: Store) -> None:
+    """Routes and sizes in sorted order: the calibrated flow does not change with the order
+    a group-by happens to return the observations in."""
+    fitted, again = calibrate(collected, "default"), calibrate(collected, "default")
+    assert list(fitted.routes) == sorted(fitted.routes) == list(again.routes)
+    assert list(fitted.sizes) == sorted(fitted.sizes)
+    assert fitted.flow(span_h=0.1, seed=2).equals(again.flow(span_h=0.1, seed=2))
 
 
 def test_an_empty_store_cannot_be_calibrated() -> None:

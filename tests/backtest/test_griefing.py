@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from toolkit.backtest.griefing import attack_flow, griefing
 
-GRID = {"honest_rate_per_s": 0.2, "span_h": 0.5, "seed": 1}
+GRID: dict[str, Any] = {"honest_rate_per_s": 0.2, "span_h": 0.5, "seed": 1}
 
 
 def test_the_bot_is_regular_never_converts_and_fits_the_flow_schema() -> None:
@@ -17,7 +19,7 @@ def test_the_bot_is_regular_never_converts_and_fits_the_flow_schema() -> None:
 
 
 def test_an_attack_raises_honest_404s_and_holds_capacity_as_littles_law_says() -> None:
-    frame = griefing("single-pool", attack_rates_per_s=[0.0, 1.0], **GRID)  # type: ignore[arg-type]
+    frame = griefing("single-pool", attack_rates_per_s=[0.0, 1.0], **GRID)
     calm, attacked = frame.rows(named=True)
     assert calm["honest_404_share"] < attacked["honest_404_share"]
     assert calm["capacity_held"] == 0.0
@@ -33,7 +35,7 @@ def test_a_per_key_limit_and_a_shorter_window_take_capacity_back() -> None:
         quote_s=[15, 5],
         rate_limits_per_s=[None, 0.25],
         **GRID,
-    )  # type: ignore[arg-type]
+    )
     by = {(r["quote_s"], r["rate_limit_per_s"]): r for r in frame.iter_rows(named=True)}
     assert by[(15, 0.25)]["capacity_held"] < by[(15, None)]["capacity_held"]
     assert by[(5, None)]["capacity_held"] < by[(15, None)]["capacity_held"]

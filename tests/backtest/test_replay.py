@@ -22,11 +22,11 @@ from toolkit.client import RetryPolicy
 UNIT = 1_000_000_000  # one capacity unit of the single-pool scenario
 
 
-def _row(result, request_id: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
+def _row(result, request_id: str) -> dict:
     return result.requests.filter(pl.col("request_id") == request_id).row(0, named=True)
 
 
-def _pool_at(result, t: float, pool: str = "8453:USDC:usdc") -> dict:  # type: ignore[no-untyped-def,type-arg]
+def _pool_at(result, t: float, pool: str = "8453:USDC:usdc") -> dict:
     frame = result.pools.filter((pl.col("t") == t) & (pl.col("pool") == pool))
     return frame.row(0, named=True)
 
@@ -45,7 +45,7 @@ def test_same_seed_gives_identical_frames_and_different_seed_differs() -> None:
     assert other.summary.requests != a.summary.requests or not other.requests.equals(a.requests)
 
 
-def test_unconverted_quote_frees_capacity_after_the_quote_window(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_unconverted_quote_frees_capacity_after_the_quote_window(make_flow) -> None:
     # The pool holds 15 units. A takes all of them at t = 0.5: its quote is valid until
     # round(0.5) + 15 = 16. B at 15.9 finds nothing; C at 16.0 is served again.
     flow = make_flow([{"t": 0.5, "amount": 15 * UNIT}, {"t": 15.9}, {"t": 16.0}])
@@ -62,7 +62,7 @@ def test_unconverted_quote_frees_capacity_after_the_quote_window(make_flow) -> N
 
 def test_conversion_holds_the_order_reservation_for_60_s_from_the_transaction(
     make_flow, single_pool
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     # Make Ethereum confirmations slow (100 s) so that the order reservation, 60 s from the
     # transaction call at t = 10, lapses before the filler comes.
     slow = dataclasses.replace(
@@ -93,7 +93,7 @@ def test_conversion_holds_the_order_reservation_for_60_s_from_the_transaction(
     assert _pool_at(result, 120.0)["outstanding"] == 15 * UNIT
 
 
-def test_late_conversion_reserves_nothing_but_the_order_can_still_fill(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_late_conversion_reserves_nothing_but_the_order_can_still_fill(make_flow) -> None:
     flow = make_flow([{"t": 0.0, "converts": True, "convert_delay": 20.0}])
     result = replay(flow, "single-pool", interval_s=10.0)
     row = _row(result, "q0")
@@ -103,7 +103,7 @@ def test_late_conversion_reserves_nothing_but_the_order_can_still_fill(make_flow
     assert row["ordered_at"] == 20.0 and row["filled_at"] == 58.0 and row["outcome"] == "filled"
 
 
-def test_late_conversion_is_retried_until_the_fill_deadline(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_late_conversion_is_retried_until_the_fill_deadline(make_flow) -> None:
     # q0 converts after its quote lapsed. q1 converts the whole pool at 51 and keeps it
     # outstanding until its settlement at 51 + 38 + 300 = 389, past q0's fillDeadline
     # floor(20) + 60 + 300 = 380: the filler retries q0 every second, then gives up.
@@ -121,7 +121,7 @@ def test_late_conversion_is_retried_until_the_fill_deadline(make_flow) -> None: 
     assert _row(result, "q1")["filled_at"] == 89.0
 
 
-def test_late_conversion_fills_once_capacity_returns(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_late_conversion_fills_once_capacity_returns(make_flow) -> None:
     # q1's plain quote holds the whole pool from 50 until round(50) + 15 = 65; q0's fill,
     # due at 58, is retried each second and succeeds at 65.
     flow = make_flow(
@@ -134,7 +134,7 @@ def test_late_conversion_fills_once_capacity_returns(make_flow) -> None:  # type
     assert (row["outcome"], row["filled_at"]) == ("filled", 65.0)
 
 
-def test_fill_moves_to_outstanding_and_settlement_repays_with_the_fee(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_fill_moves_to_outstanding_and_settlement_repays_with_the_fee(make_flow) -> None:
     # The quote's eta is 38 s (36 s of Ethereum confirmations, 2 s to fill on Base); the
     # default scenario settles 600 s after the fill.
     flow = make_flow([{"t": 0.0, "type": "ExactInput", "converts": True, "convert_delay": 2.0}])
@@ -160,7 +160,7 @@ def test_fill_moves_to_outstanding_and_settlement_repays_with_the_fee(make_flow)
     assert result.summary.balance_end[pool] == result.summary.balance_start[pool] + fee
 
 
-def test_amount_outside_the_fee_tiers_is_no_route(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_amount_outside_the_fee_tiers_is_no_route(make_flow) -> None:
     retry = RetryPolicy(capacity_retries=3)
     result = replay(make_flow([{"t": 0.0, "amount": 500_000}]), "single-pool", retry=retry)
     row = _row(result, "q0")
@@ -207,7 +207,7 @@ def test_retries_increase_attempts_and_stay_within_the_policy() -> None:
     assert retried.summary.no_capacity < plain.summary.no_capacity
 
 
-def _check_conservation(result) -> None:  # type: ignore[no-untyped-def]
+def _check_conservation(result) -> None:
     summary = result.summary
     earned = (
         result.requests.filter(pl.col("earned").is_not_null())

@@ -22,7 +22,7 @@ def _flow() -> pl.DataFrame:
     )  # fmt: skip
 
 
-GRID = {"pool_scale": [0.5, 1.0, 2.0], "quote_s": [10, 30]}
+GRID: dict[str, list[Any]] = {"pool_scale": [0.5, 1.0, 2.0], "quote_s": [10, 30]}
 
 
 def test_default_executor_and_thread_pool_give_identical_frames() -> None:
@@ -45,7 +45,7 @@ class _Recorder(Executor):
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
 
-    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+    def submit(self, fn, /, *args, **kwargs):
         self.calls.append(args[2])
         future: Future[Any] = Future()
         future.set_result(fn(*args, **kwargs))

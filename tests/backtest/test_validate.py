@@ -24,7 +24,7 @@ def test_not_a_frame() -> None:
         replay({"t": [0.0]}, "single-pool")  # type: ignore[arg-type]
 
 
-def test_missing_columns(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_missing_columns(make_flow) -> None:
     _expect(
         make_flow(ROWS).drop("amount", "converts"),
         "flow: missing columns amount, converts (a flow needs t, src_chain, dst_chain, token, "
@@ -46,7 +46,7 @@ def test_missing_columns(make_flow) -> None:  # type: ignore[no-untyped-def]
         ("token", pl.Int64, None),
     ],
 )
-def test_wrong_dtypes(make_flow, column: str, dtype: pl.DataType, rule: str | None) -> None:  # type: ignore[no-untyped-def]
+def test_wrong_dtypes(make_flow, column: str, dtype: pl.DataType, rule: str | None) -> None:
     flow = make_flow(ROWS)
     if column == "token":
         flow = flow.with_columns(pl.lit(1, dtype=pl.Int64).alias("token"))
@@ -56,17 +56,17 @@ def test_wrong_dtypes(make_flow, column: str, dtype: pl.DataType, rule: str | No
     _expect(flow, f"flow.{column}: must be {rule}")
 
 
-def test_negative_and_zero_amounts(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_negative_and_zero_amounts(make_flow) -> None:
     flow = make_flow([{"t": 0.0}, {"t": 1.0, "amount": -5}, {"t": 2.0, "amount": 0}])
     _expect(flow, "flow.amount: row 1: must be positive, got -5")
 
 
-def test_unsorted_times(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_unsorted_times(make_flow) -> None:
     flow = make_flow([{"t": 0.0}, {"t": 5.0}, {"t": 4.5}, {"t": 1.0}])
     _expect(flow, "flow.t: row 2: must be sorted ascending, got 4.5 after 5.0")
 
 
-def test_negative_or_infinite_times(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_negative_or_infinite_times(make_flow) -> None:
     _expect(make_flow([{"t": -1.0}]), "flow.t: row 0: must be a finite number >= 0, got -1.0")
     _expect(
         make_flow([{"t": 0.0}, {"t": float("inf")}]),
@@ -74,14 +74,14 @@ def test_negative_or_infinite_times(make_flow) -> None:  # type: ignore[no-untyp
     )
 
 
-def test_nulls(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_nulls(make_flow) -> None:
     flow = make_flow(ROWS).with_columns(
         pl.when(pl.int_range(pl.len()) == 2).then(None).otherwise(pl.col("token")).alias("token")
     )
     _expect(flow, "flow.token: row 2: must not be null")
 
 
-def test_unknown_type_and_bad_delay(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_type_and_bad_delay(make_flow) -> None:
     _expect(
         make_flow([{"t": 0.0}, {"t": 1.0, "type": "Exact"}]),
         "flow.type: row 1: must be ExactInput or ExactOutput, got 'Exact'",
@@ -92,7 +92,7 @@ def test_unknown_type_and_bad_delay(make_flow) -> None:  # type: ignore[no-untyp
     )
 
 
-def test_unknown_route(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_route(make_flow) -> None:
     flow = make_flow([{"t": 0.0}, {"t": 1.0, "dst_chain": 10}, {"t": 2.0, "token": "WETH"}])
     _expect(
         flow,
@@ -101,18 +101,18 @@ def test_unknown_route(make_flow) -> None:  # type: ignore[no-untyped-def]
     )
 
 
-def test_duplicate_request_ids(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_duplicate_request_ids(make_flow) -> None:
     flow = make_flow(ROWS).with_columns(
         pl.Series("request_id", ["a", "b", "c", "b"], dtype=pl.String)
     )
     _expect(flow, "flow.request_id: row 3: must be unique, 'b' is also in row 1")
 
 
-def test_empty_flow(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_empty_flow(make_flow) -> None:
     _expect(make_flow(ROWS).head(0), "flow: has no rows; a replay needs at least one request")
 
 
-def test_request_id_is_optional_and_integer_widths_are_accepted(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_request_id_is_optional_and_integer_widths_are_accepted(make_flow) -> None:
     flow = (
         make_flow(ROWS)
         .drop("request_id")
@@ -143,7 +143,7 @@ def test_request_id_is_optional_and_integer_widths_are_accepted(make_flow) -> No
         ({"scenario": "missing"}, "scenario: no scenario named 'missing'"),
     ],
 )
-def test_bad_replay_arguments(make_flow, kwargs: dict, message: str) -> None:  # type: ignore[no-untyped-def,type-arg]
+def test_bad_replay_arguments(make_flow, kwargs: dict, message: str) -> None:
     scenario = kwargs.pop("scenario", "single-pool")
     with pytest.raises(ValueError) as info:
         replay(make_flow(ROWS), scenario, **kwargs)
@@ -161,19 +161,19 @@ def test_bad_replay_arguments(make_flow, kwargs: dict, message: str) -> None:  #
         ([("pool_scale", [1])], "grid: must be a mapping of override name to a sequence"),
     ],
 )
-def test_bad_sweep_grids(make_flow, grid: object, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_sweep_grids(make_flow, grid: object, message: str) -> None:
     with pytest.raises(ValueError) as info:
         sweep(make_flow(ROWS), "single-pool", grid, executor=ThreadPoolExecutor(1))  # type: ignore[arg-type]
     assert message in str(info.value)
 
 
-def test_bad_sweep_flow_is_reported_before_any_task(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_bad_sweep_flow_is_reported_before_any_task(make_flow) -> None:
     flow = make_flow([{"t": 1.0}, {"t": 0.0}])
     with pytest.raises(ValueError, match=r"flow.t: row 1: must be sorted ascending"):
         sweep(flow, "single-pool", {"pool_scale": [1, 2]}, executor=object())  # type: ignore[arg-type]
 
 
-def test_sweep_executor_needs_submit(make_flow) -> None:  # type: ignore[no-untyped-def]
+def test_sweep_executor_needs_submit(make_flow) -> None:
     with pytest.raises(ValueError, match=r"executor: must have a submit\(\) method"):
         sweep(make_flow(ROWS), "single-pool", {"pool_scale": [1, 2]}, executor=object())  # type: ignore[arg-type]
 

@@ -261,7 +261,7 @@ AUTH = {
 }
 
 
-def _authorize(client: ServiceClient):  # type: ignore[no-untyped-def]
+def _authorize(client: ServiceClient):
     return client.authorize(
         dst_chain=8453,
         caller=USER,

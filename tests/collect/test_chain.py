@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from web3 import Web3
+from web3.types import Wei
 
 from toolkit.client import ChainProvider, EmbeddedService, RetryPolicy, chain_web3
 from toolkit.clock import VirtualClock
@@ -55,13 +56,14 @@ def node() -> Iterator[Node]:
         if i % 3 == 0:
             usdc.functions.approve(receiver, 2**256 - 1).transact({"from": sender})
         if i % 5 == 0:
-            weth.functions.deposit().transact({"from": sender, "value": 10**18 + i})
+            weth.functions.deposit().transact({"from": sender, "value": Wei(10**18 + i)})
         if i % 10 == 9:
             weth.functions.withdraw(10**17).transact({"from": sender})
         _mine(w3)
     last = w3.eth.block_number
-    expected = w3.provider.make_request(  # type: ignore[arg-type]
-        "eth_getLogs", [{"fromBlock": "0x0", "toBlock": hex(last), "topics": [TOPICS]}]
+    expected = w3.provider.make_request(
+        "eth_getLogs",  # type: ignore[arg-type]
+        [{"fromBlock": "0x0", "toBlock": hex(last), "topics": [TOPICS]}],
     )["result"]
     try:
         yield Node(service, w3, last, expected, first)
@@ -300,8 +302,7 @@ def test_the_command_collects_a_chain_in_process(
     db = tmp_path / "chain.duckdb"
     # Block 0 alone (Base's seeded book is in the blocks after it): a range within the head.
     argv = ("chain", "--embedded", "--chain", "8453", "--to-block", "0", "--db", str(db))
-    argv = (*argv, "--no-progress")
-    assert run_cli(*argv, "--events", "transfers,deposits", "--chunk", "10") == 0
+    assert run_cli(*argv, "--no-progress", "--events", "transfers,deposits", "--chunk", "10") == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("run ") and out[0].endswith("(chain) completed")
     with Store(db, read_only=True) as store:

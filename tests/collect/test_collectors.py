@@ -248,10 +248,12 @@ def test_a_resumed_sweep_takes_stored_settings_unless_given_new_ones(
         sweep = RfqSweep(client, store, grid=small_grid[:2], rounds=2, interval_s=7, **options)
         original = sweep.visit
 
-        def visit(run_id: str, round_no: int, index: int, *rest: Any) -> None:
+        def visit(
+            run_id: str, round_no: int, index: int, point: GridPoint, writer: BatchWriter
+        ) -> None:
             if index == 1:
                 raise KeyboardInterrupt
-            original(run_id, round_no, index, *rest)
+            original(run_id, round_no, index, point, writer)
 
         sweep.visit = visit  # type: ignore[method-assign]
         result = sweep.run()

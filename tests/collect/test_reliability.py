@@ -3,7 +3,7 @@ and nothing the service answered is lost (checked against the service's own resp
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import closing
 from typing import Any
 
@@ -128,16 +128,16 @@ def test_liquidity_stream_survives_dropped_connections_without_gaps_or_duplicate
 
 
 def until_events(
-    follow: Callable[..., Iterator[StreamEvent]],
+    follow: Callable[..., Generator[StreamEvent, None, None]],
     reconnected: Callable[[], bool],
     *,
     total: int,
     late: int,
-) -> Callable[..., Iterator[StreamEvent]]:
+) -> Callable[..., Generator[StreamEvent, None, None]]:
     """``follow`` (a client's ``liquidity_events``) ended by its consumer, as a user closes the
     iterator, once ``total`` events have arrived, ``late`` of them after ``reconnected()``."""
 
-    def events(*args: Any, **kwargs: Any) -> Iterator[StreamEvent]:
+    def events(*args: Any, **kwargs: Any) -> Generator[StreamEvent, None, None]:
         count = after = 0
         with closing(follow(*args, **kwargs)) as stream:
             for event in stream:
@@ -164,9 +164,10 @@ def test_a_killed_sweep_resumes_and_every_attempt_is_stored_once(
 
     clock = embedded.clock
     client, transport = embedded.client(killer)
-    options = {"progress": False}
     with Store(path) as store:
-        first = RfqSweep(client, store, grid=small_grid, rounds=3, interval_s=5, **options).run()
+        first = RfqSweep(
+            client, store, grid=small_grid, rounds=3, interval_s=5, progress=False
+        ).run()
         assert first.status == "interrupted"
         assert store.run_record(first.run_id)["status"] == "interrupted"
         stored_first = store.query("SELECT count(*) AS n FROM rfq_observations")["n"][0]
@@ -174,9 +175,9 @@ def test_a_killed_sweep_resumes_and_every_attempt_is_stored_once(
 
     # A new process: a fresh Store on the same file, the same client.
     with Store(path) as store:
-        second = RfqSweep(client, store, **options).run(resume=first.run_id)
+        second = RfqSweep(client, store, progress=False).run(resume=first.run_id)
         assert second.status == "interrupted" and second.run_id == first.run_id
-        third = RfqSweep(client, store, **options).run(resume=first.run_id)
+        third = RfqSweep(client, store, progress=False).run(resume=first.run_id)
         assert third.status == "completed"
         run = store.run_record(first.run_id)
         assert run["status"] == "completed"
@@ -200,7 +201,7 @@ def test_ctrl_c_during_a_stream_flushes_what_was_read(
     stop_after = {"events": 0}
 
     class Stopping(LiquidityStream):
-        def collect(self, run_id, writer, bar, resumed):  # type: ignore[no-untyped-def]
+        def collect(self, run_id, writer, bar, resumed):
             original = bar.update
 
             def update(n: int = 1) -> None:

@@ -127,7 +127,8 @@ def test_discovery_finds_the_whole_seeded_book_of_a_served_instance(
     escrows = sorted({c.escrow_address for c in base.collateral.values()})
     w3 = chain_web3(8453)
     found = discover_accounts(w3, hubs, escrows, chunk=1)
-    assert len(found.accounts) == load_scenario("default").credit.book_accounts == 1200
+    credit = load_scenario("default").credit
+    assert credit is not None and len(found.accounts) == credit.book_accounts == 1200
     with pytest.raises(ValueError, match=r"to_block: \d+ is beyond the chain head \(\d+\)"):
         discover_accounts(w3, hubs, escrows, to_block=10**9)
     w3.provider.close()  # type: ignore[attr-defined]

@@ -74,7 +74,8 @@ def test_bobs_liquidation_claims_2_875_eth_of_yfi_for_2_5_eth_of_dai() -> None:
 def test_the_close_factor_is_100_percent_at_or_below_0_95() -> None:
     values = {"eth": 1_000 * USD}
     debt = 789_474 * USD // 1_000  # HF 0.95000
-    assert figures(values, principal=debt, rules=RULES).health_factor <= CLOSE_FACTOR_HF_THRESHOLD
+    health = figures(values, principal=debt, rules=RULES).health_factor
+    assert health is not None and health <= CLOSE_FACTOR_HF_THRESHOLD
     full = liquidation_call(values, debt, rules=RULES)
     assert full.repaid == debt  # all of it: 1.05 × debt ≤ 1,000 USD of collateral
     assert full.seized == {"eth": (debt * 10_500 + 5_000) // 10_000}

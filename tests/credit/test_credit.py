@@ -89,7 +89,10 @@ def test_capacity_is_floored_at_zero_and_stops_draws() -> None:
     ("call", "message"),
     [
         (lambda: figures({"usdc": -1}), "values['usdc']: must be an integer >= 0, got -1"),
-        (lambda: figures({"usdc": 1}, principal=1.5), "principal: must be an integer >= 0"),
+        (
+            lambda: figures({"usdc": 1}, principal=1.5),  # type: ignore[arg-type]  # refused
+            "principal: must be an integer >= 0",
+        ),
         (lambda: figures({"doge": 1}), "asset: 'doge' is not a supported collateral"),
         (lambda: DEFAULT_RULES.draw_fee(-5), "amount: must be an integer >= 0, got -5"),
         (lambda: CollateralRule("x", "k", 8000, 7000, 100), "maintenance_ltv_bps: must be"),

@@ -8,6 +8,7 @@ successive arrivals' outcomes are correlated.
 import dataclasses
 import random
 import statistics
+from collections.abc import Sequence
 
 from toolkit.engine import EXACT_OUTPUT, CapacityExhausted, Engine
 from toolkit.scenario import Scenario
@@ -38,7 +39,7 @@ def test_reference_values():
     assert all(abs(g - e) < 1e-8 for g, e in zip(got, expected, strict=True))
 
 
-def _batched(outcomes: list[int], batches: int = 20) -> tuple[float, float]:
+def _batched(outcomes: Sequence[int], batches: int = 20) -> tuple[float, float]:
     size = len(outcomes) // batches
     rates = [sum(outcomes[i * size : (i + 1) * size]) / size for i in range(batches)]
     return statistics.fmean(rates), statistics.stdev(rates) / batches**0.5

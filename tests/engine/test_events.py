@@ -84,7 +84,7 @@ def test_fee_changes_are_validated(engine: Engine):
     with pytest.raises(InvalidArgument, match="fee_tiers: tiers must be contiguous"):
         engine.set_fee_tiers(1, 10, "USDC", (FeeTier(7, 1, 5), FeeTier(4, 6, 10)), now=0.0)
     with pytest.raises(InvalidArgument, match="fee plus maximum premium must be below 10000"):
-        engine.set_fee_tiers(1, 10, "USDC", [FeeTier(9_990, 1, 5)], now=0.0)
+        engine.set_fee_tiers(1, 10, "USDC", (FeeTier(9_990, 1, 5),), now=0.0)
     with pytest.raises(NoRoute, match="no route from chain 1 to chain 1 for USDC"):
         engine.set_fee_tiers(1, 1, "USDC", (FeeTier(7, 1, 5),), now=0.0)
     with pytest.raises(NoRoute):

@@ -1,4 +1,5 @@
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -89,7 +90,7 @@ def _with_fill_cost(scenario: Scenario, usd: str) -> Scenario:
 
 
 def test_invalid_arguments_name_the_field(engine: Engine, usdc: dict[int, str]):
-    cases = [
+    cases: list[tuple[tuple[Any, ...], dict[str, Any], str]] = [
         ((1, 10, usdc[10], "100", 0.0), {}, "amount: must be a positive integer"),
         ((1, 10, usdc[10], 0, 0.0), {}, "amount: must be a positive integer"),
         ((1, 10, usdc[10], True, 0.0), {}, "amount: must be a positive integer"),

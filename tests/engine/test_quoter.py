@@ -59,7 +59,8 @@ def test_quoter_gives_the_same_quotes_and_state_as_quote(
 def test_quoter_reservation_converts_like_a_quote(single_scenario: Scenario, usdc: dict[int, str]):
     engine = Engine(single_scenario)
     q = engine.quoter(1, 8453, usdc[8453])(10**9, 0.0)
-    assert engine.reservation(q.quote_id, 1.0).kind == "quote"
+    reservation = engine.reservation(q.quote_id, 1.0)
+    assert reservation is not None and reservation.kind == "quote"
     assert engine.convert(q.quote_id, "0x01", 1.0)
     assert engine.fill("0x01", 40.0).reserved
 

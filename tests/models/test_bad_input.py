@@ -97,11 +97,11 @@ def test_decimal_and_narrow_integer_amounts_are_accepted(rfq) -> None:
 
 def test_non_polars_inputs_are_refused(rfq, events, tiers) -> None:
     with pytest.raises(TypeError, match="fee_curve: expected a polars DataFrame, got DataFrame"):
-        fee_curve(pd.DataFrame({"a": [1]}))  # type: ignore[arg-type]
+        fee_curve(pd.DataFrame({"a": [1]}))
     with pytest.raises(TypeError, match="capacity_timeline: expected a polars DataFrame, got list"):
         capacity_timeline([])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="compare_with_tiers: expected a polars DataFrame"):
-        compare_with_tiers(rfq({}), tiers({}).lazy())  # type: ignore[arg-type]
+        compare_with_tiers(rfq({}), tiers({}).lazy())
 
 
 def test_by_must_name_columns(rfq) -> None:

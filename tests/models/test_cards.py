@@ -208,9 +208,8 @@ def test_the_health_rule_is_toolkit_credits_figure_after_the_draw() -> None:
     over = simulate_cards(swipes(("x", "a", 0.0, exact + 1)), accounts, latencies=CALM)
     assert ok.decisions["reason"][0] == "approved"
     assert ok.decisions["health_factor"][0] == pytest.approx(1.3)
-    assert figures({"usdc": 1_300 * USD}, principal=draw_for(exact + 1)).health_factor < Fraction(
-        13, 10
-    )  # type: ignore[operator]
+    after = figures({"usdc": 1_300 * USD}, principal=draw_for(exact + 1)).health_factor
+    assert after is not None and after < Fraction(13, 10)
     assert over.decisions["reason"][0] == "health"
 
 

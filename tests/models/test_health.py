@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
@@ -199,7 +201,7 @@ def test_monte_carlo_levels_share_the_draws_and_equal_each_single_run() -> None:
 )
 def test_bad_monte_carlo_settings_name_the_field(kwargs: dict[str, object], message: str) -> None:
     book = CreditBook(("a",), ("usdc", "yobtc"), np.ones((1, 2)), np.ones(1), np.ones(2))
-    market: dict[str, object] = {
+    market: dict[str, Any] = {
         "assets": book.assets,
         "vols": np.array([0.1, 0.1]),
         "correlation": np.eye(2),
@@ -273,7 +275,7 @@ def test_vectorised_liquidations_follow_the_exact_one(
         # The exact version works in whole units (values and capacities round down, repayment
         # rounds up until health is back, asset by asset): floats agree to a few units per
         # million, a few dozen smallest units (micro-dollars) at most.
-        close = {"rel": 1e-5, "abs": 30}
+        close: dict[str, Any] = {"rel": 1e-5, "abs": 30}
         assert repaid[n] == pytest.approx(exact.repaid, **close)
         assert bad[n] == pytest.approx(exact.bad_debt, **close)
         for j, asset in enumerate(ASSETS):

@@ -67,7 +67,9 @@ def test_clusters_that_disagree_widen_the_interval() -> None:
     assert (even[0], uneven[0]) == pytest.approx((1 / 3, 0.5))
     # Identical rounds give no clustered spread: the interval falls back to Wilson's, not 0.
     assert even[1:] == pytest.approx(wilson(16, 48))
-    assert uneven[2] - uneven[1] > 0.9  # two all-refused rounds, two all-served: nothing known
+    _, low, high = uneven
+    assert low is not None and high is not None
+    assert high - low > 0.9  # two all-refused rounds, two all-served: nothing known
     # The same share of independent trials has a Wilson interval far narrower.
     low, high = wilson(24, 48)
     assert high - low < 0.3

@@ -312,4 +312,5 @@ def test_revert_rates_carry_wilson_or_clustered_intervals() -> None:
     row = delay_outcomes(clustered, [0]).row(0, named=True)
     _, low, high = clustered_share([2, 0], [4, 4])
     assert (row["revert_ci95_low"], row["revert_ci95_high"]) == pytest.approx((low, high))
+    assert low is not None and high is not None
     assert high - low > wilson(2, 8)[1] - wilson(2, 8)[0]

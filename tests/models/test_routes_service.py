@@ -67,10 +67,10 @@ def test_stale_routes_and_the_two_strategies(lab: RouteLab) -> None:
         rates = outcomes.filter(pl.col("delay_s") == delay)["revert_share"].to_list()
         assert rates == sorted(rates, reverse=True) and rates[-1] == 0.0
     mainnet = lab.delay_trials("mainnet", ("USDC", "WETH"), 1e5, [12], trials=3)
-    rates = delay_outcomes(pl.concat([trials, mainnet]), [50]).select(
+    revert_shares = delay_outcomes(pl.concat([trials, mainnet]), [50]).select(
         "network", "delay_s", "revert_share"
     )
-    table = firm_vs_indicative(legs, rates)
+    table = firm_vs_indicative(legs, revert_shares)
     assert table.height == 4
     assert sorted(set(table["strategy"])) == ["intents then swap", "swap then intents"]
     small = table.filter(pl.col("size_usd") == 1e4)

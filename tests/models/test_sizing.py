@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -182,7 +184,7 @@ sizing = st.tuples(
 @settings(max_examples=25, deadline=None)
 @given(sizing, st.sampled_from(["worst", "average", "volume"]))
 def test_pool_size_is_the_smallest_meeting_the_target(
-    spec: tuple[float, list[int], float], criterion: str
+    spec: tuple[float, list[int], float], criterion: Literal["worst", "average", "volume"]
 ) -> None:
     load, sizes, target = spec
     mix = [1.0 / len(sizes)] * len(sizes)

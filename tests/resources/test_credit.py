@@ -136,7 +136,7 @@ def test_protocol_config_round_trip() -> None:
 
 
 def test_protocol_config_rules() -> None:
-    bad = copy.deepcopy(PROTOCOL)
+    bad: Any = copy.deepcopy(PROTOCOL)
     chain = bad["chains"]["eip155:8453"]
     chain["collateral"]["erc20:" + VAULT] = chain["collateral"].pop("erc20:" + VAULT.lower())
     assert message(ProtocolConfig, bad) == (

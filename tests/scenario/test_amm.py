@@ -16,7 +16,7 @@ CONTRACTS = {"escrow": ESCROW, "output_settler": ESCROW, "oracle": ESCROW}
 
 
 def _doc() -> dict[str, Any]:
-    with open(scenario_path("default"), "rb") as f:
+    with scenario_path("default").open("rb") as f:
         return tomllib.load(f)
 
 

@@ -223,7 +223,7 @@ def test_check_tiers_directly():
     with pytest.raises(ScenarioError, match=r"^t\[0\].min_amount: must be a non-negative integer$"):
         check_tiers((FeeTier(1, -1, 5),), "t")
     with pytest.raises(ScenarioError, match=r"^t\[0\]: must be a fee tier$"):
-        check_tiers(((1, 0, 5),), "t")  # type: ignore[arg-type]
+        check_tiers(((1, 0, 5),), "t")
 
 
 def test_built_parts_keep_addresses_checksummed():

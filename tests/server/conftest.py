@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from web3 import Web3
 
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.server import create_app
@@ -25,10 +26,13 @@ AUTH = {"X-Auth-Token": KEY}
 T0 = 1_760_000_000.0
 USER = "0x1111111111111111111111111111111111111111"
 USDC = {
-    1: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
-    10: "0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85",
-    8453: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-    42161: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831",
+    chain: Web3.to_checksum_address(address)
+    for chain, address in {
+        1: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+        10: "0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85",
+        8453: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        42161: "0xaf88d065e77c8cC2239327C5EDb3A432268e5831",
+    }.items()
 }
 WETH_BASE = "0x4200000000000000000000000000000000000006"
 
@@ -47,6 +51,9 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+    def sleep(self, seconds: float) -> None:  # a toolkit.clock.Clock: sleeping moves it
+        self.advance(seconds)
 
 
 class Client:

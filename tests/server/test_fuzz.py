@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolkit.clock import VirtualClock
 from toolkit.scenario import Scenario
 from toolkit.server import create_app
 
@@ -50,7 +51,7 @@ VALUES = st.one_of(TEXT, NUMBERS, HEXES, PLAUSIBLE)
 @pytest.fixture
 def fuzz_client(scenario: Scenario) -> Iterator[Client]:
     # One app for every example: state piles up (reservations), which is part of the point.
-    client = Client(create_app(scenario, clock=lambda: 1_760_000_000.0))
+    client = Client(create_app(scenario, clock=VirtualClock(1_760_000_000.0)))
     try:
         yield client
     finally:

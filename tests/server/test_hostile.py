@@ -89,13 +89,14 @@ def test_a_500_mb_post_is_refused_while_streaming(served: Served) -> None:
 def test_absurd_times_are_refused_and_the_latest_block_still_reads(
     served: Served, chain: int
 ) -> None:
-    for method, params, name in [
+    cases: list[tuple[str, list[Any], str]] = [
         ("evm_increaseTime", [2**300], "seconds"),
         ("evm_increaseTime", ["0x" + "f" * 276], "seconds"),
         ("evm_setNextBlockTimestamp", [2**300], "timestamp"),
         ("evm_mine", [2**300], "timestamp"),
         ("anvil_setBalance", ["0x" + "b0" * 20, hex(2**256)], "balance"),
-    ]:
+    ]
+    for method, params, name in cases:
         error = served.rpc(chain, method, *params)["error"]
         assert error["code"] == -32602 and name in error["message"], error
     dev = served.rpc(chain, "eth_accounts")["result"][0]

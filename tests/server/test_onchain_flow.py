@@ -5,6 +5,7 @@ released; and the same flow through the world alone (the backtests' path) for co
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from eth_account import Account
@@ -25,14 +26,18 @@ ABI = functions.json_abi("erc20")
 UNIT = 1_000_000_000
 
 
-def _send(w3: Web3, key: Any, tx: dict[str, Any]) -> Any:
+def _send(w3: Web3, key: Any, tx: Mapping[str, Any]) -> Any:
     signed = Account.sign_transaction(tx, key)
     return w3.eth.send_raw_transaction(signed.raw_transaction)
 
 
 def _logs(w3: Web3, address: str, event: str) -> list[Any]:
     found = w3.eth.get_logs(
-        {"fromBlock": 0, "address": address, "topics": [events.EVENTS[event].topic0]}
+        {
+            "fromBlock": 0,
+            "address": Web3.to_checksum_address(address),
+            "topics": [events.EVENTS[event].topic0],
+        }
     )
     return [
         events.decode_log([t.to_0x_hex() for t in e["topics"]], bytes(e["data"])) for e in found
@@ -53,8 +58,9 @@ def _open_on_chain(svc: Harness, w3: Web3) -> tuple[Any, str, Any]:
     )
     built = svc.client.transaction(quote)
     request = built.transaction_request
+    assert request is not None
     usdc = w3.eth.contract(address=USDC_ETH, abi=ABI)
-    nonce = w3.eth.get_transaction_count(dev.address)
+    nonce = w3.eth.get_transaction_count(Web3.to_checksum_address(dev.address))
     approve = usdc.functions.approve(request.to, 2**256 - 1).build_transaction(
         {"from": dev.address, "nonce": nonce}
     )
@@ -193,7 +199,7 @@ def test_an_order_nobody_fills_is_refunded_on_chain_and_releases_its_reservation
             "data": data,
             "value": 0,
             "chainId": 1,
-            "nonce": origin.eth.get_transaction_count(user),
+            "nonce": origin.eth.get_transaction_count(Web3.to_checksum_address(user)),
             "gas": 400_000,
             "maxFeePerGas": origin.eth.gas_price * 2,
             "maxPriorityFeePerGas": 0,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from fastapi import FastAPI
 
+from toolkit.clock import VirtualClock
 from toolkit.codecs import erc7930
 from toolkit.resources import RfqResponse, parse
 from toolkit.scenario import Scenario
@@ -98,7 +101,7 @@ def test_src_token_of_another_symbol_is_400(client: Client) -> None:
     ],
 )
 def test_bad_parameter_is_400_naming_it(
-    client: Client, change: dict[str, str], message: str
+    client: Client, change: dict[str, Any], message: str
 ) -> None:
     answer = client.get("/partner-intents/rfq", params=rfq_params(**change), headers=AUTH)
     assert answer.status_code == 400
@@ -171,7 +174,7 @@ def test_quote_ids_are_unique(client: Client) -> None:
 
 def test_app_from_a_scenario_name(monkeypatch: pytest.MonkeyPatch, make_client: MakeClient) -> None:
     monkeypatch.setenv("TOOLKIT_API_KEY", "env-key-1")
-    app: FastAPI = create_app("default", clock=lambda: T0)
+    app: FastAPI = create_app("default", clock=VirtualClock(T0))
     client = make_client(app)
     params = rfq_params()
     assert client.get("/partner-intents/rfq", params=params, headers=AUTH).status_code == 401

@@ -8,6 +8,7 @@ import pytest
 from eth_account import Account
 from web3 import Web3
 from web3.exceptions import ContractLogicError, TransactionNotFound, Web3RPCError
+from web3.types import Wei
 
 from toolkit.client import EmbeddedService, chain_provider
 from toolkit.clock import VirtualClock
@@ -35,9 +36,10 @@ def test_web3_reads_signs_sends_and_finds_the_transfer(
 ) -> None:
     clock, service, w3 = node
     dev = dev_accounts(service.app.state.service.scenario)[0]  # type: ignore[attr-defined]
+    address = Web3.to_checksum_address(dev.address)
     assert w3.is_connected()
     assert w3.eth.chain_id == 8453
-    assert w3.eth.get_balance(dev.address) == NATIVE_FUNDING
+    assert w3.eth.get_balance(address) == NATIVE_FUNDING
     assert dev.address in w3.eth.accounts
     usdc = w3.eth.contract(address=USDC[8453], abi=ABI)
     start = usdc.functions.balanceOf(dev.address).call()
@@ -45,7 +47,7 @@ def test_web3_reads_signs_sends_and_finds_the_transfer(
     assert (usdc.functions.symbol().call(), usdc.functions.decimals().call()) == ("USDC", 6)
 
     tx = usdc.functions.transfer(BOB, 5_000_000).build_transaction(
-        {"from": dev.address, "nonce": w3.eth.get_transaction_count(dev.address)}
+        {"from": address, "nonce": w3.eth.get_transaction_count(address)}
     )
     signed = Account.sign_transaction(tx, dev.key.reveal())
     tx_hash = w3.eth.send_raw_transaction(signed.raw_transaction)
@@ -56,13 +58,14 @@ def test_web3_reads_signs_sends_and_finds_the_transfer(
     receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=5, poll_latency=0.01)
     assert receipt["status"] == 1
     block = w3.eth.get_block(receipt["blockNumber"], full_transactions=True)
-    assert block["transactions"][0]["hash"] == tx_hash
+    mined = block["transactions"][0]  # full transactions: not their hashes
+    assert not isinstance(mined, bytes) and mined["hash"] == tx_hash
     assert block["timestamp"] <= clock.now()
 
     assert usdc.functions.balanceOf(BOB).call() == 5_000_000
     assert usdc.functions.balanceOf(dev.address).call() == start - 5_000_000
     fee = receipt["gasUsed"] * receipt["effectiveGasPrice"]
-    assert w3.eth.get_balance(dev.address) == NATIVE_FUNDING - fee
+    assert w3.eth.get_balance(address) == NATIVE_FUNDING - fee
 
     transfer_topic = events.EVENTS["erc20.Transfer"].topic0
     logs = w3.eth.get_logs({"fromBlock": 0, "address": USDC[8453], "topics": [transfer_topic]})
@@ -97,10 +100,10 @@ def test_web3_sees_reverts_with_their_reason(
 
 def test_wrapped_native_and_dev_sending(node: tuple[VirtualClock, EmbeddedService, Web3]) -> None:
     _clock, _service, w3 = node
-    dev = w3.eth.accounts[1]
+    dev = w3.eth.accounts[1]  # type: ignore[misc]  # web3 types accounts as a 1-tuple
     weth = w3.eth.contract(address=Web3.to_checksum_address(WETH_BASE), abi=ABI)
     before = weth.functions.balanceOf(dev).call()
-    tx_hash = weth.functions.deposit().transact({"from": dev, "value": 10**18})
+    tx_hash = weth.functions.deposit().transact({"from": dev, "value": Wei(10**18)})
     w3.provider.make_request("evm_mine", [])  # type: ignore[arg-type]
     receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=5, poll_latency=0.01)
     assert receipt["status"] == 1

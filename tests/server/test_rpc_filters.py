@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 from eth_account import Account
+from eth_typing import HexStr
+from hexbytes import HexBytes
 from web3 import Web3
 from web3.exceptions import Web3RPCError
 
@@ -41,14 +43,14 @@ def node(request: pytest.FixtureRequest) -> Iterator[tuple[VirtualClock, Web3]]:
             w3.provider.close()  # type: ignore[attr-defined]
 
 
-def _transfer(w3: Web3, amount: int) -> bytes:
-    dev = dev_accounts(SCENARIO)[0]
+def _transfer(w3: Web3, amount: int) -> HexBytes:
+    dev = Web3.to_checksum_address(dev_accounts(SCENARIO)[0].address)
     usdc = w3.eth.contract(address=USDC[8453], abi=ABI)
     tx = usdc.functions.transfer(BOB, amount).build_transaction(
-        {"from": dev.address, "nonce": w3.eth.get_transaction_count(dev.address, "pending")}
+        {"from": dev, "nonce": w3.eth.get_transaction_count(dev, "pending")}
     )
-    signed = Account.sign_transaction(tx, dev.key.reveal())
-    return bytes(w3.eth.send_raw_transaction(signed.raw_transaction))
+    signed = Account.sign_transaction(tx, dev_accounts(SCENARIO)[0].key.reveal())
+    return w3.eth.send_raw_transaction(signed.raw_transaction)
 
 
 def test_a_contract_event_filter_finds_the_transfer(node: tuple[VirtualClock, Web3]) -> None:
@@ -90,6 +92,7 @@ def test_a_contract_event_filter_finds_the_transfer(node: tuple[VirtualClock, We
     assert w3.eth.uninstall_filter(transfers.filter_id) is False
     with pytest.raises(Web3RPCError, match="filter not found"):
         transfers.get_new_entries()
+    assert blocks.filter_id is not None
     with pytest.raises(Web3RPCError, match="filter not found"):
         w3.eth.get_filter_logs(blocks.filter_id)  # a block filter has no logs
 
@@ -102,11 +105,12 @@ def test_a_raw_log_filter_with_topics_and_an_address_list(node: tuple[VirtualClo
         {
             "fromBlock": "latest",
             "address": [USDC[8453], BOB],
-            "topics": [transfer, None, [bob_topic]],
+            "topics": [HexStr(transfer), None, [HexStr(bob_topic)]],
         }
     )
     tx_hash = _transfer(w3, 7)
     clock.advance(2)
+    assert flt.filter_id is not None
     (log,) = w3.eth.get_filter_changes(flt.filter_id)
     assert log["transactionHash"] == tx_hash and log["topics"][2].to_0x_hex() == bob_topic
     assert w3.eth.get_filter_changes(flt.filter_id) == []

@@ -10,6 +10,7 @@ import httpx
 import jsonschema
 import pytest
 from web3 import Web3
+from web3.types import Wei
 
 from tests.reference import reference_document
 from toolkit.client import EmbeddedService, chain_provider
@@ -77,11 +78,11 @@ def _ok(response: httpx.Response) -> dict[str, Any]:
 def _send(w3: Web3, sender: str, body: dict[str, Any], value: int = 0) -> Any:
     tx_hash = w3.eth.send_transaction(
         {
-            "from": sender,
+            "from": Web3.to_checksum_address(sender),
             "to": body["target"],
             "data": body["callData"],
             "gas": body["gasLimit"],
-            "value": value,
+            "value": Wei(value),
         }
     )
     w3.provider.make_request("evm_mine", [])  # type: ignore[arg-type]
@@ -108,7 +109,7 @@ def test_calldata_delivers_amount_out_exactly(
     node: Node, token_in: str, token_out: str, amount: int
 ) -> None:
     w3 = node.web3(1)
-    sender = w3.eth.accounts[2]
+    sender = w3.eth.accounts[2]  # type: ignore[misc]  # web3 types accounts as a 1-tuple
     tin, tout = node.token(1, token_in), node.token(1, token_out)
     _approve(w3, sender, tin, deal=amount)
     body = _ok(node.route(amountIn=str(amount), tokenIn=tin, tokenOut=tout, slippageBps="30"))
@@ -143,7 +144,7 @@ def test_calldata_delivers_amount_out_exactly(
 
 def test_native_in_and_out_on_base(node: Node) -> None:
     w3 = node.web3(8453)
-    sender = w3.eth.accounts[3]
+    sender = w3.eth.accounts[3]  # type: ignore[misc]  # web3 types accounts as a 1-tuple
     usdc = node.token(8453, "USDC")
     body = _ok(node.route("base", amountIn=str(2 * 10**18), tokenIn=NATIVE, tokenOut=usdc))
     out = w3.eth.contract(address=Web3.to_checksum_address(usdc), abi=ABI)
@@ -163,7 +164,7 @@ def test_native_in_and_out_on_base(node: Node) -> None:
 
 def test_a_route_reverts_when_the_pool_moved_past_its_slippage(node: Node) -> None:
     w3 = node.web3(1)
-    alice, bob = w3.eth.accounts[4], w3.eth.accounts[5]
+    alice, bob = w3.eth.accounts[4], w3.eth.accounts[5]  # type: ignore[misc]  # a 1-tuple to web3
     usdc, weth = node.token(1, "USDC"), node.token(1, "WETH")
     _approve(w3, alice, usdc)
     _approve(w3, bob, usdc, deal=20_000_000 * 10**6)

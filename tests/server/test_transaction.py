@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from toolkit.clock import VirtualClock
 from toolkit.codecs import erc7930
 from toolkit.codecs.escrow import decode_open, order_id, parse_context, token_address
 from toolkit.resources import Quote, parse
@@ -69,7 +70,7 @@ def test_nonces_differ_and_are_deterministic(scenario: Scenario, make_client: An
     from toolkit.server import create_app
 
     def two_orders() -> list[int]:
-        client = make_client(create_app(scenario, clock=lambda: T0))
+        client = make_client(create_app(scenario, clock=VirtualClock(T0)))
         quote = rfq(client)
         return [
             decode_open(

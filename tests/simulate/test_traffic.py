@@ -115,7 +115,7 @@ def test_swaps_and_credit_actions_move_pools_and_accounts_on_chain() -> None:
         assert market is not None
         pools = [f"{p.address} {p.kind}" for p in market.pools if "USDC/WETH" in p.label]
         base = chain_web3(8453, embedded=embedded)
-        borrower = base.eth.accounts[2]
+        borrower = base.eth.accounts[2]  # type: ignore[misc]  # web3 types accounts as a 1-tuple
         before = _pool_state(base, pools)
         with Traffic(embedded, swaps=SWAPS, credit=CREDIT) as traffic:
             traffic.join(timeout=30)

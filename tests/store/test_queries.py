@@ -15,7 +15,7 @@ from toolkit.store import TABLES, Store, StoreError
 def test_query_binds_list_and_dict_parameters(store: Store) -> None:
     assert store.query("SELECT ? + 1 AS x", [41])["x"].to_list() == [42]
     assert store.query("SELECT $n * 2 AS x", {"n": 21})["x"].to_list() == [42]
-    assert store.query("SELECT $1 || $2 AS s", ("a", "b"))["s"].to_list() == ["ab"]
+    assert store.query("SELECT $1 || $2 AS s", ["a", "b"])["s"].to_list() == ["ab"]
 
 
 def test_hugeint_results_are_int128_and_python_ints(store: Store) -> None:

@@ -72,7 +72,7 @@ def test_bad_input_names_the_argument(
 def test_numpy_integers_are_accepted() -> None:
     import numpy as np
 
-    assert assert_rate_within(np.int64(10), np.int32(100), 0.1) == 0.0
+    assert assert_rate_within(np.int64(10), np.int32(100), 0.1) == 0.0  # type: ignore[arg-type]
 
 
 @settings(max_examples=60, deadline=None)

@@ -85,8 +85,9 @@ def _session() -> list[Any]:
             src_chain=1, dst_chain=8453, amount=10**9, token=USDC_BASE, user=USER
         )
         svc.clock.advance(3)
-        built = svc.client.transaction(first)
-        return [first.quote_id, first.valid_until, built.transaction_request.model_dump()]
+        request = svc.client.transaction(first).transaction_request
+        assert request is not None
+        return [first.quote_id, first.valid_until, request.model_dump()]
 
 
 def test_two_sessions_give_the_same_ids_nonces_and_calldata() -> None:

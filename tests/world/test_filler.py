@@ -1,5 +1,6 @@
 import copy
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ def _escrow_order(scenario: Scenario, quote, order_id: str, now: int, **fields) 
         quote.dst_token,
         quote.output_amount,
     )
-    defaults = {
+    defaults: dict[str, Any] = {
         "fill_deadline": now + 360,
         "expires": now + 360 + 43_200,
         "exclusive_for": scenario.filler,
@@ -151,7 +152,7 @@ def test_deposit_checks(single_world):
     with pytest.raises(Reverted, match="FillDeadlineAfterExpiry"):
         world.deposit(_escrow_order(scenario, q, "0x1", 0, expires=100), 10.0)
     with pytest.raises(WorldError, match="order: must be an EscrowOrder"):
-        world.deposit(("0x1",), 10.0)  # type: ignore[arg-type]
+        world.deposit(("0x1",), 10.0)
     bad = _escrow_order(scenario, q, "0x1", 0)
     bad = bad._replace(terms=bad.terms._replace(src_chain=137))
     with pytest.raises(WorldError, match="order: source chain 137 is not in the scenario"):
@@ -199,7 +200,7 @@ def test_the_filler_fills_when_the_quote_eta_has_passed_on_every_route():
     scenario = load_scenario("default")
     engine = Engine(scenario)
     world = World(scenario, engine)
-    due = {}
+    due: dict[float, list[str]] = {}
     for i, route in enumerate(scenario.routes):
         token = scenario.token(route.dst, route.token).address
         amount = route.fee_tiers[0].min_amount * 2
@@ -208,7 +209,7 @@ def test_the_filler_fills_when_the_quote_eta_has_passed_on_every_route():
         engine.convert(q.quote_id, key, 0.0)
         world.deposit(_escrow_order(scenario, q, key, 0), now=0.0)
         due.setdefault(float(q.eta), []).append(key)
-    filled = []
+    filled: list[str] = []
     for eta in sorted(due):
         assert world.advance(eta - 0.5).filled == ()
         filled += world.advance(eta).filled

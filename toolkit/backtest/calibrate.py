@@ -102,14 +102,17 @@ def calibrate(store: Store, base: Scenario | str = "default") -> Calibration:
     ).item()
     seconds = max(1.0, span / 1e6)
     onboarded = {(r.src, r.dst, r.token) for r in calibrated.routes}
-    mix = observed.group_by("src_chain", "dst_chain", "token").len()
+    # Routes and tokens in sorted order: the flow draws routes and sizes in the order of these
+    # mappings, and a group_by's order changes from one run to the next.
+    keys = ("src_chain", "dst_chain", "token")
+    mix = observed.group_by(*keys).len().sort(*keys)
     weights = {
         (int(s), int(d), str(t)): float(n)
         for s, d, t, n in mix.iter_rows()
         if (int(s), int(d), str(t)) in onboarded
     }
     sizes: dict[str, SizeModel] = {}
-    for (token,), part in observed.group_by("token"):
+    for (token,), part in observed.sort("token").group_by("token", maintain_order=True):
         logs = part.select(pl.col("amount").cast(pl.Float64).log().alias("x"))
         sigma = float(logs.select(pl.col("x").std()).item() or 0.0) if part.height > 1 else 0.0
         median = int(math.exp(float(logs.select(pl.col("x").median()).item())))

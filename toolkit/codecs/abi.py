@@ -6,6 +6,7 @@ Every helper takes the name of the field it checks so that errors read ``"<field
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from eth_utils import to_checksum_address
@@ -20,11 +21,33 @@ _HEX_RE = re.compile(r"^0x(?:[0-9a-fA-F]{2})*$")
 _BYTES32_RE = re.compile(r"^0x[0-9a-fA-F]{64}$")
 
 
+def checksum(value: str | bytes) -> str:
+    """The EIP-55 checksummed form of an address given as hex (any case) or as 20 raw bytes.
+
+    A checksum is a keccak of the address, and the simulated chains checksum the same few
+    hundred addresses (tokens, pools, the router, users) thousands of times a run: so the
+    answers are cached, by the lowercase address. Input eth_utils refuses raises its error.
+
+    >>> checksum("0x" + "ab" * 20), checksum(bytes.fromhex("ab" * 20)) == checksum("0x" + "AB" * 20)
+    ('0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB', True)
+    """
+    if isinstance(value, str):
+        return _checksum(value.lower())
+    if len(value) == 20:
+        return _checksum("0x" + bytes(value).hex())
+    return str(to_checksum_address(value))  # eth_utils' own error
+
+
+@lru_cache(maxsize=16_384)  # bounded: a served instance sees any address a client sends
+def _checksum(lower: str) -> str:
+    return str(to_checksum_address(lower))
+
+
 def address(value: Any, field: str) -> str:
     """Return ``value`` as an EIP-55 checksummed address, any input case accepted."""
     if not isinstance(value, str) or not _ADDRESS_RE.match(value):
         raise InvalidValue(field, "must be a 0x-prefixed 20-byte hex address")
-    return str(to_checksum_address(value))
+    return checksum(value)
 
 
 def uint(value: Any, bits: int, field: str) -> int:
@@ -62,7 +85,7 @@ def from_bytes32(value: str, field: str = "bytes32") -> str:
     word = bytes32(value, field)
     if word[2:26] != "0" * 24:
         raise InvalidValue(field, "upper 12 bytes must be zero to hold an address")
-    return str(to_checksum_address("0x" + word[26:]))
+    return checksum("0x" + word[26:])
 
 
 def hexstr(raw: bytes) -> str:

@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 
+from toolkit.codecs import abi
 from toolkit.errors import InputError
 
 __all__ = [
@@ -122,7 +123,7 @@ class InteropAddress:
             )
         if len(self.address) != 20:
             raise Erc7930Error("address", "is empty, so there is no EIP-55 text")
-        return str(to_checksum_address(self.address))
+        return abi.checksum(self.address)
 
     def to_bytes(self) -> bytes:
         """The v1 binary form."""
@@ -276,7 +277,7 @@ def _address_text(namespace: str, address: bytes) -> str:
     if not address:
         return ""
     if namespace == "eip155":
-        return str(to_checksum_address(address))
+        return abi.checksum(address)
     return _b58encode(address)
 
 
@@ -306,7 +307,7 @@ def _parse_address(namespace: str, text: str) -> bytes:
         if _ADDRESS_RE.fullmatch(text) is None:
             raise Erc7930Error("address", "must be 0x followed by 40 hex digits")
         has_lower, has_upper = text[2:] != text[2:].upper(), text[2:] != text[2:].lower()
-        if has_lower and has_upper and to_checksum_address(text) != text:
+        if has_lower and has_upper and abi.checksum(text) != text:
             raise Erc7930Error("address", "mixed-case text fails its EIP-55 checksum")
         return bytes.fromhex(text[2:])
     return _b58decode(text, "address")

@@ -20,7 +20,7 @@ from typing import Any
 
 import eth_abi
 from eth_abi.exceptions import DecodingError, EncodingError, InsufficientDataBytes
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 
 from toolkit.codecs import abi
 from toolkit.codecs.context import Exclusivity, exclusivity_context, parse_context
@@ -96,7 +96,7 @@ def token_address(value: int) -> str:
         raise InvalidValue(
             "tokenId", "upper 12 bytes must be zero (an escrow token id is an address)"
         )
-    return str(to_checksum_address(value.to_bytes(20, "big")))
+    return abi.checksum(value.to_bytes(20, "big"))
 
 
 @dataclass(frozen=True)

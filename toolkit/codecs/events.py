@@ -21,9 +21,9 @@ from types import MappingProxyType
 from typing import Any
 
 import eth_abi
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 
-from toolkit.codecs import abi
+from toolkit.codecs import abi, plain_abi
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.escrow import ORDER_TYPE, OUTPUT_TYPE
 
@@ -202,45 +202,9 @@ class DecodedLog:
     args: dict[str, Any] = field(default_factory=dict)
 
 
-def _static_word(type_: str, value: Any) -> bytes | None:
-    """The 32-byte ABI word of an address, uintN or bool in the forms the chains emit, else None.
-
-    Building a world emits thousands of logs, and eth_abi's validation and type parsing are
-    most of their cost; anything outside these plain forms (bytes for an address, a value out
-    of range) goes to eth_abi, which encodes or refuses it. ``tests/codecs/test_events.py``
-    holds both paths to the same bytes.
-    """
-    kind = type(value)
-    if type_ == "address":
-        if kind is str and len(value) == 42 and value[:2] == "0x":
-            try:  # eth_abi takes any case without checking a checksum: so does this
-                return bytes(12) + bytes.fromhex(value[2:])
-            except ValueError:
-                return None
-        return None
-    if kind is int and type_.startswith("uint"):
-        bits = _UINT_BITS.get(type_)
-        if bits is not None and 0 <= value < 1 << bits:
-            return value.to_bytes(32, "big")
-        return None
-    if kind is bool and type_ == "bool":
-        return bytes(31) + (b"\x01" if value else b"\x00")
-    return None
-
-
-_UINT_BITS = {f"uint{n}": n for n in range(8, 257, 8)} | {"uint": 256}
-
-
 def _word(type_: str, value: Any) -> str:
-    word = _static_word(type_, value)
+    word = plain_abi.word(type_, value)
     return abi.hexstr(eth_abi.encode([type_], [value]) if word is None else word)
-
-
-def _data(types: Sequence[str], values: Sequence[Any]) -> str:
-    words = [_static_word(t, v) for t, v in zip(types, values, strict=True)]
-    if all(w is not None for w in words):
-        return abi.hexstr(b"".join(words))  # type: ignore[arg-type]
-    return abi.hexstr(eth_abi.encode(types, values))
 
 
 def encode_log(event: str, *args: Any) -> tuple[tuple[str, ...], str]:
@@ -258,7 +222,7 @@ def encode_log(event: str, *args: Any) -> tuple[tuple[str, ...], str]:
         else:
             types.append(type_)
             values.append(value)
-    return tuple(topics), _data(types, values)
+    return tuple(topics), abi.hexstr(plain_abi.encode(types, values))
 
 
 def decode_log(topics: Sequence[str], data: str | bytes) -> DecodedLog:
@@ -277,7 +241,7 @@ def decode_log(topics: Sequence[str], data: str | bytes) -> DecodedLog:
     for (_, name, _), value in zip(plain, body, strict=True):
         values[name] = value
     args = {
-        name: str(to_checksum_address(values[name])) if type_ == "address" else values[name]
+        name: abi.checksum(values[name]) if type_ == "address" else values[name]
         for type_, name, _ in spec.params
     }
     return DecodedLog(spec.key, args)

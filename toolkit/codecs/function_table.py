@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -69,7 +70,7 @@ class Function:
         """The canonical signature, e.g. ``approve(address,uint256)``."""
         return f"{self.name}({','.join(t for t, _ in self.params)})"
 
-    @property
+    @cached_property  # a keccak: encode_call asks for it on every call
     def selector(self) -> str:
         """The 4-byte selector as ``0x`` hex."""
         return abi.hexstr(function_signature_to_4byte_selector(self.signature))

@@ -13,9 +13,8 @@ from typing import Any
 
 import eth_abi
 from eth_abi.exceptions import DecodingError, EncodingError, InsufficientDataBytes
-from eth_utils import function_signature_to_4byte_selector, to_checksum_address
 
-from toolkit.codecs import abi, escrow
+from toolkit.codecs import abi, escrow, plain_abi
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.function_table import FUNCTIONS, Function
 
@@ -91,12 +90,11 @@ def encode_call(function: str, *args: Any) -> str:
             "args", f"{function} takes {len(fn.params)} arguments ({names}), got {len(args)}"
         )
     values = [_normalise(t, v, n) for (t, n), v in zip(fn.params, args, strict=True)]
-    selector = function_signature_to_4byte_selector(fn.signature)
     try:
-        body = eth_abi.encode(fn.types, values)
+        body = plain_abi.encode(fn.types, values)
     except (EncodingError, TypeError, ValueError) as exc:
         raise InvalidValue("args", f"cannot encode {function} ({exc})") from exc
-    return abi.hexstr(selector + body)
+    return fn.selector + body.hex()
 
 
 #: ABI types of one 32-byte word: eth_abi's strict decoder already refuses their non-canonical
@@ -128,6 +126,21 @@ def decode_call(data: str | bytes, *, checksum: bool = True) -> DecodedCall:
         except InvalidValue as exc:
             raise InvalidValue("data", exc.rule) from exc
         return DecodedCall(fn.key, {"order": order})
+    decoded = plain_abi.decode_canonical(fn.types, raw[4:])
+    if decoded is None:  # dynamic values, or something eth_abi has to name
+        decoded = _decode_checked(fn, raw)
+    if not checksum:
+        return DecodedCall(fn.key, dict(zip((n for _, n in fn.params), decoded, strict=True)))
+    args = {
+        name: abi.checksum(value) if type_ == "address" else value
+        for (type_, name), value in zip(fn.params, decoded, strict=True)
+    }
+    return DecodedCall(fn.key, args)
+
+
+def _decode_checked(fn: Function, raw: bytes) -> list[Any]:
+    """eth_abi's decoding of a call's arguments, refused unless ``raw`` is their canonical
+    encoding."""
     try:
         decoded = eth_abi.decode(fn.types, raw[4:])
     except InsufficientDataBytes as exc:
@@ -141,13 +154,7 @@ def decode_call(data: str | bytes, *, checksum: bool = True) -> DecodedCall:
         canonical = eth_abi.encode(types, list(decoded)) == raw[4:]
     if not canonical:
         raise InvalidValue("data", f"not the canonical ABI encoding of {fn.key}")
-    if not checksum:
-        return DecodedCall(fn.key, dict(zip((n for _, n in fn.params), decoded, strict=True)))
-    args = {
-        name: str(to_checksum_address(value)) if type_ == "address" else value
-        for (type_, name), value in zip(fn.params, decoded, strict=True)
-    }
-    return DecodedCall(fn.key, args)
+    return list(decoded)
 
 
 def encode_result(function: str, *values: Any) -> bytes:
@@ -157,7 +164,7 @@ def encode_result(function: str, *values: Any) -> bytes:
     '0005'
     """
     fn = _lookup(function)
-    return eth_abi.encode(list(fn.outputs), list(values))
+    return plain_abi.encode(fn.outputs, values)
 
 
 def decode_result(function: str, data: str | bytes) -> tuple[Any, ...]:

@@ -32,10 +32,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-import eth_abi
 from eth_abi.exceptions import DecodingError, InsufficientDataBytes
-from eth_utils import to_checksum_address
 
+from toolkit.codecs import abi, plain_abi
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import decode_call, encode_call
 
@@ -101,10 +100,10 @@ def encode_v3_path(path: Sequence[str | int]) -> bytes:
 def _decode_v3_path(raw: bytes) -> tuple[str | int, ...]:
     if len(raw) < 43 or (len(raw) - 20) % 23:
         raise InvalidValue("path", "a V3 path is 20 bytes then 23 per hop")
-    items: list[str | int] = [str(to_checksum_address(raw[:20]))]
+    items: list[str | int] = [abi.checksum(raw[:20])]
     for at in range(20, len(raw), 23):
         items.append(int.from_bytes(raw[at : at + 3], "big"))
-        items.append(str(to_checksum_address(raw[at + 3 : at + 23])))
+        items.append(abi.checksum(raw[at + 3 : at + 23]))
     return tuple(items)
 
 
@@ -119,7 +118,7 @@ class V3SwapExactIn:
     payer_is_user: bool
 
     def encode(self) -> tuple[int, bytes]:
-        body = eth_abi.encode(
+        body = plain_abi.encode(
             ["address", "uint256", "uint256", "bytes", "bool"],
             [
                 self.recipient,
@@ -143,7 +142,7 @@ class V2SwapExactIn:
     payer_is_user: bool
 
     def encode(self) -> tuple[int, bytes]:
-        body = eth_abi.encode(
+        body = plain_abi.encode(
             ["address", "uint256", "uint256", "address[]", "bool"],
             [
                 self.recipient,
@@ -164,7 +163,9 @@ class WrapEth:
     amount_min: int
 
     def encode(self) -> tuple[int, bytes]:
-        return _WRAP_ETH, eth_abi.encode(["address", "uint256"], [self.recipient, self.amount_min])
+        return _WRAP_ETH, plain_abi.encode(
+            ["address", "uint256"], [self.recipient, self.amount_min]
+        )
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,7 @@ class UnwrapWeth:
     amount_min: int
 
     def encode(self) -> tuple[int, bytes]:
-        body = eth_abi.encode(["address", "uint256"], [self.recipient, self.amount_min])
+        body = plain_abi.encode(["address", "uint256"], [self.recipient, self.amount_min])
         return _UNWRAP_WETH, body
 
 
@@ -188,7 +189,7 @@ class Sweep:
     amount_min: int
 
     def encode(self) -> tuple[int, bytes]:
-        body = eth_abi.encode(
+        body = plain_abi.encode(
             ["address", "address", "uint256"], [self.token, self.recipient, self.amount_min]
         )
         return _SWEEP, body
@@ -206,28 +207,26 @@ def encode_execute(commands: Sequence[Command], *, deadline: int) -> str:
     return encode_call("universalRouter.execute", kinds, [body for _, body in encoded], deadline)
 
 
-def _checksum(value: str) -> str:
-    return str(to_checksum_address(value))
-
-
 def _decode_one(kind: int, body: bytes) -> Command:
     if kind == _V3_SWAP_EXACT_IN:
-        r, a, m, p, u = eth_abi.decode(["address", "uint256", "uint256", "bytes", "bool"], body)
-        return V3SwapExactIn(_checksum(r), a, m, _decode_v3_path(p), u)
+        r, a, m, p, u = plain_abi.decode(["address", "uint256", "uint256", "bytes", "bool"], body)
+        return V3SwapExactIn(abi.checksum(r), a, m, _decode_v3_path(p), u)
     if kind == _V2_SWAP_EXACT_IN:
-        r, a, m, p, u = eth_abi.decode(["address", "uint256", "uint256", "address[]", "bool"], body)
+        r, a, m, p, u = plain_abi.decode(
+            ["address", "uint256", "uint256", "address[]", "bool"], body
+        )
         if len(p) < 2:
             raise InvalidValue("inputs", "a V2 path holds at least two tokens")
-        return V2SwapExactIn(_checksum(r), a, m, tuple(_checksum(t) for t in p), u)
+        return V2SwapExactIn(abi.checksum(r), a, m, tuple(abi.checksum(t) for t in p), u)
     if kind == _WRAP_ETH:
-        r, a = eth_abi.decode(["address", "uint256"], body)
-        return WrapEth(_checksum(r), a)
+        r, a = plain_abi.decode(["address", "uint256"], body)
+        return WrapEth(abi.checksum(r), a)
     if kind == _UNWRAP_WETH:
-        r, a = eth_abi.decode(["address", "uint256"], body)
-        return UnwrapWeth(_checksum(r), a)
+        r, a = plain_abi.decode(["address", "uint256"], body)
+        return UnwrapWeth(abi.checksum(r), a)
     if kind == _SWEEP:
-        t, r, a = eth_abi.decode(["address", "address", "uint256"], body)
-        return Sweep(_checksum(t), _checksum(r), a)
+        t, r, a = plain_abi.decode(["address", "address", "uint256"], body)
+        return Sweep(abi.checksum(t), abi.checksum(r), a)
     raise InvalidValue("commands", f"unsupported command 0x{kind:02x}")
 
 

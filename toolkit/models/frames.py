@@ -51,12 +51,14 @@ def prepare(frame: object, func: str, spec: Mapping[str, Kind]) -> pl.DataFrame:
     if missing:
         raise ValueError(f"{func}: missing columns: {', '.join(missing)}")
     casts: list[pl.Expr] = []
+    schema = frame.schema
     for name, kind in spec.items():
-        dtype = frame.schema[name]
+        dtype = schema[name]
         if not _accepts(kind, dtype):
             raise ValueError(f"{func}: column {name!r} must hold {_KIND_RULE[kind]}, got {dtype}")
-        casts.append(_normalise(pl.col(name), kind, dtype))
-    normalised = frame.with_columns(casts)
+        if dtype != KIND_DTYPE[kind]:  # a frame built with the models' dtypes needs no pass
+            casts.append(_normalise(pl.col(name), kind, dtype))
+    normalised = frame.with_columns(casts) if casts else frame
     amounts = [name for name, kind in spec.items() if kind == "amount"]
     if amounts and normalised.height:
         negative = normalised.select((pl.col(amounts) < 0).any())

@@ -302,52 +302,78 @@ def firm_vs_indicative(legs: pl.DataFrame, revert_shares: pl.DataFrame) -> pl.Da
     unknown = set(frame["leg"].unique().to_list()) - {"intents", "swap"}
     if unknown:
         raise ValueError(f"firm_vs_indicative: column 'leg' must be intents or swap, got {unknown}")
-    rates = prepare(revert_shares, "firm_vs_indicative", _RATES).sort("network", "delay_s")
-    swaps = frame.filter(pl.col("leg") == "swap").with_row_index("_row").sort("delay_s")
+    rates = prepare(revert_shares, "firm_vs_indicative", _RATES).lazy().sort("network", "delay_s")
+    # One lazy query, collected once in memory and unoptimised: the whole-flow backtest costs
+    # every user's two strategies here (four legs), where polars' fixed cost per eager step,
+    # its streaming engine's start and the optimiser's passes were most of the time.
+    table = (
+        pl.concat(
+            [_firm_legs(frame.lazy()), _swap_legs(frame.lazy(), rates)], how="diagonal_relaxed"
+        )
+        .sort("strategy", "size_usd", "step")
+        .group_by("strategy", "size_usd")
+        .agg(**_LEG_TOTALS)
+        .select("strategy", "size_usd", "refused", "_unmatched", **_strategy_costs())
+        .sort("size_usd", "strategy")
+        .collect(engine="in-memory", optimizations=pl.QueryOptFlags.none())
+    )
+    if table["_unmatched"].any():
+        raise ValueError("firm_vs_indicative: revert_shares: no rate for a swap leg's network")
+    return table.drop("_unmatched")
+
+
+def _firm_legs(legs: pl.LazyFrame) -> pl.LazyFrame:
+    """The intents legs: a firm quote fails only when refused."""
+    return legs.filter(pl.col("leg") == "intents").with_columns(
+        failure=pl.col("value_out_usd").is_null().cast(pl.Float64)
+    )
+
+
+def _swap_legs(legs: pl.LazyFrame, rates: pl.LazyFrame) -> pl.LazyFrame:
+    """The swap legs with the revert share measured at the nearest delay at or above theirs
+    (the longest measured, past them all); null when their network has none."""
+    swaps = legs.filter(pl.col("leg") == "swap").sort("delay_s")
+    # both as-of joins keep the swaps' rows in order, so their columns sit side by side
     ahead = swaps.join_asof(
         rates, on="delay_s", by="network", strategy="forward", check_sortedness=False
     )
     behind = swaps.join_asof(
-        rates.rename({"revert_share": "_behind"}),
+        rates.select("network", "delay_s", _behind="revert_share"),
         on="delay_s",
         by="network",
         strategy="backward",
         check_sortedness=False,
     )
-    matched = (
-        ahead.join(behind.select("_row", "_behind"), on="_row")
+    return (
+        pl.concat([ahead, behind.select("_behind")], how="horizontal")
         .with_columns(failure=pl.coalesce("revert_share", "_behind"))
-        .select("_row", "failure")
+        .drop("revert_share", "_behind")
     )
-    missing = matched.filter(pl.col("failure").is_null()).height
-    if missing:
-        raise ValueError("firm_vs_indicative: revert_shares: no rate for a swap leg's network")
-    swaps = swaps.join(matched, on="_row").drop("_row", "revert_share", strict=False)
-    firm = frame.filter(pl.col("leg") == "intents").with_columns(
-        failure=pl.col("value_out_usd").is_null().cast(pl.Float64)
-    )
-    every = pl.concat([firm, swaps], how="diagonal_relaxed").sort("strategy", "size_usd", "step")
-    spent = pl.col("value_in_usd") - pl.col("value_out_usd")
-    out = every.group_by("strategy", "size_usd").agg(
-        value_in_usd=pl.col("value_in_usd").first(),
-        value_out_usd=pl.col("value_out_usd").last(),
-        refused=pl.col("value_out_usd").is_null().any(),
-        intents_usd=spent.filter(pl.col("leg") == "intents").sum(),
-        swap_usd=spent.filter(pl.col("leg") == "swap").sum(),
-        gas_usd=pl.col("gas_usd").sum(),
-        success=(1 - pl.col("failure")).product(),
-    )
+
+
+_SPENT = pl.col("value_in_usd") - pl.col("value_out_usd")
+_LEG_TOTALS = {
+    "value_in_usd": pl.col("value_in_usd").first(),
+    "value_out_usd": pl.col("value_out_usd").last(),
+    "refused": pl.col("value_out_usd").is_null().any(),
+    "intents_usd": _SPENT.filter(pl.col("leg") == "intents").sum(),
+    "swap_usd": _SPENT.filter(pl.col("leg") == "swap").sum(),
+    "gas_usd": pl.col("gas_usd").sum(),
+    "success": (1 - pl.col("failure")).product(),
+    "_unmatched": pl.col("failure").is_null().any(),
+}
+
+
+def _strategy_costs() -> dict[str, pl.Expr]:
+    """A strategy's costs from its legs' totals (null when a leg was refused)."""
     size = pl.col("size_usd")
     cost = pl.col("value_in_usd") - pl.col("value_out_usd") + pl.col("gas_usd")
     when_quoted = pl.when(~pl.col("refused"))
-    return out.select(
-        "strategy",
-        "size_usd",
-        "refused",
-        cost_usd=when_quoted.then(cost),
-        cost_bps=when_quoted.then(cost / size * 1e4),
-        intents_bps=when_quoted.then(pl.col("intents_usd") / size * 1e4),
-        swap_bps=when_quoted.then(pl.col("swap_usd") / size * 1e4),
-        gas_bps=pl.col("gas_usd") / size * 1e4,
-        failure_share=1 - pl.col("success"),
-    ).sort("size_usd", "strategy")
+    return {
+        "cost_usd": when_quoted.then(cost),
+        "cost_bps": when_quoted.then(cost / size * 1e4),
+        "intents_bps": when_quoted.then(pl.col("intents_usd") / size * 1e4),
+        "swap_bps": when_quoted.then(pl.col("swap_usd") / size * 1e4),
+        "gas_bps": pl.col("gas_usd") / size * 1e4,
+        "failure_share": 1 - pl.col("success"),
+    }

@@ -126,7 +126,7 @@ class Service(OffsetClock):
         self._waiters_lock = threading.Lock()
         self._closed = False
         self._open_streams = 0
-        self.chains = Chains(scenario, genesis=self.now())
+        self.chains = Chains.at_genesis(scenario, genesis=self.now())
         self.chains.connect_pools(self.pool_figures)
         self.relay = Relay(self.world, self.chains)
         self.relay.fund(self.now())

@@ -1,5 +1,11 @@
-"""A USDC/WETH market on a chain-id-1 node, at the real tokens' addresses, from Uniswap's
-bytecode: something to ask "1,000 WETH → USDC" of without the internet.
+"""Markets on a chain-id-1 node, at the real tokens' addresses, from Uniswap's bytecode:
+something to ask "1,000 WETH → USDC" of without the internet.
+
+- :func:`deploy_service_market`: the market the embedded swap service routes over (a
+  scenario's ``[amm]`` pools on the chain, :func:`toolkit.world.evm.markets.market_for`): the
+  same tokens at the same addresses, pools at the same fee tiers, prices and liquidity ranges,
+  so every leg of the service's route names a pool the node holds;
+- :func:`deploy_market`: a USDC/WETH/WBTC market at chosen prices (below).
 
 Test ERC-20s are put at the registry's USDC, WETH and WBTC addresses on Ethereum (decimals as
 the real tokens: 6, 18, 8; the contracts themselves say 18, which nothing here reads), so a
@@ -21,10 +27,13 @@ from dataclasses import dataclass
 
 from web3.contract import Contract
 
+from toolkit.amm.v3 import Pool
 from toolkit.chain import default_registry
+from toolkit.scenario import Scenario, load_scenario
 from toolkit.testing.uniswap import Uniswap
+from toolkit.world.evm.markets import MarketPool, market_for
 
-__all__ = ["Market", "deploy_market", "price_tick"]
+__all__ = ["Market", "deploy_market", "deploy_service_market", "price_tick"]
 
 
 def price_tick(price: float, decimals_base: int, decimals_quote: int) -> float:
@@ -96,3 +105,55 @@ def deploy_market(
         v3[f"WBTC/{other} 0.3%"] = pool
     pair = uniswap.v2_pair(tokens["WETH"], tokens["USDC"], 5000 * eth, int(5000 * eth_usd) * usd)
     return Market(tokens, v3, {"USDC/WETH v2": pair})
+
+
+def deploy_service_market(
+    uniswap: Uniswap, scenario: Scenario | str = "default", *, chain_id: int = 1
+) -> Market:
+    """Deploy with ``uniswap`` the AMM market of ``scenario`` on ``chain_id`` (the one the
+    embedded service's swap endpoint routes over): each token at its address, each V3 pool at
+    its price with the world's liquidity ranges as positions, each V2 pair with its reserves.
+    Labels as the world's (``USDC/WETH v3 5bps``).
+
+    The position manager turns each range's amounts back into liquidity, so a pool may hold a
+    few units of liquidity more than the world's: the same routes, outputs within a few wei.
+    """
+    market = market_for(load_scenario(scenario), chain_id)
+    if market is None:
+        raise ValueError(f"scenario: no AMM pools on chain {chain_id}")
+    tokens = {
+        symbol: uniswap.token(10**40, at=token.address) for symbol, token in market.tokens.items()
+    }
+    v3: dict[str, Contract] = {}
+    v2: dict[str, Contract] = {}
+    for spec in market.pools:
+        token0, token1 = tokens[spec.token0.symbol], tokens[spec.token1.symbol]
+        if spec.kind == "v2":
+            pair = spec.build_v2()
+            v2[spec.label] = uniswap.v2_pair(token0, token1, pair.reserve0, pair.reserve1)
+            continue
+        pool, _, _ = spec.build_v3()
+        _enable_fee(uniswap, spec.fee, pool.tick_spacing)
+        deployed = uniswap.v3_pool(token0, token1, spec.fee, pool.sqrt_price_x96)
+        uniswap.mint(deployed, _ranges(spec, pool))
+        v3[spec.label] = deployed
+    return Market(tokens, v3, v2)
+
+
+def _enable_fee(uniswap: Uniswap, fee: int, spacing: int) -> None:
+    """Enable a fee tier the factory does not ship with (the 1 bps tier: Uniswap's governance
+    enabled it on Ethereum with a tick spacing of 1), as the factory's owner."""
+    factory = uniswap.v3_factory
+    if factory.functions.feeAmountTickSpacing(fee).call() == 0:
+        call = factory.functions.enableFeeAmount(fee, spacing)
+        uniswap.send(factory.address, call._encode_transaction_data())
+
+
+def _ranges(spec: MarketPool, pool: Pool) -> list[tuple[int, ...]]:
+    """The world's positions of ``pool`` as ``(lower, upper, amount0, amount1)``: what minting
+    each range's liquidity at the pool's price takes."""
+    fresh = Pool(spec.fee, pool.tick_spacing, pool.sqrt_price_x96)
+    return [
+        (lower, upper, *fresh.mint(lower, upper, liquidity))
+        for (lower, upper), liquidity in pool.positions.items()
+    ]

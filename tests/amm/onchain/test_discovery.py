@@ -3,6 +3,9 @@ exactly the deployed pools, and a snapshot holds exactly what the contracts stor
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pytest
 from eth_abi import encode
 from eth_utils import keccak
@@ -64,12 +67,12 @@ def test_an_interrupted_discovery_resumes_to_the_same_pools(market: Market) -> N
     calls = 0
     original = first._logs
 
-    def stop_midway(low: int, high: int) -> list:  # type: ignore[type-arg]
+    def stop_midway(first: int, last: int) -> list[Mapping[str, Any]]:  # _logs' signature
         nonlocal calls
         calls += 1
         if calls == 4:
             raise KeyboardInterrupt
-        return original(low, high)
+        return original(first, last)
 
     first._logs = stop_midway  # type: ignore[method-assign]
     interrupted = first.run()

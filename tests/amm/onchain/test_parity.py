@@ -34,7 +34,7 @@ OPERATIONS = 90  # per pool, three pools
 FULL_CHECK_EVERY = 20
 
 
-def _read(market: Market, pool: Contract) -> tuple[dict, list]:  # type: ignore[type-arg]
+def _read(market: Market, pool: Contract) -> tuple[dict, list]:
     reader = StateReader(market.w3, market.w3.eth.block_number, multicall=MULTICALL3)
     rows, ticks = read_pool_states(
         reader, [PoolRef(pool.address, "v3", "", "", 0)], depth_ticks=2 * MAX_TICK
@@ -52,7 +52,7 @@ def _state(pool: Pool) -> tuple[int, ...]:
     )
 
 
-def _chain_state(row: dict) -> tuple[int, ...]:  # type: ignore[type-arg]
+def _chain_state(row: dict) -> tuple[int, ...]:
     return tuple(
         int(row[k])
         for k in (
@@ -172,6 +172,7 @@ def test_a_swap_beyond_the_snapshot_depth_is_refused_not_misquoted(market: Marke
     reader = StateReader(market.w3, market.block, multicall=MULTICALL3)
     rows, ticks = read_pool_states(reader, [PoolRef(pool.address, "v3", "", "", 0)], depth_ticks=60)
     shallow = pool_from_snapshot(rows[0], ticks[pool.address])
+    assert isinstance(shallow, Pool)
     assert shallow.bounds is not None and len(shallow.ticks) < len(_read(market, pool)[1])
     shallow.quote(True, 10**15, MIN_SQRT_RATIO + 1)  # a small trade stays inside
     with pytest.raises(Exception, match="beyond the snapshot's depth"):

@@ -42,7 +42,7 @@ def ledger(chains: Chains) -> Ledger:
     return copy.deepcopy(chains.ledger(1))
 
 
-def _call(ledger: Ledger, to: str, key: str, *args: object) -> tuple[object, ...]:
+def _call(ledger: Ledger, to: str, key: str, *args: object) -> tuple[Any, ...]:
     data = encode_call(key, *args)
     result = ledger.call(DEV, to, bytes.fromhex(data[2:]), 0, T0)
     return decode_result(key, result.output)
@@ -212,7 +212,7 @@ def _route_case(ledger: Ledger, a: str, b: str, amount: int) -> tuple[SwapRoute,
     assert market is not None
     address = {s: t.address.lower() for s, t in market.tokens.items()} | {"ETH": NATIVE}
     route = find_route(ledger, address[a], address[b], amount, slippage_bps=40, now=T0)
-    quote = {
+    quote: dict[str, Any] = {
         "token_in": address[a],
         "token_out": address[b],
         "weth": address["WETH"],
@@ -318,7 +318,7 @@ def test_every_route_is_exact_guarded_and_priced_as_the_spec_says(
     assert sum(split.amount_in for split in route.route.splits) == amount
     assert len(route.route.splits) <= 4
     assert all(len(split.path) <= 3 for split in route.route.splits)
-    quote = {
+    quote: dict[str, Any] = {
         "token_in": address[a],
         "token_out": address[b],
         "weth": address["WETH"],

@@ -7,6 +7,7 @@ import pytest
 from toolkit.codecs import universal_router as ur
 from toolkit.scenario import load_scenario
 from toolkit.world.evm import Chains, Ledger, Revert
+from toolkit.world.evm.amm import V2PairContract
 from toolkit.world.evm.flow import TRADER, BackgroundTraders, reference_path
 from toolkit.world.evm.markets import market_for
 from toolkit.world.evm.tokens import ERC20
@@ -65,6 +66,7 @@ def test_noise_moves_pools_and_a_stale_route_then_slips_or_reverts(ledger: Ledge
 def test_failed_trades_change_nothing(ledger: Ledger) -> None:
     traders = BackgroundTraders(ledger, noise_trades=0)
     pair = traders.pools["USDC/WETH v2"]
+    assert isinstance(pair, V2PairContract)
     before = dict(pair.reserves)
     assert not traders._swap(T0, pair, True, 2**120, None)  # beyond uint112: the pair refuses
     assert pair.reserves == before

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import eth_abi
 
-from toolkit.clock import OffsetClock
+from toolkit.clock import OffsetClock, VirtualClock
 from toolkit.codecs.functions import encode_call
 from toolkit.scenario import Pool, load_scenario
 from toolkit.world.evm import Chains, LiquidityPool, Rpc
@@ -25,7 +25,7 @@ class Figures(NamedTuple):
 
 
 def _rpc(scenario: Any = SCENARIO) -> Rpc:
-    clock = OffsetClock(lambda: T0)
+    clock = OffsetClock(VirtualClock(T0))
     return Rpc(Chains(scenario, genesis=clock.now()), clock)
 
 

@@ -39,6 +39,9 @@ class Clock:
     def __call__(self) -> float:
         return self.t
 
+    def sleep(self, seconds: float) -> None:  # a toolkit.clock.Clock: sleeping moves it
+        self.t += seconds
+
 
 def make(scenario: Scenario = SCENARIO) -> tuple[Clock, OffsetClock, Rpc]:
     base = Clock()
@@ -85,7 +88,7 @@ def dev(rpc: Rpc, i: int = 0) -> tuple[str, str]:
 
 
 def signed(key: str, **fields: Any) -> str:
-    tx = {
+    tx: dict[str, Any] = {
         "type": 2,
         "chainId": 8453,
         "nonce": 0,

@@ -23,7 +23,9 @@ def encoded(rpc: Any, body: Any, chain: int = 8453) -> Any:
 @pytest.mark.parametrize("levels", [65, 10_000, 1_000_000])
 def test_deep_bodies_are_refused_naming_the_limit(levels: int) -> None:
     _, _, rpc = make()
-    answer = json.loads(rpc.handle_bytes(8453, b"[" * levels + b"]" * levels))
+    raw = rpc.handle_bytes(8453, b"[" * levels + b"]" * levels)
+    assert raw is not None
+    answer = json.loads(raw)
     assert answer["error"] == {
         "code": -32600,
         "message": "body: JSON nesting deeper than 64 levels (the limit)",

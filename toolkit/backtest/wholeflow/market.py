@@ -3,7 +3,6 @@ swaps executed on the ledger), the shocked reference path and the scaled scenari
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 from typing import Any
@@ -11,8 +10,9 @@ from typing import Any
 from toolkit.arguments import ArgumentError
 from toolkit.backtest.wholeflow.settings import GENESIS, USDC_UNIT, WholeFlow
 from toolkit.scenario import Scenario
-from toolkit.world.evm import Chains
+from toolkit.world.evm.accounts import DEV_ACCOUNTS
 from toolkit.world.evm.amm import V3PoolContract
+from toolkit.world.evm.chains import genesis_copy
 from toolkit.world.evm.contracts import Revert
 from toolkit.world.evm.flow import BackgroundTraders, reference_path
 from toolkit.world.evm.ledger import Ledger
@@ -46,23 +46,10 @@ def scaled(scenario: Scenario, scale: float) -> Scenario:
     return dataclasses.replace(scenario, amm=dataclasses.replace(scenario.amm, pools=pools))
 
 
-#: The last few scenarios' chains at genesis, never stepped: the runs step copies of them.
-_GENESIS: list[tuple[Scenario, Chains]] = []
-_GENESIS_KEPT = 4
-
-
 def genesis_ledger(scenario: Scenario, chain_id: int) -> Ledger:
-    """A fresh copy of ``chain_id``'s ledger at :data:`GENESIS`, for one run to step. The state
-    at genesis depends only on the scenario, and building all its chains costs about 0.35 s
-    (every chain's contracts and credit book) where a copy of one ledger costs about 15 ms: so
-    they are built once per scenario (compared by value; the last four kept) and never stepped.
-    """
-    chains = next((c for known, c in _GENESIS if known == scenario), None)
-    if chains is None:
-        chains = Chains(scenario, genesis=GENESIS)
-        _GENESIS.append((scenario, chains))
-        del _GENESIS[:-_GENESIS_KEPT]
-    return copy.deepcopy(chains.ledger(chain_id))
+    """A fresh copy of ``chain_id``'s ledger at :data:`GENESIS`, for one run to step (copied
+    from the chains built once per scenario: :func:`~toolkit.world.evm.chains.genesis_copy`)."""
+    return genesis_copy(scenario, GENESIS, DEV_ACCOUNTS, lambda chains: chains.ledger(chain_id))
 
 
 class Market:
