@@ -8,6 +8,9 @@ def test_every_public_function_has_an_example() -> None:
 
     for name in (
         "VirtualClock",
+        "FaultMix",
+        "FaultProxy",
+        "LogLimit",
         "assert_frame_close",
         "assert_rate_within",
         "embedded_service",

@@ -42,6 +42,7 @@ from toolkit.client.credit import AsyncCreditClient, CreditClient, execute_calls
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import (
     BadRequest,
+    GarbledResponse,
     InvalidResponse,
     NoCapacity,
     NotFound,
@@ -74,6 +75,7 @@ __all__ = [
     "Connection",
     "CreditClient",
     "EmbeddedService",
+    "GarbledResponse",
     "InvalidResponse",
     "NoCapacity",
     "NoTarget",
