@@ -228,13 +228,13 @@ class FaultProxy:
             time.sleep(mix.hold_s)
             handler.close_connection = True
             return 0, fault
-        counted: bytes | None = None
+        answer: tuple[int, dict[str, str], bytes] | None = None
         bounds = _log_range(parsed)
         if bounds is not None and self.log_limits:
-            refused, counted = self._refusal(handler, parsed, bounds)
-            if refused is not None:
-                return refused, "refused"
-        return self._forward(handler, body, fault, counted), fault
+            answer, refused = self._refusal(handler, parsed, bounds)
+            if refused and fault not in ("drop", "malformed"):
+                fault = "refused"
+        return self._forward(handler, body, fault, answer), fault
 
     def _rate_limited(
         self, handler: _Handler, rpc: str | None, parsed: Any, fault: str, mix: FaultMix
@@ -255,29 +255,34 @@ class FaultProxy:
 
     def _refusal(
         self, handler: _Handler, parsed: Any, bounds: tuple[int, int]
-    ) -> tuple[int | None, bytes | None]:
-        """A provider's refusal of an ``eth_getLogs`` beyond its bound (the status sent), and
-        the upstream's answer when it was read to count the logs."""
+    ) -> tuple[tuple[int, dict[str, str], bytes] | None, bool]:
+        """The answer to an ``eth_getLogs`` when it is known before forwarding (a provider's
+        refusal of a query beyond its bound, or the upstream's answer read to count its logs),
+        and whether it is a refusal."""
         first, last = bounds
         results: int | None = None
-        counted: bytes | None = None
+        counted: tuple[int, dict[str, str], bytes] | None = None
         if any(limit.max_results is not None for limit in self.log_limits):
             answer = self._client.post(self.upstream + handler.path, json=parsed)
-            counted = answer.content
+            counted = (answer.status_code, {"Content-Type": "application/json"}, answer.content)
             results = len(answer.json().get("result") or ())
         for limit in self.log_limits:
             if limit.refuses(first, last, results):
                 content = json.dumps(limit.body(parsed.get("id"), first, last)).encode()
-                return handler.reply(limit.message.http_status, content, "application/json"), None
-        return None, counted
+                status = limit.message.http_status
+                return (status, {"Content-Type": "application/json"}, content), True
+        return counted, False
 
     def _forward(
-        self, handler: _Handler, body: bytes, fault: str | None, content: bytes | None
+        self,
+        handler: _Handler,
+        body: bytes,
+        fault: str | None,
+        answer: tuple[int, dict[str, str], bytes] | None,
     ) -> int:
-        """Pass the request on (unless ``content`` is its answer already) and the answer back,
+        """Pass the request on (unless its ``answer`` is known already) and the answer back,
         cut (``drop``) or garbled (``malformed``) when that is the fault."""
-        status, kept = 200, {"Content-Type": "application/json"}
-        if content is None:
+        if answer is None:
             headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP}
             request = self._client.build_request(
                 handler.command, self.upstream + handler.path, headers=headers, content=body
@@ -287,20 +292,20 @@ class FaultProxy:
             except httpx.HTTPError:
                 return handler.reply(502, b"Bad Gateway", "text/plain")
             try:
-                status = upstream.status_code
                 kept = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP}
                 if upstream.headers.get("content-type", "").startswith("text/event-stream"):
-                    return handler.relay(status, kept, upstream.iter_raw())
-                content = upstream.read()
+                    return handler.relay(upstream.status_code, kept, upstream.iter_raw())
+                answer = (upstream.status_code, kept, upstream.read())
             except httpx.HTTPError:
                 return handler.reply(502, b"Bad Gateway", "text/plain")
             finally:
                 upstream.close()
+        status, kept, content = answer
         if fault == "drop":
             handler.cut(status, kept, content)
             return 0
         if fault == "malformed":
-            kept.pop("content-type", None)
+            kept = {k: v for k, v in kept.items() if k.lower() != "content-type"}
             return handler.reply(200, content[: len(content) // 2], "application/json", kept)
         return handler.reply(status, content, None, kept)
 
