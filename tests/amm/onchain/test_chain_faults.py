@@ -6,12 +6,14 @@ every ``Retry-After`` was waited for. ``--max-rps`` holds the rate the proxy cou
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from web3 import Web3
 from web3.types import RPCEndpoint
 
 from tests.amm.onchain.conftest import Market
+from toolkit.cli import main
 from toolkit.chain.providers import PROVIDER_MESSAGES
 from toolkit.client import Attempt, RetryPolicy, chain_web3
 from toolkit.collect import ChainCollector
@@ -108,3 +110,20 @@ def test_max_rps_holds_the_rate_the_node_sees(busy: Market) -> None:
     assert same == requests > 20
     assert unpaced > 10  # unpaced, anvil takes them as fast as they come
     assert paced <= 8 * 1.0 + 2
+
+
+def test_the_max_rps_flag_paces_collect_chain(
+    busy: Market, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    last = busy.w3.eth.block_number
+    with FaultProxy(busy.node.url, mix=FaultMix(share=0.0)) as proxy:
+        args = ["collect", "chain", "--chain", "31337", "--rpc-url", proxy.url, "--db",
+                str(tmp_path / "chain.duckdb"), "--to-block", str(last), "--chunk", "10",
+                "--max-rps", "12", "--no-progress"]  # fmt: skip
+        assert main(args) == 0
+        assert len(proxy.records) > 20 and proxy.busiest(1.0) <= 12 + 1
+    with pytest.raises(SystemExit) as refused:
+        main([*args[:-3], "--max-rps", "0", "--no-progress"])
+    assert refused.value.code == 2 and "--max-rps: must be a finite number > 0" in (
+        capsys.readouterr().err
+    )

@@ -121,6 +121,14 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="rfq: follow each quote through the transaction endpoint and the calldata guard",
     )
     parser.add_argument(
+        "--max-rps",
+        type=real(above=0),
+        metavar="R",
+        default=None,
+        help="at most R requests a second, every attempt of the run counted (the service's "
+        "and the JSON-RPC nodes', retries included; default: unpaced)",
+    )
+    parser.add_argument(
         "--capacity-retries",
         type=int,
         metavar="N",
