@@ -13,8 +13,8 @@ from web3 import Web3
 from web3.types import RPCEndpoint
 
 from tests.amm.onchain.conftest import Market
-from toolkit.cli import main
 from toolkit.chain.providers import PROVIDER_MESSAGES
+from toolkit.cli import main
 from toolkit.client import Attempt, RetryPolicy, chain_web3
 from toolkit.collect import ChainCollector
 from toolkit.store import Store
