@@ -11,6 +11,7 @@ def test_every_public_function_has_an_example() -> None:
         "FaultMix",
         "FaultProxy",
         "LogLimit",
+        "WebhookReceiver",
         "assert_frame_close",
         "assert_rate_within",
         "embedded_service",

@@ -16,6 +16,7 @@
   service: a seeded :class:`FaultMix` of 429s (with and without ``Retry-After``), 503s,
   timeouts, answers cut mid-body and garbled JSON, and providers' ``eth_getLogs`` bounds
   refused in their own words (:class:`LogLimit`).
+- :class:`WebhookReceiver`: a webhook endpoint on loopback that keeps what is posted to it.
 
 >>> from toolkit.testing import VirtualClock, assert_rate_within
 >>> clock = VirtualClock(0.0)
@@ -31,6 +32,7 @@ from toolkit.testing.faults import FaultMix, LogLimit
 from toolkit.testing.frames import assert_frame_close
 from toolkit.testing.proxy import FaultProxy
 from toolkit.testing.rates import assert_rate_within
+from toolkit.testing.receiver import WebhookReceiver
 from toolkit.testing.service import Harness, RpcFailure, embedded_service
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "LogLimit",
     "RpcFailure",
     "VirtualClock",
+    "WebhookReceiver",
     "assert_frame_close",
     "assert_rate_within",
     "embedded_service",
