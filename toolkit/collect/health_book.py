@@ -13,8 +13,9 @@ credit asset's; on chain the tokens' and feeds' ``decimals()``.
 - the accounts the hub's and escrows' events name in a range of blocks
   (:data:`WATCH_EVENTS`: locks, withdrawals, seizures, draws, repayments, bad debt,
   liquidations, operators), in chunks halved on a provider's refusal;
-- a block's number, time and hash, and every feed's ``latestRoundData`` at that block (one
-  JSON-RPC batch): the unit prices of :func:`toolkit.models.health.unit_price`;
+- the head block's number, time and hash, and every feed's ``latestRoundData`` at that block
+  (one JSON-RPC batch): the unit prices of :func:`toolkit.models.health.unit_price`; read
+  again at the new head when the head moved and the node refused the old block's state;
 - accounts' positions: ``/info`` of the credit asset (principal, interest, due date, exact)
   and the hub's ``collateralOf`` for every token (batched), as the credit collector reads them.
 
@@ -59,6 +60,8 @@ WATCH_EVENTS: Final = {
     "creditHub.OperatorSet": 1,
 }
 _ROUND: Final = "priceFeed.latestRoundData"
+#: Reads at a head before giving up on one that keeps moving.
+_ATTEMPTS: Final = 3
 
 
 @dataclass(frozen=True)
@@ -227,6 +230,20 @@ class BookReader:
             events=WATCH_EVENTS,
         )
         return found.accounts
+
+    def at_head(self, confirmations: int) -> tuple[Head, dict[str, Fraction]]:
+        """The block ``confirmations`` behind the head and the unit prices at it, read again
+        at the new head when the head moved under the read and the node refused the block's
+        state (a node that keeps the latest state only); at most three tries, as the price
+        collector's."""
+        for attempt in range(1, _ATTEMPTS + 1):
+            number = self.head() - confirmations
+            try:
+                return self.block(number), self.prices(number)
+            except RpcFailure:
+                if attempt == _ATTEMPTS or self.head() - confirmations == number:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def prices(self, number: int) -> dict[str, Fraction]:
         """Unit prices (credit-asset smallest units per token smallest unit) of every token,

@@ -219,16 +219,16 @@ class HealthWatch:
         if head < self.from_block or (self.block is not None and head <= self.block):
             self._deliver()
             return
+        block, prices = reader.at_head(self.confirmations)
         first = self.from_block if self.block is None else self.block + 1
-        touched = set(reader.touched(first, head))
-        if self.block is not None and now - self._refreshed_s >= self.refresh_s:
+        touched = set(reader.touched(first, block.number))
+        refresh = self.block is None or now - self._refreshed_s >= self.refresh_s
+        if refresh:
             touched |= set(self.positions)
-        block = reader.block(head)
-        if self.block is None or now - self._refreshed_s >= self.refresh_s:
             self._refreshed_s = now
         self.positions.update(reader.positions(touched, block.timestamp))
-        self._evaluate(block, reader.prices(head))
-        self.block = head
+        self._evaluate(block, prices)
+        self.block = block.number
         self._deliver()
 
     def _book(
