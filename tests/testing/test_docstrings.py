@@ -8,6 +8,10 @@ def test_every_public_function_has_an_example() -> None:
 
     for name in (
         "VirtualClock",
+        "FaultMix",
+        "FaultProxy",
+        "LogLimit",
+        "WebhookReceiver",
         "assert_frame_close",
         "assert_rate_within",
         "embedded_service",

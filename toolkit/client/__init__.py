@@ -42,6 +42,7 @@ from toolkit.client.credit import AsyncCreditClient, CreditClient, execute_calls
 from toolkit.client.embedded import EmbeddedService
 from toolkit.client.errors import (
     BadRequest,
+    GarbledResponse,
     InvalidResponse,
     NoCapacity,
     NotFound,
@@ -56,6 +57,7 @@ from toolkit.client.retry import Attempt
 from toolkit.client.swap import AsyncSwapClient, SwapClient
 from toolkit.client.sync import ServiceClient
 from toolkit.client.target import NoTarget, Target, TargetError
+from toolkit.client.webhook import Delivery, Webhook
 from toolkit.resources.retry import RetryPolicy
 
 __all__ = [
@@ -73,7 +75,9 @@ __all__ = [
     "ChainProvider",
     "Connection",
     "CreditClient",
+    "Delivery",
     "EmbeddedService",
+    "GarbledResponse",
     "InvalidResponse",
     "NoCapacity",
     "NoTarget",
@@ -91,6 +95,7 @@ __all__ = [
     "TargetError",
     "TransportError",
     "Unauthorized",
+    "Webhook",
     "async_chain_web3",
     "chain_provider",
     "chain_web3",

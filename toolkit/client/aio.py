@@ -136,6 +136,9 @@ class AsyncServiceClient(ServiceEndpoints, AsyncRunner, AsyncLifecycle):
             self._core, op, last_event_id=last_event_id, duration_s=duration_s, hook=on_attempt
         )
         while session.running():
+            wait = self._core.retry.pace(self.clock())
+            if wait > 0:
+                await sleep_async(self.clock, wait)
             error: ServiceError | None
             try:
                 async with self._http.stream("GET", op.path, **session.connect()) as response:

@@ -17,8 +17,7 @@ and the providers' reprs show them as :func:`toolkit.urls.redact_url` does (``/v
 
 from __future__ import annotations
 
-import asyncio
-import time
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,7 +30,10 @@ from web3.types import RPCEndpoint, RPCResponse
 from toolkit.arguments import whole
 from toolkit.client.config import DEFAULT_TIMEOUT
 from toolkit.client.embedded import EmbeddedService
+from toolkit.client.jsonrpc import RpcAttempts, operation_name
+from toolkit.client.retry import AttemptHook
 from toolkit.client.target import RPC_URL_ENV, Target
+from toolkit.clock import WALL, Clock, sleep_async
 from toolkit.resources.retry import RetryPolicy
 from toolkit.urls import shown_url
 
@@ -57,26 +59,21 @@ def rpc_url(chain_id: int, env: Mapping[str, str] | None = None) -> str | None:
     return Target.load(env=env).rpc_urls.get(chain_id)
 
 
-def _retry_in(
-    retry: RetryPolicy, attempt: int, failure: BaseException | httpx.Response
-) -> float | None:
-    """The wait before retrying a JSON-RPC POST after ``failure``, or None: the one
-    :class:`RetryPolicy`'s error rule (429/5xx and transport errors, its budget and backoff).
-    JSON-RPC methods are retried whole: reads are idempotent, and a resent raw transaction is
-    refused by its nonce."""
-    status = failure.status_code if isinstance(failure, httpx.Response) else 0
-    return retry.delay_after("read", status, retries=attempt)
+_HEADERS = {"Content-Type": "application/json"}
 
 
 class ChainProvider(JSONBaseProvider):
     """JSON-RPC over one ``httpx.Client`` (pass ``transport`` for an in-process app).
 
     The URL is the node's JSON-RPC endpoint (for the embedded service
-    ``{base_url}/rpc/{chainId}``); batches go as one JSON array. A 429/5xx answer, a timeout
-    or a dropped connection is retried as the client's one :class:`RetryPolicy` says (its
-    error budget and backoff; JSON-RPC methods are retried whole: reads are idempotent, and a
-    resent raw transaction is refused by its nonce). ``service`` is an embedded service the
-    provider owns and closes with itself.
+    ``{base_url}/rpc/{chainId}``); batches go as one JSON array. Rate limits (HTTP 429 or a
+    node's rate-limit error), 5xx answers, garbled bodies, timeouts and dropped connections are
+    retried as the one :class:`RetryPolicy` says, its ``max_rps`` paces every attempt, and
+    waits (``Retry-After`` included) run on ``clock`` (:mod:`toolkit.client.jsonrpc` has the
+    rules). JSON-RPC methods are retried whole: reads are idempotent, and a resent raw
+    transaction is refused by its nonce. Every attempt goes to ``on_attempt`` as an
+    :class:`~toolkit.client.Attempt`. ``service`` is an embedded service the provider owns and
+    closes with itself.
     """
 
     def __init__(
@@ -86,12 +83,16 @@ class ChainProvider(JSONBaseProvider):
         transport: httpx.BaseTransport | None = None,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         retry: RetryPolicy | None = None,
+        on_attempt: AttemptHook | None = None,
+        clock: Clock | None = None,
         service: EmbeddedService | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.url = url
         self._retry = RetryPolicy() if retry is None else retry
+        self._on_attempt = on_attempt
+        self._clock: Clock = WALL if clock is None else clock
         self._client = httpx.Client(transport=transport, timeout=timeout)
         self._service = service
 
@@ -101,23 +102,23 @@ class ChainProvider(JSONBaseProvider):
         return shown_url(self.url)
 
     def _post(self, body: bytes) -> Any:
-        attempt = 0
+        attempts = RpcAttempts(
+            self._retry, self.public_url, operation_name(json.loads(body)), self._on_attempt
+        )
         while True:
+            wait = self._retry.pace(self._clock())
+            if wait > 0:
+                self._clock.sleep(wait)
+            attempts.start()
+            result: httpx.Response | httpx.TransportError
             try:
-                response = self._client.post(
-                    self.url, content=body, headers={"Content-Type": "application/json"}
-                )
+                result = self._client.post(self.url, content=body, headers=_HEADERS)
             except httpx.TransportError as exc:
-                wait = _retry_in(self._retry, attempt, exc)
-                if wait is None:
-                    raise
-            else:
-                wait = _retry_in(self._retry, attempt, response)
-                if wait is None:
-                    response.raise_for_status()
-                    return self.decode_rpc_response(response.content)
-            time.sleep(wait)
-            attempt += 1
+                result = exc
+            answer, wait_again = attempts.outcome(result)
+            if wait_again is None:
+                return answer
+            self._clock.sleep(wait_again)
 
     def make_request(self, method: RPCEndpoint, params: Any) -> RPCResponse:
         answer: RPCResponse = self._post(self.encode_rpc_request(method, params))
@@ -166,11 +167,15 @@ class AsyncChainProvider(AsyncJSONBaseProvider):
         transport: httpx.AsyncBaseTransport | None = None,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         retry: RetryPolicy | None = None,
+        on_attempt: AttemptHook | None = None,
+        clock: Clock | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.url = url
         self._retry = RetryPolicy() if retry is None else retry
+        self._on_attempt = on_attempt
+        self._clock: Clock = WALL if clock is None else clock
         self._client = httpx.AsyncClient(transport=transport, timeout=timeout)
 
     @property
@@ -179,23 +184,23 @@ class AsyncChainProvider(AsyncJSONBaseProvider):
         return shown_url(self.url)
 
     async def _post(self, body: bytes) -> Any:
-        attempt = 0
+        attempts = RpcAttempts(
+            self._retry, self.public_url, operation_name(json.loads(body)), self._on_attempt
+        )
         while True:
+            wait = self._retry.pace(self._clock())
+            if wait > 0:
+                await sleep_async(self._clock, wait)
+            attempts.start()
+            result: httpx.Response | httpx.TransportError
             try:
-                response = await self._client.post(
-                    self.url, content=body, headers={"Content-Type": "application/json"}
-                )
+                result = await self._client.post(self.url, content=body, headers=_HEADERS)
             except httpx.TransportError as exc:
-                wait = _retry_in(self._retry, attempt, exc)
-                if wait is None:
-                    raise
-            else:
-                wait = _retry_in(self._retry, attempt, response)
-                if wait is None:
-                    response.raise_for_status()
-                    return self.decode_rpc_response(response.content)
-            await asyncio.sleep(wait)
-            attempt += 1
+                result = exc
+            answer, wait_again = attempts.outcome(result)
+            if wait_again is None:
+                return answer
+            await sleep_async(self._clock, wait_again)
 
     async def make_request(self, method: RPCEndpoint, params: Any) -> RPCResponse:
         answer: RPCResponse = await self._post(self.encode_rpc_request(method, params))
@@ -237,7 +242,7 @@ def chain_web3(
     target's ``$TOOLKIT_RPC_URL_<chainId>``; with none of them a
     :class:`~toolkit.client.TargetError` naming that variable (never a silent simulator).
 
-    ``options`` (``timeout``, ``retry``) go to :class:`ChainProvider`.
+    ``options`` (``timeout``, ``retry``, ``on_attempt``, ``clock``) go to :class:`ChainProvider`.
     """
     chain_id = whole(chain_id, "chain_id", minimum=1)
     if url is not None and embedded is not None:

@@ -34,7 +34,8 @@ class Connection(Closing):
     """The surfaces of ``target``: :attr:`service` (intents and liquidity), :attr:`swap`,
     :attr:`credit` and :meth:`chain` (web3.py per chain id), built on first use. ``clock``
     is the embedded service's clock (embedded target) or the clients' (others); ``retry``
-    the clients' policy."""
+    the policy of every surface's client, chains included (one policy: its ``max_rps`` is
+    shared by all of them)."""
 
     def __init__(
         self, target: Target, *, clock: Clock | None = None, retry: RetryPolicy | None = None
@@ -78,7 +79,9 @@ class Connection(Closing):
         """The swap API client (``TOOLKIT_SWAP_URL`` and its credentials)."""
         if self._swap is None:
             if self.embedded is not None:
-                self._swap = SwapClient(embedded=self.embedded, clock=self._clock, env={})
+                self._swap = SwapClient(
+                    embedded=self.embedded, clock=self._clock, retry=self._retry, env={}
+                )
             else:
                 self._swap = SwapClient(
                     self.target.require("swap"),
@@ -112,10 +115,13 @@ class Connection(Closing):
     def chain(self, chain_id: int) -> Web3:
         """web3.py on ``chain_id`` (``TOOLKIT_RPC_URL_<chainId>``, or the embedded chain)."""
         if chain_id not in self._chains:
+            # One policy for every surface: its retry budget, and its max_rps shared by all.
+            options: dict[str, Any] = {} if self._retry is None else {"retry": self._retry}
             if self.embedded is not None:
-                self._chains[chain_id] = chain_web3(chain_id, embedded=self.embedded)
+                self._chains[chain_id] = chain_web3(chain_id, embedded=self.embedded, **options)
             else:
-                self._chains[chain_id] = chain_web3(chain_id, url=self.target.rpc(chain_id))
+                url = self.target.rpc(chain_id)
+                self._chains[chain_id] = chain_web3(chain_id, url=url, **options)
         return self._chains[chain_id]
 
     def close(self) -> None:

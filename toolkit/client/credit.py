@@ -96,6 +96,19 @@ class CreditEndpoints:
         )
 
     @endpoint
+    def protocol_document(self) -> Operation[tuple[ProtocolConfig, dict[str, Any]]]:
+        """``GET /credit/protocol`` read as :meth:`protocol` does, with the answer's JSON
+        document beside it: what a service adds beyond the interface (the embedded service's
+        ``maintenanceLtv`` and ``liquidationBonus`` per collateral) is only there."""
+
+        def read(response: httpx.Response) -> tuple[ProtocolConfig, dict[str, Any]]:
+            config = read_model(ProtocolConfig, response, "credit protocol")
+            document: dict[str, Any] = response.json()
+            return config, document
+
+        return _op("credit protocol", "/credit/protocol", {}, read)
+
+    @endpoint
     def info(self, account: str) -> Operation[dict[str, CreditAccountInfo]]:
         """``GET /credit/accounts/{account}/info``: the figures by credit asset symbol."""
         path = f"/credit/accounts/{_address(account, 'account')}/info"

@@ -16,6 +16,7 @@ from toolkit.resources import ErrorBody
 
 __all__ = [
     "BadRequest",
+    "GarbledResponse",
     "InvalidResponse",
     "NoCapacity",
     "NotFound",
@@ -110,3 +111,20 @@ class TransportError(ServiceError):
 
     def __init__(self, operation: str, detail: str) -> None:
         super().__init__(operation, 0, None, detail=detail)
+
+
+class GarbledResponse(TransportError):
+    """An answer whose body is not JSON at all: cut short or corrupted on the way (a proxy, a
+    dropped connection under a ``Content-Length`` it did not check). Nothing usable arrived, so
+    it is a transport failure (``status`` 0), retried like one; a JSON body of the wrong shape
+    is :class:`InvalidResponse` instead.
+
+    >>> GarbledResponse("rfq", 200).status
+    0
+    """
+
+    def __init__(self, operation: str, http_status: int) -> None:
+        super().__init__(
+            operation, f"HTTP {http_status} answer is not JSON (cut short or corrupted)"
+        )
+        self.http_status = http_status

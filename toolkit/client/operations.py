@@ -11,6 +11,7 @@ may be retried, and how to read the answer. The sync and async clients only run 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -21,6 +22,7 @@ from httpx_sse import ServerSentEvent
 
 from toolkit.client.errors import (
     BadRequest,
+    GarbledResponse,
     InvalidResponse,
     NotFound,
     ServerError,
@@ -120,10 +122,23 @@ def protocol_segment(value: str) -> str:
 
 
 def read_model(model_cls: type[T], response: httpx.Response, operation: str) -> T:
-    """The answer's body as ``model_cls``; :class:`InvalidResponse` when it does not fit."""
+    """The answer's body as ``model_cls``; :class:`InvalidResponse` when it does not fit, and
+    :class:`GarbledResponse` (a transport failure, retried) when it is not JSON at all.
+
+    >>> from toolkit.resources import Health
+    >>> try:
+    ...     read_model(Health, httpx.Response(200, content=b'{"stat'), "health")
+    ... except GarbledResponse as exc:
+    ...     exc.status, exc.http_status
+    (0, 200)
+    """
     try:
         return parse(model_cls, response.content, root="body")  # type: ignore[type-var]
     except InvalidInput as exc:
+        try:
+            json.loads(response.content)
+        except ValueError:
+            raise GarbledResponse(operation, response.status_code) from None
         raise InvalidResponse(
             operation, response.status_code, detail=f"unexpected response body ({exc})"
         ) from None

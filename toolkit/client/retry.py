@@ -6,16 +6,33 @@ The policy itself is the interface's one retry policy, :class:`toolkit.client.Re
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 
 __all__ = ["Attempt", "AttemptHook", "retry_after_s"]
 
 
+def _http_date(value: str) -> float | None:
+    try:
+        return parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
 def retry_after_s(headers: Mapping[str, str]) -> float | None:
-    """The ``Retry-After`` header in seconds; None when absent or an HTTP date.
+    """The ``Retry-After`` header in seconds (RFC 9110 §10.2.3: a number of seconds or an HTTP
+    date); None when absent or unreadable.
+
+    A date is read against the answer's own ``Date`` header when it has one (so neither the
+    local clock's skew nor a virtual clock changes the wait), else against the wall clock; a
+    date already past waits 0.
 
     >>> retry_after_s({"retry-after": "2"})
+    2.0
+    >>> retry_after_s({"retry-after": "Wed, 21 Oct 2015 07:28:02 GMT",
+    ...                "date": "Wed, 21 Oct 2015 07:28:00 GMT"})
     2.0
     """
     value = headers.get("retry-after")
@@ -24,7 +41,12 @@ def retry_after_s(headers: Mapping[str, str]) -> float | None:
     try:
         seconds = float(value)
     except ValueError:
-        return None  # an HTTP date: rare for these endpoints, fall back to the backoff
+        at = _http_date(value)
+        if at is None:
+            return None
+        sent = headers.get("date")
+        now = _http_date(sent) if sent is not None else None
+        return max(0.0, at - (time.time() if now is None else now))
     return seconds if seconds >= 0 else None
 
 

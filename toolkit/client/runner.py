@@ -1,5 +1,6 @@
 """The transports of the clients: send an :class:`~toolkit.client.operations.Operation` over
-httpx, sync or async, under the retry policy. This is all the sync and async clients do
+httpx, sync or async, under the retry policy (its pacing first: each attempt waits for its
+token when the policy has a ``max_rps``). This is all the sync and async clients do
 differently; what to send and how to read the answer is the operation's
 (:mod:`toolkit.client.endpoints`), the bookkeeping of attempts the :class:`CallSession`'s.
 """
@@ -60,6 +61,9 @@ class SyncRunner(SyncCaller):
         """Run ``op`` under the retry policy; return its value or raise a typed error."""
         session = CallSession(self._core, op, on_attempt)
         while True:
+            wait = self._core.retry.pace(self.clock())
+            if wait > 0:
+                self.clock.sleep(wait)
             session.start()
             try:
                 status, value = self._send(op)
@@ -109,6 +113,9 @@ class AsyncRunner(AsyncCaller):
         """Run ``op`` under the retry policy; return its value or raise a typed error."""
         session = CallSession(self._core, op, on_attempt)
         while True:
+            wait = self._core.retry.pace(self.clock())
+            if wait > 0:
+                await sleep_async(self.clock, wait)
             session.start()
             try:
                 status, value = await self._send(op)

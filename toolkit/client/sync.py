@@ -117,6 +117,9 @@ class ServiceClient(ServiceEndpoints, SyncRunner, SyncLifecycle):
             self._core, op, last_event_id=last_event_id, duration_s=duration_s, hook=on_attempt
         )
         while session.running():
+            wait = self._core.retry.pace(self.clock())
+            if wait > 0:
+                self.clock.sleep(wait)
             error: ServiceError | None
             try:
                 with self._http.stream("GET", op.path, **session.connect()) as response:

@@ -29,6 +29,7 @@ from toolkit.collect.grid import (
     grid_for,
     tier_amounts,
 )
+from toolkit.collect.health_watch import HealthWatch, WatchStatus
 from toolkit.collect.pools import PoolCollector
 from toolkit.collect.rfq import DEFAULT_USER, RfqSweep
 from toolkit.collect.rpc import RpcFailure, range_too_large
@@ -51,12 +52,14 @@ __all__ = [
     "CreditCollector",
     "DiscoveredRoute",
     "GridPoint",
+    "HealthWatch",
     "LiquidityStream",
     "PoolCollector",
     "RfqSweep",
     "RpcFailure",
     "RunResult",
     "Snapshot",
+    "WatchStatus",
     "discover_routes",
     "grid_for",
     "known_accounts",

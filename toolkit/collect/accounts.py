@@ -23,7 +23,7 @@ a later run on the same target starts after the last block any earlier credit ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -33,6 +33,7 @@ from web3.exceptions import Web3RPCError
 from toolkit.arguments import whole
 from toolkit.codecs.events import EVENTS
 from toolkit.collect.logs import log_rows
+from toolkit.collect.rpc import RpcFailure, range_too_large
 from toolkit.collect.writer import BatchWriter
 from toolkit.store import Store, polars_schema
 
@@ -73,11 +74,15 @@ def discover_accounts(
     to_block: int | None = None,
     chunk: int = 5000,
     on_range: Callable[[int, int, list[Any]], None] | None = None,
+    events: Mapping[str, int] = DISCOVERY_EVENTS,
 ) -> Discovery:
-    """The accounts named by the hubs' and escrows' events in ``from_block``..``to_block``
-    (default: the chain head), read in chunks of ``chunk`` blocks (halved on a refusal).
-    ``on_range(first, last, logs)`` is called after each chunk read (to store it). A
-    ``from_block`` past the head (nothing new since the last scan) scans nothing."""
+    """The accounts named by the hubs' and escrows' ``events`` (event key → the topic naming
+    the account; :data:`DISCOVERY_EVENTS` by default) in ``from_block``..``to_block``
+    (default: the chain head), read in chunks of ``chunk`` blocks (halved when the node
+    refuses a range or an answer's size, in any provider's words:
+    :func:`toolkit.collect.rpc.range_too_large`). ``on_range(first, last, logs)`` is called
+    after each chunk read (to store it). A ``from_block`` past the head (nothing new since the
+    last scan) scans nothing."""
     head = int(w3.eth.block_number)
     end = head if to_block is None else whole(to_block, "to_block", minimum=0)
     if end > head:
@@ -85,7 +90,8 @@ def discover_accounts(
     start = whole(from_block, "from_block", minimum=0)
     size = whole(chunk, "chunk", minimum=1)
     addresses = [w3.to_checksum_address(a) for a in (*hubs, *escrows)]
-    topics = [[EVENTS[key].topic0 for key in DISCOVERY_EVENTS]]
+    position = {EVENTS[key].topic0: place for key, place in events.items()}
+    topics = [list(position)]
     found: set[str] = set()
     logs = requests = 0
     block = start
@@ -96,8 +102,8 @@ def discover_accounts(
             batch = w3.eth.get_logs(
                 {"fromBlock": block, "toBlock": last, "address": addresses, "topics": topics}
             )
-        except (ValueError, Web3RPCError):
-            if size == 1:
+        except Web3RPCError as exc:
+            if size == 1 or not range_too_large(_failure(exc)):
                 raise
             size = max(1, size // 2)
             continue
@@ -105,11 +111,25 @@ def discover_accounts(
             on_range(block, last, list(batch))
         for log in batch:
             logs += 1
-            topic = log["topics"][1]
-            word = topic.hex() if isinstance(topic, bytes | bytearray) else str(topic)
+            words = [t.hex() if isinstance(t, bytes | bytearray) else str(t) for t in log["topics"]]
+            word = words[position.get("0x" + words[0].removeprefix("0x"), 1)]
             found.add("0x" + word.removeprefix("0x")[-40:].lower())
         block = last + 1
     return Discovery(sorted(found), start, end, logs, requests)
+
+
+def _failure(exc: Web3RPCError) -> RpcFailure:
+    """web3's error of a refused request as the collectors read one (code, message, data)."""
+    error = exc.rpc_response.get("error") if isinstance(exc.rpc_response, Mapping) else None
+    if not isinstance(error, Mapping):
+        return RpcFailure("eth_getLogs", None, str(exc))
+    code = error.get("code")
+    return RpcFailure(
+        "eth_getLogs",
+        code if isinstance(code, int) else None,
+        str(error.get("message")),
+        error.get("data"),
+    )
 
 
 def _topics() -> list[str]:

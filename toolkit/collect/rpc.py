@@ -2,35 +2,36 @@
 
 The collectors send JSON-RPC through ``w3.provider`` directly (not web3's result formatters), so
 they read the wire's hex strings here: :func:`rpc_result` raises an error answer as
-:class:`RpcFailure`, :func:`range_too_large` tells a refused ``eth_getLogs`` range apart.
+:class:`RpcFailure`, :func:`range_too_large` tells a refused ``eth_getLogs`` range apart, by
+the providers' own words (:data:`toolkit.chain.providers.PROVIDER_MESSAGES`: Infura's
+``-32005 query returned more than 10000 results``, Alchemy's "Log response size exceeded",
+QuickNode's ``-32614``, Ankr's "block range is too wide", Cloudflare's ``-32047``, ...). A
+rate limit is not a range to halve: the chain client has retried it already
+(:mod:`toolkit.client.jsonrpc`), and one that outlasts the retries fails the read.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from toolkit.chain.providers import refusal_kind
 from toolkit.errors import ChainError
 from toolkit.urls import shown_url
 
 __all__ = ["RpcFailure", "hex_int", "hex_text", "provider_url", "range_too_large", "rpc_result"]
 
-_TOO_LARGE = re.compile(
-    r"more than \d+ results|range (is )?too (large|big|wide)|block range|range limit|"
-    r"limited to|response size|too many (results|logs|blocks)|exceed",
-    re.IGNORECASE,
-)
-
 
 class RpcFailure(ChainError):
-    """A JSON-RPC error answer: its ``code`` and ``message``."""
+    """A JSON-RPC error answer: its ``code``, ``message`` and ``data``."""
 
-    def __init__(self, method: str, code: int | None, message: str) -> None:
-        super().__init__(f"{method}: {message} (code {code})")
+    def __init__(self, method: str, code: int | None, message: str, data: Any = None) -> None:
+        detail = "" if data is None else f": {data}"
+        super().__init__(f"{method}: {message}{detail} (code {code})")
         self.method = method
         self.code = code
         self.message = message
+        self.data = data
 
 
 def provider_url(w3: Any) -> str:
@@ -51,10 +52,12 @@ def range_too_large(exc: BaseException) -> bool:
     True
     >>> range_too_large(RpcFailure("eth_getLogs", -32602, "invalid argument 0"))
     False
+    >>> range_too_large(RpcFailure("eth_getLogs", -32005, "project ID request rate exceeded"))
+    False
     """
     if not isinstance(exc, RpcFailure):
         return False
-    return exc.code == -32005 or bool(_TOO_LARGE.search(exc.message))
+    return refusal_kind(exc.code, exc.message, exc.data) in ("range", "size")
 
 
 def rpc_result(method: str, answer: Any) -> Any:
@@ -66,7 +69,10 @@ def rpc_result(method: str, answer: Any) -> Any:
         if isinstance(error, Mapping):
             code = error.get("code")
             raise RpcFailure(
-                method, code if isinstance(code, int) else None, str(error.get("message"))
+                method,
+                code if isinstance(code, int) else None,
+                str(error.get("message")),
+                error.get("data"),
             )
         raise RpcFailure(method, None, str(error))
     return answer.get("result")

@@ -22,14 +22,27 @@ The rules (DESIGN.md, "Retries"):
   consumes a quote and a nonce. Repeating a call whose answer was lost would reserve or sign
   twice, so the error goes to the caller, who can decide with the quote in hand.
 
+* **A rate limit in a JSON-RPC answer** (a node's ``429`` code, Infura's "request rate
+  exceeded": :func:`toolkit.chain.providers.refusal_kind`) is a 429, and **an answer cut short
+  or not JSON at all** (a garbled body under a 200) is a transport failure: both are retried
+  as above. A JSON body of the wrong shape is the interface's problem, not the wire's: final.
+
 Delays use "equal jitter": half the capped exponential delay, plus a uniform draw over the other
 half, from an injectable ``random.Random`` (seed it in tests). A ``Retry-After`` header on a
-429/503 is honoured up to ``max_delay``.
+429/503 (seconds or an HTTP date), or a node's own ``backoff_seconds``, is honoured up to
+``max_delay``.
+
+**Pacing.** ``max_rps`` keeps every attempt made under one policy (first tries and retries, of
+every client the policy is given to: a collector's service client and its chain providers) to
+that rate, as a token bucket of ``burst`` tokens refilled at ``max_rps`` per second: over any
+window of ``w`` seconds at most ``max_rps * w + burst`` attempts start. :meth:`RetryPolicy.pace`
+reserves an attempt's token and says how long to wait for it; the clients wait on their clock.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -48,7 +61,8 @@ class RetryPolicy:
 
     ``error_retries`` bounds retries after 5xx/429/transport errors, ``capacity_retries`` after
     RFQ 404s; each counts separately within one call. Delays grow as ``base * 2**n`` up to the
-    cap (``error_base``/``error_cap``, ``capacity_base``/``capacity_cap``).
+    cap (``error_base``/``error_cap``, ``capacity_base``/``capacity_cap``). ``max_rps`` (None:
+    unpaced) and ``burst`` pace the attempts (module docstring, "Pacing").
 
     >>> policy = RetryPolicy(rng=random.Random(7))
     >>> policy.delay_after("read", 503, retries=0) is not None
@@ -65,6 +79,9 @@ class RetryPolicy:
     capacity_cap: float = 15.0
     max_delay: float = 30.0
     rng: random.Random = field(default_factory=random.Random)
+    max_rps: float | None = None
+    burst: int = 1
+    _bucket: _Bucket | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         whole(self.error_retries, "error_retries", minimum=0)
@@ -73,6 +90,20 @@ class RetryPolicy:
             number(getattr(self, name), name, minimum=0)
         if not isinstance(self.rng, random.Random):
             raise ValueError("rng: must be a random.Random")
+        whole(self.burst, "burst", minimum=1)
+        if self.max_rps is not None:
+            number(self.max_rps, "max_rps", above=0)
+            self._bucket = _Bucket(float(self.max_rps), self.burst)
+
+    def pace(self, now: float) -> float:
+        """Reserve the next attempt's token at time ``now`` (seconds, on the caller's clock);
+        the seconds to wait before sending it (0 when unpaced or a token is there).
+
+        >>> policy = RetryPolicy(max_rps=2)
+        >>> [policy.pace(100.0) for _ in range(3)]  # one token in the bucket, then 0.5 s apart
+        [0.0, 0.5, 1.0]
+        """
+        return 0.0 if self._bucket is None else self._bucket.reserve(now)
 
     @classmethod
     def no_retries(cls) -> RetryPolicy:
@@ -138,3 +169,25 @@ def _equal_jitter(base: float, cap: float, retry_number: int, u: float) -> float
     """Half the capped exponential delay, plus ``u`` times the other half."""
     ceiling = min(cap, base * 2.0 ** min(retry_number, 64))
     return ceiling / 2 + u * ceiling / 2
+
+
+class _Bucket:
+    """A token bucket that hands out reservations: a caller takes a token now, or the next one
+    to come, and waits for it. Tokens go negative while attempts queue, so callers on several
+    threads are spaced one token apart."""
+
+    def __init__(self, rate_per_s: float, burst: int) -> None:
+        self.rate_per_s = rate_per_s
+        self.burst = burst
+        self.tokens = float(burst)
+        self.at: float | None = None
+        self.lock = threading.Lock()
+
+    def reserve(self, now: float) -> float:
+        with self.lock:
+            if self.at is not None and now > self.at:
+                self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate_per_s)
+            if self.at is None or now > self.at:
+                self.at = now
+            self.tokens -= 1.0
+            return 0.0 if self.tokens >= 0 else -self.tokens / self.rate_per_s

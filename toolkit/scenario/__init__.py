@@ -31,6 +31,7 @@ File layout (see ``scenarios/default.toml``): top-level ``name``, ``description`
 max_amount}`` or the name of a fee schedule.
 """
 
+from toolkit.scenario.drawdown import drawdown, with_collateral_prices
 from toolkit.scenario.errors import ScenarioError
 from toolkit.scenario.load import (
     API_KEY_ENV,
@@ -80,9 +81,11 @@ __all__ = [
     "Windows",
     "apply_environment",
     "check_tiers",
+    "drawdown",
     "load_scenario",
     "parse_scenario",
     "read_scenario",
     "scenario_names",
     "scenario_path",
+    "with_collateral_prices",
 ]

@@ -38,6 +38,9 @@ collateral escrows' events name, found through ``eth_getLogs``),
 ``/info``, operator status and auto top-up configs, ``--rounds`` times ``--interval`` seconds
 apart; the credit surface needs no key.
 
+``health`` watches the USDC credit hub's health factors until ``--duration`` or Ctrl-C,
+writing crossings to ``alerts`` and posting them to ``--webhook`` (``toolkit.cli.collect.health``).
+
 ``prices`` reads USD prices on each chain of the target (``--chain``; default: every chain with
 a ``$TOOLKIT_RPC_URL_<chainId>``, or every simulated chain with ``--embedded``) through web3.py
 into ``prices``: the chain registry's price feeds (the credit hubs' oracles, source ``oracle``)
@@ -56,12 +59,24 @@ import argparse
 
 from toolkit.cli.argtypes import integer, real
 from toolkit.cli.collect.chain import add_chain_arguments, add_pool_arguments
+from toolkit.cli.collect.health import add_health_arguments
 from toolkit.cli.collect.service import add_credit_arguments
 from toolkit.cli.target import add_target_arguments
 
 __all__ = ["add_arguments", "run"]
 
-_KINDS = ("rfq", "borrow", "liquidity", "snapshot", "chain", "swap", "credit", "pools", "prices")
+_KINDS = (
+    "rfq",
+    "borrow",
+    "liquidity",
+    "snapshot",
+    "chain",
+    "swap",
+    "credit",
+    "pools",
+    "prices",
+    "health",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,6 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_chain_arguments(parser)
     add_credit_arguments(parser)
     add_pool_arguments(parser)
+    add_health_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -121,6 +137,14 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="rfq: follow each quote through the transaction endpoint and the calldata guard",
     )
     parser.add_argument(
+        "--max-rps",
+        type=real(above=0),
+        metavar="R",
+        default=None,
+        help="at most R requests a second, every attempt of the run counted (the service's "
+        "and the JSON-RPC nodes', retries included; default: unpaced)",
+    )
+    parser.add_argument(
         "--capacity-retries",
         type=int,
         metavar="N",
@@ -145,4 +169,8 @@ def run(args: argparse.Namespace) -> int:
             return fail(exc)
     if args.kind == "prices":
         return collect_prices(args)
+    if args.kind == "health":
+        from toolkit.cli.collect.health import collect_health
+
+        return collect_health(args)
     return collect_service(args)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolkit.cli.argtypes import integer, names
-from toolkit.cli.collect.outcome import fail, outcome
+from toolkit.cli.collect.outcome import fail, outcome, retry_policy
 
 __all__ = ["add_chain_arguments", "add_pool_arguments", "collect_chain", "collect_pools"]
 
@@ -89,7 +89,9 @@ def collect_chain(conn: Any, args: argparse.Namespace) -> int:
     return _on_node(
         args,
         lambda chain: (
-            conn.chain(chain) if args.rpc_url is None else chain_web3(chain, url=args.rpc_url)
+            conn.chain(chain)
+            if args.rpc_url is None
+            else chain_web3(chain, url=args.rpc_url, retry=retry_policy(args))
         ),
         lambda w3, store, chain: ChainCollector(
             w3,
@@ -199,7 +201,7 @@ def collect_pools(args: argparse.Namespace) -> int:
         tokens = [t.strip() for t in args.tokens.split(",") if t.strip()]
     return _on_node(
         args,
-        lambda chain: chain_web3(chain, url=args.rpc_url),
+        lambda chain: chain_web3(chain, url=args.rpc_url, retry=retry_policy(args)),
         lambda w3, store, chain: PoolCollector(
             w3,
             store,

@@ -18,10 +18,20 @@ def fail(problem: BaseException | str) -> int:
     return 2
 
 
+def retry_policy(args: argparse.Namespace) -> Any:
+    """The run's one :class:`~toolkit.client.RetryPolicy` (``--capacity-retries``,
+    ``--max-rps``), given to every client the run opens so that they share its rate."""
+    from toolkit.client import RetryPolicy
+
+    return RetryPolicy(capacity_retries=args.capacity_retries, max_rps=args.max_rps)
+
+
 def connect(args: argparse.Namespace, **options: Any) -> Any:
-    """The :class:`~toolkit.client.Connection` of the command's target (raises TargetError)."""
+    """The :class:`~toolkit.client.Connection` of the command's target (raises TargetError),
+    its clients under the run's :func:`retry_policy`."""
     from toolkit.client import Connection
 
+    options.setdefault("retry", retry_policy(args))
     return Connection(load_target(args), **options)
 
 

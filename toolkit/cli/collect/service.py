@@ -31,13 +31,13 @@ def collect_service(args: argparse.Namespace) -> int:
     ``liquidity``, ``snapshot``, ``credit``, ``swap``) and ``chain`` logs (whose node the
     connection may open)."""
     from toolkit.cli.collect.chain import collect_chain
-    from toolkit.client import RetryPolicy, TargetError
+    from toolkit.client import TargetError
     from toolkit.store import Store, StoreError
 
     if args.capacity_retries < 0:
         return fail(f"--capacity-retries: must be 0 or more, got {args.capacity_retries}")
     try:
-        conn = connect(args, retry=RetryPolicy(capacity_retries=args.capacity_retries))
+        conn = connect(args)
     except TargetError as exc:
         return fail(exc)
     with conn:

@@ -29,6 +29,14 @@ tests hold them to 1e-12 relative).
 array([1.85,  inf])
 """
 
+from toolkit.models.health.alerts import (
+    ALERT_KINDS,
+    DEFAULT_ALERT_RULES,
+    AlertRule,
+    Crossing,
+    breaches,
+    crossings,
+)
 from toolkit.models.health.book import CreditBook, MarketParameters, collected_book
 from toolkit.models.health.caps import DEFAULT_CAPS, DEFAULT_GROUPS, concentration
 from toolkit.models.health.kernel import (
@@ -45,20 +53,28 @@ from toolkit.models.health.montecarlo import (
     monte_carlo,
     monte_carlo_levels,
 )
+from toolkit.models.health.positions import Position, unit_price
 from toolkit.models.health.shocks import DEFAULT_SHOCKS, snapshot_stress, stress
 from toolkit.models.health.tail import tail_risk
 
 __all__ = [
+    "ALERT_KINDS",
+    "DEFAULT_ALERT_RULES",
     "DEFAULT_CAPS",
     "DEFAULT_GROUPS",
     "DEFAULT_SHOCKS",
+    "AlertRule",
     "CreditBook",
+    "Crossing",
     "MarketParameters",
     "MonteCarloResult",
+    "Position",
     "bad_debt",
+    "breaches",
     "collected_book",
     "concentration",
     "correlated_prices",
+    "crossings",
     "estimate_volatility",
     "from_bps",
     "health_factor",
@@ -69,4 +85,5 @@ __all__ = [
     "snapshot_stress",
     "stress",
     "tail_risk",
+    "unit_price",
 ]
