@@ -12,7 +12,7 @@ Example:
 """
 
 from toolkit.store.connection import DATA_DIR_ENV, data_dir, default_path
-from toolkit.store.errors import StoreError
+from toolkit.store.errors import StoreBusy, StoreError
 from toolkit.store.migrations import MIGRATIONS, Migration, apply_migrations, schema_version
 from toolkit.store.prices import (
     SOURCE_PRIORITY,
@@ -49,6 +49,7 @@ __all__ = [
     "Migration",
     "Recording",
     "Store",
+    "StoreBusy",
     "StoreError",
     "TableSpec",
     "apply_migrations",
