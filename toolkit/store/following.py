@@ -177,6 +177,26 @@ class FollowLog:
                 rollback(con)
                 raise
 
+    def delete_rows(self, table: str, equals: Mapping[str, Any]) -> int:
+        """Delete the rows of ``table`` whose columns equal ``equals`` (at least one column);
+        return how many. A follower replaces a read this way (a snapshot at an orphaned block).
+
+        Example:
+            >>> from toolkit.store import Store
+            >>> Store(":memory:").delete_rows("amm_pool_snapshots", {"snapshot_id": "s1"})
+            0
+        """
+        spec = table_spec(table)
+        unknown = [name for name in equals if name not in spec.by_name]
+        if not equals or unknown:
+            raise StoreError(
+                f"equals: must name columns of {spec.name} (unknown: {', '.join(unknown) or '-'})"
+            )
+        where = " AND ".join(f"{name} = ${name}" for name in equals)
+        with self._writing() as con:
+            row = first_row(con, f"DELETE FROM {spec.name} WHERE {where}", dict(equals))
+        return int(row[0]) if row and row[0] else 0
+
     def statuses(self) -> pl.DataFrame:
         """Every follower's latest status, by name.
 
@@ -187,4 +207,4 @@ class FollowLog:
         """
         with self._connected() as con:
             frame = to_polars(con.sql("SELECT * FROM collector_status ORDER BY name"))
-        return frame.cast(dict(table_spec("collector_status").schema))
+        return frame.cast(table_spec("collector_status").schema)

@@ -85,6 +85,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_credit_arguments(parser)
     add_pool_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _add_follow_arguments(parser)
+
+
+def _add_follow_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--follow`` and how a followed collector polls."""
+    from toolkit.cli.following import add_log_arguments
+
+    parser.add_argument(
+        "--follow",
+        action="store_true",
+        help="chain, pools, credit, liquidity, rfq, borrow, swap: run until SIGINT/SIGTERM, "
+        "polling every --poll-s seconds (chain: reorg-safe, following the head)",
+    )
+    parser.add_argument(
+        "--poll-s",
+        type=real(above=0),
+        metavar="S",
+        default=None,
+        help="with --follow: seconds between polls (default: chain 2, liquidity 1, credit 60, "
+        "pools 300, sweeps their --interval or 600)",
+    )
+    parser.add_argument(
+        "--confirmations",
+        type=integer(minimum=0),
+        metavar="K",
+        default=12,
+        help="chain --follow: blocks deep a block is final on a node without finalized/safe "
+        "tags (default: 12)",
+    )
+    add_log_arguments(parser)
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -144,5 +174,7 @@ def run(args: argparse.Namespace) -> int:
         except TargetError as exc:
             return fail(exc)
     if args.kind == "prices":
+        if args.follow:
+            return fail("--follow: prices reads once; follow pools (their mid prices) instead")
         return collect_prices(args)
     return collect_service(args)
