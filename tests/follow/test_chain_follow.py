@@ -154,9 +154,7 @@ def test_finality_from_the_tags_or_the_confirmation_depth(token: TokenActivity, 
     assert promoted == head + 5 - 10
 
 
-def test_a_new_run_starts_after_what_an_earlier_run_stored(
-    token: TokenActivity, w3: Web3
-) -> None:
+def test_a_new_run_starts_after_what_an_earlier_run_stored(token: TokenActivity, w3: Web3) -> None:
     token.mine(2, blocks=10)
     store = Store(":memory:")
     first = _follower(w3, store)

@@ -82,7 +82,8 @@ class ChainFollower(RunFollower):
         self._tip_time: int | None = None
         self.next_block = 0
         self.tip: tuple[int, str] | None = None  # the stored tip: number, hash
-        self._range: tuple[int, int, int] | None = None  # written, to record after its rows
+        # The range queued in the writer: first, last, its logs, its blocks' hashes.
+        self._range: tuple[int, int, int, dict[int, str]] | None = None
         self._final = (-1, -1)  # the node's finalized and safe blocks at the last poll
 
     def __repr__(self) -> str:
@@ -249,7 +250,6 @@ class ChainFollower(RunFollower):
         headers = {hex_int(h["number"]): h for h in self._headers(sorted(wanted))}
         if not self._consistent(first, last, headers, logs):
             return None
-        self._replace_stale(first, last, headers)
         self._queue(first, last, headers, logs)
         return last
 
@@ -281,28 +281,24 @@ class ChainFollower(RunFollower):
         """The stored tip's hash when it is the block before ``number``."""
         return self.tip[1] if self.tip is not None and self.tip[0] == number - 1 else None
 
-    def _replace_stale(
-        self, first: int, last: int, headers: Mapping[int, Mapping[str, Any]]
-    ) -> None:
-        """Delete rows stored in ``[first, last]`` under other hashes (another run's, or a
-        flush a kill cut short) before writing the range."""
+    def before_flush(self) -> None:
+        """Delete rows stored in the queued range's blocks under other hashes (another run's,
+        or a flush a kill cut short) before writing it."""
+        if self._range is None:
+            return
+        first, last, _, hashes = self._range
         frame = self.store.query(
             "SELECT number, hash FROM chain_blocks WHERE chain = $c AND number BETWEEN $a AND $b "
             "UNION SELECT DISTINCT block_number, block_hash FROM chain_logs WHERE chain = $c "
             "AND block_number BETWEEN $a AND $b AND block_hash IS NOT NULL",
             {"c": self.chain, "a": first, "b": last},
         )
-        stale = [
-            (n, h)
-            for n, h in frame.iter_rows()
-            if n in headers and hex_text(headers[n]["hash"]) != h
-        ]
+        stale = [(n, h) for n, h in frame.iter_rows() if n in hashes and hashes[n] != h]
         if stale:
             number, old = min(stale)
             self.store.drop_orphaned(
-                self.chain, number, old_hash=old,
-                new_hash=hex_text(headers[number]["hash"]), run_id=self.run_id,
-            )  # fmt: skip
+                self.chain, number, old_hash=old, new_hash=hashes[number], run_id=self.run_id
+            )
             self.status.reorgs += 1
             log_event("reorg", follower=self.name, chain=self.chain, fork_block=number,
                       reason="stored rows of another branch")  # fmt: skip
@@ -324,15 +320,16 @@ class ChainFollower(RunFollower):
         for table, rows in self.chain_collector._tables(self.chain, logs, self.run_id).items():
             if rows:
                 self.writer.add(table, rows)
-        self._range = (first, last, len(logs))
+        hashes = {n: hex_text(h["hash"]) for n, h in headers.items()}
+        self._range = (first, last, len(logs), hashes)
         self.tip = (last, hex_text(headers[last]["hash"]))
         self.next_block = last + 1
         self.status.stored_block = last
         self._tip_time = hex_int(headers[last]["timestamp"])
 
-    def after_flush(self) -> int:
+    def after_flush(self) -> None:
         if self._range is not None:
-            first, last, count = self._range
+            first, last, count, _ = self._range
             row = {"run_id": self.run_id, "chain": self.chain, "from_block": first,
                    "to_block": last, "logs": count}  # fmt: skip
             self.store.append(
@@ -342,7 +339,6 @@ class ChainFollower(RunFollower):
         finalized, safe = self._final
         if finalized >= 0 or safe >= 0:
             self.store.mark_finality(self.chain, finalized=finalized, safe=safe)
-        return 0
 
     def _lag(self, head: int) -> None:
         """Lag in seconds: chain time between the head and the stored tip."""

@@ -27,6 +27,7 @@ Events go to the ``toolkit.follow`` logger, one record per event with its fields
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 import threading
@@ -49,12 +50,24 @@ from toolkit.errors import CapacityError, ChainError, HttpError, InputError
 from toolkit.store import Store, StoreBusy
 from toolkit.urls import redact_url
 
-__all__ = ["LOGGER", "FollowStatus", "Follower", "RunFollower", "follow", "log_event", "transient"]
+__all__ = [
+    "LOGGER",
+    "STATUS_EVERY_S",
+    "FollowStatus",
+    "Follower",
+    "RunFollower",
+    "follow",
+    "log_event",
+    "transient",
+]
 
 #: The logger of every follower event (``record.fields``: the event's fields).
 LOGGER = logging.getLogger("toolkit.follow")
 _LONGEST_BACKOFF_S = 60.0
 _RATE_WINDOW_S = 60.0
+#: A follower's status row is written at most this often (and at every error, start, stop):
+#: each write opens the database file, which a fast cadence would otherwise do twice a poll.
+STATUS_EVERY_S = 1.0
 
 
 def log_event(event: str, level: int = logging.INFO, **fields: Any) -> None:
@@ -240,15 +253,19 @@ class RunFollower:
         raise TypeError(f"{type(self).__name__} does not define its step")
 
     def flush(self) -> int:
-        """Write the poll's rows (and whatever the subclass records after them) at once."""
+        """Write the poll's rows, with what the subclass checks before and records after them,
+        in one session (the database file opened once a poll)."""
         with self.store.session():
+            self.before_flush()
             rows = self.writer.flush()
-            rows += self.after_flush()
+            self.after_flush()
         return rows
 
-    def after_flush(self) -> int:
-        """Writes that must follow the poll's rows in the same session (a range's record)."""
-        return 0
+    def before_flush(self) -> None:
+        """Checks against the store before the poll's rows go in (stale rows to replace)."""
+
+    def after_flush(self) -> None:
+        """Writes that must follow the poll's rows (a range's record, finality)."""
 
     def poll(self, now: float) -> bool:
         behind = self.step(now)
@@ -266,16 +283,26 @@ class RunFollower:
             log_event("stop", follower=self.name, run_id=self.run_id, state=state, rows=rows)
 
 
-def _record(store: Store, follower: Follower) -> None:
+def _record(store: Store, follower: Follower, recorded: dict[str, float] | None = None) -> None:
+    """Write ``follower``'s status; with ``recorded`` (name → when last written), at most every
+    :data:`STATUS_EVERY_S` seconds."""
+    now = time.monotonic()
+    if recorded is not None:
+        if now - recorded.get(follower.name, -math.inf) < STATUS_EVERY_S:
+            return
+        recorded[follower.name] = now
     try:
         store.record_status(follower.status.row())
     except StoreBusy as exc:  # the next poll records it; the rows are what matters
         log_event("status_skipped", logging.WARNING, follower=follower.name, error=str(exc))
 
 
-def _poll(store: Store, follower: Follower, failures: dict[str, int]) -> float | None:
+def _poll(
+    store: Store, follower: Follower, failures: dict[str, int], recorded: dict[str, float]
+) -> float | None:
     """Poll ``follower`` once; the seconds until its next poll, or None when it stopped."""
     started = time.monotonic()
+    before = follower.status.rows_written
     try:
         behind = follower.poll(time.time())
     except Exception as exc:  # classified: transient ones retried, the rest stop it
@@ -294,11 +321,12 @@ def _poll(store: Store, follower: Follower, failures: dict[str, int]) -> float |
     failures.pop(follower.name, None)
     status = follower.status
     status.polls += 1
-    _record(store, follower)
+    _record(store, follower, recorded)
+    written = status.rows_written - before
     log_event(
-        "poll", logging.INFO if behind or status.head_block else logging.DEBUG,
-        follower=follower.name, rows=status.rows_written, head=status.head_block,
-        stored=status.stored_block, lag_s=status.lag_s, behind=behind,
+        "poll", logging.INFO if written else logging.DEBUG, follower=follower.name,
+        rows=written, head=status.head_block, stored=status.stored_block, lag_s=status.lag_s,
+        behind=behind,
     )  # fmt: skip
     if behind:
         return 0.0
@@ -330,6 +358,7 @@ def follow(
     due = {f.name: time.monotonic() for f in started}
     running = list(started)
     failures: dict[str, int] = {}
+    recorded: dict[str, float] = {}
     try:
         while running and not stop_event.is_set():
             follower = min(running, key=lambda f: due[f.name])
@@ -337,7 +366,7 @@ def follow(
             if wait > 0:
                 stop_event.wait(wait)
                 continue
-            delay = _poll(store, follower, failures)
+            delay = _poll(store, follower, failures, recorded)
             if delay is None:
                 running.remove(follower)
             else:
