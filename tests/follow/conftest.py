@@ -74,9 +74,8 @@ def assert_canonical(store: Store, token: TokenActivity) -> None:
     ).rows()
     assert len(stored) == len(set(stored))
     expected = node_logs(token)
-    assert set(stored) == expected, (
-        f"orphaned: {sorted(set(stored) - expected)[:3]}, missing: {sorted(expected - set(stored))[:3]}"
-    )
+    orphaned, missing = sorted(set(stored) - expected), sorted(expected - set(stored))
+    assert set(stored) == expected, f"orphaned: {orphaned[:3]}, missing: {missing[:3]}"
     decoded = store.query("SELECT block_number, log_index, tx_hash FROM token_transfers").rows()
     assert sorted(decoded) == sorted((b, i, t) for b, i, t, *_ in stored)
     blocks = store.query("SELECT number, hash, parent_hash FROM chain_blocks ORDER BY number")

@@ -4,6 +4,7 @@ range resumes exactly where the store says, and no credential reaches the output
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -132,5 +133,5 @@ def test_kill_9_in_the_middle_then_resume_stores_everything_once(
         ranges = store.query(
             "SELECT from_block, to_block FROM chain_ranges ORDER BY from_block"
         ).rows()
-        assert all(b[0] == a[1] + 1 for a, b in zip(ranges, ranges[1:], strict=False))
+        assert all(b[0] == a[1] + 1 for a, b in itertools.pairwise(ranges))
         assert store.runs()["status"].to_list() == ["interrupted"]

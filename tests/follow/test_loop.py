@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from toolkit.collect.follow import FollowStatus, Follower, follow, transient
+from toolkit.collect.follow import Follower, FollowStatus, follow, transient
 from toolkit.collect.writer import BatchWriter
 from toolkit.errors import InputError
 from toolkit.store import Store, StoreBusy, polars_schema

@@ -70,6 +70,25 @@ def latest_block(w3: Any) -> tuple[int, str]:
     return hex_int(block["number"]), hex_text(block["hash"])
 
 
+_SAME_BLOCK_TRIES = 3
+
+
+def _at_one_block(
+    w3: Any, calls: Sequence[Mapping[str, str]], function: str, what: str
+) -> tuple[list[tuple[Any, ...]], tuple[int, str]]:
+    """``calls`` at the latest block, and that block: the head read before and after the batch
+    must be the same block (tried three times; then the block after). Reading at the latest
+    block needs no historical state, which a node (or the embedded chain) may not keep."""
+    before = latest_block(w3)
+    for _ in range(_SAME_BLOCK_TRIES):
+        answers = batch_call(w3, calls, function, what)
+        after = latest_block(w3)
+        if after == before:
+            break
+        before = after
+    return answers, after
+
+
 class CollateralReader:
     """The holdings of accounts on the protocol's ``hubs`` in its collateral ``tokens`` (both
     set from ``/credit/protocol`` by the collector each round), with a web3 per chain:
@@ -110,10 +129,10 @@ class CollateralReader:
                 {"to": hub.address, "data": encode_call("creditHub.collateralOf", a, t.address)}
                 for a, t in pairs
             ]
-            number, block_hash = latest_block(w3)
+            answers, (number, block_hash) = _at_one_block(
+                w3, calls, "creditHub.collateralOf", f"{hub.asset} credit hub"
+            )
             read = {"hub_chain": hub.chain, "block_number": number, "block_hash": block_hash}
-            what = f"{hub.asset} credit hub"
-            answers = batch_call(w3, calls, "creditHub.collateralOf", what, hex(number))
             for (account, token), (amount,) in zip(pairs, answers, strict=True):
                 if amount:
                     held.setdefault(account, []).append(

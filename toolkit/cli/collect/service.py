@@ -67,6 +67,7 @@ def _swap(conn: Any, args: argparse.Namespace) -> int:
     """Sweep the swap API (and, on the embedded service, read its AMM pools)."""
     from toolkit.store import Store, StoreError
 
+    where = f"the swap service at {conn.swap.url}"  # first: with no target, no database
     try:
         store = Store(args.db)
     except StoreError as exc:
@@ -80,7 +81,7 @@ def _swap(conn: Any, args: argparse.Namespace) -> int:
             made = follower_for(sweep, every_s=args.poll_s, resume=args.resume)
         return outcome(
             lambda: run_or_follow(made, store, args),
-            f"the swap service at {sweep.client.url}",
+            where,
             "the credentials (401); set TOOLKIT_SWAP_USERNAME and TOOLKIT_SWAP_API_KEY",
         )
 
