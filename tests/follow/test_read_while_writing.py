@@ -52,6 +52,16 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("TOOLKIT_")}
 
 
+def _caught_up(db: Path, head: int) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with Store(db, read_only=True) as store:
+            if store.statuses()["stored_block"].to_list() == [head]:
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"the follower did not store block {head} in time")
+
+
 def test_another_process_reads_every_half_second_during_a_two_minute_follow(
     token: TokenActivity, db: Path, tmp_path: Path
 ) -> None:
@@ -95,6 +105,9 @@ def test_another_process_reads_every_half_second_during_a_two_minute_follow(
             done = subprocess.run(run, capture_output=True, text=True, env=_env(), timeout=300)
             reports.append(done)
         out, err = reader.communicate(timeout=FOLLOW_S + 120)
+        mining.set()
+        miner.join()
+        _caught_up(db, token.head())  # the last block mined, stored: then stop
     finally:
         mining.set()
         follower.send_signal(signal.SIGINT)
