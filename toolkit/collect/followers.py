@@ -101,13 +101,12 @@ class RoundFollower(RunFollower):
 
     def step(self, now: float) -> bool:
         started = time.monotonic()
-        for index in range(self.rounds.round_size()):
-            if index in self.skip:
-                continue
-            if time.monotonic() - started >= POLL_BUDGET_S:
-                return True  # the rest of the round at the next poll, at once
+        todo = [i for i in range(self.rounds.round_size()) if i not in self.skip]
+        for index in todo:
             self.rounds.visit_part(self.run_id, self.round_no, index, self.writer)
             self.skip.add(index)
+            if index != todo[-1] and time.monotonic() - started >= POLL_BUDGET_S:
+                return True  # the rest of the round at the next poll, at once
         self.round_no, self.skip = self.round_no + 1, set()
         return False
 
