@@ -42,6 +42,9 @@ class TokenActivity:
     sender: str
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     _id: int = 0
+    #: The sender's next nonce, kept here: a node handling a batch of one sender's
+    #: transactions concurrently would give several of them the same one.
+    nonce: int | None = None
 
     def rpc(self, method: str, params: list[Any]) -> Any:
         """One JSON-RPC call; an error answer raises ``RuntimeError``."""
@@ -67,10 +70,14 @@ class TokenActivity:
         """Send ``txs`` to the pool in one batch (mined by the next :meth:`mine`)."""
         if not txs:
             return
+        if self.nonce is None:
+            self.nonce = int(self.rpc("eth_getTransactionCount", [self.sender, "pending"]), 16)
         batch = [
-            {"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction", "params": [tx]}
+            {"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction",
+             "params": [tx | {"nonce": hex(self.nonce + i)}]}
             for i, tx in enumerate(txs)
-        ]
+        ]  # fmt: skip
+        self.nonce += len(txs)
         answers = httpx.post(self.node.url, json=batch, timeout=60).json()
         failed = [a["error"] for a in answers if "error" in a]
         if failed:
@@ -95,10 +102,12 @@ class TokenActivity:
         in each of its blocks (same height)."""
         pairs = [[tx, offset] for offset in range(depth) for tx in self.transfers(transfers)]
         self.rpc("anvil_reorg", [depth, pairs])
+        self.nonce = None  # the new branch's: read again
 
     def rollback(self, depth: int) -> None:
         """Remove the last ``depth`` blocks (the head goes down)."""
         self.rpc("anvil_rollback", [depth])
+        self.nonce = None
 
     def logs(self, first: int, last: int) -> list[dict[str, Any]]:
         """The node's ``Transfer`` logs over ``[first, last]`` (``eth_getLogs``)."""
