@@ -21,8 +21,6 @@ from toolkit.collect.watch_plan import load_plan, parse_plan
 from toolkit.errors import InputError
 from toolkit.store import Store
 
-NOW = datetime.now(UTC)
-
 
 @pytest.mark.parametrize(
     ("document", "message"),
@@ -66,18 +64,19 @@ def test_status_shows_each_follower_and_which_are_stale(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "s.duckdb"
+    now = datetime.now(UTC)
     with Store(db) as store:
         base = {"kind": "chain", "target_url": "http://node:8545", "every_s": 2.0,
-                "started_at": NOW, "polls": 3, "rows_written": 40, "errors": 1, "reorgs": 0,
-                "host": os.uname().nodename, "last_flush_at": NOW, "head_block": 120,
+                "started_at": now, "polls": 3, "rows_written": 40, "errors": 1, "reorgs": 0,
+                "host": os.uname().nodename, "last_flush_at": now, "head_block": 120,
                 "stored_block": 118, "lag_blocks": 2, "lag_s": 4.0, "rows_per_s": 12.5,
                 "last_error": "RpcFailure: eth_getLogs: header not found"}  # fmt: skip
         store.record_status(base | {"name": "live", "state": "running", "pid": os.getpid(),
-                                    "updated_at": NOW})  # fmt: skip
+                                    "updated_at": now})  # fmt: skip
         store.record_status(base | {"name": "silent", "state": "running", "pid": os.getpid(),
-                                    "updated_at": NOW - timedelta(minutes=10)})  # fmt: skip
+                                    "updated_at": now - timedelta(minutes=10)})  # fmt: skip
         store.record_status(base | {"name": "done", "state": "stopped", "pid": 1,
-                                    "updated_at": NOW})  # fmt: skip
+                                    "updated_at": now})  # fmt: skip
     rows = {r["name"]: r["shown"] for r in _status_rows(db, capsys)}
     assert rows == {"done": "stopped", "live": "running", "silent": "stale"}
     assert status.run(argparse.Namespace(db=str(db), json=False)) == 0
