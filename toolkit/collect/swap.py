@@ -296,7 +296,8 @@ class SwapSweep(BaseCollector):
     # -- the loop ------------------------------------------------------------------------
 
     def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
-        done = self._stored(run_id).get(0, set()) if resumed else set()
+        recorded = rounds_recorded(self.store.attempt_ids(run_id, "swap_routes")) if resumed else {}
+        done = recorded.get(0, set())
         self._snapshot(run_id, writer)
         self._name_tokens()
         bar.update(len(done))
@@ -307,11 +308,9 @@ class SwapSweep(BaseCollector):
             bar.update(1)
 
     def next_round(self, run_id: str) -> tuple[int, set[int]]:
-        """Where a followed run resumes: its last round and the points that round recorded."""
-        return resume_round(self._stored(run_id), len(self.points))
-
-    def _stored(self, run_id: str) -> dict[int, set[int]]:
-        return rounds_recorded(self.store.attempt_ids(run_id, "swap_routes"))
+        """Where a run resumes: its last round and the points that round recorded."""
+        done = rounds_recorded(self.store.attempt_ids(run_id, "swap_routes"))
+        return resume_round(done, len(self.points))
 
     def round_size(self) -> int:
         """The parts of a round a follower visits one poll at a time: the grid's points."""
