@@ -220,7 +220,8 @@ def run(args: argparse.Namespace) -> int:
         stack.enter_context(store)
         if conn is not None:
             stack.enter_context(conn)
-        kinds = {name: ("pools" if kind == "pools" else kind) for kind, name, _ in plan.sections()}
+        # A section's kind is the kind of the run its follower records.
+        kinds = {name: kind for kind, name, _ in plan.sections()}
         ctx = Context(store, conn, _resumable(store, kinds))
         stack.callback(lambda: [w3.provider.close() for w3 in ctx.opened])
         try:

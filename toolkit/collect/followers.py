@@ -40,6 +40,7 @@ from toolkit.store import Store
 __all__ = [
     "DEFAULT_EVERY_S",
     "POLL_BUDGET_S",
+    "RANGES_A_POLL",
     "CreditFollower",
     "LiquidityFollower",
     "PoolFollower",
@@ -66,6 +67,9 @@ class RoundCollector(Protocol):
 
     def visit_part(self, run_id: str, round_no: int, index: int, writer: BatchWriter) -> Any: ...
 
+
+#: Ranges of the factories' logs a pool follower's poll reads at most while it catches up.
+RANGES_A_POLL = 5
 
 #: Seconds of parts one poll visits at most: a poll stays short, so a signal stops the loop
 #: within seconds and the other followers of a watch keep their cadence.
@@ -196,10 +200,15 @@ class PoolFollower(RunFollower):
         head = hex_int(pools._call("eth_blockNumber", []))
         self.status.head_block = head
         if head > self.scanned:
-            pools.from_block, pools.to_block = self.scanned + 1, head
+            # A first scan from the factories' deployment is long: ranges a poll at most, so
+            # a signal still stops the loop within seconds.
+            last = min(head, self.scanned + pools.chunk * RANGES_A_POLL)
+            pools.from_block, pools.to_block = self.scanned + 1, last
             bar = progress_bar(total=None, desc=self.name, unit="block", enabled=False)
             pools.collect_ranges(self.run_id, self.writer, bar)
-            self.scanned = head
+            self.scanned = last
+            if last < head:
+                return True
         self._reread_orphaned(head)
         snapshot_id = f"{self.run_id}:{head}"
         if not self._snapshot_stored(snapshot_id):
