@@ -45,6 +45,15 @@ and the mid price of each pool against a USD stablecoin (source ``pool``): the p
 ``--pools`` (with ``--chain``), else those the store knows on the chain (``collect pools``),
 else on the embedded service its simulated markets' pools.
 
+``--follow`` (``chain``, ``pools``, ``credit``, ``liquidity``, ``rfq``, ``borrow``, ``swap``)
+runs the collector until SIGINT or SIGTERM, polling every ``--poll-s`` seconds
+(:mod:`toolkit.collect.follow`): a chain reorg-safe from the head (or after what the store holds;
+``--confirmations``: the depth at which a block is final on a node without finalized/safe
+tags), pools read at the head, the credit book and sweeps a round a poll, the event stream
+written every second. ``--resume RUN_ID`` continues a followed run (a killed one too) where the
+store says; ``--log-json`` prints the followers' events as JSON lines. It exits 130 after
+SIGINT, 0 after SIGTERM (:mod:`toolkit.cli.following`).
+
 Exit status: 0 completed, 2 for no target, a bad URL, a rejected key (401), an unreachable
 service, a run in which every request failed (recorded ``failed``; the message names the first
 error), an unwritable database or a bad option, 130 when interrupted (the run can be resumed).
