@@ -16,9 +16,10 @@ def test_help_lists_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None
         main(["--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
-    for name in ("serve", "collect", "backtest", "report", "demo", "target"):
+    names = {"serve", "collect", "watch", "status", "backtest", "report", "demo", "target"}
+    for name in names:
         assert name in out
-    assert set(COMMANDS) == {"serve", "collect", "backtest", "report", "demo", "target"}
+    assert set(COMMANDS) == names
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""The ``toolkit`` command: ``serve | collect | backtest | report | demo | target``.
+"""The ``toolkit`` command: ``serve | collect | watch | status | backtest | report | demo |
+target``.
 
 Every subcommand is a module of this package (``collect`` and ``demo``: a package, one module
 per part) with ``add_arguments(parser)`` and ``run(args) -> int`` (the exit status). Argument
@@ -13,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from toolkit.cli import backtest, collect, demo, report, serve, target
+from toolkit.cli import backtest, collect, demo, report, serve, status, target, watch
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -21,6 +22,8 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 COMMANDS = {
     "serve": (serve, "run the embedded service on 127.0.0.1"),
     "collect": (collect, "collect from the service into DuckDB"),
+    "watch": (watch, "run a plan of followers (chains, pools, credit, ...) until stopped"),
+    "status": (status, "what each follower writing a database is doing"),
     "backtest": (backtest, "replay a day of order flow on the engine"),
     "report": (report, "write figures and a summary table from a DuckDB file"),
     "demo": (demo, "the whole main job on the embedded default"),

@@ -7,6 +7,12 @@ flushed, run ``interrupted``, the result returned) and resume (``run(resume=run_
 point at the real service or, by default, at the embedded service in-process, with the same
 code: give them a :class:`toolkit.client.ServiceClient`.
 
+Followers run the collectors that can run for ever, poll by poll, in one loop
+(:func:`follow`; the protocol in :mod:`toolkit.collect.follow`): :class:`ChainFollower`
+(reorg-safe), :class:`PoolFollower`, :class:`CreditFollower`, :class:`LiquidityFollower` and
+sweeps in rounds (:class:`RoundFollower`; :func:`follower_for` picks the follower of a service
+collector).
+
 >>> from toolkit.client import ServiceClient
 >>> from toolkit.clock import VirtualClock
 >>> from toolkit.collect import RfqSweep
@@ -19,7 +25,16 @@ code: give them a :class:`toolkit.client.ServiceClient`.
 
 from toolkit.collect.borrow import BorrowSweep
 from toolkit.collect.chain import CHAIN_EVENTS, ChainCollector
+from toolkit.collect.chain_follow import ChainFollower
 from toolkit.collect.credit import CreditCollector, known_accounts
+from toolkit.collect.follow import Follower, FollowStatus, RunFollower, follow
+from toolkit.collect.followers import (
+    CreditFollower,
+    LiquidityFollower,
+    PoolFollower,
+    RoundFollower,
+    follower_for,
+)
 from toolkit.collect.grid import (
     DEFAULT_CHAINS,
     DEFAULT_SYMBOLS,
@@ -47,20 +62,30 @@ __all__ = [
     "BatchWriter",
     "BorrowSweep",
     "ChainCollector",
+    "ChainFollower",
     "CollectionFailed",
     "Collector",
     "CreditCollector",
+    "CreditFollower",
     "DiscoveredRoute",
+    "FollowStatus",
+    "Follower",
     "GridPoint",
     "HealthWatch",
+    "LiquidityFollower",
     "LiquidityStream",
     "PoolCollector",
+    "PoolFollower",
     "RfqSweep",
+    "RoundFollower",
     "RpcFailure",
+    "RunFollower",
     "RunResult",
     "Snapshot",
     "WatchStatus",
     "discover_routes",
+    "follow",
+    "follower_for",
     "grid_for",
     "known_accounts",
     "range_too_large",

@@ -230,10 +230,18 @@ class ChainCollector(BaseCollector):
         ranges.clear()
 
     def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
-        assert self.chain is not None and self.to_block is not None  # set by prepare/restore
-        chain, last_block = self.chain, self.to_block
         start = self._resume_from(run_id) if resumed else self.from_block
         bar.update(start - self.from_block)
+        self.collect_ranges(run_id, writer, bar, start)
+
+    def collect_ranges(
+        self, run_id: str, writer: BatchWriter, bar: Progress, start: int | None = None
+    ) -> None:
+        """Read ``[start, to_block]`` (``start`` None: ``from_block``) range by range, each
+        range's rows flushed before its ``chain_ranges`` record."""
+        assert self.chain is not None and self.to_block is not None  # set by prepare/restore
+        chain, last_block = self.chain, self.to_block
+        start = self.from_block if start is None else start
         ranges: list[dict[str, Any]] = []
         streak = 0
         while start <= last_block:

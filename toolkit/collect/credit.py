@@ -221,40 +221,58 @@ class CreditCollector(Collector):
     def total(self) -> int | None:
         return (self.rounds - self.start_round) * (len(self.accounts) + 1)
 
-    def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
-        first = 0
-        if resumed:
-            frame = self.store.query(
-                "SELECT max(round) AS r FROM credit_protocol WHERE run_id = $run", {"run": run_id}
-            )
-            last = frame["r"][0]
-            first = 0 if last is None else int(last)
-        if self.all_known and first == 0:
+    def next_round(self, run_id: str) -> tuple[int, set[int]]:
+        """Where a run resumes: its last stored round, read again whole (the writes are
+        idempotent), or round 0."""
+        frame = self.store.query(
+            "SELECT max(round) AS r FROM credit_protocol WHERE run_id = $run", {"run": run_id}
+        )
+        last = frame["r"][0]
+        return (0 if last is None else int(last)), set()
+
+    def discover(self, run_id: str, writer: BatchWriter, resumed: bool) -> None:
+        """With ``all_known``, find the accounts to read (once, before the first round)."""
+        if self.all_known:
             self._discover(run_id, writer, resumed)
+
+    def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
+        first = self.next_round(run_id)[0] if resumed else 0
+        if first == 0:
+            self.discover(run_id, writer, resumed)
             bar.total = self.total()
             bar.refresh()
         for round_ in range(first, self.rounds):
             started = self.clock()
-            self._protocol(run_id, round_, writer)
-            self.note(True)
-            bar.update(1)
-            for start in range(0, len(self.accounts), HOLDINGS_BATCH):
-                chunk = self.accounts[start : start + HOLDINGS_BATCH]
-                self._held = self.mix.holdings(chunk)
-                for account in chunk:
-                    self._account(run_id, round_, account, writer)
-                    bar.update(1)
+            for part in range(self.round_size()):
+                bar.update(self.visit_part(run_id, round_, part, writer))
             if round_ + 1 < self.rounds:
                 wait = started + self.interval_s - self.clock()
                 if wait > 0:
                     self.clock.sleep(wait)
 
-    def _place(self, run_id: str, round_: int) -> dict[str, Any]:
+    def round_size(self) -> int:
+        """The parts of a round: the protocol, then each batch of :data:`HOLDINGS_BATCH`
+        accounts (a follower visits them one poll at a time)."""
+        return 1 + -(-len(self.accounts) // HOLDINGS_BATCH)
+
+    def visit_part(self, run_id: str, round_: int, part: int, writer: BatchWriter) -> int:
+        """Read part ``part`` of round ``round_`` (:meth:`round_size`); the reads made."""
+        if part == 0:
+            self._protocol(run_id, round_, writer)
+            self.note(True)
+            return 1
+        chunk = self.accounts[(part - 1) * HOLDINGS_BATCH : part * HOLDINGS_BATCH]
+        self._held = self.mix.holdings(chunk)
+        for account in chunk:
+            self._account(run_id, round_, account, writer)
+        return len(chunk)
+
+    def place(self, run_id: str, round_: int) -> dict[str, Any]:
         return {"run_id": run_id, "round": round_, "observed_at": utc(self.clock())}
 
     def _protocol(self, run_id: str, round_: int, writer: BatchWriter) -> None:
         config, body = self.client.call(_PROTOCOL)
-        place = self._place(run_id, round_)
+        place = self.place(run_id, round_)
         rows = []
         self.mix.hubs, self.mix.tokens = [], []
         for caip, chain in config.chains.items():
@@ -293,7 +311,7 @@ class CreditCollector(Collector):
 
     def _account(self, run_id: str, round_: int, account: str, writer: BatchWriter) -> None:
         infos = self.credit.info(account)
-        place = self._place(run_id, round_)
+        place = self.place(run_id, round_)
         writer.add(
             "credit_accounts",
             [self._info_row(place, account, symbol, info) for symbol, info in infos.items()],

@@ -4,6 +4,9 @@
 (remote chains' tokens are booked on the hub under their addresses there), batched as one
 JSON-RPC array per hub, with each token's ``decimals()`` read once per run on its own chain;
 :class:`~toolkit.collect.credit.CreditCollector` stores the rows in ``credit_collateral``.
+Each hub is read at one block (the latest when the batch is sent), which every row names
+(``hub_chain``, ``block_number``, ``block_hash``): a read at a block a reorg orphaned is found
+and read again.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from typing import Any
 
 from toolkit.client import ServiceClient, chain_web3, rpc_url
 from toolkit.codecs.functions import decode_result, encode_call
+from toolkit.collect.rpc import RpcFailure, hex_int, hex_text, rpc_result
 
-__all__ = ["CollateralReader", "Hub", "Token", "batch_call"]
+__all__ = ["CollateralReader", "Hub", "Token", "batch_call", "latest_block"]
 
 
 @dataclass(frozen=True)
@@ -37,21 +41,52 @@ class Token:
 
 
 def batch_call(
-    w3: Any, calls: Sequence[Mapping[str, str]], function: str, what: str
+    w3: Any,
+    calls: Sequence[Mapping[str, str]],
+    function: str,
+    what: str,
+    block: str = "latest",
 ) -> list[tuple[Any, ...]]:
-    """``eth_call`` each of ``calls`` at the latest block in one JSON-RPC batch; the decoded
-    results in order. A failed call raises naming ``what`` and the node's error."""
+    """``eth_call`` each of ``calls`` at ``block`` (a tag or hex number) in one JSON-RPC batch;
+    the decoded results in order. A failed call raises :class:`RpcFailure` naming ``what``."""
     if not calls:
         return []
-    answers = w3.provider.make_batch_request([("eth_call", [dict(c), "latest"]) for c in calls])
+    answers = w3.provider.make_batch_request([("eth_call", [dict(c), block]) for c in calls])
     if not isinstance(answers, list):
-        raise RuntimeError(f"{what}: {function} batch refused: {answers.get('error')}")
+        raise RpcFailure(function, None, f"{what}: batch refused: {answers.get('error')}")
     out = []
     for answer in answers:
         if "error" in answer:
-            raise RuntimeError(f"{what}: {function} failed: {answer['error']}")
+            raise RpcFailure(function, None, f"{what}: {answer['error']}")
         out.append(decode_result(function, answer["result"]))
     return out
+
+
+def latest_block(w3: Any) -> tuple[int, str]:
+    """The node's latest block: its number and hash."""
+    block = rpc_result(
+        "eth_getBlockByNumber", w3.provider.make_request("eth_getBlockByNumber", ["latest", False])
+    )
+    return hex_int(block["number"]), hex_text(block["hash"])
+
+
+_SAME_BLOCK_TRIES = 3
+
+
+def _at_one_block(
+    w3: Any, calls: Sequence[Mapping[str, str]], function: str, what: str
+) -> tuple[list[tuple[Any, ...]], tuple[int, str]]:
+    """``calls`` at the latest block, and that block: the head read before and after the batch
+    must be the same block (tried three times; then the block after). Reading at the latest
+    block needs no historical state, which a node (or the embedded chain) may not keep."""
+    before = latest_block(w3)
+    for _ in range(_SAME_BLOCK_TRIES):
+        answers = batch_call(w3, calls, function, what)
+        after = latest_block(w3)
+        if after == before:
+            break
+        before = after
+    return answers, after
 
 
 class CollateralReader:
@@ -76,11 +111,16 @@ class CollateralReader:
                 self.web3s[chain] = chain_web3(chain, embedded=embedded, url=url)
         return self.web3s.get(chain)
 
-    def holdings(self, accounts: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    def holdings(
+        self, accounts: Sequence[str], chains: set[int] | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
         """Rows of every non-zero holding of ``accounts`` on every hub with a web3 (one batch
-        per hub): ``collateralOf(account, token)`` for each protocol collateral token."""
+        per hub; ``chains``: only the hubs on these): ``collateralOf(account, token)`` for each
+        protocol collateral token."""
         held: dict[str, list[dict[str, Any]]] = {}
         for hub in self.hubs:
+            if chains is not None and hub.chain not in chains:
+                continue
             w3 = self.web3(hub.chain)
             if w3 is None or not self.tokens:
                 continue
@@ -89,7 +129,10 @@ class CollateralReader:
                 {"to": hub.address, "data": encode_call("creditHub.collateralOf", a, t.address)}
                 for a, t in pairs
             ]
-            answers = batch_call(w3, calls, "creditHub.collateralOf", f"{hub.asset} credit hub")
+            answers, (number, block_hash) = _at_one_block(
+                w3, calls, "creditHub.collateralOf", f"{hub.asset} credit hub"
+            )
+            read = {"hub_chain": hub.chain, "block_number": number, "block_hash": block_hash}
             for (account, token), (amount,) in zip(pairs, answers, strict=True):
                 if amount:
                     held.setdefault(account, []).append(
@@ -102,6 +145,7 @@ class CollateralReader:
                             "amount": int(amount),
                             "decimals": self.decimals_of(token),
                         }
+                        | read
                     )
         return held
 

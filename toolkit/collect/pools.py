@@ -225,14 +225,14 @@ class PoolCollector(ChainCollector):
         if self.snapshot:
             self._snapshot(run_id, writer)
 
-    def known_pools(self) -> list[PoolRef]:
+    def known_pools(self, last: int | None = None) -> list[PoolRef]:
         """The stored pools of this chain among the run's tokens, from its factories, created
-        by its last block."""
+        by block ``last`` (default: the run's last block)."""
         assert self.tokens is not None and self.to_block is not None
         frame = self.store.query(
             "SELECT pool, kind, token0, token1, fee, tick_spacing, factory FROM amm_pools "
             "WHERE chain = $chain AND created_block <= $last ORDER BY created_block, log_index",
-            {"chain": self.chain, "last": self.to_block},
+            {"chain": self.chain, "last": self.to_block if last is None else last},
         )
         tokens = {t.lower() for t in self.tokens}
         return [
@@ -244,19 +244,29 @@ class PoolCollector(ChainCollector):
         ]
 
     def _snapshot(self, run_id: str, writer: BatchWriter) -> None:
-        assert self.chain is not None and self.to_block is not None
+        assert self.to_block is not None
         stored = self.store.query(
             "SELECT count(*) AS n FROM amm_pool_snapshots WHERE snapshot_id = $id", {"id": run_id}
         )["n"][0]
-        pools = self.known_pools()
-        if stored or not pools:
-            return
-        block = self._call("eth_getBlockByNumber", [hex(self.to_block), False])
+        if not stored:
+            self.snapshot_at(run_id, self.to_block, writer)
+
+    def snapshot_at(self, snapshot_id: str, number: int, writer: BatchWriter) -> int:
+        """Read every known pool at block ``number`` into ``amm_pool_snapshots`` and
+        ``amm_pool_ticks`` under ``snapshot_id`` (flushed, with the pools' USD prices); the
+        pools read. Each row names the block's hash, so a read at an orphaned block is found."""
+        assert self.chain is not None
+        pools = self.known_pools(number)
+        if not pools:
+            return 0
+        block = self._call("eth_getBlockByNumber", [hex(number), False])
         observed = datetime.fromtimestamp(hex_int(block["timestamp"]), UTC)
-        self.reader = StateReader.detect(self.w3, self.to_block)
+        self.reader = StateReader.detect(self.w3, number)
         rows, ticks = read_pool_states(self.reader, pools, depth_ticks=self.depth_ticks)
-        place = {"snapshot_id": run_id, "chain": self.chain, "observed_at": observed}
+        place = {"snapshot_id": snapshot_id, "chain": self.chain, "observed_at": observed,
+                 "block_hash": hex_text(block["hash"])}  # fmt: skip
         writer.add("amm_pool_snapshots", [place | row for row in rows])
-        writer.add("amm_pool_ticks", tick_rows(run_id, self.chain, ticks))
+        writer.add("amm_pool_ticks", tick_rows(snapshot_id, self.chain, ticks))
         writer.flush()
-        record_pool_prices(self.store, run_id, self.w3)
+        record_pool_prices(self.store, snapshot_id, self.w3)
+        return len(pools)

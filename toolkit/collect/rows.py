@@ -8,6 +8,7 @@ DuckDB); times are UTC datetimes. Column names follow the table contract of
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
@@ -30,7 +31,9 @@ __all__ = [
     "fee_tier_rows",
     "findings_json",
     "parse_attempt_id",
+    "resume_round",
     "rfq_rows",
+    "rounds_recorded",
     "transaction_row",
     "utc",
 ]
@@ -66,6 +69,33 @@ def parse_attempt_id(text: str) -> tuple[int, int, int] | None:
     if len(parts) != 3 or not all(p.isdigit() for p in parts):
         return None
     return int(parts[0]), int(parts[1]), int(parts[2])
+
+
+def rounds_recorded(attempt_ids: Iterable[str]) -> dict[int, set[int]]:
+    """The grid points each round recorded (round → grid indices), from attempt ids.
+
+    >>> rounds_recorded(["0:0:0", "0:1:0", "0:1:1", "1:0:0", "x"])
+    {0: {0, 1}, 1: {0}}
+    """
+    done: dict[int, set[int]] = {}
+    for text in attempt_ids:
+        parsed = parse_attempt_id(text)
+        if parsed is not None:
+            done.setdefault(parsed[0], set()).add(parsed[1])
+    return done
+
+
+def resume_round(done: Mapping[int, set[int]], points: int) -> tuple[int, set[int]]:
+    """Where a followed sweep of ``points`` grid points resumes: its last round and the points
+    that round recorded, or the next round when the last one is whole.
+
+    >>> resume_round({0: {0, 1}, 1: {0}}, 2), resume_round({0: {0, 1}}, 2), resume_round({}, 2)
+    ((1, {0}), (1, set()), (0, set()))
+    """
+    if not done:
+        return 0, set()
+    last = max(done)
+    return (last + 1, set()) if len(done[last]) >= points else (last, set(done[last]))
 
 
 def _base(

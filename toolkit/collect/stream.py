@@ -89,16 +89,17 @@ class LiquidityStream(Collector):
         ):
             received = self.clock()
             if event.snapshot:
-                self._snapshot(run_id, event, received, writer)
+                self.snapshot(run_id, event, received, writer)
             else:
                 writer.add("liquidity_events", [event_row(self.source, run_id, event, received)])
             self.events += 1
             self.note(True)
             bar.update(1)
 
-    def _snapshot(
+    def snapshot(
         self, run_id: str, event: StreamEvent, received: float, writer: BatchWriter
     ) -> None:
+        """Queue the connect-time state ``event`` as snapshot rows (``<run_id>:stream:<id>``)."""
         snapshot_id = f"{run_id}:stream:{event.id}"
         data = event.data
         if isinstance(data, LiquidityEvent):

@@ -39,7 +39,7 @@ from toolkit.codecs import universal_router as ur
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.functions import json_abi
 from toolkit.collect.prices import NATIVE, record_token_names
-from toolkit.collect.rows import Row, attempt_id, parse_attempt_id, utc
+from toolkit.collect.rows import Row, attempt_id, resume_round, rounds_recorded, utc
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
 from toolkit.resources import RouteResult
@@ -263,6 +263,7 @@ class SwapSweep(BaseCollector):
         self.slippage_bps = slippage_bps
         self.web3s = dict(web3s or {})
         self.pools = {k: list(v) for k, v in (pools or {}).items()}
+        self._named = False
 
     def __repr__(self) -> str:
         return f"SwapSweep(client={self.client!r}, store={self.store!r})"
@@ -295,12 +296,8 @@ class SwapSweep(BaseCollector):
     # -- the loop ------------------------------------------------------------------------
 
     def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
-        done: set[int] = set()
-        if resumed:
-            for text in self.store.attempt_ids(run_id, "swap_routes"):
-                parsed = parse_attempt_id(text)
-                if parsed is not None:
-                    done.add(parsed[1])
+        recorded = rounds_recorded(self.store.attempt_ids(run_id, "swap_routes")) if resumed else {}
+        done = recorded.get(0, set())
         self._snapshot(run_id, writer)
         self._name_tokens()
         bar.update(len(done))
@@ -310,7 +307,26 @@ class SwapSweep(BaseCollector):
             self._visit(run_id, index, point, writer)
             bar.update(1)
 
-    def _visit(self, run_id: str, index: int, point: SwapPoint, writer: BatchWriter) -> None:
+    def next_round(self, run_id: str) -> tuple[int, set[int]]:
+        """Where a run resumes: its last round and the points that round recorded."""
+        done = rounds_recorded(self.store.attempt_ids(run_id, "swap_routes"))
+        return resume_round(done, len(self.points))
+
+    def round_size(self) -> int:
+        """The parts of a round a follower visits one poll at a time: the grid's points."""
+        return len(self.points)
+
+    def visit_part(self, run_id: str, round_no: int, index: int, writer: BatchWriter) -> None:
+        """Route grid point ``index`` as part of round ``round_no`` (a followed sweep); the
+        pools are read and the tokens named once per run, before its first route."""
+        self._snapshot(run_id, writer)
+        if not self._named:
+            self._name_tokens()
+        self._visit(run_id, index, self.points[index], writer, round_no)
+
+    def _visit(
+        self, run_id: str, index: int, point: SwapPoint, writer: BatchWriter, round_no: int = 0
+    ) -> None:
         attempts: list[tuple[Attempt, float]] = []
         route: RouteResult | None = None
         failure: ServiceError | None = None
@@ -335,7 +351,7 @@ class SwapSweep(BaseCollector):
             for position, (attempt, observed) in enumerate(attempts):
                 row: Row = {
                     "run_id": run_id,
-                    "attempt_id": attempt_id(0, index, attempt.retry),
+                    "attempt_id": attempt_id(round_no, index, attempt.retry),
                     "observed_at": utc(observed),
                     "network": point.network,
                     "chain": _CHAIN_OF[point.network],
@@ -371,6 +387,7 @@ class SwapSweep(BaseCollector):
 
     def _name_tokens(self) -> None:
         """Cache the grid's token names (symbol, decimals) so its amounts can be priced."""
+        self._named = True
         by_network: dict[str, set[str]] = {}
         for point in self.points:
             by_network.setdefault(point.network, set()).update((point.token_in, point.token_out))

@@ -29,7 +29,7 @@ from toolkit.collect.grid import (
     discover_routes,
     grid_for,
 )
-from toolkit.collect.rows import parse_attempt_id
+from toolkit.collect.rows import resume_round, rounds_recorded
 from toolkit.collect.run import Collector, Progress
 from toolkit.collect.writer import BatchWriter
 from toolkit.errors import InputError
@@ -118,6 +118,11 @@ class Sweep(Collector):
             raise InputError(
                 "rounds: give a number of rounds or a duration (or both)", field="rounds"
             )
+        self.plan_grid()
+
+    def plan_grid(self) -> None:
+        """Discover the grid when none was given (a followed sweep, which has no end, plans
+        only this)."""
         if self.grid is None:
             routes = discover_routes(self.client, chains=self.chains, symbols=self.symbols)
             if not routes:
@@ -170,14 +175,30 @@ class Sweep(Collector):
 
         return hook
 
+    def next_round(self, run_id: str) -> tuple[int, set[int]]:
+        """Where a followed run resumes: its last round and the points that round recorded."""
+        assert self.grid is not None
+        return resume_round(
+            rounds_recorded(self.store.attempt_ids(run_id, self.table)), len(self.grid)
+        )
+
+    def round_size(self) -> int:
+        """The parts of a round a follower visits one poll at a time: the grid's points."""
+        assert self.grid is not None
+        return len(self.grid)
+
+    def visit_part(self, run_id: str, round_no: int, index: int, writer: BatchWriter) -> None:
+        """Visit grid point ``index`` as part of round ``round_no`` (a followed sweep: the
+        cadence paces the rounds, so a round's points go out back to back)."""
+        assert self.grid is not None
+        self.visit(run_id, round_no, index, self.grid[index], writer)
+
     def collect(self, run_id: str, writer: BatchWriter, bar: Progress, resumed: bool) -> None:
         assert self.grid is not None
         done: set[tuple[int, int]] = set()
         if resumed:
-            for text in self.store.attempt_ids(run_id, self.table):
-                parsed = parse_attempt_id(text)
-                if parsed is not None:
-                    done.add(parsed[:2])
+            stored = rounds_recorded(self.store.attempt_ids(run_id, self.table))
+            done = {(r, i) for r, indices in stored.items() for i in indices}
         deadline = None if self.duration_s is None else self.clock() + self.duration_s
         for round_no in itertools.count():
             if self.rounds is not None and round_no >= self.rounds:

@@ -73,5 +73,10 @@ class BatchWriter:
         return inserted
 
     def flush(self) -> int:
-        """Write every buffered row; return the rows actually inserted by this call."""
-        return sum(self._flush_table(table) for table in list(self._rows))
+        """Write every buffered row (the database file opened once for them all); return the
+        rows actually inserted by this call. When the store is busy (``StoreBusy``: another
+        process held the file too long) the rows stay buffered for the next flush."""
+        if not any(self._rows.values()):
+            return 0
+        with self.store.session():
+            return sum(self._flush_table(table) for table in list(self._rows))

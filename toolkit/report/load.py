@@ -90,10 +90,7 @@ def _open(path: Path, where: str) -> Store:
     try:
         return Store(path, read_only=True)
     except StoreError as exc:
-        raise ReportError(
-            f"cannot read {where} as a toolkit database: {exc} (if this process already has "
-            f"it open, pass that Store instead of the path)"
-        ) from None
+        raise ReportError(f"cannot read {where} as a toolkit database: {exc}") from None
 
 
 def load_data(store_or_path: Store | str | os.PathLike[str]) -> ReportData:

@@ -1,21 +1,31 @@
 """Opening a database file: paths, DuckDB's process lock, per-file thread locks, migrations.
 
 DuckDB lets one *process* open a database file read-write, and while it does no other process
-can open the file at all (not even read-only): the second gets a ``StoreError`` saying the
-file is locked. Inside one process, connections to the same file share one DuckDB instance;
-the Stores on it share one thread lock too, so their calls take turns.
+can open the file at all; read-only processes share it, and while any holds it no process can
+open it read-write. So a file Store holds the file only for one operation (or one
+:meth:`~toolkit.store.Store.session` of them) and closes it after: a collector releases it
+between flushes, a notebook between queries. Opening waits for the file with jittered backoff
+(:func:`connect`) up to ``lock_timeout_s``, then raises :class:`StoreBusy`.
+
+Inside one process, the Stores on a file share one :class:`FileAccess`: a thread lock their
+calls take turns on, and the connection of the operation under way, which a nested operation
+(another Store on the same file, inside a session) reuses instead of opening a second one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import random
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from toolkit.store.errors import StoreError
+from toolkit.store.errors import StoreBusy, StoreError
 from toolkit.store.migrations import (
     MIGRATIONS,
     apply_migrations,
@@ -25,18 +35,23 @@ from toolkit.store.migrations import (
 
 __all__ = [
     "DATA_DIR_ENV",
+    "DEFAULT_LOCK_TIMEOUT_S",
     "MEMORY",
+    "FileAccess",
     "connect",
     "data_dir",
     "default_path",
-    "lock_for",
+    "file_access",
     "migrate",
+    "opened",
     "resolve_path",
 ]
 
 #: Environment variable naming the directory where the toolkit keeps its data.
 DATA_DIR_ENV = "TOOLKIT_DATA_DIR"
 MEMORY = ":memory:"
+#: How long opening a file waits for another process to release it before :class:`StoreBusy`.
+DEFAULT_LOCK_TIMEOUT_S = 30.0
 
 
 def data_dir(env: Mapping[str, str] = os.environ) -> Path:
@@ -61,10 +76,21 @@ def default_path(env: Mapping[str, str] = os.environ) -> Path:
     return data_dir(env) / "toolkit.duckdb"
 
 
-# One lock per database file in this process: Stores on the same file share a DuckDB
-# instance, and the anti-join that keeps natural keys unique needs appends to take turns.
-_FILE_LOCKS: dict[str, threading.RLock] = {}
-_FILE_LOCKS_GUARD = threading.Lock()
+@dataclass
+class FileAccess:
+    """How this process uses one database file: the lock its Stores' calls take turns on, and
+    the connection of the operation under way (None between operations)."""
+
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    con: duckdb.DuckDBPyConnection | None = None
+    read_only: bool = False
+
+
+# One FileAccess per database file in this process: the anti-join that keeps natural keys
+# unique needs appends to take turns, and DuckDB refuses a second connection to a file open
+# in this process with another mode (read-only next to read-write).
+_FILES: dict[str, FileAccess] = {}
+_FILES_GUARD = threading.Lock()
 
 
 def resolve_path(path: object) -> Path | None:
@@ -82,30 +108,64 @@ def resolve_path(path: object) -> Path | None:
     return Path(default_path() if path is None else path).expanduser()
 
 
-def lock_for(path: Path | None) -> threading.RLock:
-    """The thread lock shared by every Store of this process on ``path`` (a new one in memory).
+def file_access(path: Path | None) -> FileAccess:
+    """The :class:`FileAccess` shared by every Store of this process on ``path`` (a new one
+    in memory).
 
     Example:
-        >>> lock_for(Path("a.duckdb")) is lock_for(Path("a.duckdb"))
+        >>> file_access(Path("a.duckdb")) is file_access(Path("a.duckdb"))
         True
     """
     if path is None:
-        return threading.RLock()
+        return FileAccess()
     key = str(path.resolve())
-    with _FILE_LOCKS_GUARD:
-        return _FILE_LOCKS.setdefault(key, threading.RLock())
+    with _FILES_GUARD:
+        return _FILES.setdefault(key, FileAccess())
 
 
-def _lock_message(where: str) -> str:
+def _lock_message(where: str, waited_s: float) -> str:
     return (
-        f"{where}: the database is locked by another process; DuckDB lets one process open "
-        f"a file read-write and then no other process may open it, even read-only (close the "
-        f"other process, or have it share its Store)"
+        f"{where}: the database is locked by another process (waited {waited_s:.1f} s); DuckDB "
+        f"lets one process open a file read-write and then no other process may open it, and "
+        f"no process may write while others read (a toolkit Store holds the file only while it "
+        f"reads or writes: another program, or a Store inside a long session, holds it now)"
     )
 
 
-def connect(path: Path | None, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """Open ``path`` (None: a private in-memory database) with times shown in UTC.
+# Lock waits are timing, not data: an unseeded generator spreads the retries of processes
+# that found the file busy at the same moment.
+_JITTER = random.Random()
+_FIRST_WAIT_S = 0.005
+_LONGEST_WAIT_S = 0.1
+
+
+def _open_file(path: Path, read_only: bool, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
+    """``duckdb.connect`` retried while another process holds the file: waits of 5 ms growing
+    1.5x to 100 ms, each jittered ±50 %, until ``lock_timeout_s`` has passed."""
+    where = str(path)
+    started = time.monotonic()
+    wait_s = _FIRST_WAIT_S
+    while True:
+        try:
+            return duckdb.connect(where, read_only=read_only)
+        except duckdb.Error as exc:
+            text = str(exc)
+            if "lock" not in text.lower():
+                mode = "read-only" if read_only else "read-write"
+                raise StoreError(f"{where}: cannot open the database {mode} ({text})") from None
+        waited_s = time.monotonic() - started
+        if waited_s >= lock_timeout_s:
+            raise StoreBusy(_lock_message(where, waited_s))
+        pause_s = min(wait_s * _JITTER.uniform(0.5, 1.5), lock_timeout_s - waited_s)
+        time.sleep(max(pause_s, 0.0))
+        wait_s = min(wait_s * 1.5, _LONGEST_WAIT_S)
+
+
+def connect(
+    path: Path | None, read_only: bool, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+) -> duckdb.DuckDBPyConnection:
+    """Open ``path`` (None: a private in-memory database) with times shown in UTC, waiting up
+    to ``lock_timeout_s`` for another process to release the file (then :class:`StoreBusy`).
 
     Example:
         >>> connect(None, read_only=False).execute("SELECT 1").fetchall()
@@ -127,17 +187,49 @@ def connect(path: Path | None, read_only: bool) -> duckdb.DuckDBPyConnection:
                     f"{where}: cannot create the directory {path.parent} "
                     f"({exc.strerror or exc}); the store needs a writable location"
                 ) from None
-        try:
-            con = duckdb.connect(str(path), read_only=read_only)
-        except duckdb.Error as exc:
-            text = str(exc)
-            if "lock" in text.lower():
-                raise StoreError(_lock_message(where)) from None
-            mode = "read-only" if read_only else "read-write"
-            raise StoreError(f"{where}: cannot open the database {mode} ({text})") from None
+        con = _open_file(path, read_only, lock_timeout_s)
     # Times come back as UTC whatever the machine's zone (the contract says UTC).
     con.execute("SET TimeZone = 'UTC'")
     return con
+
+
+@contextlib.contextmanager
+def opened(
+    path: Path, access: FileAccess, read_only: bool, lock_timeout_s: float
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The file open for one operation (or one session of them) under ``access.lock``, closed
+    after; inside another operation of this process on the same file, that one's connection.
+
+    Closing the last connection checkpoints DuckDB's write-ahead log into the file, so another
+    process opening it next reads every committed row.
+
+    Example:
+        >>> import tempfile
+        >>> path = Path(tempfile.mkdtemp()) / "t.duckdb"
+        >>> access = file_access(path)
+        >>> with opened(path, access, False, 1.0) as con:
+        ...     with opened(path, access, True, 1.0) as inner:
+        ...         inner is con
+        True
+        >>> access.con is None
+        True
+    """
+    with access.lock:
+        if access.con is not None:
+            if access.read_only and not read_only:
+                raise StoreError(
+                    f"{path}: open read-only by an enclosing session of this process; "
+                    "write outside it, or open the session on a writable Store"
+                )
+            yield access.con
+            return
+        con = connect(path, read_only, lock_timeout_s)
+        access.con, access.read_only = con, read_only
+        try:
+            yield con
+        finally:
+            access.con = None
+            con.close()
 
 
 def migrate(con: duckdb.DuckDBPyConnection, where: str, read_only: bool) -> int:

@@ -1,10 +1,11 @@
-"""The one exception the store raises."""
+"""The exceptions the store raises: :class:`StoreError`, and :class:`StoreBusy` when another
+process held the file for longer than the store waits."""
 
 from __future__ import annotations
 
 from toolkit.errors import StorageError
 
-__all__ = ["StoreError"]
+__all__ = ["StoreBusy", "StoreError"]
 
 
 class StoreError(StorageError):
@@ -14,4 +15,14 @@ class StoreError(StorageError):
     Example:
         >>> str(StoreError("amount: must be an integer"))
         'amount: must be an integer'
+    """
+
+
+class StoreBusy(StoreError):
+    """Another process held the database file for longer than the store waits for it
+    (``lock_timeout_s``). Nothing was read or written: a writer keeps its rows and tries again.
+
+    Example:
+        >>> issubclass(StoreBusy, StoreError)
+        True
     """

@@ -6,7 +6,6 @@ the SQL; :class:`~toolkit.store.Store` takes these methods from :class:`RunLog`)
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,11 +31,10 @@ class Recording:
 class RunLog:
     """The run methods of :class:`~toolkit.store.Store`, on its lock and connection."""
 
-    # The Store provides these: the lock its calls take turns on and its open connection
-    # (``_writable`` refuses a read-only store).
-    _lock: threading.RLock
-    _conn: Callable[[], duckdb.DuckDBPyConnection]
-    _writable: Callable[[], duckdb.DuckDBPyConnection]
+    # The Store provides these: the connection of one call, under the file's lock
+    # (``_writing`` refuses a read-only store).
+    _connected: Callable[[], contextlib.AbstractContextManager[duckdb.DuckDBPyConnection]]
+    _writing: Callable[[], contextlib.AbstractContextManager[duckdb.DuckDBPyConnection]]
 
     def start_run(
         self,
@@ -61,9 +59,9 @@ class RunLog:
             >>> store.run_record(run)["target_url"]
             'https://host/x?apiKey=***'
         """
-        with self._lock:
+        with self._writing() as con:
             return runs.start_run(
-                self._writable(),
+                con,
                 kind,
                 parameters,
                 target_url,
@@ -92,8 +90,8 @@ class RunLog:
             >>> store.run_record(run)["rows_written"]
             0
         """
-        with self._lock:
-            runs.finish_run(self._writable(), run_id, status, rows_written, ended_at=ended_at)
+        with self._writing() as con:
+            runs.finish_run(con, run_id, status, rows_written, ended_at=ended_at)
 
     def resume_run(self, run_id: str) -> None:
         """Set an interrupted or failed run back to running; a completed run is refused.
@@ -106,8 +104,8 @@ class RunLog:
             >>> store.run_record(run)["status"]
             'running'
         """
-        with self._lock:
-            runs.resume_run(self._writable(), run_id)
+        with self._writing() as con:
+            runs.resume_run(con, run_id)
 
     @contextlib.contextmanager
     def recording(
@@ -179,8 +177,8 @@ class RunLog:
             >>> store.run_record(store.start_run("rfq", {"rounds": 1}, "https://h/"))["parameters"]
             {'rounds': 1}
         """
-        with self._lock:
-            return runs.get_run(self._conn(), run_id)
+        with self._connected() as con:
+            return runs.get_run(con, run_id)
 
     def runs(self, kind: str | None = None) -> pl.DataFrame:
         """All runs, or those of one ``kind``, oldest first.
@@ -190,8 +188,8 @@ class RunLog:
             >>> Store(":memory:").runs().columns[:3]
             ['run_id', 'kind', 'parameters']
         """
-        with self._lock:
-            return runs.list_runs(self._conn(), kind)
+        with self._connected() as con:
+            return runs.list_runs(con, kind)
 
     def attempt_ids(self, run_id: str, table: str = "rfq_observations") -> set[str]:
         """Attempt ids stored for ``run_id`` in ``table``: what a resumed sweep skips.
@@ -201,8 +199,8 @@ class RunLog:
             >>> Store(":memory:").attempt_ids("run-1", "borrow_quotes")
             set()
         """
-        with self._lock:
-            return runs.attempt_ids(self._conn(), run_id, table)
+        with self._connected() as con:
+            return runs.attempt_ids(con, run_id, table)
 
     def last_event_id(self, source: str) -> int | None:
         """The highest liquidity event id stored for ``source`` (send as ``Last-Event-ID``).
@@ -212,5 +210,5 @@ class RunLog:
             >>> Store(":memory:").last_event_id("https://host/stream") is None
             True
         """
-        with self._lock:
-            return runs.last_event_id(self._conn(), source)
+        with self._connected() as con:
+            return runs.last_event_id(con, source)

@@ -19,7 +19,7 @@ import polars as pl
 
 from toolkit.store.errors import StoreError
 from toolkit.store.frames import to_polars
-from toolkit.store.schema import RUN_KINDS, RUN_STATUSES, TABLES, TARGET_KINDS, table_spec
+from toolkit.store.schema import LEDGERS, RUN_KINDS, RUN_STATUSES, TABLES, TARGET_KINDS, table_spec
 from toolkit.store.sql import first_row
 from toolkit.store.urls import stored_url, target_kind_of
 from toolkit.urls import has_credentials
@@ -139,9 +139,7 @@ def start_run(
 
 def _rows_for(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
     tables = [
-        name
-        for name, spec in TABLES.items()
-        if name != "collection_runs" and "run_id" in spec.by_name
+        name for name, spec in TABLES.items() if name not in LEDGERS and "run_id" in spec.by_name
     ]
     union = " UNION ALL ".join(
         f"SELECT count(*) AS n FROM {name} WHERE run_id = $run" for name in tables

@@ -1,16 +1,15 @@
 """The Store: one DuckDB file, migrated on open, written with idempotent Arrow appends.
 
-Concurrency: one writer. DuckDB lets one *process* open a database file read-write and then
-no other process may open it, even read-only; a second process gets a ``StoreError`` saying
-the file is locked. Inside one process, Stores on the same file share one DuckDB instance and
-one lock, so their calls take turns and a Store may be shared between threads. Collectors
-should still write through one Store.
+Concurrency: a file Store holds the DuckDB file only while one call (or one :meth:`Store.session`)
+reads or writes, so one process can write while others read (the why and the figures:
+:mod:`toolkit.store`). Inside one process, Stores on the same file share one lock, so their
+calls take turns and a Store may be shared between threads.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -18,8 +17,17 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import polars as pl
 
-from toolkit.store.connection import MEMORY, connect, lock_for, migrate, resolve_path
+from toolkit.store.connection import (
+    DEFAULT_LOCK_TIMEOUT_S,
+    MEMORY,
+    connect,
+    file_access,
+    migrate,
+    opened,
+    resolve_path,
+)
 from toolkit.store.errors import StoreError
+from toolkit.store.following import FollowLog
 from toolkit.store.frames import conform, to_pandas, to_polars
 from toolkit.store.plan import insert_plan
 from toolkit.store.run_log import RunLog
@@ -35,7 +43,7 @@ __all__ = ["Store"]
 Params = list[Any] | Mapping[str, Any] | None
 
 
-class Store(RunLog):
+class Store(RunLog, FollowLog):
     """The toolkit's DuckDB database: schema, idempotent appends, runs and queries.
 
     ``path`` defaults to ``toolkit.duckdb`` in the data directory (``$TOOLKIT_DATA_DIR``, else
@@ -50,28 +58,69 @@ class Store(RunLog):
         'running'
     """
 
-    def __init__(self, path: str | Path | None = None, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        read_only: bool = False,
+        lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+    ) -> None:
         self._path = resolve_path(path)
         self._where = MEMORY if self._path is None else str(self._path)
         self._read_only = bool(read_only)
-        self._lock = lock_for(self._path)
+        if isinstance(lock_timeout_s, bool) or not isinstance(lock_timeout_s, int | float):
+            raise StoreError("lock_timeout_s: must be a number of seconds")
+        if not 0 <= lock_timeout_s < float("inf"):
+            raise StoreError(f"lock_timeout_s: must be >= 0 and finite, got {lock_timeout_s}")
+        self._lock_timeout_s = float(lock_timeout_s)
+        self._access = file_access(self._path)
+        self._lock = self._access.lock
         self._version = 0
-        self._con: duckdb.DuckDBPyConnection | None = connect(self._path, self._read_only)
+        self._closed = False
+        # An in-memory database lives as long as its one connection; a file is opened per call.
+        self._memory = None if self._path is not None else connect(None, self._read_only)
         try:
-            self._version = migrate(self._con, self._where, self._read_only)
+            with self._connected() as con:
+                self._version = migrate(con, self._where, self._read_only)
         except BaseException:
             self.close()
             raise
 
-    def _conn(self) -> duckdb.DuckDBPyConnection:
-        if self._con is None:
-            raise StoreError(f"{self._where}: the store is closed")
-        return self._con
+    @contextlib.contextmanager
+    def _connected(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The connection for one call, under the file's lock: the in-memory database's, or
+        the file opened for this call (or the session under way) and closed after it."""
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"{self._where}: the store is closed")
+            if self._memory is not None:
+                yield self._memory
+                return
+            assert self._path is not None
+            with opened(self._path, self._access, self._read_only, self._lock_timeout_s) as con:
+                yield con
 
-    def _writable(self) -> duckdb.DuckDBPyConnection:
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[duckdb.DuckDBPyConnection]:
         if self._read_only:
             raise StoreError(f"{self._where}: the store was opened read-only")
-        return self._conn()
+        with self._connected() as con:
+            yield con
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Store]:
+        """Hold the file open for a group of calls (one open instead of one per call).
+
+        Other processes wait for the file until the block ends, so keep it short: one flush,
+        one report section; never around network requests or sleeps.
+
+        Example:
+            >>> with Store(":memory:") as store, store.session():
+            ...     store.query("SELECT 1 AS x")["x"][0]
+            1
+        """
+        with self._connected():
+            yield self
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -93,14 +142,20 @@ class Store(RunLog):
     @property
     def closed(self) -> bool:
         """Whether :meth:`close` has been called."""
-        return self._con is None
+        return self._closed
+
+    @property
+    def lock_timeout_s(self) -> float:
+        """How long a call waits for another process to release the file."""
+        return self._lock_timeout_s
 
     def close(self) -> None:
-        """Close the connection; further calls raise ``StoreError``. Closing twice is fine."""
+        """Close the store; further calls raise ``StoreError``. Closing twice is fine."""
         with self._lock:
-            if self._con is not None:
-                self._con.close()
-                self._con = None
+            self._closed = True
+            if self._memory is not None:
+                self._memory.close()
+                self._memory = None
 
     def __enter__(self) -> Store:
         return self
@@ -139,7 +194,8 @@ class Store(RunLog):
             (1, 0)
         """
         spec = table_spec(table)
-        self._writable()
+        if self._read_only:
+            raise StoreError(f"{self._where}: the store was opened read-only")
         if not isinstance(frame, pl.DataFrame):
             raise StoreError(
                 f"{spec.name}: frame must be a polars DataFrame, got {type(frame).__name__}"
@@ -149,8 +205,7 @@ class Store(RunLog):
         rows = conform(spec, frame)
         view = f"_append_{spec.name}"
         plan = insert_plan(spec, rows, view)
-        with self._lock, keyboard_interrupts():
-            con = self._writable()
+        with self._writing() as con, keyboard_interrupts():
             try:
                 con.register(view, plan.arrow)
                 con.execute("BEGIN TRANSACTION")
@@ -175,14 +230,17 @@ class Store(RunLog):
 
     # -- reads -----------------------------------------------------------------------------
 
-    def _relation(self, sql: str, params: Params) -> duckdb.DuckDBPyRelation | None:
+    @staticmethod
+    def _relation(
+        con: duckdb.DuckDBPyConnection, sql: str, params: Params
+    ) -> duckdb.DuckDBPyRelation | None:
         if not isinstance(sql, str) or not sql.strip():
             raise StoreError("sql: must be a non-empty SQL string")
         if params is not None and not isinstance(params, list | tuple | Mapping):
             raise StoreError(f"params: must be a list, a dict or None, got {type(params).__name__}")
         bound = list(params) if isinstance(params, tuple) else params
         try:
-            return self._conn().sql(sql, params=bound)
+            return con.sql(sql, params=bound)
         except duckdb.Error as exc:
             raise StoreError(f"sql: {exc}") from None
 
@@ -195,8 +253,8 @@ class Store(RunLog):
             >>> Store(":memory:").query("SELECT ?::HUGEINT AS x", [2**100])["x"].dtype
             Int128
         """
-        with self._lock, keyboard_interrupts():
-            relation = self._relation(sql, params)
+        with self._connected() as con, keyboard_interrupts():
+            relation = self._relation(con, sql, params)
             if relation is None:
                 return pl.DataFrame()
             try:
@@ -223,8 +281,8 @@ class Store(RunLog):
             >>> Store(":memory:").df("SELECT ?::HUGEINT AS x", [2**100])["x"][0] == 2**100
             True
         """
-        with self._lock, keyboard_interrupts():
-            relation = self._relation(sql, params)
+        with self._connected() as con, keyboard_interrupts():
+            relation = self._relation(con, sql, params)
             if relation is None:
                 return to_pandas(None)
             try:
@@ -239,13 +297,9 @@ class Store(RunLog):
             >>> "rfq_observations" in Store(":memory:").tables()
             True
         """
-        with self._lock:
-            rows = (
-                self._conn()
-                .execute(
-                    "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
-                    "ORDER BY table_name"
-                )
-                .fetchall()
-            )
+        with self._connected() as con:
+            rows = con.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
+                "ORDER BY table_name"
+            ).fetchall()
         return [str(row[0]) for row in rows]

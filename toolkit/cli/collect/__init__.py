@@ -48,6 +48,15 @@ and the mid price of each pool against a USD stablecoin (source ``pool``): the p
 ``--pools`` (with ``--chain``), else those the store knows on the chain (``collect pools``),
 else on the embedded service its simulated markets' pools.
 
+``--follow`` (``chain``, ``pools``, ``credit``, ``liquidity``, ``rfq``, ``borrow``, ``swap``)
+runs the collector until SIGINT or SIGTERM, polling every ``--poll-s`` seconds
+(:mod:`toolkit.collect.follow`): a chain reorg-safe from the head (or after what the store holds;
+``--confirmations``: the depth at which a block is final on a node without finalized/safe
+tags), pools read at the head, the credit book and sweeps a round a poll, the event stream
+written every second. ``--resume RUN_ID`` continues a followed run (a killed one too) where the
+store says; ``--log-json`` prints the followers' events as JSON lines. It exits 130 after
+SIGINT, 0 after SIGTERM (:mod:`toolkit.cli.following`).
+
 Exit status: 0 completed, 2 for no target, a bad URL, a rejected key (401), an unreachable
 service, a run in which every request failed (recorded ``failed``; the message names the first
 error), an unwritable database or a bad option, 130 when interrupted (the run can be resumed).
@@ -101,6 +110,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_pool_arguments(parser)
     add_health_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _add_follow_arguments(parser)
+
+
+def _add_follow_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--follow`` and how a followed collector polls."""
+    from toolkit.cli.following import add_log_arguments
+
+    parser.add_argument(
+        "--follow",
+        action="store_true",
+        help="chain, pools, credit, liquidity, rfq, borrow, swap: run until SIGINT/SIGTERM, "
+        "polling every --poll-s seconds (chain: reorg-safe, following the head)",
+    )
+    parser.add_argument(
+        "--poll-s",
+        type=real(above=0),
+        metavar="S",
+        default=None,
+        help="with --follow: seconds between polls (default: chain 2, liquidity 1, credit 60, "
+        "pools 300, sweeps their --interval or 600)",
+    )
+    parser.add_argument(
+        "--confirmations",
+        type=integer(minimum=0),
+        metavar="K",
+        default=12,
+        help="chain --follow: blocks deep a block is final on a node without finalized/safe "
+        "tags (default: 12)",
+    )
+    add_log_arguments(parser)
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -168,6 +207,8 @@ def run(args: argparse.Namespace) -> int:
         except TargetError as exc:
             return fail(exc)
     if args.kind == "prices":
+        if args.follow:
+            return fail("--follow: prices reads once; follow pools (their mid prices) instead")
         return collect_prices(args)
     if args.kind == "health":
         from toolkit.cli.collect.health import collect_health

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolkit.cli.argtypes import integer, names
-from toolkit.cli.collect.outcome import fail, outcome, retry_policy
+from toolkit.cli.collect.outcome import fail, outcome, retry_policy, run_or_follow
 
 __all__ = ["add_chain_arguments", "add_pool_arguments", "collect_chain", "collect_pools"]
 
@@ -74,10 +74,13 @@ def collect_chain(conn: Any, args: argparse.Namespace) -> int:
     """Read ``--chain``'s blocks and token logs into the store (``toolkit collect chain``)."""
     from toolkit.client import chain_web3
     from toolkit.collect import ChainCollector
+    from toolkit.collect.chain_follow import ChainFollower
 
     if args.chain is None and args.resume is None:
         return fail("--chain: required for chain (a chain id such as 8453)")
-    if args.from_block is None:
+    if args.follow and args.to_block is not None:
+        return fail("--to-block: a followed chain has no last block; drop --to-block or --follow")
+    if args.from_block is None and not args.follow:
         args.from_block = 0
     if args.to_block is not None and args.to_block < args.from_block:
         return fail(f"--to-block: must be >= --from-block ({args.from_block}), got {args.to_block}")
@@ -93,15 +96,29 @@ def collect_chain(conn: Any, args: argparse.Namespace) -> int:
             if args.rpc_url is None
             else chain_web3(chain, url=args.rpc_url, retry=retry_policy(args))
         ),
-        lambda w3, store, chain: ChainCollector(
-            w3,
-            store,
-            chain=chain,
-            from_block=args.from_block,
-            to_block=args.to_block,
-            events=args.events,
-            chunk=args.chunk,
-            progress=not args.no_progress,
+        lambda w3, store, chain: (
+            ChainFollower(
+                w3,
+                store,
+                chain=chain,
+                from_block=args.from_block,
+                events=args.events,
+                chunk=args.chunk,
+                confirmations=args.confirmations,
+                poll_s=args.poll_s or 2.0,
+                resume=args.resume,
+            )
+            if args.follow
+            else ChainCollector(
+                w3,
+                store,
+                chain=chain,
+                from_block=args.from_block,
+                to_block=args.to_block,
+                events=args.events,
+                chunk=args.chunk,
+                progress=not args.no_progress,
+            )
         ),
         close=args.rpc_url is not None,  # a node the connection opened stays the connection's
     )
@@ -170,7 +187,7 @@ def _on_node(
             return fail(exc)
         try:
             return outcome(
-                lambda: collector(w3, store, chain).run(resume=args.resume),
+                lambda: run_or_follow(collector(w3, store, chain), store, args),
                 f"the node at {provider_url(w3)}",
             )
         finally:
@@ -189,6 +206,7 @@ def _chain_of(store: Any, args: argparse.Namespace) -> int:
 def collect_pools(args: argparse.Namespace) -> int:
     """Find and snapshot the Uniswap pools between ``--tokens`` (``toolkit collect pools``)."""
     from toolkit.client import chain_web3
+    from toolkit.collect.followers import PoolFollower
     from toolkit.collect.pool_state import DEFAULT_DEPTH_TICKS
     from toolkit.collect.pools import PoolCollector
 
@@ -199,21 +217,37 @@ def collect_pools(args: argparse.Namespace) -> int:
     tokens = None
     if args.tokens is not None:
         tokens = [t.strip() for t in args.tokens.split(",") if t.strip()]
+    if args.follow and args.to_block is not None:
+        return fail("--to-block: followed pools are read at the head; drop --to-block")
+    options = {
+        "tokens": tokens,
+        "v3_factory": args.v3_factory,
+        "v2_factory": args.v2_factory,
+        "from_block": args.from_block,
+        "chunk": args.chunk,
+        "depth_ticks": args.depth_ticks or DEFAULT_DEPTH_TICKS,
+    }
     return _on_node(
         args,
         lambda chain: chain_web3(chain, url=args.rpc_url, retry=retry_policy(args)),
-        lambda w3, store, chain: PoolCollector(
-            w3,
-            store,
-            chain=chain,
-            tokens=tokens,
-            v3_factory=args.v3_factory,
-            v2_factory=args.v2_factory,
-            from_block=args.from_block,
-            to_block=args.to_block,
-            chunk=args.chunk,
-            depth_ticks=args.depth_ticks or DEFAULT_DEPTH_TICKS,
-            progress=not args.no_progress,
+        lambda w3, store, chain: (
+            PoolFollower(
+                w3,
+                store,
+                chain=chain,
+                every_s=args.poll_s or 300.0,
+                resume=args.resume,
+                **options,
+            )
+            if args.follow
+            else PoolCollector(
+                w3,
+                store,
+                chain=chain,
+                to_block=args.to_block,
+                progress=not args.no_progress,
+                **options,
+            )
         ),
         close=True,
     )

@@ -9,7 +9,7 @@ from typing import Any
 from toolkit.cli.argtypes import flagged
 from toolkit.cli.target import load_target
 
-__all__ = ["connect", "fail", "outcome", "report"]
+__all__ = ["connect", "fail", "outcome", "report", "run_or_follow"]
 
 
 def fail(problem: BaseException | str) -> int:
@@ -36,9 +36,10 @@ def connect(args: argparse.Namespace, **options: Any) -> Any:
 
 
 def outcome(collect: Any, target: str, rejected: str = "") -> int:
-    """Run ``collect`` (a collector's ``run``) and turn its outcome into the exit status: the
-    one place where every collector's errors become one-line messages. A run in which every
-    request failed is recorded ``failed`` and named by its first error."""
+    """Run ``collect`` (a collector's ``run``, or followers returning their exit status) and turn
+    its outcome into the exit status: the one place where every collector's errors become
+    one-line messages. A run in which every request failed is recorded ``failed`` and named by
+    its first error."""
     import httpx
 
     from toolkit.client import ServiceError, TransportError, Unauthorized
@@ -63,7 +64,17 @@ def outcome(collect: Any, target: str, rejected: str = "") -> int:
         return fail(f"cannot reach {target} ({type(exc).__name__})")
     except (StoreError, ValueError) as exc:
         return fail(exc)
-    return report(result)
+    return result if isinstance(result, int) else report(result)
+
+
+def run_or_follow(made: Any, store: Any, args: argparse.Namespace) -> Any:
+    """Run a collector (its result), or with ``--follow`` run the follower ``made`` until a
+    signal (the exit status): the one place both ways part."""
+    if getattr(args, "follow", False):
+        from toolkit.cli.following import run_followers
+
+        return run_followers(store, [made], log_json=args.log_json)
+    return made.run(resume=args.resume)
 
 
 def report(result: Any) -> int:

@@ -64,6 +64,7 @@ _NAMES: tuple[tuple[int, str], ...] = (
     (8, "pool events"),
     (9, "run targets, prices and tokens"),
     (10, "swap route chain and gas price"),
+    (11, "following"),
     (12, "alerts"),
 )
 

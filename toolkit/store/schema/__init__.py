@@ -6,7 +6,7 @@ natural key and which columns must be present. ``append`` validates frames again
 frozen, in :mod:`toolkit.store.migrations`; a test checks that both agree.
 
 One module per family of tables (``service``, ``chain``, ``swap``, ``pools``, ``credit``,
-``prices``, ``alerts``); :data:`TABLES` lists them all, in that order.
+``prices``, ``follow``, ``alerts``); :data:`TABLES` lists them all, in that order.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ from types import MappingProxyType
 import polars as pl
 
 from toolkit.store.errors import StoreError
-from toolkit.store.schema import alerts, chain, credit, pools, prices, service, swap
+from toolkit.store.schema import alerts, chain, credit, follow, pools, prices, service, swap
 from toolkit.store.schema.columns import (
     AMM_KINDS,
     EVENT_KINDS,
+    FINALITIES,
     FLOW_KINDS,
+    FOLLOWER_STATES,
     POLARS_TYPES,
     PRICE_SOURCES,
     QUOTE_TYPES,
@@ -31,11 +33,15 @@ from toolkit.store.schema.columns import (
     Column,
     TableSpec,
 )
+from toolkit.store.schema.follow import LEDGERS
 
 __all__ = [
     "AMM_KINDS",
     "EVENT_KINDS",
+    "FINALITIES",
     "FLOW_KINDS",
+    "FOLLOWER_STATES",
+    "LEDGERS",
     "POLARS_TYPES",
     "PRICE_SOURCES",
     "QUOTE_TYPES",
@@ -53,7 +59,7 @@ __all__ = [
 TABLES: Mapping[str, TableSpec] = MappingProxyType(
     {
         spec.name: spec
-        for family in (service, chain, swap, pools, credit, prices, alerts)
+        for family in (service, chain, swap, pools, credit, prices, follow, alerts)
         for spec in family.SPECS
     }
 )

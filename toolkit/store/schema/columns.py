@@ -32,6 +32,11 @@ PRICE_SOURCES: tuple[str, ...] = ("scenario", "oracle", "pool", "user")
 QUOTE_TYPES: tuple[str, ...] = ("ExactInput", "ExactOutput")
 EVENT_KINDS: tuple[str, ...] = ("liquidity", "fee")
 AMM_KINDS: tuple[str, ...] = ("v2", "v3")
+#: How final a stored block is: at or below the node's ``finalized`` (or, on a node without the
+#: tag, the follower's confirmation depth), at or below its ``safe`` block, or neither.
+FINALITIES: tuple[str, ...] = ("finalized", "safe", "unsafe")
+#: What a follower is doing, as ``collector_status`` says.
+FOLLOWER_STATES: tuple[str, ...] = ("running", "stopped", "failed")
 
 #: polars dtype each DuckDB column type maps to, both ways.
 POLARS_TYPES: Mapping[str, pl.DataType] = MappingProxyType(

@@ -85,6 +85,9 @@ SPECS: tuple[TableSpec, ...] = (
             _c("symbol", _V),
             _amount("amount"),  # smallest units of the token
             _c("decimals", _I),
+            _c("hub_chain", _BIG),  # where it was read: the credit hub's chain, at this block
+            _c("block_number", _BIG),
+            _c("block_hash", _V),
         ),
         ("run_id", "round", "account", "asset", "chain_id", "token"),
     ),

@@ -43,6 +43,7 @@ SPECS: tuple[TableSpec, ...] = (
             _c("min_tick", _BIG),
             _c("max_tick", _BIG),
             _c("tick_count", _I),
+            _c("block_hash", _V),
         ),
         ("snapshot_id", "chain", "pool"),
     ),
