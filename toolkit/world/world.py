@@ -252,8 +252,36 @@ class World:
             self._to_settle.schedule(now + self._settle_delay, self._settle_due, order_id)
         return fill
 
+    def unfill(self, order_id: str, now: float) -> Fill:
+        """The service's fill of an order reverted on chain: the order is ``Deposited`` again
+        and the engine drops the fill (:meth:`toolkit.engine.Engine.unfill`: the order holds
+        no liquidity now). Its filler may fill it again, from available liquidity, until its
+        fillDeadline (:meth:`fill`); else it is left to refund.
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> s = load_scenario("single-pool")
+        >>> try:
+        ...     World(s, Engine(s)).unfill("0x01", now=0.0)
+        ... except WorldError as exc:
+        ...     print(exc)
+        order_id: the escrow holds no order '0x01'
+        """
+        self._engine.advance(now)
+        record = self._record(order_id)
+        if record[STATUS] is not _FILLED:
+            raise WorldError(f"order {order_id}: is {record[STATUS].value}, not Filled")
+        fill = self._engine.unfill(order_id, now)
+        record[STATUS] = _DEPOSITED
+        record[FILLED_AT] = None
+        record[EXCLUSIVE_FILL] = False
+        record[FILL] = None
+        self._fills -= 1
+        return fill
+
     def settle(self, order_id: str, now: float) -> Settlement:
-        """Settle a filled order once the settlement delay passed: the pool is repaid.
+        """Settle a filled order once the settlement delay passed: the escrow releases the
+        input on the origin chain and the engine books it (:meth:`toolkit.engine.Engine.settle`).
 
         See the class example for a whole flow.
         """
@@ -356,6 +384,28 @@ class World:
             r[EXCLUSIVE_FILL],
             r[FILL],
         )
+
+    def escrowed(self) -> dict[tuple[int, str], int]:
+        """The inputs the escrows hold now, by (origin chain, token symbol): every order
+        Deposited or Filled (a settlement releases its input to the service, a refund to the
+        user). O(orders held).
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> s = load_scenario("single-pool")
+        >>> World(s, Engine(s)).escrowed()
+        {}
+        """
+        held: dict[tuple[int, str], int] = {}
+        scenario = self._scenario
+        for record in self._orders.values():
+            if record[STATUS] is _DEPOSITED or record[STATUS] is _FILLED:
+                terms = record[ORDER].terms
+                token = scenario.token_by_address(terms.src_chain, terms.input_token)
+                symbol = terms.input_token if token is None else token.symbol
+                key = (terms.src_chain, symbol)
+                held[key] = held.get(key, 0) + terms.input_amount
+        return held
 
     def counts(self) -> dict[OrderStatus, int]:
         """How many orders are in each status now.
