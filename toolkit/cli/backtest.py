@@ -63,7 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=V1,V2,...",
-        help="a grid axis, e.g. pool_scale=0.5,1,2 or quote_s=15,60 (repeatable)",
+        help="a grid axis, e.g. pool_scale=0.5,1,2, quote_s=15,60 or "
+        "rebalancing.policy=none,threshold,instant-free (repeatable)",
     )
     where = sweeping.add_mutually_exclusive_group()
     where.add_argument(
