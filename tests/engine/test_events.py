@@ -15,6 +15,8 @@ UNIT = 1_000 * 10**6
 
 
 def test_a_full_lifecycle_in_events(single: Engine, usdc: dict[int, str]):
+    # single-pool's policy is none: the settlement pays the Base pool's receivable on Ethereum,
+    # where the service has no pool, so the input lands in Ethereum's unallocated balance.
     token = usdc[8453]
     a = single.quote(1, 8453, token, UNIT, 0.0, kind=EXACT_OUTPUT)
     b = single.quote(1, 8453, token, 2 * UNIT, 1.0, kind=EXACT_OUTPUT)
@@ -22,28 +24,31 @@ def test_a_full_lifecycle_in_events(single: Engine, usdc: dict[int, str]):
     single.fill("0xa", 20.0)  # b lapses at 16, before this call
     single.settle("0xa", 30.0)
     events = single.events_since(0)
-    assert [e.id for e in events] == [1, 2, 3, 4, 5, 6]
+    assert [e.id for e in events] == [1, 2, 3, 4, 5, 6, 7]
     assert [(e.kind, e.key, e.time) for e in events] == [
         ("created", a.quote_id, 0.0),
         ("created", b.quote_id, 1.0),
         ("rekeyed", "0xa", 2.0),
         ("released", b.quote_id, 16),
         ("filled", "0xa", 20.0),
-        ("repaid", "0xa", 30.0),
+        ("settled", "0xa", 30.0),
+        ("credited", "0xa", 30.0),
     ]
     assert events[2].detail == a.quote_id
-    figures = [(e.reserved, e.outstanding, e.available) for e in events]
     total = 15 * UNIT
+    figures = [(e.reserved, e.outstanding, e.available, e.balance) for e in events[:6]]
     assert figures == [
-        (UNIT, 0, total - UNIT),
-        (3 * UNIT, 0, total - 3 * UNIT),
-        (3 * UNIT, 0, total - 3 * UNIT),
-        (UNIT, 0, total - UNIT),
-        (0, UNIT, total - UNIT),
-        (0, 0, total),
+        (UNIT, 0, total - UNIT, total),
+        (3 * UNIT, 0, total - 3 * UNIT, total),
+        (3 * UNIT, 0, total - 3 * UNIT, total),
+        (UNIT, 0, total - UNIT, total),
+        (0, UNIT, total - UNIT, total),
+        (0, 0, total - UNIT, total - UNIT),  # the receivable was paid elsewhere
     ]
-    assert all(e.pool == "8453:USDC:usdc" and e.balance == total for e in events)
-    assert [e.is_liquidity for e in events] == [True, True, False, True, True, True]
+    assert all(e.pool == "8453:USDC:usdc" for e in events[:6])
+    credited = events[6]
+    assert (credited.pool, credited.amount, credited.detail) == (None, a.input_amount, (1, "USDC"))
+    assert [e.is_liquidity for e in events] == [True, True, False, True, True, True, True]
     assert "rekeyed" not in LIQUIDITY_KINDS
 
 
@@ -57,7 +62,12 @@ def test_events_since_returns_the_tail(single: Engine):
         single.events_since(-1)
 
 
-def test_repaid_events_carry_the_earned_fee(engine: Engine, usdc: dict[int, str]):
+def test_instant_free_repaid_events_carry_the_earned_fee(
+    default_scenario: Scenario, usdc: dict[int, str]
+):
+    # The instant-free baseline repays the lending pool in place: outstanding falls, the fee
+    # joins its balance.
+    engine = Engine(default_scenario.with_policy("instant-free"))
     q = engine.quote(1, 10, usdc[10], 10**10, 0.0)
     engine.convert(q.quote_id, "0x1", 1.0)
     engine.fill("0x1", 2.0)
@@ -69,6 +79,32 @@ def test_repaid_events_carry_the_earned_fee(engine: Engine, usdc: dict[int, str]
     assert repaid.balance == initial + earned
     before = engine.events_since(0)[-2]
     assert before.balance == initial
+
+
+def test_settled_and_credited_events_move_the_receivable_to_the_origin(
+    engine: Engine, usdc: dict[int, str]
+):
+    q = engine.quote(1, 10, usdc[10], 10**10, 0.0)
+    engine.convert(q.quote_id, "0x1", 1.0)
+    engine.fill("0x1", 2.0)
+    engine.settle("0x1", 3.0)
+    settled, credited = engine.events_since(0)[-2:]
+    earned = q.input_amount - q.output_amount - q.fill_cost
+    initial = {p.id: p.balance for p in engine.scenario.pools}
+    assert (settled.kind, settled.pool, settled.amount, settled.detail) == (
+        "settled",
+        q.pool,
+        q.output_amount,
+        earned,
+    )
+    assert (settled.balance, settled.outstanding) == (initial[q.pool] - q.output_amount, 0)
+    # Credited to Ethereum's USDC pool with the largest shortfall (none yet: the first listed).
+    assert (credited.kind, credited.pool, credited.amount) == (
+        "credited",
+        "1:USDC:usdc",
+        q.input_amount,
+    )
+    assert credited.balance == initial["1:USDC:usdc"] + q.input_amount
 
 
 def test_fee_changes_are_events(engine: Engine):

@@ -9,6 +9,7 @@ from toolkit.engine import (
     OrderTerms,
     UnknownReservation,
 )
+from toolkit.scenario import Scenario
 
 
 def _order(engine: Engine, usdc: dict[int, str], amount: int, now: float, order_id: str):
@@ -18,19 +19,80 @@ def _order(engine: Engine, usdc: dict[int, str], amount: int, now: float, order_
     return q, terms
 
 
-def test_fill_then_settle_repays_the_pool_with_the_fee(engine: Engine, usdc: dict[int, str]):
+def test_fill_then_settle_credits_the_origin_chain(engine: Engine, usdc: dict[int, str]):
+    # The Base pool lends the output; the escrow releases the input on Ethereum, so the
+    # settlement pays the Base pool's receivable there and credits Ethereum's inventory.
     q, terms = _order(engine, usdc, 50_000 * 10**6, 0.0, "0x1")
-    before = engine.pool(q.pool, 2.0)
+    before = {p.id: p for p in engine.pools(2.0)}
     fill = engine.fill("0x1", 10.0, terms)
     earned = q.input_amount - q.output_amount - q.fill_cost
     assert fill.earned == earned > 0
     assert engine.outstanding("0x1") == (q.pool, q.output_amount, earned)
+    base = {h.chain: h for h in engine.inventory(10.0) if h.symbol == "USDC"}
+    assert base[1].receivable_in == q.input_amount and base[8453].outstanding == q.output_amount
+    settlement = engine.settle("0x1", 700.0)
+    assert settlement == (
+        "0x1",
+        q.pool,
+        q.output_amount,
+        earned,
+        1,
+        1,
+        "1:USDC:usdc",
+        q.input_amount,
+    )
+    after = {p.id: p for p in engine.pools(700.0)}
+    assert after[q.pool].balance == before[q.pool].balance - q.output_amount
+    assert (after[q.pool].reserved, after[q.pool].outstanding) == (0, 0)
+    assert after["1:USDC:usdc"].balance == before["1:USDC:usdc"].balance + q.input_amount
+    assert engine.outstanding("0x1") is None
+    held = {h.chain: h for h in engine.inventory(700.0) if h.symbol == "USDC"}
+    assert held[1].receivable_in == 0
+    assert held[1].on_chain - base[1].on_chain == q.input_amount
+
+
+def test_instant_free_settle_repays_the_pool_with_the_fee(
+    default_scenario: Scenario, usdc: dict[int, str]
+):
+    # The named baseline: the lending pool is repaid in place, at once, for free.
+    engine = Engine(default_scenario.with_policy("instant-free"))
+    q, terms = _order(engine, usdc, 50_000 * 10**6, 0.0, "0x1")
+    before = engine.pool(q.pool, 2.0)
+    engine.fill("0x1", 10.0, terms)
+    earned = q.input_amount - q.output_amount - q.fill_cost
     settlement = engine.settle("0x1", 700.0)
     assert (settlement.amount, settlement.earned) == (q.output_amount, earned)
+    assert (settlement.credited_pool, settlement.credited) == (q.pool, q.output_amount + earned)
     after = engine.pool(q.pool, 700.0)
     assert after.balance == before.balance + earned
     assert (after.reserved, after.outstanding) == (0, 0)
+
+
+def test_unfill_drops_the_fill_and_a_retry_fills_from_available(
+    engine: Engine, usdc: dict[int, str]
+):
+    q, terms = _order(engine, usdc, 10**9, 0.0, "0x1")
+    engine.fill("0x1", 5.0, terms)
+    undone = engine.unfill("0x1", 6.0)
+    assert (undone.pool, undone.amount, undone.reserved) == (q.pool, q.output_amount, False)
     assert engine.outstanding("0x1") is None
+    assert engine.pool(q.pool, 6.0).outstanding == 0
+    assert sum(h.receivable_in for h in engine.inventory(6.0)) == 0
+    assert engine.events_since(0)[-1][2:6] == ("unfilled", "0x1", q.pool, q.output_amount)
+    with pytest.raises(UnknownReservation, match="order_id: no fill outstanding under '0x1'"):
+        engine.unfill("0x1", 7.0)
+    with pytest.raises(FillRejected, match="0x1 holds no live reservation"):
+        engine.fill("0x1", 8.0)  # the reservation was consumed: only the direct path is left
+    again = engine.fill("0x1", 8.0, terms)
+    assert not again.reserved and engine.outstanding("0x1") is not None
+
+
+def test_unfill_refuses_a_loan(engine: Engine, usdc: dict[int, str]):
+    q = engine.borrow_quote(1, 8453, usdc[8453], 10**9, 0.0)
+    engine.authorize(q.quote_id, 1.0)
+    with pytest.raises(UnknownReservation, match="no fill outstanding"):
+        engine.unfill(q.quote_id, 2.0)
+    assert engine.outstanding(q.quote_id) is not None
 
 
 def test_settle_twice_or_unknown(engine: Engine, usdc: dict[int, str]):

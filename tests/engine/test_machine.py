@@ -1,10 +1,13 @@
-"""Random quote/convert/fill/settle/borrow/advance sequences keep the engine's invariants.
+"""Random quote/convert/fill/unfill/settle/borrow/advance sequences keep the engine's invariants,
+under the threshold policy (small pools on every chain, so that transfers are sent) and under
+the instant-free baseline.
 
 Checked after every step, from the event log and the pools: reserved + outstanding <= balance
 (available never negative) at every event; each reservation is released or consumed exactly
 once (and is live exactly when it was neither); reserved and outstanding equal the sums their
-events imply; balances grow by exactly the fees repaid; event ids run 1, 2, 3, ... with
-non-decreasing times.
+events imply; balances change by exactly what their events say (fees repaid in place under
+instant-free; settlements, credits and transfers otherwise); event ids run 1, 2, 3, ... with
+non-decreasing times; the inventory's figures match the pools and the transfers in flight.
 """
 
 import dataclasses
@@ -30,8 +33,16 @@ from toolkit.engine import (
 )
 from toolkit.scenario import Scenario, load_scenario
 
-# Small pools so that capacity runs out: Base USDC (two pools), Optimism WETH (one pool).
-SMALL = {"8453:USDC:usdc": 20_000 * 10**6, "8453:USDC:aave": 8_000 * 10**6}
+# Small pools so that capacity runs out: Base USDC (two pools), Optimism WETH (one pool); the
+# other USDC pools small too, so that a few fills move a chain out of its band.
+SMALL = {
+    "8453:USDC:usdc": 20_000 * 10**6,
+    "8453:USDC:aave": 8_000 * 10**6,
+    "1:USDC:usdc": 12_000 * 10**6,
+    "1:USDC:aave": 4_000 * 10**6,
+    "10:USDC:usdc": 9_000 * 10**6,
+    "10:USDC:aave": 3_000 * 10**6,
+}
 USDC_AMOUNTS = st.sampled_from([10 * 10**6, 999 * 10**6, 3_000 * 10**6, 7_500 * 10**6])
 ROUTES = [(1, 8453, "USDC"), (10, 8453, "USDC"), (8453, 10, "WETH"), (1, 10, "WETH")]
 
@@ -51,6 +62,8 @@ def _small_scenario() -> Scenario:
 
 SCENARIO = _small_scenario()
 CONSUMING = {"filled", "borrowed"}
+#: What each event does to its pool's balance (sign of ``amount``), beyond reservations.
+BALANCE_SIGN = {"settled": -1, "transfer_out": -1, "credited": 1, "transfer_in": 1}
 
 
 class EngineMachine(RuleBasedStateMachine):
@@ -59,9 +72,11 @@ class EngineMachine(RuleBasedStateMachine):
     borrows = Bundle("borrows")
     debts = Bundle("debts")
 
+    scenario = SCENARIO
+
     def __init__(self) -> None:
         super().__init__()
-        self.engine = Engine(SCENARIO)
+        self.engine = Engine(self.scenario)
         self.now = 0.0
         self.n = 0
         self.terms: dict[str, OrderTerms] = {}
@@ -79,7 +94,7 @@ class EngineMachine(RuleBasedStateMachine):
     )
     def quote(self, route, kind, data):
         src, dst, symbol = route
-        token = SCENARIO.token(dst, symbol).address
+        token = self.scenario.token(dst, symbol).address
         try:
             q = self.engine.quote(src, dst, token, self._amount(symbol, data), self.now, kind=kind)
         except EngineError:
@@ -113,6 +128,14 @@ class EngineMachine(RuleBasedStateMachine):
         except EngineError:
             return None
         return order_id
+
+    @rule(target=orders, key=consumes(debts))
+    def unfill(self, key):
+        """A fill's transaction reverted: the order may be filled again (from available)."""
+        if key is None or key not in self.terms:
+            return None  # a loan: nothing to unfill (its debt is left unsettled)
+        self.engine.unfill(key, self.now)
+        return key
 
     @rule(target=borrows, route=st.sampled_from(ROUTES), data=st.data())
     def borrow_quote(self, route, data):
@@ -154,7 +177,7 @@ class EngineMachine(RuleBasedStateMachine):
         events = engine.events_since(0)
         assert [e.id for e in events] == list(range(1, len(events) + 1))
         assert all(a.time <= b.time for a, b in itertools.pairwise(events))
-        initial = {p.id: p.balance for p in SCENARIO.pools}
+        initial = {p.id: p.balance for p in self.scenario.pools}
         reserved = dict.fromkeys(initial, 0)
         outstanding = dict.fromkeys(initial, 0)
         balance = dict(initial)
@@ -187,6 +210,10 @@ class EngineMachine(RuleBasedStateMachine):
                 outstanding[e.pool] -= e.amount
                 balance[e.pool] += e.detail
                 assert e.detail >= 0
+            elif e.kind in ("settled", "unfilled"):
+                outstanding[e.pool] -= e.amount
+            if e.kind in BALANCE_SIGN:
+                balance[e.pool] += BALANCE_SIGN[e.kind] * e.amount
             assert (e.reserved, e.outstanding, e.balance) == (
                 reserved[e.pool],
                 outstanding[e.pool],
@@ -203,7 +230,29 @@ class EngineMachine(RuleBasedStateMachine):
                 balance[pool.id],
             )
             assert pool.available >= 0
+        self._inventory_matches()
+
+    def _inventory_matches(self) -> None:
+        engine = self.engine
+        pools = engine.pools(self.now)
+        in_flight: dict[tuple[int, str], int] = {}
+        for t in engine.transfers(self.now):
+            if not t.arrived:
+                key = (t.dst_chain, t.token)
+                in_flight[key] = in_flight.get(key, 0) + t.amount - t.fee
+        for h in engine.inventory(self.now):
+            mine = [p for p in pools if (p.chain, p.symbol) == (h.chain, h.symbol)]
+            held = sum(p.balance - p.outstanding for p in mine)
+            assert h.on_chain == held + h.unallocated and h.unallocated >= 0
+            assert h.reserved == sum(p.reserved for p in mine)
+            assert h.in_flight_in == in_flight.get((h.chain, h.symbol), 0)
+
+
+class InstantFreeMachine(EngineMachine):
+    scenario = SCENARIO.with_policy("instant-free")
 
 
 EngineMachine.TestCase.settings = settings(max_examples=40, stateful_step_count=40, deadline=None)
 TestEngineMachine = EngineMachine.TestCase
+InstantFreeMachine.TestCase.settings = EngineMachine.TestCase.settings
+TestInstantFreeMachine = InstantFreeMachine.TestCase

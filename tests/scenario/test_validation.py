@@ -154,6 +154,9 @@ def test_fill_cost_needs_a_price(parse: Parse, default_doc: Doc):
     for token in default_doc["tokens"]:
         if token["symbol"] == "WETH":
             token["fill_cost"] = 123
+    # The rebalancing policy's minimum transfer, in USD, needs the price too.
+    _expect(parse, default_doc, "rebalancing.min_transfer_usd: needs a [prices] entry for WETH")
+    default_doc["rebalancing"]["min_transfer_usd"] = 0
     scenario = parse(default_doc)
     assert scenario.fill_cost(1, "WETH") == 123
 

@@ -131,7 +131,11 @@ def test_the_flow_runs_on_chain_from_open_to_settlement() -> None:
 
         pool = svc.pools().row(0, named=True)
         assert pool["reserved"] == 0 and pool["outstanding"] == 0
-        assert pool["balance"] == start_pool["balance"]  # repaid in full
+        # The Base pool paid the output; the input was paid on Ethereum (single-pool's policy
+        # is none: no pool there, so the engine holds it unallocated, as the filler holds it).
+        assert pool["balance"] == start_pool["balance"] - UNIT
+        held = {h.chain: h for h in service.engine.inventory(service.now())}
+        assert (held[1].unallocated, held[8453].on_chain) == (input_amount, pool["balance"])
         chain_outcome = service.world.order(key)
         chain_pool = pool
 

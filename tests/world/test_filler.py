@@ -252,10 +252,14 @@ def test_a_deep_copy_keeps_its_own_filler_calendar(single_world):
     assert world.advance(41.0).filled == ("0x1",)
 
 
-def test_one_advance_settles_what_is_due_before_it_fills(single_world):
+def test_one_advance_settles_what_is_due_before_it_fills():
     # Settlements run first at each advance, whatever their due times: an order due to fill
-    # just before another's settlement still finds that settlement's capacity back.
-    scenario, engine, world = single_world
+    # just before another's settlement still finds that settlement's capacity back. Only the
+    # instant-free baseline gives a settlement's capacity back to the destination pool, so the
+    # order of the two shows under it.
+    scenario = load_scenario("single-pool").with_policy("instant-free")
+    engine = Engine(scenario)
+    world = World(scenario, engine, retry_s=5.0)
     token = scenario.token(8453, "USDC").address
     q2 = engine.quote(1, 8453, token, UNIT, 0.0, kind=EXACT_OUTPUT)  # lapses: fills from free
     q1 = engine.quote(1, 8453, token, 15 * UNIT, 20.0, kind=EXACT_OUTPUT)  # the whole pool

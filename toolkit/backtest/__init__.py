@@ -11,7 +11,10 @@ What would a change of pool size, fee tiers or reservation windows have done to 
 - :func:`replay` runs a flow through the same engine that backs the embedded service: RFQ →
   transaction → escrow → fill → settlement, with optional client retries after a 404
   (:class:`toolkit.client.RetryPolicy`). It returns a :class:`BacktestResult` with a request
-  frame, a pool time series and a summary; :meth:`BacktestResult.to_store` writes it to DuckDB.
+  frame, pool and inventory time series, the rebalancing transfers and a summary that names
+  the rebalancing policy its figures assume (the scenario's; ``overrides={"rebalancing.policy":
+  ...}`` compares others on the same flow); :meth:`BacktestResult.to_store` writes it to
+  DuckDB.
 - :func:`sweep` replays one flow over a grid of scenario variants (pool size, fee and window
   overrides) through any ``concurrent.futures.Executor``.
 - :func:`replay_credit` runs a credit book (:func:`generate_book`: the

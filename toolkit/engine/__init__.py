@@ -6,7 +6,17 @@ embedded service passes wall-clock time, a backtest a virtual clock. ``now`` mus
 backwards.
 
 Pools have ``balance``, ``reserved`` and ``outstanding`` (filled or lent, awaiting repayment);
-``available = balance − reserved − outstanding``.
+``available = balance − reserved − outstanding``. ``balance`` is the capital booked to the pool:
+its tokens on its chain plus what it lent and awaits (``outstanding``, its receivable), so its
+tokens on chain are ``balance − outstanding``.
+
+Inventory has a chain (:mod:`toolkit.engine.transfers`): per (chain, token) the engine holds the
+service's pools there, an unallocated balance, what settlements owe it and what bridges carry.
+A fill spends the destination's inventory; a settlement credits the order's *origin* chain (the
+escrow releases the input there), and only a rebalancing transfer, sent by the scenario's
+``[rebalancing]`` policy through a bridge model with a latency and a cost, moves inventory
+between chains. The ``instant-free`` policy keeps the old books as a named baseline: a
+settlement repays the lending pool in place, at once and for free.
 
 Lifecycle (the spec's state table):
 
@@ -19,12 +29,17 @@ Lifecycle (the spec's state table):
 - :meth:`Engine.convert` re-keys a live quote reservation to the on-chain order id for 60 s
   from the call (True), or returns False and reserves nothing when the quote lapsed.
 - :meth:`Engine.fill` moves an order's reservation to outstanding (or, when the reservation
-  lapsed, takes available liquidity directly if the order's terms still pay);
-  :meth:`Engine.settle` repays it and adds the fee earned to the pool's balance.
+  lapsed, takes available liquidity directly if the order's terms still pay) and records the
+  receivable, owed on the order's origin chain; :meth:`Engine.unfill` drops a fill whose
+  transaction reverted; :meth:`Engine.settle` pays it (:mod:`toolkit.engine.fills`).
 - :meth:`Engine.borrow_quote` / :meth:`Engine.authorize` are the liquidity API's borrow quote
-  and signing authorization on the same reservation mechanism; loans are repaid by ``settle``.
+  and signing authorization on the same reservation mechanism; a loan spends the pool's chain
+  and is repaid by ``settle`` on the quote's ``repayment_chain``.
+- :meth:`Engine.inventory` reads the holdings per (chain, token); :meth:`Engine.transfers`,
+  :meth:`Engine.transfers_since` and :meth:`Engine.arrivals_since` the rebalancing transfers.
 - Lapses are lazy: a heap of expiry times is popped up to ``now`` at the start of every call;
-  entries for re-keyed or consumed reservations are skipped when popped.
+  entries for re-keyed or consumed reservations are skipped when popped. Transfers' arrivals
+  and periodic rebalances ride the same heap.
 - Every change is an :class:`Event` in an append-only log with ids 1, 2, 3, ... and the pool's
   state after it; :meth:`Engine.events_since` feeds the SSE stream and backtests.
 
@@ -71,12 +86,14 @@ from toolkit.engine.results import (
     EXACT_INPUT,
     EXACT_OUTPUT,
     Fill,
+    Holding,
     Loan,
     OrderTerms,
     PoolState,
     Reservation,
     ReservedQuote,
     Settlement,
+    Transfer,
 )
 
 __all__ = [
@@ -91,6 +108,7 @@ __all__ = [
     "EventsTruncated",
     "Fill",
     "FillRejected",
+    "Holding",
     "InvalidArgument",
     "Loan",
     "NoRoute",
@@ -99,6 +117,7 @@ __all__ = [
     "Reservation",
     "ReservedQuote",
     "Settlement",
+    "Transfer",
     "UnknownReservation",
     "exact_input",
     "exact_output",

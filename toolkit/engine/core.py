@@ -47,8 +47,10 @@ from toolkit.engine.state import (
     POOL,
     QUOTE,
     SEQ,
+    TIMED,
     LiveReservation,
     PoolSlot,
+    timed_entry,
 )
 from toolkit.scenario import Scenario
 
@@ -122,11 +124,20 @@ class ReservationCore:
         heap = self._heap
         while heap and heap[0][0] <= now:
             res = heappop(heap)
-            if res[KIND] is GROUP:
+            kind = res[KIND]
+            if kind is GROUP:
                 # A due second's quotes lapse together, in one pass (most lapses).
                 self._release(self._lapsing(res))
             elif res[LIVE]:  # else re-keyed or consumed since it was scheduled
                 self._release((res,))
+            elif kind is TIMED:
+                res[QUOTE](res[EXPIRES], res[KEY])
+
+    def _schedule(self, at: float, handler: Any, key: Any) -> None:
+        """Call ``handler(at, key)`` when the clock reaches ``at``, in order with the lapses
+        (a transfer's arrival, a periodic rebalance: :mod:`toolkit.engine.inventory`)."""
+        self._seq = seq = self._seq + 1
+        heappush(self._heap, timed_entry(at, seq, key, handler))
 
     def _release(self, due: Iterable[LiveReservation]) -> None:
         """Release lapsed reservations, in order, and log (or count) their releases."""
@@ -159,6 +170,14 @@ class ReservationCore:
             while heap and heap[0][0] == second:
                 group.append(heappop(heap))
             group.sort(key=_by_seq)
+            if any(res[KIND] is TIMED for res in group):
+                # Rarer: a handler is due then too; each entry runs in turn, in order.
+                for res in group:
+                    if res[KIND] is TIMED:
+                        res[QUOTE](res[EXPIRES], res[KEY])
+                    else:
+                        self._release((res,))
+                return []
         return group
 
     def _log_event(

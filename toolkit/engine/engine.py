@@ -1,7 +1,8 @@
-"""The reservation engine: quotes, conversions, fills, loans and settlements (see the package).
+"""The reservation engine: quotes, conversions and loans on top of fills, settlements,
+inventory and transfers (:mod:`toolkit.engine.fills`, :mod:`toolkit.engine.transfers`).
 
 Methods validate their arguments before touching any state, so a rejected call changes nothing
-(apart from the clock moving to ``now`` and the lapses due by then).
+(apart from the clock moving to ``now`` and the lapses and arrivals due by then).
 """
 
 from __future__ import annotations
@@ -9,36 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from heapq import heappush
 
-from toolkit.engine.errors import (
-    CapacityExhausted,
-    FillRejected,
-    InvalidArgument,
-    NoRoute,
-    UnknownReservation,
-)
-from toolkit.engine.events import BORROWED, FILLED, FILLED_DIRECT, REKEYED, REPAID
-from toolkit.engine.quoting import QUOTE_KIND, QuoteBook, check_kind
-from toolkit.engine.results import (
-    EXACT_INPUT,
-    EXACT_OUTPUT,
-    Fill,
-    Loan,
-    OrderTerms,
-    ReservedQuote,
-    Settlement,
-)
-from toolkit.engine.state import AMOUNT, KIND, LIVE, POOL, QUOTE, PoolSlot
+from toolkit.engine.errors import InvalidArgument
+from toolkit.engine.events import BORROWED, REKEYED
+from toolkit.engine.fills import ORDER_KIND, FillBook
+from toolkit.engine.quoting import QUOTE_KIND, check_kind
+from toolkit.engine.results import EXACT_INPUT, Loan, ReservedQuote
+from toolkit.engine.state import AMOUNT, KIND, LIVE, POOL, QUOTE
 from toolkit.scenario import Scenario
 
 __all__ = ["Engine"]
 
 _QUOTE = QUOTE_KIND
-_ORDER = "order"
+_ORDER = ORDER_KIND
 _BORROW = "borrow"
-_new = tuple.__new__
 
 
-class Engine(QuoteBook):
+class Engine(FillBook):
     """The pure, single-threaded reservation engine; every method takes ``now`` in seconds.
 
     ``seed`` makes quote ids distinct between engines (ids are a counter behind a seed tag);
@@ -57,8 +44,6 @@ class Engine(QuoteBook):
 
     def __init__(self, scenario: Scenario, *, seed: int = 0, max_events: int | None = None) -> None:
         super().__init__(scenario, seed=seed, max_events=max_events)
-        # key -> (pool, amount, earned): a tuple, as one is made per fill.
-        self._outstanding: dict[str, tuple[PoolSlot, int, int]] = {}
         windows = scenario.windows
         self._quote_window = windows.quote_s
         self._order_window = windows.order_s
@@ -173,136 +158,6 @@ class Engine(QuoteBook):
             self._log_base += 1
         return True
 
-    def fill(self, order_id: str, now: float, terms: OrderTerms | None = None) -> Fill:
-        """Fill an order: its reservation moves to outstanding, repaid by :meth:`settle`.
-
-        Without a live reservation (it lapsed, or the order was built without a quote id) the
-        order is filled from available liquidity if ``terms`` are given, the route exists, its
-        input covers today's price for its output and a pool has the output available;
-        otherwise :class:`FillRejected` or :class:`CapacityExhausted` says why. With a reservation,
-        ``terms`` (if given) must match it.
-
-        >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("single-pool"))
-        >>> q = engine.quote(1, 8453, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", 10**9, 0.0)
-        >>> engine.convert(q.quote_id, "0x01", 1.0)
-        True
-        >>> engine.fill("0x01", 30.0)
-        Fill(order_id='0x01', pool='8453:USDC:usdc', amount=1000000000, earned=0, reserved=True)
-        """
-        if not isinstance(order_id, str) or not order_id:
-            raise InvalidArgument("order_id", "must be a non-empty string")
-        if terms is not None and not isinstance(terms, OrderTerms):
-            raise InvalidArgument("terms", "must be an OrderTerms")
-        self._tick(now)
-        if order_id in self._outstanding:
-            raise FillRejected("order_id", f"{order_id} is already filled")
-        res = self._reservations.get(order_id)
-        if res is None or res[KIND] != _ORDER:
-            return self._fill_direct(order_id, now, terms)
-        quote: ReservedQuote = res[QUOTE]
-        if terms is not None:
-            self._check_terms(order_id, terms, quote)
-        del self._reservations[order_id]
-        res[LIVE] = False
-        pool = res[POOL]
-        amount = res[AMOUNT]
-        pool.reserved -= amount
-        pool.outstanding += amount
-        earned = quote.input_amount - amount - quote.fill_cost
-        self._outstanding[order_id] = (pool, amount, earned)
-        if self._keep_log:
-            self._log += (now, FILLED, order_id, pool, amount, None)
-        else:
-            self._log_base += 1
-        return _new(Fill, (order_id, pool.id, amount, earned, True))
-
-    def _check_terms(self, order_id: str, terms: OrderTerms, quote: ReservedQuote) -> None:
-        if terms.dst_chain != quote.dst_chain:
-            raise FillRejected(f"order {order_id}: output token differs from the reservation")
-        token = terms.output_token
-        # The quote's own spelling of its token (the common case) needs no lookup.
-        if (
-            token != quote.dst_token
-            and self._symbols.get((terms.dst_chain, str(token).lower())) != quote.symbol
-        ):
-            raise FillRejected(f"order {order_id}: output token differs from the reservation")
-        if terms.output_amount != quote.output_amount:
-            raise FillRejected(
-                f"order {order_id}: output amount {terms.output_amount} differs from the "
-                f"reserved {quote.output_amount}"
-            )
-        if terms.input_amount < quote.input_amount:
-            raise FillRejected(
-                f"order {order_id}: input amount {terms.input_amount} is below the quoted "
-                f"{quote.input_amount}"
-            )
-
-    def _fill_direct(self, order_id: str, now: float, terms: OrderTerms | None) -> Fill:
-        if terms is None:
-            raise FillRejected(
-                "order_id",
-                f"{order_id} holds no live reservation; give its terms to fill it "
-                "from available liquidity",
-            )
-        for name in ("src_chain", "dst_chain", "input_amount", "output_amount"):
-            value = getattr(terms, name)
-            if type(value) is not int or value <= 0:
-                raise InvalidArgument(f"terms.{name}: must be a positive integer")
-        try:
-            route = self._route(
-                terms.src_chain, terms.dst_chain, terms.output_token, terms.input_token
-            )
-        except NoRoute as exc:
-            raise FillRejected(f"order {order_id}: {exc}") from None
-        output = terms.output_amount
-        pool = self._pick(route, None)
-        try:
-            required, _, _, _ = self._price(route, output, EXACT_OUTPUT, pool)
-        except NoRoute as exc:
-            raise FillRejected(f"order {order_id}: {exc}") from None
-        if terms.input_amount < required:
-            raise FillRejected(
-                f"order {order_id}: input amount {terms.input_amount} is below the "
-                f"{required} the service charges now for this output"
-            )
-        free = pool.balance - pool.reserved - pool.outstanding
-        if output > free:
-            raise CapacityExhausted(
-                f"order {order_id}: no pool has {output} {route.symbol} available on chain "
-                f"{route.dst} ({free} at most)"
-            )
-        pool.outstanding += output
-        earned = terms.input_amount - output - route.fill_cost
-        self._outstanding[order_id] = (pool, output, earned)
-        self._log_event(now, FILLED_DIRECT, order_id, pool, output, None)
-        return Fill(order_id, pool.id, output, earned, False)
-
-    def settle(self, key: str, now: float) -> Settlement:
-        """Repay a filled order or an authorized loan: outstanding falls, the fee joins the pool.
-
-        ``key`` is the order id (fills) or the borrow quote id (loans).
-
-        >>> from toolkit.scenario import load_scenario
-        >>> engine = Engine(load_scenario("single-pool"))
-        >>> engine.settle("0x01", 0.0)
-        Traceback (most recent call last):
-        ...
-        toolkit.engine.errors.UnknownReservation: key: nothing outstanding under '0x01'
-        """
-        self._tick(now)
-        debt = self._outstanding.pop(key, None) if isinstance(key, str) else None
-        if debt is None:
-            raise UnknownReservation("key", f"nothing outstanding under {key!r}")
-        pool, amount, earned = debt
-        pool.outstanding -= amount
-        pool.balance += earned
-        if self._keep_log:
-            self._log += (now, REPAID, key, pool, amount, earned)
-        else:
-            self._log_base += 1
-        return _new(Settlement, (key, pool.id, amount, earned))
-
     # -- liquidity API ------------------------------------------------------------------------
 
     def borrow_quote(
@@ -348,7 +203,8 @@ class Engine(QuoteBook):
         )
 
     def authorize(self, quote_id: str, now: float) -> Loan:
-        """Consume a live borrow quote: its amount becomes outstanding until :meth:`settle`.
+        """Consume a live borrow quote: its amount becomes outstanding, owed on the quote's
+        ``repayment_chain`` until :meth:`settle`.
 
         >>> from toolkit.scenario import load_scenario
         >>> engine = Engine(load_scenario("default"))
@@ -365,8 +221,19 @@ class Engine(QuoteBook):
         pool.reserved -= amount
         pool.outstanding += amount
         earned = quote.input_amount - amount - quote.fill_cost
-        self._outstanding[quote_id] = (pool, amount, earned)
+        self._owe(
+            quote_id,
+            pool,
+            amount,
+            earned,
+            quote.input_amount,
+            quote.repayment_chain,
+            quote.symbol,
+            True,
+        )
         self._log_event(now, BORROWED, quote_id, pool, amount, None)
+        if self._threshold:
+            self._rebalance(quote.symbol, now)
         return Loan(
             quote_id,
             pool.id,
@@ -378,13 +245,3 @@ class Engine(QuoteBook):
             quote.borrow_cost,
             quote.input_amount,
         )
-
-    def outstanding(self, key: str) -> tuple[str, int, int] | None:
-        """``(pool, amount, earned)`` outstanding under ``key``, or None.
-
-        >>> from toolkit.scenario import load_scenario
-        >>> Engine(load_scenario("single-pool")).outstanding("0x01") is None
-        True
-        """
-        debt = self._outstanding.get(key) if isinstance(key, str) else None
-        return None if debt is None else (debt[0].id, debt[1], debt[2])

@@ -15,12 +15,26 @@ Kinds:
 - ``filled``: an order's reservation was consumed by a fill (reserved -> outstanding).
 - ``filled_direct``: an order without a live reservation was filled from available liquidity.
 - ``borrowed``: a borrow quote's reservation was consumed by an authorization.
-- ``repaid``: an outstanding amount was repaid at settlement; ``detail`` is the fee earned,
-  added to the pool's balance.
+- ``repaid``: under the ``instant-free`` policy, an outstanding amount was repaid in place at
+  settlement; ``detail`` is the fee earned, added to the pool's balance.
+- ``settled``: under every other policy, a settlement paid the pool's receivable elsewhere (on
+  the repayment chain): ``outstanding`` and ``balance`` both fell by ``amount``; ``detail`` is
+  the fee earned.
+- ``credited``: a settlement's input arrived on the repayment chain: the pool's ``balance`` grew
+  by ``amount`` (``pool`` None: the chain has no pool of the token, the amount is unallocated;
+  ``detail`` is then ``(chain, symbol)``).
+- ``unfilled``: a fill's transaction reverted: ``outstanding`` fell by ``amount``.
+- ``transfer_out``: a rebalancing transfer left: the pool's ``balance`` fell by ``amount``
+  (``pool`` None: from the unallocated balance); ``key`` is ``tr_{id}``, ``detail`` the
+  transfer id.
+- ``transfer_in``: a transfer arrived: the pool's ``balance`` grew by ``amount`` (``pool`` None:
+  unallocated); ``key`` and ``detail`` as for ``transfer_out``.
 - ``fee``: a route's fee tiers changed.
 
 :data:`LIQUIDITY_KINDS` are the kinds the liquidity event stream pushes: reservations created,
-consumed or deleted and repayments; duration-only extensions (``rekeyed``) do not fire.
+consumed or deleted, repayments and settlements, credits, reverted fills and transfers;
+duration-only extensions (``rekeyed``) do not fire. Events without a pool (``fee``, and
+unallocated credits and transfers) carry no pool figures.
 """
 
 from __future__ import annotations
@@ -30,6 +44,7 @@ from typing import Any, NamedTuple
 __all__ = [
     "BORROWED",
     "CREATED",
+    "CREDITED",
     "FEE",
     "FILLED",
     "FILLED_DIRECT",
@@ -37,6 +52,10 @@ __all__ = [
     "REKEYED",
     "RELEASED",
     "REPAID",
+    "SETTLED",
+    "TRANSFER_IN",
+    "TRANSFER_OUT",
+    "UNFILLED",
     "Event",
     "rebuild_events",
 ]
@@ -48,12 +67,29 @@ FILLED = "filled"
 FILLED_DIRECT = "filled_direct"
 BORROWED = "borrowed"
 REPAID = "repaid"
+SETTLED = "settled"
+CREDITED = "credited"
+UNFILLED = "unfilled"
+TRANSFER_OUT = "transfer_out"
+TRANSFER_IN = "transfer_in"
 FEE = "fee"
 # Slots per record in the engine's flat log: time, kind, key, pool, amount, detail.
 _W = 6
 
 LIQUIDITY_KINDS: frozenset[str] = frozenset(
-    {CREATED, RELEASED, FILLED, FILLED_DIRECT, BORROWED, REPAID}
+    {
+        CREATED,
+        RELEASED,
+        FILLED,
+        FILLED_DIRECT,
+        BORROWED,
+        REPAID,
+        SETTLED,
+        CREDITED,
+        UNFILLED,
+        TRANSFER_OUT,
+        TRANSFER_IN,
+    }
 )
 
 
@@ -104,7 +140,7 @@ def rebuild_events(
         if type(key) is int:
             key = hold_prefix + str(key)
         if pool is None:
-            out[i] = Event(eid, time, kind, key, None, 0, 0, 0, 0, 0, detail)
+            out[i] = Event(eid, time, kind, key, None, amount, 0, 0, 0, 0, detail)
         else:
             fig = figures[pool]
             r, o, b = fig
@@ -121,5 +157,14 @@ def rebuild_events(
             elif kind == REPAID:
                 fig[1] = o + amount
                 fig[2] = b - detail
+            elif kind == SETTLED:
+                fig[1] = o + amount
+                fig[2] = b + amount
+            elif kind in (CREDITED, TRANSFER_IN):
+                fig[2] = b - amount
+            elif kind == TRANSFER_OUT:
+                fig[2] = b + amount
+            elif kind == UNFILLED:
+                fig[1] = o + amount
         eid -= 1
     return out

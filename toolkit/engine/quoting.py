@@ -51,6 +51,7 @@ class QuoteBook(ReservationCore):
                 scenario.eta(route.src, route.dst),
                 scenario.token(route.src, route.token).address,
                 scenario.token(route.dst, route.token).address,
+                scenario.repayment_chain(route.src, route.token),
             )
         # (src, dst, destination token address as given or lowercased) -> route: the quote
         # path finds its route with one lookup (the symbol, then the route, in _resolve).
@@ -233,6 +234,7 @@ class QuoteBook(ReservationCore):
                 key, kind, route.src, route.dst, route.symbol, route.src_token, route.dst_token,
                 input_amount, output, fee_bps, fee, route.fill_cost, pool.id, pool.address,
                 valid_until, expires, route.eta, window,
+                route.src if res_kind is QUOTE_KIND else route.loan_repayment,
             ),
         )  # fmt: skip
         self._seq = seq = self._seq + 1

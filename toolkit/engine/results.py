@@ -8,12 +8,14 @@ __all__ = [
     "EXACT_INPUT",
     "EXACT_OUTPUT",
     "Fill",
+    "Holding",
     "Loan",
     "OrderTerms",
     "PoolState",
     "Reservation",
     "ReservedQuote",
     "Settlement",
+    "Transfer",
 ]
 
 #: ``amount`` is the input; the output is what is left after fees.
@@ -29,7 +31,9 @@ class ReservedQuote(NamedTuple):
     input (rounded up); ``fill_cost`` is the destination fill cost. ``input_amount -
     output_amount`` (the borrow cost) covers both, plus at most a rounding unit for ExactOutput.
     The reservation of ``output_amount`` lives until ``expires_at`` (``valid_until`` for the
-    default windows).
+    default windows). ``repayment_chain`` is where the input is paid: the origin chain for an
+    RFQ quote (the escrow releases it there), the hub rule of
+    :meth:`toolkit.scenario.Scenario.repayment_chain` for a borrow quote.
     """
 
     quote_id: str
@@ -50,6 +54,7 @@ class ReservedQuote(NamedTuple):
     expires_at: float
     eta: int
     quote_duration: int
+    repayment_chain: int
 
     @property
     def borrow_cost(self) -> int:
@@ -96,12 +101,24 @@ class Loan(NamedTuple):
 
 
 class Settlement(NamedTuple):
-    """A repayment: ``amount`` back to ``pool`` plus ``earned`` added to its balance."""
+    """A settlement of ``key`` (an order id or a borrow quote id).
+
+    ``pool`` lent ``amount``; ``earned`` is the input less the output and the fill cost.
+    ``repayment_chain`` is where the input was paid (the order's origin, the loan's
+    repayment chain). ``credited`` is what the engine booked and where: the whole input to
+    ``credited_pool`` on the repayment chain, or to its unallocated balance when that is None
+    (``credited_chain``); under the ``instant-free`` policy, ``amount + earned`` back to the
+    lending pool itself.
+    """
 
     key: str
     pool: str
     amount: int
     earned: int
+    repayment_chain: int
+    credited_chain: int
+    credited_pool: str | None
+    credited: int
 
 
 class PoolState(NamedTuple):
@@ -130,3 +147,52 @@ class Reservation(NamedTuple):
     amount: int
     expires_at: float
     quote: ReservedQuote | None
+
+
+class Holding(NamedTuple):
+    """The service's inventory of ``symbol`` on ``chain`` at one instant (smallest units).
+
+    ``on_chain``: tokens it holds there (its pools' ``balance - outstanding`` plus
+    ``unallocated``, what settlements and transfers left outside any pool); ``reserved`` and
+    ``outstanding``: its pools' reservations and receivables (lent from this chain, owed
+    elsewhere); ``receivable_in``: what settlements to come will pay here; ``in_flight_in`` and
+    ``in_flight_out``: what bridges are carrying to and from it (what will arrive, fees off).
+    """
+
+    chain: int
+    symbol: str
+    on_chain: int
+    unallocated: int
+    reserved: int
+    outstanding: int
+    receivable_in: int
+    in_flight_in: int
+    in_flight_out: int
+
+
+class Transfer(NamedTuple):
+    """A rebalancing transfer of ``token`` from ``src_chain`` to ``dst_chain``.
+
+    ``amount`` left the source at ``sent_at`` (its inventory was debited); ``fee`` (the
+    bridge's ``fee_bps``) stays with the bridge and ``amount - fee`` reaches the destination at
+    ``arrives_at`` (``arrived`` once the engine's clock passed it). ``gas_usd`` is the source
+    transaction's gas, paid in the native coin, so it is a cost line, not inventory.
+    ``bridge`` names the bridge model (``[[bridges]] name``).
+    """
+
+    id: int
+    token: str
+    src_chain: int
+    dst_chain: int
+    amount: int
+    fee: int
+    gas_usd: float
+    sent_at: float
+    arrives_at: float
+    arrived: bool
+    bridge: str
+
+    @property
+    def received(self) -> int:
+        """What reaches the destination: ``amount - fee``."""
+        return self.amount - self.fee

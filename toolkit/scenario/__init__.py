@@ -26,9 +26,10 @@ beside their builders), so errors name the TOML key path and the rule, e.g.
 
 File layout (see ``scenarios/default.toml``): top-level ``name``, ``description``,
 ``filler``; tables ``[auth]``, ``[windows]``, ``[pricing]``, ``[prices]``, ``[contracts]``,
-``[fee_schedules]``; arrays of tables ``[[chains]]``, ``[[tokens]]``, ``[[pools]]``,
-``[[routes]]``. A route's ``fee_tiers`` is an inline list of ``{fee_bps, min_amount,
-max_amount}`` or the name of a fee schedule.
+``[fee_schedules]``, ``[rebalancing]`` (how inventory moves between chains: policy ``none``
+without the table; :mod:`toolkit.scenario.rebalancing`); arrays of tables ``[[chains]]``,
+``[[tokens]]``, ``[[pools]]``, ``[[routes]]``, ``[[bridges]]``. A route's ``fee_tiers`` is an
+inline list of ``{fee_bps, min_amount, max_amount}`` or the name of a fee schedule.
 """
 
 from toolkit.scenario.drawdown import drawdown, with_collateral_prices
@@ -57,7 +58,8 @@ from toolkit.scenario.model import (
     Windows,
 )
 from toolkit.scenario.parse import parse_scenario
-from toolkit.scenario.scenario import Scenario
+from toolkit.scenario.rebalancing import POLICIES, Bridge, RebalanceTarget, Rebalancing
+from toolkit.scenario.scenario import REPAYMENT_CHAINS, Scenario
 from toolkit.scenario.secret import Secret
 from toolkit.scenario.validate import check_tiers
 
@@ -65,14 +67,19 @@ __all__ = [
     "API_KEY_ENV",
     "BASE_FEES",
     "BLOCK_TIMES",
+    "POLICIES",
     "POOL_TYPES",
+    "REPAYMENT_CHAINS",
     "SCENARIO_DIR",
     "SIGNER_KEY_ENV",
     "Auth",
+    "Bridge",
     "Chain",
     "FeeTier",
     "Pool",
     "Pricing",
+    "RebalanceTarget",
+    "Rebalancing",
     "Route",
     "Scenario",
     "ScenarioError",

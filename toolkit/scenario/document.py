@@ -45,6 +45,7 @@ from toolkit.scenario.fields import (
     at_least_one,
 )
 from toolkit.scenario.model import Windows
+from toolkit.scenario.rebalancing import BridgeDoc, RebalancingDoc
 
 __all__ = [
     "PARTS",
@@ -187,6 +188,8 @@ class PartsDoc(ConfigTable):
     routes: Routes
     pricing: PricingDoc
     windows: WindowsDoc
+    rebalancing: RebalancingDoc
+    bridges: tuple[BridgeDoc, ...]
 
 
 class ScenarioDoc(ConfigTable):
@@ -207,6 +210,8 @@ class ScenarioDoc(ConfigTable):
     auth: AuthDoc
     credit: CreditDoc | None = None
     amm: AmmDoc | None = None
+    rebalancing: RebalancingDoc | None = None
+    bridges: tuple[BridgeDoc, ...] = ()
 
 
 SCENARIO: Final = TypeAdapter(ScenarioDoc)

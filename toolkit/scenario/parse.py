@@ -32,6 +32,7 @@ from toolkit.scenario.model import (
     Token,
     Windows,
 )
+from toolkit.scenario.rebalancing import parse_bridges, parse_rebalancing
 from toolkit.scenario.scenario import Scenario
 from toolkit.scenario.secret import Secret
 
@@ -136,6 +137,8 @@ def parse_scenario(
         ),
         windows=Windows(**d.windows.model_dump()),
         credit=parse_credit(d.credit, scenario=d.name, tokens=tokens),
+        rebalancing=parse_rebalancing(d.rebalancing),
+        bridges=parse_bridges(d.bridges),
     )
     if d.amm is None:
         return scenario

@@ -5,15 +5,21 @@ Errors name the TOML key path of the offending value (``pools[3].balance: ...``)
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from toolkit.scenario.amm import AmmMarkets
 from toolkit.scenario.credit import CreditSettings
 from toolkit.scenario.model import Auth, Chain, Pool, Pricing, Route, Token, Windows
+from toolkit.scenario.rebalancing import Bridge, Rebalancing, pick_bridge
 from toolkit.scenario.validate import ScenarioIndex, index_scenario
 
-__all__ = ["Scenario"]
+__all__ = ["REPAYMENT_CHAINS", "Scenario"]
+
+#: Chains a loan of the liquidity API is repaid on (the only ``repaymentChain`` values the
+#: vendor's schema allows); the last is the hub every other source repays on.
+REPAYMENT_CHAINS: tuple[int, ...] = (1, 42161)
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,10 @@ class Scenario:
     amm: AmmMarkets = field(default_factory=AmmMarkets)
     #: The credit product (:mod:`toolkit.scenario.credit`); None: the scenario has none.
     credit: CreditSettings | None = None
+    #: How inventory moves between chains (``[rebalancing]``; none without the table).
+    rebalancing: Rebalancing = field(default_factory=Rebalancing)
+    #: The bridge models of transfers (``[[bridges]]``; :mod:`toolkit.scenario.rebalancing`).
+    bridges: tuple[Bridge, ...] = ()
 
     def __post_init__(self) -> None:
         # Validate at construction (``dataclasses.replace`` included): the index is built once,
@@ -133,3 +143,39 @@ class Scenario:
         if src == dst:
             return w.same_chain_expiry_buffer_s
         return w.cross_chain_expiry_buffer_s
+
+    def with_policy(self, policy: str) -> Scenario:
+        """This scenario under another rebalancing ``policy`` (``none``, ``threshold``,
+        ``periodic`` or ``instant-free``), checked as a whole.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> load_scenario("default").with_policy("instant-free").rebalancing.policy
+        'instant-free'
+        """
+        rebalancing = dataclasses.replace(self.rebalancing, policy=policy)
+        return dataclasses.replace(self, rebalancing=rebalancing)
+
+    def bridge(self, token: str, src: int, dst: int) -> Bridge | None:
+        """The ``[[bridges]]`` entry that models ``token`` from ``src`` to ``dst`` (the most
+        specific, then the first listed), or None.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> load_scenario("default").bridge("WETH", 1, 10).fee_bps
+        Decimal('0')
+        """
+        return pick_bridge(self.bridges, token, src, dst)
+
+    def repayment_chain(self, src: int, symbol: str) -> int:
+        """Where a loan of ``symbol`` quoted from ``src`` is repaid: ``src`` when it is one of
+        :data:`REPAYMENT_CHAINS`, else the hub (the last of them), or ``src`` when the
+        scenario holds no ``symbol`` on the hub.
+
+        >>> from toolkit.scenario import load_scenario
+        >>> s = load_scenario("default")
+        >>> s.repayment_chain(1, "USDC"), s.repayment_chain(8453, "USDC")
+        (1, 42161)
+        """
+        if src in REPAYMENT_CHAINS:
+            return src
+        hub = REPAYMENT_CHAINS[-1]
+        return hub if (hub, symbol) in self._index.tokens else src

@@ -16,6 +16,7 @@ from toolkit.scenario.document import PARTS, PRICES, TIERS
 from toolkit.scenario.errors import ScenarioError
 from toolkit.scenario.fields import check
 from toolkit.scenario.model import Auth, Chain, FeeTier, Pool, Pricing, Route, Token, Windows
+from toolkit.scenario.rebalancing import Bridge, Rebalancing, check_rebalancing
 from toolkit.scenario.secret import Secret
 
 __all__ = ["ScenarioIndex", "ScenarioParts", "check_tiers", "index_scenario"]
@@ -46,6 +47,10 @@ class ScenarioParts(Protocol):
     def auth(self) -> Auth: ...
     @property
     def windows(self) -> Windows: ...
+    @property
+    def rebalancing(self) -> Rebalancing: ...
+    @property
+    def bridges(self) -> tuple[Bridge, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,5 +216,6 @@ def index_scenario(s: ScenarioParts) -> ScenarioIndex:
     _check_prices(s.pricing)
     routes = _check_routes(s, tokens, pools)
     costs = _fill_costs(s, chains, tokens)
+    check_rebalancing(s, chains, tokens)
     _check_auth(s.auth)
     return ScenarioIndex(chains, tokens, by_address, pools, routes, costs)

@@ -64,6 +64,11 @@ REASONS: Final = {
     "filled_direct": "order_filled",
     "borrowed": "loan_authorized",
     "repaid": "repaid",
+    "settled": "settled",
+    "credited": "repayment_credited",
+    "unfilled": "fill_reverted",
+    "transfer_out": "transfer_sent",
+    "transfer_in": "transfer_arrived",
 }
 _SNAPSHOT: Final = "snapshot"
 

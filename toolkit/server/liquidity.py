@@ -9,7 +9,8 @@ silent, all documented in the operation descriptions:
 - ``balance`` of a pool is what is available now: balance - reserved - outstanding.
 - A borrow quote reserves its output for ``quoteDuration`` seconds under ``id``. The service is
   repaid on a hub chain; the vendor schema only allows Ethereum (1) and Arbitrum (42161), so a
-  quote from Ethereum repays there and every other source repays on Arbitrum.
+  quote from Ethereum repays there and every other source repays on Arbitrum. The engine
+  decides it (:meth:`toolkit.scenario.Scenario.repayment_chain`) and books the repayment there.
 - ``exclusive`` is accepted and validated; every fill of the embedded service is exclusive.
 """
 
@@ -53,12 +54,10 @@ from toolkit.server.params import (
 from toolkit.server.routing import surface_router, unlocked
 from toolkit.server.service import Service
 
-__all__ = ["REPAYMENT_CHAINS", "router"]
+__all__ = ["router"]
 
 router = surface_router(tags=["liquidity"])
 
-#: Chains the vendor schema allows as ``repaymentChain``; the last one is the default hub.
-REPAYMENT_CHAINS: Final = (1, 42161)
 _HEALTH: Final = b'{"status":"ok"}'
 
 
@@ -248,7 +247,6 @@ async def borrow_quote(request: Request) -> Response:
     except EngineError as exc:
         raise engine_error(exc, "srcChain") from None
     service.notify()
-    repayment = src if src in REPAYMENT_CHAINS else REPAYMENT_CHAINS[-1]
     data = {
         "borrowCost": str(quote.borrow_cost),
         "duration": quote.eta,
@@ -257,7 +255,7 @@ async def borrow_quote(request: Request) -> Response:
         "id": quote.quote_id,
         "liquidityPool": quote.pool_address,
         "quoteDuration": quote.quote_duration,
-        "repaymentChain": repayment,
+        "repaymentChain": quote.repayment_chain,
         "repaymentRecipient": service.scenario.filler,
         "requiredInput": str(quote.input_amount),
         "requiredOutput": str(quote.output_amount),

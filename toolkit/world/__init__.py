@@ -9,8 +9,11 @@
   through :func:`toolkit.world.escrow.escrow_order`) or, in backtests, as an
   :class:`EscrowOrder` built directly, with no ABI encoding.
 - The service's filler: :meth:`World.fill` (engine fill, until fillDeadline, honouring
-  exclusivity), :meth:`World.settle` after the settlement delay (engine settle: the pool is
-  repaid with its fee), :meth:`World.refund` after ``expires`` for unfilled orders.
+  exclusivity; the destination's inventory pays the output), :meth:`World.unfill` when that
+  fill's transaction reverted (the order is Deposited again), :meth:`World.settle` after the
+  settlement delay (engine settle: the input is booked on the origin chain, or, under the
+  ``instant-free`` policy, the lending pool is repaid in place), :meth:`World.refund` after
+  ``expires`` for unfilled orders. :meth:`World.escrowed` sums the inputs the escrows hold.
 - :meth:`World.advance` runs the filler up to ``now``: settles every filled order whose
   settlement delay passed and fills every escrowed order whose quote ``eta`` passed (source
   confirmations, then the destination's fill time); failed fills are retried until the

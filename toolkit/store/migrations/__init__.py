@@ -66,6 +66,7 @@ _NAMES: tuple[tuple[int, str], ...] = (
     (10, "swap route chain and gas price"),
     (11, "following"),
     (12, "alerts"),
+    (13, "backtest inventory and transfers"),
 )
 
 
