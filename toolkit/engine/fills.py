@@ -50,8 +50,17 @@ class FillBook(TransferBook):
         # Receivables by order id or borrow quote id (a tuple: one is made per fill).
         self._outstanding: dict[str, Debt] = {}
 
-    def _owe(self, key: str, pool: PoolSlot, amount: int, earned: int, input_amount: int,
-             repayment_chain: int, symbol: str, loan: bool) -> None:  # fmt: skip
+    def _owe(
+        self,
+        key: str,
+        pool: PoolSlot,
+        amount: int,
+        earned: int,
+        input_amount: int,
+        repayment_chain: int,
+        symbol: str,
+        loan: bool,
+    ) -> None:
         """Record the receivable of a fill or a loan (see the module docstring)."""
         if self._instant_free:
             holding = pool.holding
@@ -102,8 +111,9 @@ class FillBook(TransferBook):
         pool.reserved -= amount
         pool.outstanding += amount
         earned = quote.input_amount - amount - quote.fill_cost
-        self._owe(order_id, pool, amount, earned, quote.input_amount, quote.src_chain,
-                  quote.symbol, False)  # fmt: skip
+        self._owe(
+            order_id, pool, amount, earned, quote.input_amount, quote.src_chain, quote.symbol, False
+        )
         if self._keep_log:
             self._log += (now, FILLED, order_id, pool, amount, None)
         else:
@@ -169,8 +179,9 @@ class FillBook(TransferBook):
             )
         pool.outstanding += output
         earned = terms.input_amount - output - route.fill_cost
-        self._owe(order_id, pool, output, earned, terms.input_amount, route.src, route.symbol,
-                  False)  # fmt: skip
+        self._owe(
+            order_id, pool, output, earned, terms.input_amount, route.src, route.symbol, False
+        )
         self._log_event(now, FILLED_DIRECT, order_id, pool, output, None)
         if self._threshold:
             self._rebalance(route.symbol, now)
