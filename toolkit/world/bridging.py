@@ -60,7 +60,16 @@ class _Leg:
 
 @dataclass
 class TransferMirror:
-    """Mirrors the engine's transfers on ``chains`` (see the module docstring)."""
+    """Mirrors the engine's transfers on ``chains`` (see the module docstring).
+
+    >>> from toolkit.engine import Engine
+    >>> from toolkit.scenario import load_scenario
+    >>> from toolkit.world.evm import Chains
+    >>> s = load_scenario("single-pool")
+    >>> mirror = TransferMirror(Chains(s, genesis=0.0))
+    >>> mirror.send(Engine(s), 0.0), mirror.held(), mirror.unmined()
+    ([], set(), ({}, {}))
+    """
 
     chains: Chains
     legs: dict[int, _Leg] = field(default_factory=dict)

@@ -16,12 +16,15 @@ each sync (:meth:`Filler.receipts`, then :meth:`Filler.run`):
    no liquidity), and it is tried again one destination block later while its fillDeadline
    allows, else left to refund. ``AlreadyFilled()`` (another solver delivered the output) and
    ``FillDeadline()`` are not retried.
-3. **filled**: the proof. Each sync the filler asks the origin's input oracle ``isProven`` for
-   its fill's payload (an ``eth_call``); once it is, ``finalise`` on the origin escrow
-   (``finalise_sent``), with the filler as solver and destination.
+3. **filled**: the proof. The filler knows its fill's payload hash (the fill description of its
+   solver, the orderId, the fill's block timestamp and the output) and watches the origin's
+   input oracle for its ``OutputProven`` event (:meth:`Filler.proven`, fed by the relay's log
+   reading: one look-up per event, not a call per order and block); once it is there,
+   ``finalise`` on the origin escrow (``finalise_sent``), with the filler as solver and
+   destination.
 4. **finalising**: the receipt. Success is ``settled``: :meth:`~toolkit.world.World.settle`
    books the input on the origin chain, as the engine's books say. Reverted is
-   ``finalise_reverted``: back to 3, asked again one origin block later.
+   ``finalise_reverted``: back to 3, sent again one origin block later.
 
 Transactions are the filler's (:func:`~toolkit.world.sender.send`); every step is logged on
 ``toolkit.world.filler``. :meth:`Filler.unmined_fills` is what reconciliation subtracts: the
@@ -41,7 +44,7 @@ from toolkit.codecs.escrow import MandateOutput, StandardOrder, to_bytes32
 from toolkit.codecs.functions import encode_call
 from toolkit.codecs.proofs import fill_description, payload_hash
 from toolkit.engine import CapacityExhausted, FillRejected, UnknownReservation
-from toolkit.world.evm import Chains, Receipt, Rejected, Revert
+from toolkit.world.evm import Chains, Receipt
 from toolkit.world.order import OrderStatus, WorldError
 from toolkit.world.sender import Step, send
 from toolkit.world.world import World
@@ -67,14 +70,25 @@ class _Tracked:
     stage: str = OPEN
     tx: str = ""
     fill_timestamp: int = 0
+    payload: str = ""
+    proven: bool = False
 
 
 @dataclass
 class Filler:
-    """The filler's orders and transactions on ``chains`` (see the module docstring)."""
+    """The filler's orders and transactions on ``chains`` (see the module docstring).
+
+    >>> from toolkit.scenario import load_scenario
+    >>> from toolkit.world.evm import Chains
+    >>> filler = Filler(Chains(load_scenario("single-pool"), genesis=0.0))
+    >>> filler.solver[-40:] == filler.address[2:], filler.unmined_fills()
+    (True, {})
+    """
 
     chains: Chains
     orders: dict[str, _Tracked] = field(default_factory=dict)
+    #: The payload hash of each mined fill awaiting its proof → its order id.
+    payloads: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         scenario = self.chains.scenario
@@ -83,8 +97,8 @@ class Filler:
         self._escrows = {c.id: c.escrow.lower() for c in scenario.chains}
 
     def save(self) -> Any:
-        """The orders tracked (copied by the relay's snapshot)."""
-        return self.orders
+        """The orders tracked and their payloads (copied by the relay's snapshot)."""
+        return (self.orders, self.payloads)
 
     def track(self, key: str, order: StandardOrder, origin: int, due: float) -> None:
         """Fill order ``key``, opened on ``origin``, once ``due``."""
@@ -92,7 +106,20 @@ class Filler:
 
     def forget(self, key: str) -> None:
         """Stop acting on ``key`` (refunded)."""
-        self.orders.pop(key, None)
+        tracked = self.orders.pop(key, None)
+        if tracked is not None:
+            self.payloads.pop(tracked.payload, None)
+
+    def proven(self, chain_id: int, application: str, digest: str) -> None:
+        """An input oracle's ``OutputProven``: payload ``digest`` filled on ``chain_id`` by the
+        output settler ``application`` (bytes32 words, ``0x`` hex) is attested."""
+        key = self.payloads.get(digest)
+        tracked = None if key is None else self.orders.get(key)
+        if tracked is None:
+            return  # another solver's fill
+        output = tracked.order.outputs[0]
+        if output.chain_id == chain_id and output.settler == application:
+            tracked.proven = True
 
     def _symbol(self, output: MandateOutput) -> str:
         """The scenario symbol of an output's token ("" for a token the scenario lacks)."""
@@ -138,6 +165,8 @@ class Filler:
         if receipt is not None and receipt.status == 1:
             tracked.stage = FILLED
             tracked.fill_timestamp = self.chains.ledger(chain).block_timestamp(receipt.block_number)
+            tracked.payload = self._payload(key, tracked)
+            self.payloads[tracked.payload] = key
             tracked.due = now
             log.info("order %s filled on chain %s (tx %s)", key, chain, tracked.tx)
             return [Step("filled", key, chain, tracked.tx)]
@@ -164,6 +193,7 @@ class Filler:
             log.info("order %s: finalise reverted (tx %s); asked again", key, tracked.tx)
             return [Step("finalise_reverted", key, tracked.origin, tracked.tx)]
         del self.orders[key]
+        self.payloads.pop(tracked.payload, None)
         try:
             world.settle(key, now)
         except (UnknownReservation, WorldError) as exc:
@@ -183,7 +213,7 @@ class Filler:
                 continue
             if tracked.stage == OPEN:
                 done += self._fill(world, key, tracked, now, held)
-            elif tracked.stage == FILLED and self._proven(key, tracked, now):
+            elif tracked.stage == FILLED and tracked.proven:
                 done += self._finalise(key, tracked, now)
         return done
 
@@ -222,24 +252,6 @@ class Filler:
     def _payload(self, key: str, tracked: _Tracked) -> str:
         output = tracked.order.outputs[0]
         return payload_hash(fill_description(self.solver, key, tracked.fill_timestamp, output))
-
-    def _proven(self, key: str, tracked: _Tracked, now: float) -> bool:
-        """Whether the origin's input oracle holds the proof of this order's fill."""
-        output = tracked.order.outputs[0]
-        data = encode_call(
-            "inputOracle.isProven",
-            output.chain_id,
-            bytes.fromhex(output.oracle[2:]),
-            bytes.fromhex(output.settler[2:]),
-            bytes.fromhex(self._payload(key, tracked)[2:]),
-        )
-        oracle = tracked.order.input_oracle.lower()
-        ledger = self.chains.ledger(tracked.origin)
-        try:
-            answer = ledger.call(self.address, oracle, bytes.fromhex(data[2:]), 0, now).output
-        except (Rejected, Revert):  # an oracle that cannot answer proves nothing
-            return False
-        return int.from_bytes(answer[-32:] or b"\0", "big") == 1
 
     def _finalise(self, key: str, tracked: _Tracked, now: float) -> list[Step]:
         data = encode_call(

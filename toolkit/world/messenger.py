@@ -6,7 +6,7 @@ fill's block, sends the event to the input oracle of the order's origin chain
 (``receiveMessage``, :mod:`toolkit.world.evm.input_oracle`) from its own account
 (:data:`~toolkit.world.evm.input_oracle.ATTESTER`). Its transactions are ledger transactions
 like any other (pooled, mined in the origin's next block, with receipts and the oracle's
-``OutputProven`` log); a reverted one is sent again at the next pass.
+``OutputProven`` log); a reverted one is sent again one delay later.
 
 **The delay** is the scenario's ``windows.settlement_delay_s``: the time from a fill's block
 until its attestation is sent to the origin (it is on chain from the origin's next block). One
@@ -60,7 +60,16 @@ class _Fill:
 
 @dataclass
 class AttestationMessenger:
-    """Carries fills to their origin's input oracle (see the module docstring)."""
+    """Carries fills to their origin's input oracle (see the module docstring).
+
+    >>> from toolkit.scenario import load_scenario
+    >>> from toolkit.world.evm import Chains
+    >>> s = load_scenario("single-pool")
+    >>> messenger = AttestationMessenger(Chains(s, genesis=0.0))
+    >>> settler = s.chain(8453).output_settler.lower()
+    >>> messenger.delay_s == s.windows.settlement_delay_s, messenger.watches(8453, settler)
+    (True, True)
+    """
 
     chains: Chains
     queue: list[_Fill] = field(default_factory=list)
@@ -136,5 +145,7 @@ class AttestationMessenger:
         if found is not None and found[1] is not None and found[1].status == 1:
             self.queue.remove(item)
             return [Step("attested", item.order_id, item.origin, tx)]
-        log.warning("attestation of %s reverted (tx %s); sent again", item.order_id, tx)
+        item.due = now + self.delay_s  # a refused attestation is not sent at every pass
+        log.warning("attestation of %s reverted (tx %s); sent again at %s", item.order_id, tx,
+                    item.due)  # fmt: skip
         return [Step("attestation_reverted", item.order_id, item.origin, tx)]

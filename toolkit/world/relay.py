@@ -9,8 +9,8 @@ and after one that moved the clock). Each call, in this order:
    :func:`~toolkit.world.escrow.escrow_order` the calldata path uses and deposited with
    :meth:`World.deposit` (the reservation was re-keyed to the orderId by the transaction
    endpoint), and the filler tracks it; an escrow ``Refunded`` is :meth:`World.refund`; an
-   output settler's ``OutputFilled`` goes to the attestation messenger; remote collateral
-   events go to the collateral relay;
+   output settler's ``OutputFilled`` goes to the attestation messenger, an input oracle's
+   ``OutputProven`` to the filler; remote collateral events go to the collateral relay;
 2. carries collateral and sends the auto top-ups due (:class:`CollateralRelay`,
    :class:`AutoTopUps`);
 3. reads the filler's receipts (:class:`~toolkit.world.filler.Filler`): a mined fill is a fill,
@@ -21,7 +21,7 @@ and after one that moved the clock). Each call, in this order:
 5. delivers the rebalancing transfers the engine landed
    (:class:`~toolkit.world.bridging.TransferMirror`), before any fill of this pass;
 6. fills what is due (the engine's fill when the transaction is sent) and finalises what the
-   origin's input oracle proves;
+   origin's input oracle has proven;
 7. sends the out transaction of every transfer the engine sent meanwhile.
 
 The engine stays the authority on pools; the chains hold what it books. :meth:`Relay.fund`
@@ -68,6 +68,7 @@ log = logging.getLogger(__name__)
 _OPEN: Final = EVENTS["escrow.Open"].topic0
 _REFUNDED: Final = EVENTS["escrow.Refunded"].topic0
 _FINALISED: Final = EVENTS["escrow.Finalised"].topic0
+_PROVEN: Final = EVENTS["inputOracle.OutputProven"].topic0
 
 
 @dataclass
@@ -86,6 +87,7 @@ class Relay:
         self.messenger = AttestationMessenger(self.chains)
         self.mirror = TransferMirror(self.chains)
         self._escrows = {c.id: c.escrow.lower() for c in scenario.chains}
+        self._oracles = {c.id: c.oracle.lower() for c in scenario.chains}
         self._confirmations = {c.id: c.confirmation_s for c in scenario.chains}
         self._fill_seconds = {c.id: c.fill_s for c in scenario.chains}
         self.collateral = CollateralRelay(self.chains)
@@ -111,7 +113,8 @@ class Relay:
         """Go back to saved progress, driving ``world`` (the restored one) from now on."""
         self.world = world
         saved = copy.deepcopy(state)
-        self._seen, self.steps, self.filler.orders, queued, mirrored, collateral, topups = saved
+        self._seen, self.steps, filled, queued, mirrored, collateral, topups = saved
+        self.filler.orders, self.filler.payloads = filled
         self.messenger.queue, self.messenger.origins = queued
         self.mirror.restore(mirrored)
         self.collateral.restore(collateral)
@@ -198,7 +201,7 @@ class Relay:
         first = self._seen.get(chain_id, 0) + 1
         if first > latest + 1:
             first = latest + 1  # reverted to a snapshot: carry on from the new head
-        escrow = self._escrows[chain_id]
+        escrow, oracle = self._escrows[chain_id], self._oracles[chain_id]
         for entry in ledger.logs(first, latest):
             if self.collateral.watches(chain_id, entry.address):
                 self.collateral.observe(chain_id, entry, ledger.block_timestamp(entry.block_number))
@@ -206,6 +209,9 @@ class Relay:
                 self.messenger.observe(chain_id, entry, ledger.block_timestamp(entry.block_number))
             elif entry.address == escrow and entry.topics:
                 done += self._escrow_event(chain_id, ledger, entry, now)
+            elif entry.address == oracle and entry.topics and entry.topics[0] == _PROVEN:
+                words = entry.data[2:]  # chainid, remoteIdentifier, application, payloadHash
+                self.filler.proven(int(words[:64], 16), "0x" + words[128:192], "0x" + words[192:])
         self._seen[chain_id] = latest
         return done
 
