@@ -78,10 +78,10 @@ from toolkit.engine import CapacityExhausted, Engine
 from toolkit.flows import check_flow
 from toolkit.models.capacity import erlang_b, mean_hold
 from toolkit.scenario import load_scenario
+from toolkit.scheduler import Scheduler
 
 #: The loss workload's scenario: single-pool under the instant-free rebalancing baseline.
 _LOSS_SCENARIO = load_scenario("single-pool").with_policy("instant-free")
-from toolkit.scheduler import Scheduler
 
 UNITS = 15
 ETA = 36 + 2  # Ethereum confirmations, then the Base fill: the filler fills after the quote's eta
