@@ -190,7 +190,7 @@ class Filler:
         if receipt is None or receipt.status != 1:
             tracked.stage = FILLED
             tracked.due = now + self.chains.ledger(tracked.origin).block_time_s
-            log.info("order %s: finalise reverted (tx %s); asked again", key, tracked.tx)
+            log.info("order %s: finalise reverted (tx %s); sent again", key, tracked.tx)
             return [Step("finalise_reverted", key, tracked.origin, tracked.tx)]
         del self.orders[key]
         self.payloads.pop(tracked.payload, None)
