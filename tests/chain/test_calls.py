@@ -160,6 +160,9 @@ _SETTLER_ARGS: dict[str, tuple[Any, ...]] = {
     "escrow.finalise": (_ORDER.as_abi(), [(5, b"\x05" * 32)], "0x" + "06" * 32, b""),
     "escrow.orderStatus": ("0x" + "07" * 32,),
     "outputSettler.fill": ("0x" + "08" * 32, _OUTPUT, 100, b"\x09" * 32),
+    # bytes32 parameters (the input oracle).
+    "inputOracle.isProven": (8453, b"\x01" * 32, b"\x02" * 32, b"\x03" * 32),
+    "inputOracle.receiveMessage": (8453, A, [b"\x04" * 32, b"\x05" * 32], b"\x06"),
     # Signed and array parameters (the AMM pools and the Universal Router).
     "v3pool.ticks": (-887220,),
     "universalRouter.execute": (b"\x00\x04", [b"\x01" * 32, b""], 5),

@@ -102,6 +102,7 @@ def test_the_flow_runs_on_chain_from_open_to_settlement() -> None:
         assert usdc_eth.functions.balanceOf(user).call() == before - input_amount
         assert service.world.order(key).status.value == "Deposited"
         assert [s.kind for s in service.relay.steps] == ["opened"]
+        assert service.relay.reconcile(service.now()) == []
 
         # The quote's eta (source confirmations, destination fill) passes: the filler fills.
         settler = Web3.to_checksum_address(svc.scenario.chain(8453).output_settler)
@@ -115,11 +116,22 @@ def test_the_flow_runs_on_chain_from_open_to_settlement() -> None:
         usdc_base = dest.eth.contract(address=USDC_BASE, abi=ABI)
         assert usdc_base.functions.balanceOf(user).call() == 10**6 * 10**6 + UNIT
         assert service.world.order(key).status.value == "Filled"
+        assert service.relay.reconcile(service.now()) == []
 
-        # The settlement delay passes: the filler finalises on the origin chain.
+        # The settlement delay passes: the messenger attests the fill on the origin chain's
+        # input oracle, then the filler finalises there.
+        oracle = Web3.to_checksum_address(svc.scenario.chain(1).oracle)
         delay = svc.scenario.windows.settlement_delay_s
-        svc.clock.advance(delay)
+        svc.clock.advance(delay - 1)
         origin.eth.block_number  # noqa: B018 - any request runs the relay
+        assert not _logs(origin, oracle, "inputOracle.OutputProven")  # not yet due
+        svc.clock.advance(1)
+        origin.eth.block_number  # noqa: B018 - due: the attestation is sent
+        svc.clock.advance(12)
+        origin.eth.block_number  # noqa: B018 - the attestation is mined: finalise is sent
+        (proven,) = _logs(origin, oracle, "inputOracle.OutputProven")
+        assert proven.args["application"] == bytes(12) + bytes.fromhex(settler[2:])
+        assert not _logs(origin, escrow, "escrow.Finalised")
         svc.clock.advance(12)
         (finalised,) = _logs(origin, escrow, "escrow.Finalised")
         assert "0x" + finalised.args["orderId"].hex() == key
@@ -127,7 +139,10 @@ def test_the_flow_runs_on_chain_from_open_to_settlement() -> None:
         assert usdc_eth.functions.balanceOf(filler).call() == input_amount
         assert usdc_eth.functions.balanceOf(escrow).call() == 0
         assert service.world.order(key).status.value == "Settled"
-        assert [s.kind for s in service.relay.steps] == ["opened", "filled", "settled"]
+        assert [s.kind for s in service.relay.steps] == [
+            "opened", "fill_sent", "filled", "attested", "finalise_sent", "settled"
+        ]  # fmt: skip
+        assert service.relay.reconcile(service.now()) == []
 
         pool = svc.pools().row(0, named=True)
         assert pool["reserved"] == 0 and pool["outstanding"] == 0
@@ -246,3 +261,44 @@ def test_evm_revert_takes_the_engine_and_the_world_back_too() -> None:
             type="ExactOutput",
         )  # fmt: skip
         assert quote.quote_id and svc.pools().row(0, named=True)["reserved"] == UNIT
+
+
+def test_a_fill_that_reverts_is_undone_and_never_attested_so_the_escrow_never_pays() -> None:
+    with embedded_service("single-pool") as svc:
+        service = svc.app.state.service  # type: ignore[attr-defined]
+        filler = svc.scenario.filler
+        svc.rpc(8453, "anvil_dealERC20", filler, USDC_BASE, "0x0")  # the filler lacks the USDC
+        built = _built_only(svc)
+        svc.broadcast(built)
+        key = svc.order_id(built)
+        order = decode_open(built.transaction_request.data)
+        for _ in range(5):
+            svc.advance(30)
+        kinds = [s.kind for s in service.relay.steps]
+        assert kinds.count("fill_reverted") >= 2 and "filled" not in kinds  # retried, reverted
+        # the world and the engine say so: the order is Deposited, the pool holds nothing for it
+        assert svc.order(key)["status"] == "Deposited"
+        assert "unfilled" in {e.kind for e in service.engine.events_since(0)}
+        assert svc.pools().row(0, named=True)["outstanding"] == 0
+        # the books disagree by exactly what was taken from the filler outside the service
+        (mismatch,) = svc.sim("GET", "reconciliation")["mismatches"]
+        assert (mismatch["token"], mismatch["engine"], mismatch["fillerBalance"]) == (
+            "USDC", str(15 * UNIT), "0"
+        )  # fmt: skip
+        svc.clock.set(order.fill_deadline + svc.scenario.windows.settlement_delay_s + 3600)
+        svc.advance(12)
+        settler = svc.scenario.chain(8453).output_settler
+        oracle = svc.scenario.chain(1).oracle
+        escrow = built.transaction_request.to
+        for chain, address, event in (
+            (8453, settler, "outputSettler.OutputFilled"),
+            (1, oracle, "inputOracle.OutputProven"),
+            (1, escrow, "escrow.Finalised"),
+        ):
+            topic = events.EVENTS[event].topic0
+            assert svc.rpc(chain, "eth_getLogs", {"fromBlock": "0x0", "address": address,
+                                                  "topics": [topic]}) == []  # fmt: skip
+        held = svc.rpc(1, "eth_call", {"to": USDC_ETH, "data": functions.encode_call(
+            "erc20.balanceOf", escrow)})  # fmt: skip
+        assert int(held, 16) == order.inputs[0][1]  # the escrow still holds the input
+        assert svc.order(key)["status"] == "Deposited"  # refundable after expires

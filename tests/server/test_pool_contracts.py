@@ -71,7 +71,11 @@ def test_the_views_follow_the_engine_through_the_whole_flow() -> None:
         filled = on_chain(svc)
         assert filled == engine(svc)
         assert sum(row[3] for row in filled) == 10**9
-        svc.advance(svc.scenario.windows.settlement_delay_s)  # settled: repaid with fee
+        # settled once the fill is proven on Ethereum (settlement_delay_s after its block) and
+        # the filler's finalise is mined there: the input, with the fee, lands on Ethereum
+        svc.advance(svc.scenario.windows.settlement_delay_s)
+        for _ in range(3):
+            svc.advance(12)
         settled = on_chain(svc)
         assert settled == engine(svc)
         assert sum(row[3] for row in settled) == 0

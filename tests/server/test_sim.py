@@ -111,6 +111,7 @@ def test_simulation_endpoints_are_tagged(client: Client) -> None:
     }
     assert sim == {
         ("/sim/orders/{orderId}", "get"): ("simulation",),
+        ("/sim/reconciliation", "get"): ("simulation",),
         ("/rpc/{chainId}", "post"): ("simulation",),
     }
     assert document["components"]["securitySchemes"]["ApiKeyAuth"]["name"] == "X-Auth-Token"

@@ -125,8 +125,14 @@ def test_whole_flow_pays_the_receivable_on_the_origin_chain(
     filled = pool(client, POOL)
     assert (filled["reserved"], filled["outstanding"]) == (0, output)
 
+    # the fill is mined, the messenger proves it on Ethereum settlement_delay_s after its
+    # block, the filler finalises once the proof is there: settled on that receipt
     rpc(client, 8453, "evm_increaseTime", scenario.windows.settlement_delay_s)
+    assert service.world.order(key).status.value == "Filled"
+    for _ in range(6):
+        rpc(client, 1, "evm_increaseTime", 12)
     assert service.world.order(key).status.value == "Settled"
+    assert [s.kind for s in service.relay.steps][-3:] == ["attested", "finalise_sent", "settled"]
     assert client.get(f"/sim/orders/{key}").json()["status"] == "Settled"
     end = pool(client, POOL)
     fee = paid - output - scenario.fill_cost(8453, "USDC")

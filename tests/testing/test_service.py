@@ -223,7 +223,13 @@ def test_advance_and_mine_drive_the_filler_over_json_rpc() -> None:
         block = svc.mine(8453)
         assert block >= filled["filledAt"] and block == svc.now()
         assert not svc.rpc(8453, "eth_getBlockByNumber", "pending", False)["transactions"]
+        # settlement_delay_s after the fill's block its proof is due: the messenger's
+        # attestation waits in Ethereum's pool; once mined, the filler sends finalise
         svc.advance(svc.scenario.windows.settlement_delay_s)
+        assert svc.rpc(1, "eth_getBlockByNumber", "pending", False)["transactions"]
+        svc.mine(1)
+        assert svc.order(order["orderId"])["status"] == "Filled"
+        svc.mine(1)  # finalise is mined: the escrow paid the filler, the order is settled
         assert svc.order(order["orderId"])["status"] == "Settled"
         assert svc.pools()["outstanding"].to_list() == [0]
 

@@ -9,6 +9,8 @@
   signatures), and :mod:`~toolkit.codecs.functions` a generic ABI codec for them;
   :mod:`~toolkit.codecs.events` the table of events (topic0 of the real signatures) and their
   log codec.
+- :mod:`~toolkit.codecs.proofs`: OIF's fill description, its payload hash and the proof series
+  an input oracle checks before the escrow pays.
 - :mod:`~toolkit.codecs.universal_router`: the Uniswap Universal Router's ``execute`` calldata
   (its V2/V3 exact-input swap, wrap, unwrap and sweep commands).
 
@@ -27,6 +29,7 @@ from toolkit.codecs import (
     events,
     function_table,
     functions,
+    proofs,
     universal_router,
 )
 from toolkit.codecs.errors import InvalidValue
@@ -40,5 +43,6 @@ __all__ = [
     "events",
     "function_table",
     "functions",
+    "proofs",
     "universal_router",
 ]

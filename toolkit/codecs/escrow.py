@@ -133,6 +133,27 @@ class MandateOutput:
         object.__setattr__(self, "callback_data", abi.data(self.callback_data, "callbackData"))
         object.__setattr__(self, "context", abi.data(self.context, "context"))
 
+    @classmethod
+    def from_abi(cls, value: Sequence[Any]) -> MandateOutput:
+        """The output an eth-abi decoded tuple holds (the inverse of :meth:`as_abi`).
+
+        >>> out = MandateOutput("0x" + "01" * 32, "0x" + "02" * 32, 1, "0x" + "03" * 32, 5,
+        ...                     "0x" + "04" * 32)
+        >>> MandateOutput.from_abi(out.as_abi()) == out
+        True
+        """
+        oracle, settler, chain_id, token, amount, recipient, callback_data, context = value
+        return cls(
+            oracle=abi.hexstr(bytes(oracle)),
+            settler=abi.hexstr(bytes(settler)),
+            chain_id=chain_id,
+            token=abi.hexstr(bytes(token)),
+            amount=amount,
+            recipient=abi.hexstr(bytes(recipient)),
+            callback_data=bytes(callback_data),
+            context=bytes(context),
+        )
+
     def as_abi(self) -> tuple[Any, ...]:
         """The tuple eth-abi encodes for this output."""
         return (
@@ -276,19 +297,7 @@ def decode_open(calldata: str | bytes) -> StandardOrder:
         fill_deadline=fill_deadline,
         input_oracle=oracle,
         inputs=tuple((int(t), int(a)) for t, a in inputs),
-        outputs=tuple(
-            MandateOutput(
-                oracle=abi.hexstr(o[0]),
-                settler=abi.hexstr(o[1]),
-                chain_id=o[2],
-                token=abi.hexstr(o[3]),
-                amount=o[4],
-                recipient=abi.hexstr(o[5]),
-                callback_data=o[6],
-                context=o[7],
-            )
-            for o in outputs
-        ),
+        outputs=tuple(MandateOutput.from_abi(o) for o in outputs),
     )
     canonical = eth_abi.encode([ORDER_TYPE], [order.as_abi()])
     if canonical != raw[4:]:

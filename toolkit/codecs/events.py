@@ -151,6 +151,20 @@ _DECLARATIONS = {
     ),
     "operator.RevokeScheduled": "RevokeScheduled(address indexed borrower,uint256 accessUntil)",
     "operator.RevokeFinalized": "RevokeFinalized(address indexed borrower)",
+    # OIF's BaseInputOracle: an attested payload (nothing indexed, as there).
+    "inputOracle.OutputProven": (
+        "OutputProven(uint256 chainid,bytes32 remoteIdentifier,bytes32 application,"
+        "bytes32 payloadHash)"
+    ),
+    # The simulated rebalancing bridge (toolkit.world.evm.bridge).
+    "bridge.TransferSent": (
+        "TransferSent(uint256 indexed id,address indexed token,uint256 amount,uint256 dstChain,"
+        "address recipient)"
+    ),
+    "bridge.TransferDelivered": (
+        "TransferDelivered(uint256 indexed srcChain,uint256 indexed id,address indexed token,"
+        "uint256 amount,uint256 fee,address recipient)"
+    ),
 }
 
 # The partner-escrow settlers' events (research: intents-encoding §1.8). Their struct

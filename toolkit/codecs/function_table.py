@@ -20,6 +20,12 @@ Keys are ``<family>.<function>``; the family says which contract kind the call i
   token, as the reservation engine has them.
 - ``escrow.open`` is the partner-escrow ``open(StandardOrder)``; it is encoded and decoded by
   :mod:`toolkit.codecs.escrow` and its single argument is a :class:`StandardOrder`.
+- ``inputOracle.isProven``/``efficientRequireProven`` are OIF's ``BaseInputOracle`` views (the
+  escrow's ``finalise`` asks the second); ``inputOracle.receiveMessage(chainId, emitter, topics,
+  data)`` is our own: the simulated oracle takes the filled event itself from the attestation
+  messenger, where Polymer's ``receiveMessage(bytes proof)`` takes a proof of it.
+- ``bridge.*`` is the simulated rebalancing bridge (our own neutral ABI, a CCTP-style burn on
+  ``send`` and mint on ``deliver``).
 - ``priceFeed.*`` is Chainlink's ``AggregatorV3Interface`` as a reader sees it:
   ``latestRoundData()`` returning ``(roundId, answer, startedAt, updatedAt, answeredInRound)``
   and ``description()``; a feed's ``decimals()`` is ``erc20.decimals`` (the same selector). The
@@ -192,6 +198,68 @@ _SETTLERS = (
     ),
 )
 
+# The input oracle on every origin chain (OIF's ``BaseInputOracle`` views; ``receiveMessage`` as
+# Polymer's oracle names its entry, here taking the filled event itself: see
+# toolkit.world.evm.input_oracle) and the simulated rebalancing bridge (toolkit.world.evm.bridge).
+_PROOFS = (
+    Function(
+        "inputOracle.isProven",
+        "isProven",
+        (
+            ("uint256", "remoteChainId"),
+            ("bytes32", "remoteOracle"),
+            ("bytes32", "application"),
+            ("bytes32", "dataHash"),
+        ),
+        ("bool",),
+        "view",
+    ),
+    Function(
+        "inputOracle.efficientRequireProven",
+        "efficientRequireProven",
+        (("bytes", "proofSeries"),),
+        (),
+        "view",
+    ),
+    Function(
+        "inputOracle.receiveMessage",
+        "receiveMessage",
+        (
+            ("uint256", "chainId"),
+            ("address", "emitter"),
+            ("bytes32[]", "topics"),
+            ("bytes", "data"),
+        ),
+    ),
+    Function(
+        "bridge.send",
+        "send",
+        (
+            ("address", "token"),
+            ("uint256", "amount"),
+            ("uint256", "dstChain"),
+            ("address", "recipient"),
+        ),
+        ("uint256",),
+    ),
+    Function(
+        "bridge.deliver",
+        "deliver",
+        (
+            ("uint256", "srcChain"),
+            ("uint256", "id"),
+            ("address", "token"),
+            ("uint256", "amount"),
+            ("uint256", "fee"),
+            ("address", "recipient"),
+        ),
+    ),
+    Function("bridge.sentTotal", "sentTotal", (("address", "token"),), ("uint256",), "view"),
+    Function(
+        "bridge.deliveredTotal", "deliveredTotal", (("address", "token"),), ("uint256",), "view"
+    ),
+)
+
 # The AMM pools and the Uniswap Universal Router (v1.2) the simulated chains run: the getters
 # of ``UniswapV2Pair`` and ``UniswapV3Pool`` a pool reader needs (``token0``/``token1`` are one
 # entry, ``amm.*``, as both pools share the selector) and ``execute(commands, inputs, deadline)``.
@@ -241,6 +309,7 @@ FUNCTIONS: Mapping[str, Function] = MappingProxyType(
     {key: _function(key, decl) for key, decl in _DECLARATIONS.items()}
     | {_OPEN.key: _OPEN}
     | {fn.key: fn for fn in _SETTLERS}
+    | {fn.key: fn for fn in _PROOFS}
     | {fn.key: fn for fn in _AMM}
 )
 """Every known function by key."""

@@ -8,15 +8,19 @@ from a development or impersonated account), time by ``evm_increaseTime``/``evm_
 also let the service's filler fill and settle what falls due), what-if by
 ``evm_snapshot``/``evm_revert``; the pools' figures by ``eth_call`` of the pool contracts'
 views (:mod:`toolkit.world.evm.pools`: ``balance``, ``reserved``, ``outstanding``,
-``available`` of a token, as the engine has them). What stays here is the engine's record of an
-order, which no contract holds:
+``available`` of a token, as the engine has them). What stays here is what no contract holds,
+the engine's record of an order and the engine's books against the chains':
 
 - ``GET /sim/orders/{orderId}``: an order the escrow emitted ``Open`` for, as the world tracks
   it (status, the fill's pool, amount and fee, the fill, settlement and refund times) and any
   reservation held under its id; for an order whose transaction was built but not opened on
   chain, ``status`` is ``Built`` while the reservation lives.
+- ``GET /sim/reconciliation``: the (chain, token) pairs where the service's holdings on chain
+  (the filler's balance, its own transactions not yet mined accounted for) differ from the
+  engine's (:meth:`toolkit.world.relay.Relay.reconcile`); ``mismatches`` is empty when the
+  books agree.
 
-It brings the world up to the chains first (the escrow's events, the filler's due steps).
+Both bring the world up to the chains first (the escrow's events, the filler's due steps).
 """
 
 from __future__ import annotations
@@ -116,4 +120,33 @@ async def order(request: Request) -> Response:
             raise ApiError(404, f"orderId: no escrowed order and no reservation {key}") from None
         body = {"orderId": key, "status": "Built"}
     body["reservation"] = reservation
+    return json_response(body)
+
+
+@router.get(
+    "/reconciliation",
+    summary="The engine's holdings per chain and token against the chains' (simulation)",
+    responses=ERROR_RESPONSES,
+    openapi_extra=operation(),
+)
+async def reconciliation(request: Request) -> Response:
+    service = service_of(request)
+    service.sync()
+    now = service.now()
+    mismatches = service.relay.reconcile(now)
+    body = {
+        "time": now,
+        "checked": len(service.scenario.tokens),
+        "mismatches": [
+            {
+                "chain": caip2.format(m.chain),
+                "token": m.symbol,
+                "engine": str(m.engine),
+                "onChain": str(m.chain_figure),
+                "fillerBalance": str(m.balance),
+                "unmined": str(m.unmined),
+            }
+            for m in mismatches
+        ],
+    }
     return json_response(body)

@@ -102,7 +102,8 @@ class Harness:
 
         Every timer moves with it (reservations, blocks, the filler): what falls due by then
         is done before this returns (the escrow's ``Open`` events reach the engine, due orders
-        are filled and settled, their transactions pooled for each chain's next block).
+        are filled, proven and finalised, each transaction pooled for its chain's next block
+        and acted on once mined).
         """
         whole(seconds, "seconds", minimum=0)
         self.rpc(self.scenario.chains[0].id, "evm_increaseTime", int(seconds))

@@ -1,42 +1,40 @@
 """The partner-intents flow on the simulated chains: the world learns of orders from the escrow's
-``Open`` events, and the service's filler acts by transactions.
+``Open`` events, and the service's actors act by transactions and read their receipts.
 
 :class:`Relay` is called with the time (:meth:`Relay.sync`, run before every JSON-RPC request
-and by the simulation's reads). Each call:
+and after one that moved the clock). Each call, in this order:
 
 1. mines what is due on every chain and reads the new blocks' logs: an escrow ``Open`` is
    decoded into the world's :class:`~toolkit.world.order.EscrowOrder` by the same
    :func:`~toolkit.world.escrow.escrow_order` the calldata path uses and deposited with
    :meth:`World.deposit` (the reservation was re-keyed to the orderId by the transaction
-   endpoint); an escrow ``Refunded`` is :meth:`World.refund`;
-2. fills every chain order whose quote eta has passed (source confirmations plus destination
-   fill time after its deposit): :meth:`World.fill` (the engine's fill: the reservation is
-   consumed, the pool pays out), then the filler's ``fill`` transaction on the destination's
-   output settler; an order the engine refuses now is retried at the next sync until its
-   ``fillDeadline``;
-3. settles every chain order whose settlement delay has passed since its fill:
-   :meth:`World.settle` (the pool is repaid), then the filler's ``finalise`` on the origin
-   escrow, which releases the inputs to the filler.
+   endpoint), and the filler tracks it; an escrow ``Refunded`` is :meth:`World.refund`; an
+   output settler's ``OutputFilled`` goes to the attestation messenger, an input oracle's
+   ``OutputProven`` to the filler; remote collateral events go to the collateral relay;
+2. carries collateral and sends the auto top-ups due (:class:`CollateralRelay`,
+   :class:`AutoTopUps`);
+3. reads the filler's receipts (:class:`~toolkit.world.filler.Filler`): a mined fill is a fill,
+   a reverted one is undone in the world and the engine (:meth:`World.unfill`) and retried
+   within its fillDeadline; a mined ``finalise`` is the settlement (:meth:`World.settle`);
+4. sends the attestations due (:class:`~toolkit.world.messenger.AttestationMessenger`: a fill
+   is proven on its origin ``windows.settlement_delay_s`` after its block);
+5. delivers the rebalancing transfers the engine landed
+   (:class:`~toolkit.world.bridging.TransferMirror`), before any fill of this pass;
+6. fills what is due (the engine's fill when the transaction is sent) and finalises what the
+   origin's input oracle has proven;
+7. sends the out transaction of every transfer the engine sent meanwhile.
 
-The engine stays the authority on pools: the filler's token balance on each chain mirrors it
-only at the start (:meth:`Relay.fund`: each pool's balance minted to the filler, who approves
-the output settler without limit); fills spend it, settlements pay the inputs to the filler on
-the origin chain, and nothing rebalances it. The filler's transactions are unsigned (the
-development namespace's kind) with fixed gas and twice the base fee. Orders deposited without a
-chain (the backtests' fast path) are left to :meth:`World.advance`; the relay drives only the
-orders it saw opened. Every step is logged on ``toolkit.world.relay``.
+The engine stays the authority on pools; the chains hold what it books. :meth:`Relay.fund`
+mints each pool's balance to the filler on its chain at the start (and approves the output
+settlers and the bridges without limit); from then on fills spend it, settlements pay the
+inputs to the filler on the origin chain, and transfers move it between chains, each as a
+transaction. :meth:`Relay.reconcile` checks that the filler's holdings per (chain, token) equal
+the engine's (:mod:`toolkit.world.reconcile`). Orders deposited without a chain (the backtests'
+fast path) are left to :meth:`World.advance`; the relay drives only the orders it saw opened.
 
-The same pass carries collateral locked on other chains to the credit hub once the source
-chain's confirmations have passed (:class:`~toolkit.world.collateral.CollateralRelay`, fed the
-credit escrows' logs here), and sends the auto top-ups that are due
-(:class:`~toolkit.world.topup.AutoTopUps`: the operator's caller draws for a card whose balance
-fell below its threshold).
-
-The service calls :meth:`Relay.sync` before every JSON-RPC method and again after one that moved
-the clock (``evm_increaseTime``, ``evm_setNextBlockTimestamp``, ``evm_mine``), so moving time
-over JSON-RPC is what makes the filler fill and settle. ``evm_revert`` restores the relay's
-progress (:meth:`save`/:meth:`restore`) together with the world and the chains; a chain found
-behind the blocks already read is rescanned from its new head.
+``evm_revert`` restores the relay's progress (:meth:`save`/:meth:`restore`) together with the
+world and the chains; a chain found behind the blocks already read is rescanned from its new
+head.
 """
 
 from __future__ import annotations
@@ -46,137 +44,187 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from eth_utils import keccak
-
 from toolkit.codecs import abi
-from toolkit.codecs.escrow import SELECTOR, StandardOrder, decode_open, to_bytes32
+from toolkit.codecs.escrow import SELECTOR, decode_open
 from toolkit.codecs.events import EVENTS
-from toolkit.codecs.functions import encode_call
-from toolkit.engine import CapacityExhausted, FillRejected
+from toolkit.world.bridging import TransferMirror
 from toolkit.world.collateral import CollateralRelay
 from toolkit.world.escrow import escrow_order
-from toolkit.world.evm import ERC20, Chains, Ledger, Rejected, Tx
+from toolkit.world.evm import ERC20, Chains, Ledger, Log
 from toolkit.world.evm.accounts import NATIVE_FUNDING
-from toolkit.world.order import OrderStatus, WorldError
+from toolkit.world.evm.bridge import BRIDGE
+from toolkit.world.filler import Filler
+from toolkit.world.messenger import AttestationMessenger
+from toolkit.world.order import WorldError
+from toolkit.world.reconcile import Mismatch, compare
+from toolkit.world.sender import Step
 from toolkit.world.topup import AutoTopUps
 from toolkit.world.world import World
 
-__all__ = ["Relay", "Step"]
+__all__ = ["Relay"]
 
 log = logging.getLogger(__name__)
 
 _OPEN: Final = EVENTS["escrow.Open"].topic0
 _REFUNDED: Final = EVENTS["escrow.Refunded"].topic0
-#: The gas limit of the filler's transactions (above what fill and finalise use).
-FILLER_GAS: Final = 500_000
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One thing the relay did: ``kind`` (opened, refunded, filled, settled, rejected), the
-    order, the chain and the transaction hash (the event's, or the filler's)."""
-
-    kind: str
-    order_id: str
-    chain_id: int
-    tx_hash: str
-
-
-@dataclass
-class _Tracked:
-    order: StandardOrder
-    chain_id: int
-    due: float
-    filled: bool = False
-    settle_due: float = 0.0
-    fill_timestamp: int = 0
+_FINALISED: Final = EVENTS["escrow.Finalised"].topic0
+_PROVEN: Final = EVENTS["inputOracle.OutputProven"].topic0
 
 
 @dataclass
 class Relay:
-    """Watches ``chains`` for escrow events and drives ``world``'s filler over transactions."""
+    """Watches ``chains`` for the flow's events and drives ``world``'s filler, the attestation
+    messenger and the bridges' transactions (see the module docstring)."""
 
     world: World
     chains: Chains
     steps: list[Step] = field(default_factory=list)
     _seen: dict[int, int] = field(default_factory=dict)
-    _orders: dict[str, _Tracked] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        scenario = self.chains.scenario
+        self.filler = Filler(self.chains)
+        self.messenger = AttestationMessenger(self.chains)
+        self.mirror = TransferMirror(self.chains)
+        self._escrows = {c.id: c.escrow.lower() for c in scenario.chains}
+        self._oracles = {c.id: c.oracle.lower() for c in scenario.chains}
+        self._confirmations = {c.id: c.confirmation_s for c in scenario.chains}
+        self._fill_seconds = {c.id: c.fill_s for c in scenario.chains}
+        self.collateral = CollateralRelay(self.chains)
+        self.topups = AutoTopUps(self.chains)
 
     def save(self) -> tuple[Any, ...]:
-        """This relay's progress (blocks seen, orders tracked, steps, the collateral relay's
-        queue, the auto top-up records), for a snapshot."""
+        """This relay's progress (blocks seen, steps, the filler's orders, the messenger's
+        queue, the transfers mirrored, the collateral relay's queue, the top-up records), for
+        a snapshot."""
         return copy.deepcopy(
-            (self._seen, self._orders, self.steps, self.collateral.save(), self.topups.save())
+            (
+                self._seen,
+                self.steps,
+                self.filler.save(),
+                self.messenger.save(),
+                self.mirror.save(),
+                self.collateral.save(),
+                self.topups.save(),
+            )
         )
 
     def restore(self, world: World, state: tuple[Any, ...]) -> None:
         """Go back to saved progress, driving ``world`` (the restored one) from now on."""
         self.world = world
-        self._seen, self._orders, self.steps, collateral, topups = copy.deepcopy(state)
+        saved = copy.deepcopy(state)
+        self._seen, self.steps, filled, queued, mirrored, collateral, topups = saved
+        self.filler.orders, self.filler.payloads = filled
+        self.messenger.queue, self.messenger.origins = queued
+        self.mirror.restore(mirrored)
         self.collateral.restore(collateral)
         self.topups.restore(topups)
 
-    def __post_init__(self) -> None:
-        scenario = self.chains.scenario
-        self.filler = scenario.filler.lower()
-        self._escrows = {c.id: c.escrow.lower() for c in scenario.chains}
-        self._confirmations = {c.id: c.confirmation_s for c in scenario.chains}
-        self._fill_seconds = {c.id: c.fill_s for c in scenario.chains}
-        self._settle_delay = scenario.windows.settlement_delay_s
-        self.collateral = CollateralRelay(self.chains)
-        self.topups = AutoTopUps(self.chains)
-
     def fund(self, now: float) -> None:
         """Give the filler gas money and each pool's balance in its token on its chain, and
-        approve every output settler for every token without limit."""
+        approve every output settler and bridge for every token without limit."""
         scenario = self.chains.scenario
+        filler = self.filler.address
         for chain in scenario.chains:
             ledger = self.chains.ledger(chain.id)
             run = ledger.direct(now)
-            ledger.state.balances[self.filler] = NATIVE_FUNDING
-            settler = chain.output_settler.lower()
+            ledger.state.balances[filler] = NATIVE_FUNDING
+            spenders = (chain.output_settler.lower(), BRIDGE)
             for contract in ledger.state.contracts.values():
                 if isinstance(contract, ERC20):
-                    contract.allowances[(self.filler, settler)] = 2**256 - 1
+                    for spender in spenders:
+                        contract.allowances[(filler, spender)] = 2**256 - 1
             for pool in scenario.pools:
                 if pool.chain != chain.id:
                     continue
                 token = scenario.token(chain.id, pool.token).address.lower()
                 held = ledger.contract(token)
                 if isinstance(held, ERC20):
-                    held.mint(run, self.filler, pool.balance)
+                    held.mint(run, filler, pool.balance)
 
     def sync(self, now: float) -> list[Step]:
-        """Read new blocks, then fill and settle what is due at ``now``; the steps taken."""
+        """Read new blocks, then act on what is due at ``now`` (see the module docstring); the
+        steps taken."""
         done: list[Step] = []
         for chain_id, ledger in self.chains.ledgers.items():
-            latest = ledger.block_number(now)
-            first = self._seen.get(chain_id, 0) + 1
-            if first > latest + 1:
-                first = latest + 1  # reverted to a snapshot: carry on from the new head
-            for entry in ledger.logs(first, latest):
-                if self.collateral.watches(chain_id, entry.address):
-                    stamp = ledger.block_timestamp(entry.block_number)
-                    self.collateral.observe(chain_id, entry, stamp)
-                    continue
-                if entry.address != self._escrows[chain_id] or not entry.topics:
-                    continue
-                if entry.topics[0] == _OPEN:
-                    done += self._opened(chain_id, ledger, entry.data, entry.tx_hash, now)
-                elif entry.topics[0] == _REFUNDED:
-                    done += self._refunded(chain_id, entry.topics[1], entry.tx_hash, now)
-            self._seen[chain_id] = latest
+            done += self._read(chain_id, ledger, now)
         self.collateral.run(now)
         self.topups.run(now)
-        for key, tracked in list(self._orders.items()):
-            if not tracked.filled and tracked.due <= now:
-                done += self._fill(key, tracked, now)
-            elif tracked.filled and tracked.settle_due <= now:
-                done += self._settle(key, tracked, now)
+        world = self.world
+        engine = world.engine
+        done += self.filler.receipts(world, now)
+        done += self.messenger.run(now)
+        done += self.mirror.deliver(engine, now)
+        done += self.filler.run(world, now, self.mirror.held())
+        done += self.mirror.send(engine, now)
         self.steps += done
         return done
 
+    def reconcile(self, now: float) -> list[Mismatch]:
+        """Sync to ``now``, then compare the filler's balance of every scenario token on every
+        chain with the engine's ``on_chain`` figure, accounting for the service's transactions
+        booked and not mined (:mod:`toolkit.world.reconcile`); empty when the books agree.
+
+        >>> from toolkit.engine import Engine
+        >>> from toolkit.scenario import load_scenario
+        >>> from toolkit.world.evm import Chains
+        >>> s = load_scenario("single-pool")
+        >>> relay = Relay(World(s, Engine(s)), Chains(s, genesis=0.0))
+        >>> relay.fund(0.0)
+        >>> relay.reconcile(0.0)
+        []
+        """
+        self.sync(now)
+        scenario = self.chains.scenario
+        figures = {(h.chain, h.symbol): h.on_chain for h in self.world.engine.inventory(now)}
+        balances: dict[tuple[int, str], int] = {}
+        for chain_id, symbol in figures:
+            ledger = self.chains.ledger(chain_id)
+            ledger.mine_due(now)
+            token = ledger.contract(scenario.token(chain_id, symbol).address.lower())
+            if isinstance(token, ERC20):
+                balances[(chain_id, symbol)] = token.balances.get(self.filler.address, 0)
+        unmined = self.filler.unmined_fills()
+        outs, ins = self.mirror.unmined()
+        for key, amount in outs.items():
+            unmined[key] = unmined.get(key, 0) + amount
+        for key, amount in ins.items():
+            unmined[key] = unmined.get(key, 0) - amount
+        return compare(figures, balances, unmined)
+
     # -- events ---------------------------------------------------------------------------------
+
+    def _read(self, chain_id: int, ledger: Ledger, now: float) -> list[Step]:
+        """Act on the logs of ``chain_id``'s blocks mined since the last pass."""
+        done: list[Step] = []
+        latest = ledger.block_number(now)
+        first = self._seen.get(chain_id, 0) + 1
+        if first > latest + 1:
+            first = latest + 1  # reverted to a snapshot: carry on from the new head
+        escrow, oracle = self._escrows[chain_id], self._oracles[chain_id]
+        for entry in ledger.logs(first, latest):
+            if self.collateral.watches(chain_id, entry.address):
+                self.collateral.observe(chain_id, entry, ledger.block_timestamp(entry.block_number))
+            elif self.messenger.watches(chain_id, entry.address):
+                self.messenger.observe(chain_id, entry, ledger.block_timestamp(entry.block_number))
+            elif entry.address == escrow and entry.topics:
+                done += self._escrow_event(chain_id, ledger, entry, now)
+            elif entry.address == oracle and entry.topics and entry.topics[0] == _PROVEN:
+                words = entry.data[2:]  # chainid, remoteIdentifier, application, payloadHash
+                self.filler.proven(int(words[:64], 16), "0x" + words[128:192], "0x" + words[192:])
+        self._seen[chain_id] = latest
+        return done
+
+    def _escrow_event(self, chain_id: int, ledger: Ledger, entry: Log, now: float) -> list[Step]:
+        topic = entry.topics[0]
+        if topic == _OPEN:
+            return self._opened(chain_id, ledger, entry.data, entry.tx_hash, now)
+        key = abi.hexstr(bytes.fromhex(entry.topics[1][2:])) if len(entry.topics) > 1 else ""
+        if topic == _REFUNDED:
+            return self._refunded(chain_id, key, entry.tx_hash, now)
+        if topic == _FINALISED:
+            self.messenger.closed(key)
+        return []
 
     def _opened(
         self, chain_id: int, ledger: Ledger, data: str, tx_hash: str, now: float
@@ -190,100 +238,19 @@ class Relay:
         except WorldError as exc:
             log.warning("escrow Open on chain %s not taken by the world: %s", chain_id, exc)
             return [Step("rejected", "", chain_id, tx_hash)]
+        self.messenger.opened(chain_id, key)
         terms = escrowed.terms
         due = now + self._confirmations[chain_id] + self._fill_seconds.get(terms.dst_chain, 0)
-        self._orders[key] = _Tracked(order, chain_id, due)
+        self.filler.track(key, order, chain_id, due)
         log.info("order %s opened on chain %s (tx %s); fill due at %s", key, chain_id, tx_hash, due)
         return [Step("opened", key, chain_id, tx_hash)]
 
-    def _refunded(self, chain_id: int, topic: str, tx_hash: str, now: float) -> list[Step]:
-        key = abi.hexstr(bytes.fromhex(topic[2:]))
-        self._orders.pop(key, None)
+    def _refunded(self, chain_id: int, key: str, tx_hash: str, now: float) -> list[Step]:
+        self.filler.forget(key)
+        self.messenger.closed(key)
         try:
             self.world.refund(key, now)
         except WorldError as exc:
             log.warning("escrow Refunded %s not taken by the world: %s", key, exc)
         log.info("order %s refunded on chain %s (tx %s)", key, chain_id, tx_hash)
         return [Step("refunded", key, chain_id, tx_hash)]
-
-    # -- the filler -----------------------------------------------------------------------------
-
-    def _fill(self, key: str, tracked: _Tracked, now: float) -> list[Step]:
-        order = tracked.order
-        if self.world.order(key).status is not OrderStatus.DEPOSITED:
-            del self._orders[key]  # filled or refunded some other way (the World API)
-            return []
-        if now > order.fill_deadline:
-            del self._orders[key]
-            log.info("order %s missed its fillDeadline; refundable after expires", key)
-            return []
-        try:
-            self.world.fill(key, now)
-        except (CapacityExhausted, FillRejected, WorldError) as exc:
-            log.info("order %s not filled at %s (%s); retrying", key, now, exc)
-            return []
-        output = order.outputs[0]
-        ledger = self.chains.ledger(output.chain_id)
-        data = encode_call(
-            "outputSettler.fill",
-            key,
-            output.as_abi(),
-            order.fill_deadline,
-            bytes.fromhex(to_bytes32(self.filler)[2:]),
-        )
-        tx_hash = self._send(ledger, abi.hexstr(bytes.fromhex(output.settler[2:])[12:]), data, now)
-        tracked.filled = True
-        tracked.settle_due = now + self._settle_delay
-        tracked.fill_timestamp = ledger.block_timestamp(ledger.pending()[1])
-        log.info("order %s filled on chain %s (tx %s)", key, output.chain_id, tx_hash)
-        return [Step("filled", key, output.chain_id, tx_hash)]
-
-    def _settle(self, key: str, tracked: _Tracked, now: float) -> list[Step]:
-        try:
-            self.world.settle(key, now)
-        except WorldError as exc:
-            log.warning("order %s not settled: %s", key, exc)
-            del self._orders[key]
-            return []
-        del self._orders[key]
-        ledger = self.chains.ledger(tracked.chain_id)
-        solver = bytes.fromhex(to_bytes32(self.filler)[2:])
-        data = encode_call(
-            "escrow.finalise",
-            tracked.order.as_abi(),
-            [(tracked.fill_timestamp, solver)],
-            to_bytes32(self.filler),
-            b"",
-        )
-        tx_hash = self._send(ledger, self._escrows[tracked.chain_id], data, now)
-        log.info("order %s settled on chain %s (tx %s)", key, tracked.chain_id, tx_hash)
-        return [Step("settled", key, tracked.chain_id, tx_hash)]
-
-    def _send(self, ledger: Ledger, to: str, data: str, now: float) -> str:
-        nonce = ledger.nonce(self.filler, now, pending=True)
-        raw = bytes.fromhex(data[2:])
-        digest = keccak(
-            b"toolkit filler tx"
-            + ledger.chain_id.to_bytes(8, "big")
-            + nonce.to_bytes(32, "big")
-            + raw
-        )
-        fee = 2 * ledger.base_fee
-        tx = Tx(
-            "0x" + digest.hex(),
-            2,
-            ledger.chain_id,
-            self.filler,
-            nonce,
-            to.lower(),
-            0,
-            raw,
-            FILLER_GAS,
-            fee,
-            0,
-        )
-        try:
-            return ledger.submit(tx, now)
-        except Rejected as exc:  # pragma: no cover - the filler is funded at start
-            log.error("the filler's transaction on chain %s was refused: %s", ledger.chain_id, exc)
-            return tx.hash

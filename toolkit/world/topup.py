@@ -23,14 +23,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
 
-from eth_utils import keccak
-
 from toolkit.codecs.functions import encode_call
 from toolkit.credit import BPS
 from toolkit.scenario.credit import CreditSettings
-from toolkit.world.evm import ERC20, Chains, CreditHub, CreditOperator, Ledger, Rejected, Tx
-from toolkit.world.evm.accounts import NATIVE_FUNDING
+from toolkit.world.evm import ERC20, Chains, CreditHub, CreditOperator, Ledger
 from toolkit.world.evm.credit import book_account, book_topup
+from toolkit.world.sender import send
 
 __all__ = ["AutoTopUps", "TopUp", "TopUpMove", "top_up_amount"]
 
@@ -196,7 +194,8 @@ class AutoTopUps:
         if amount <= 0:
             return None
         data = encode_call("operator.openCreditLine", account, receiver, amount)
-        tx_hash = self._send(h.ledger, s.operator_caller.lower(), h.operator.address, data, now)
+        tx_hash = send(h.ledger, s.operator_caller.lower(), h.operator.address, data, now,
+                       gas=CALLER_GAS, label=b"toolkit top-up tx")  # fmt: skip
         self._inflight[key] = tx_hash
         log.info("top-up of %s for %s to %s (tx %s)", amount, account, receiver, tx_hash)
         return TopUpMove(s.asset.lower(), account, receiver, amount, tx_hash)
@@ -213,34 +212,3 @@ class AutoTopUps:
         )
         by_health = int(weighted * BPS / max(hf_bps, 1))
         return min(by_health, f.total_credit_capacity) - f.debt
-
-    @staticmethod
-    def _send(ledger: Ledger, sender: str, to: str, data: str, now: float) -> str:
-        if ledger.state.balances.get(sender, 0) < NATIVE_FUNDING // 2:
-            ledger.state.balances[sender] = NATIVE_FUNDING  # the caller's gas money
-        nonce = ledger.nonce(sender, now, pending=True)
-        raw = bytes.fromhex(data[2:])
-        digest = keccak(
-            b"toolkit top-up tx"
-            + ledger.chain_id.to_bytes(8, "big")
-            + nonce.to_bytes(32, "big")
-            + raw
-        )
-        tx = Tx(
-            "0x" + digest.hex(),
-            2,
-            ledger.chain_id,
-            sender,
-            nonce,
-            to,
-            0,
-            raw,
-            CALLER_GAS,
-            2 * ledger.base_fee,
-            0,
-        )
-        try:
-            return ledger.submit(tx, now)
-        except Rejected as exc:  # pragma: no cover - the caller is funded above
-            log.error("the top-up on chain %s was refused: %s", ledger.chain_id, exc)
-            return tx.hash

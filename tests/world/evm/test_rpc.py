@@ -430,3 +430,17 @@ def test_get_logs_agrees_with_a_brute_force_filter(
         return True
 
     assert answer["result"] == [log for log in everything if matches(log)]
+
+
+def test_evm_mine_mines_the_pool_on_a_chain_faster_than_a_second() -> None:
+    # Arbitrum's 0.25 s slots: block 1's timestamp is the genesis second itself, so the clock
+    # must go to the slot's start, not to its (floored) timestamp, for the pool to be mined.
+    _, clock, rpc = make(NO_BOOK)
+    sender, _ = dev(rpc)
+    data = encode_call("erc20.approve", BOB, 5)
+    usdc = "0xaf88d065e77c8cc2239327c5edb3a432268e5831"
+    tx_hash = ok(rpc, "eth_sendTransaction", {"from": sender, "to": usdc, "data": data},
+                 chain=42161)  # fmt: skip
+    ok(rpc, "evm_mine", chain=42161)
+    assert ok(rpc, "eth_getTransactionReceipt", tx_hash, chain=42161)["status"] == "0x1"
+    assert clock.offset == 0.25

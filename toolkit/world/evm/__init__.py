@@ -7,7 +7,9 @@
 - :mod:`.contracts`: contracts as Python objects dispatched by selector through the ABI table
   (:class:`ERC20`, :class:`WETH`); :func:`register` is the seam for more contract classes.
 - :mod:`.credit`: the credit product (hub, collateral escrow, operator, earn vault, tokens).
-- :mod:`.settlers`: the partner-escrow :class:`InputSettlerEscrow` and :class:`OutputSettler`.
+- :mod:`.settlers`: the partner-escrow :class:`InputSettlerEscrow` and :class:`OutputSettler`;
+  :mod:`.input_oracle` the :class:`InputOracle` the escrow asks for proofs of fills.
+- :mod:`.bridge`: the rebalancing :class:`Bridge` (burn on send, mint on delivery).
 - :mod:`.filters`: the installed log and block filters of a chain (``eth_newFilter``, ...).
 - :mod:`.pools`: the service's liquidity pools as read-only :class:`LiquidityPool` contracts
   whose views answer the engine's figures.
@@ -31,6 +33,7 @@
 from toolkit.world.evm.accounts import DevAccount, dev_accounts
 from toolkit.world.evm.admission import Rejected
 from toolkit.world.evm.amm import V2PairContract, V3PoolContract
+from toolkit.world.evm.bridge import Bridge
 from toolkit.world.evm.chains import Chains
 from toolkit.world.evm.contracts import (
     CONTRACT_CLASSES,
@@ -50,6 +53,7 @@ from toolkit.world.evm.credit import (
     RemoteEscrow,
 )
 from toolkit.world.evm.filters import BlockFilter, Criteria, LogFilter
+from toolkit.world.evm.input_oracle import InputOracle
 from toolkit.world.evm.ledger import Ledger
 from toolkit.world.evm.pools import LiquidityPool, PoolLink
 from toolkit.world.evm.records import Block, Log, Receipt, Tx
@@ -65,6 +69,7 @@ __all__ = [
     "AsyncVault",
     "Block",
     "BlockFilter",
+    "Bridge",
     "Chains",
     "CollateralEscrow",
     "Contract",
@@ -75,6 +80,7 @@ __all__ = [
     "DevAccount",
     "EarnVault",
     "Execution",
+    "InputOracle",
     "InputSettlerEscrow",
     "Ledger",
     "LiquidityPool",

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
 import eth_abi
-from eth_utils import keccak
+from eth_utils import function_signature_to_4byte_selector, keccak
 
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.events import encode_log
@@ -77,6 +77,20 @@ class Revert(ChainError):
         '08c379a0'
         """
         return cls(ERROR_SELECTOR + eth_abi.encode(["string"], [message]), message)
+
+    @classmethod
+    def custom(cls, signature: str, *args: Any) -> Revert:
+        """A revert with a custom error's selector and ABI-encoded arguments; its ``reason``
+        is the error's name.
+
+        >>> failed = Revert.custom("NotProven()")
+        >>> failed.reason, failed.data.hex()
+        ('NotProven', 'a506d334')
+        """
+        name, _, rest = signature.partition("(")
+        types = [t for t in rest.rstrip(")").split(",") if t]
+        data = function_signature_to_4byte_selector(signature) + eth_abi.encode(types, list(args))
+        return cls(data, name)
 
 
 @dataclass(frozen=True, slots=True)

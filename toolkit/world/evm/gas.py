@@ -69,6 +69,17 @@ EXECUTION: Mapping[str, int] = MappingProxyType(
         "escrow.finalise": 60_000,
         "escrow.orderStatus": 2_600,
         "outputSettler.fill": 70_000,
+        # The input oracle (estimates): views of one slot per proof; an attestation writes one
+        # new slot (22,100) and an event, without the proof verification a real oracle pays.
+        "inputOracle.isProven": 2_600,
+        "inputOracle.efficientRequireProven": 5_200,
+        "inputOracle.receiveMessage": 45_000,
+        # The rebalancing bridge (estimates of a CCTP-style burn and mint: a transferFrom, a burn
+        # and an event; a mint to two accounts, a delivered flag and an event).
+        "bridge.send": 75_000,
+        "bridge.deliver": 90_000,
+        "bridge.sentTotal": 2_600,
+        "bridge.deliveredTotal": 2_600,
         # The service's pools: views of one mapping slot each.
         "pool.balance": 2_600,
         "pool.reserved": 2_600,

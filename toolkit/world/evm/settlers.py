@@ -2,18 +2,34 @@
 settler, deployed at every scenario chain's ``escrow`` and ``output_settler`` addresses.
 
 Names, selectors, events and revert errors follow OIF's ``InputSettlerEscrow`` and
-``OutputSettlerSimple`` (research: ``intents-encoding.md`` §1). Where the simulation chooses
-(the research is silent or the real thing needs what is not simulated):
+``OutputSettlerSimple`` (research: ``intents-encoding.md`` §1; ``openintentsframework/
+oif-contracts``: ``src/input/escrow/InputSettlerEscrow.sol``, ``src/input/InputSettlerBase.sol``,
+``src/input/InputSettlerPurchase.sol``, ``src/libs/MandateOutputEncodingLib.sol``).
 
-- **No oracle.** ``finalise`` releases the inputs on the solver's word: the escrow checks the
-  caller is the solver named in ``solveParams[0]``, the order is ``Deposited`` and every solve
-  timestamp is at most ``fillDeadline`` (``FilledTooLate``), but no proof that the output was
-  delivered (a chain's contracts see only their own chain). The service's filler is the only
-  caller that finalises in the simulation, after its own fill was mined.
+``finalise(order, solveParams, destination, call)`` pays only for proven fills, as OIF's does,
+checking in its order: ``NoDestination()`` (the destination's low 20 bytes are zero),
+``WrongChain``, the caller is ``solveParams[0].solver`` (``NotOrderOwner()``; no order
+purchases here, so the owner is always that solver), then ``_validateFills``: one solve
+parameter per output (``InvalidTimestampLength()``), each fill timestamp at most
+``fillDeadline`` (``FilledTooLate(uint32,uint32)``), and the proof series (per output its chain
+id, oracle, settler and the payload hash of the fill description the solver and timestamp
+give: :mod:`toolkit.codecs.proofs`) proven by the order's ``inputOracle``
+(``efficientRequireProven``: the simulated oracle reverts ``NotProven()``,
+:mod:`toolkit.world.evm.input_oracle`); only then ``InvalidOrderStatus()`` unless the order is
+``Deposited``, the inputs to ``destination`` and ``Finalised``. An input oracle address
+without code reverts with no data, as Solidity's call to an account without code does.
+``finalise`` is not blocked after ``expires`` (OIF's neither).
+
+Where the simulation chooses (the research is silent or the real thing needs what is not
+simulated):
+
 - **No governance fee**: ``refund`` and ``finalise`` move the whole inputs.
 - ``fill`` of an output already filled reverts with ``AlreadyFilled()`` (OIF returns the
   existing record); the solver is ``fillerData``'s first word (OIF's ``proposedSolver``), or
   the caller when ``fillerData`` is shorter. Native outputs (token zero) are not supported.
+- ``finalise`` with a non-empty ``call`` reverts (no ``orderFinalised`` callback is simulated);
+  with no solve parameters it reverts ``Panic(0x32)``, Solidity's out-of-bounds read of
+  ``solveParams[0]``.
 - Custom errors are reverted with their ABI selector and arguments (``WrongChain(uint256,
   uint256)``, ``TimestampPassed()``, ...); :attr:`Revert.reason` carries their name.
 
@@ -29,7 +45,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
 import eth_abi
-from eth_utils import function_signature_to_4byte_selector, keccak
+from eth_utils import keccak
 
 from toolkit.codecs import abi
 from toolkit.codecs.escrow import (
@@ -40,6 +56,7 @@ from toolkit.codecs.escrow import (
     token_address,
 )
 from toolkit.codecs.functions import encode_call
+from toolkit.codecs.proofs import fill_description, payload_hash, proof_series
 from toolkit.scenario import Scenario
 from toolkit.world.evm import gas
 from toolkit.world.evm.contracts import Contract, Execution, Message, Revert, register
@@ -50,14 +67,6 @@ __all__ = ["CLAIMED", "DEPOSITED", "REFUNDED", "InputSettlerEscrow", "OutputSett
 DEPOSITED: Final = 1
 CLAIMED: Final = 2
 REFUNDED: Final = 3
-
-
-def _error(signature: str, *args: Any) -> Revert:
-    """A revert with a custom error's selector and ABI-encoded arguments."""
-    name, _, rest = signature.partition("(")
-    types = [t for t in rest.rstrip(")").split(",") if t]
-    data = function_signature_to_4byte_selector(signature) + eth_abi.encode(types, list(args))
-    return Revert(data, name)
 
 
 def _call_token(run: Execution, caller: str, token: str, data: str) -> None:
@@ -78,19 +87,7 @@ def _order(value: Any) -> StandardOrder:
         fill_deadline,
         oracle,
         tuple((int(t), int(a)) for t, a in inputs),
-        tuple(
-            MandateOutput(
-                abi.hexstr(o[0]),
-                abi.hexstr(o[1]),
-                o[2],
-                abi.hexstr(o[3]),
-                o[4],
-                abi.hexstr(o[5]),
-                o[6],
-                o[7],
-            )
-            for o in outputs
-        ),
+        tuple(MandateOutput.from_abi(o) for o in outputs),
     )
 
 
@@ -102,8 +99,8 @@ class InputSettlerEscrow(Contract):
     pulls every input from ``msg.sender`` by ``transferFrom`` (the caller approved the escrow)
     and emits ``Open(orderId, order)``. ``refund(order)``, by anyone once ``expires`` passed
     (``TimestampNotPassed``), returns the inputs to ``order.user`` with ``Refunded(orderId)``.
-    ``finalise`` pays the inputs to ``destination`` with ``Finalised`` (see the module
-    docstring for what it does not check).
+    ``finalise`` pays the inputs to ``destination`` with ``Finalised`` once the order's input
+    oracle proves every output filled (see the module docstring for its checks).
     """
 
     functions: ClassVar[Mapping[str, str]] = {
@@ -125,16 +122,16 @@ class InputSettlerEscrow(Contract):
     def open(self, msg: Message, order: Any) -> tuple[Any, ...]:
         run, order = msg.run, _order(order)
         if order.origin_chain_id != self.chain_id:
-            raise _error("WrongChain(uint256,uint256)", order.origin_chain_id, self.chain_id)
+            raise Revert.custom("WrongChain(uint256,uint256)", order.origin_chain_id, self.chain_id)
         if not run.timestamp < order.fill_deadline or not run.timestamp < order.expires:
-            raise _error("TimestampPassed()")
+            raise Revert.custom("TimestampPassed()")
         if order.fill_deadline > order.expires:
-            raise _error(
+            raise Revert.custom(
                 "FillDeadlineAfterExpiry(uint32,uint32)", order.fill_deadline, order.expires
             )
         key = order_id(order, self.address)
         if self.status.get(key, 0) != 0:
-            raise _error("InvalidOrderStatus()")
+            raise Revert.custom("InvalidOrderStatus()")
         run.write(self.status, key, DEPOSITED)
         for token, amount in order.inputs:
             data = encode_call("erc20.transferFrom", msg.sender, self.address, amount)
@@ -144,11 +141,13 @@ class InputSettlerEscrow(Contract):
 
     def refund(self, msg: Message, order: Any) -> tuple[Any, ...]:
         run, order = msg.run, _order(order)
+        if order.origin_chain_id != self.chain_id:
+            raise Revert.custom("WrongChain(uint256,uint256)", order.origin_chain_id, self.chain_id)
         if not run.timestamp > order.expires:
-            raise _error("TimestampNotPassed()")
+            raise Revert.custom("TimestampNotPassed()")
         key = order_id(order, self.address)
         if self.status.get(key, 0) != DEPOSITED:
-            raise _error("InvalidOrderStatus()")
+            raise Revert.custom("InvalidOrderStatus()")
         run.write(self.status, key, REFUNDED)
         for token, amount in order.inputs:
             data = encode_call("erc20.transfer", order.user, amount)
@@ -160,17 +159,21 @@ class InputSettlerEscrow(Contract):
         self, msg: Message, order: Any, solveParams: Any, destination: bytes, call: bytes
     ) -> tuple[Any, ...]:
         run, order = msg.run, _order(order)
+        if not any(destination[12:]):
+            raise Revert.custom("NoDestination()")
+        if order.origin_chain_id != self.chain_id:
+            raise Revert.custom("WrongChain(uint256,uint256)", order.origin_chain_id, self.chain_id)
         key = order_id(order, self.address)
-        if self.status.get(key, 0) != DEPOSITED:
-            raise _error("InvalidOrderStatus()")
-        if len(solveParams) != len(order.outputs) or not solveParams:
-            raise _error("InvalidSolveParams()")
+        if not solveParams:
+            raise Revert.custom("Panic(uint256)", 0x32)  # solveParams[0] out of bounds
         solver = bytes(solveParams[0][1])
         if abi.hexstr(solver[12:]) != msg.sender:
-            raise _error("NotOrderOwner()")
-        for timestamp, _ in solveParams:
-            if timestamp > order.fill_deadline:
-                raise _error("FilledTooLate(uint32,uint32)", order.fill_deadline, timestamp)
+            raise Revert.custom("NotOrderOwner()")
+        self._validate_fills(run, order, key, solveParams)
+        if self.status.get(key, 0) != DEPOSITED:
+            raise Revert.custom("InvalidOrderStatus()")
+        if call:
+            raise Revert(b"", "orderFinalised callbacks are not simulated")
         run.write(self.status, key, CLAIMED)
         to = abi.hexstr(destination[12:])
         for token, amount in order.inputs:
@@ -178,6 +181,24 @@ class InputSettlerEscrow(Contract):
             _call_token(run, self.address, token_address(token).lower(), data)
         run.emit(self.address, "escrow.Finalised", bytes.fromhex(key[2:]), solver, destination)
         return ()
+
+    def _validate_fills(
+        self, run: Execution, order: StandardOrder, key: str, solve_params: Any
+    ) -> None:
+        """OIF's ``_validateFills``: every output's fill proven by the order's input oracle."""
+        if len(solve_params) != len(order.outputs):
+            raise Revert.custom("InvalidTimestampLength()")
+        proofs = []
+        for output, (timestamp, solver) in zip(order.outputs, solve_params, strict=True):
+            if timestamp > order.fill_deadline:
+                raise Revert.custom("FilledTooLate(uint32,uint32)", order.fill_deadline, timestamp)
+            description = fill_description(abi.hexstr(bytes(solver)), key, timestamp, output)
+            proofs.append((output, payload_hash(description)))
+        oracle = order.input_oracle.lower()
+        if oracle not in run.state.contracts:
+            raise Revert(b"", "input oracle has no code")
+        data = encode_call("inputOracle.efficientRequireProven", proof_series(proofs))
+        run.call(self.address, oracle, bytes.fromhex(data[2:]))
 
     def order_status(self, msg: Message, orderId: bytes) -> tuple[Any, ...]:
         return (self.status.get(abi.hexstr(orderId), 0),)
@@ -209,15 +230,15 @@ class OutputSettler(Contract):
     ) -> tuple[Any, ...]:
         run = msg.run
         if run.timestamp > fillDeadline:
-            raise _error("FillDeadline()")
+            raise Revert.custom("FillDeadline()")
         _oracle, settler, chain_id, token, amount, recipient, _cb, _ctx = output
         if chain_id != self.chain_id:
-            raise _error("WrongChain(uint256,uint256)", chain_id, self.chain_id)
+            raise Revert.custom("WrongChain(uint256,uint256)", chain_id, self.chain_id)
         if abi.hexstr(bytes(settler)[12:]) != self.address:
-            raise _error("WrongOutputSettler()")
+            raise Revert.custom("WrongOutputSettler()")
         record = keccak(orderId + eth_abi.encode([OUTPUT_TYPE], [output]))
         if record in self.filled:
-            raise _error("AlreadyFilled()")
+            raise Revert.custom("AlreadyFilled()")
         solver = (
             bytes(fillerData[:32])
             if len(fillerData) >= 32

@@ -72,10 +72,23 @@ class ERC20(Contract):
     def _fail(self, message: str) -> Revert:
         return Revert.error(message) if self.messages else Revert(b"", message)
 
-    def mint(self, run: Execution, account: str, amount: int) -> None:
-        """Create ``amount`` for ``account`` (no event; the development namespace's deal)."""
+    def mint(self, run: Execution, account: str, amount: int, *, logged: bool = False) -> None:
+        """Create ``amount`` for ``account``: with ``logged`` a ``Transfer`` from the zero
+        address (a bridge's mint), else no event (the development namespace's deal)."""
         run.write(self.balances, account, self.balances.get(account, 0) + amount)
         run.write(self.supply, "total", self.supply["total"] + amount)
+        if logged:
+            run.emit(self.address, "erc20.Transfer", ZERO, account, amount)
+
+    def burn(self, run: Execution, account: str, amount: int) -> None:
+        """Destroy ``amount`` of ``account``'s tokens (a bridge's burn) with a ``Transfer`` to
+        the zero address; reverts when the account holds less."""
+        have = self.balances.get(account, 0)
+        if have < amount:
+            raise self._fail("ERC20: burn amount exceeds balance")
+        run.write(self.balances, account, have - amount)
+        run.write(self.supply, "total", self.supply["total"] - amount)
+        run.emit(self.address, "erc20.Transfer", account, ZERO, amount)
 
     def _move(self, run: Execution, src: str, dst: str, amount: int) -> None:
         if dst == ZERO and self.messages:
@@ -152,12 +165,17 @@ class WETH(ERC20):
             if t.chain == chain_id and t.symbol == "WETH"
         ]
 
-    def mint(self, run: Execution, account: str, amount: int) -> None:
+    def mint(self, run: Execution, account: str, amount: int, *, logged: bool = False) -> None:
         """Create wrapped coin together with the native coin that backs it."""
-        super().mint(run, account, amount)
+        super().mint(run, account, amount, logged=logged)
         run.write(
             run.state.balances, self.address, run.state.balances.get(self.address, 0) + amount
         )
+
+    def burn(self, run: Execution, account: str, amount: int) -> None:
+        """Destroy wrapped coin together with the native coin that backs it."""
+        super().burn(run, account, amount)
+        run.write(run.state.balances, self.address, run.state.balances[self.address] - amount)
 
     def deposit(self, msg: Message) -> tuple[Any, ...]:
         run = msg.run

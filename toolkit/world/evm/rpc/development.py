@@ -104,7 +104,9 @@ def _mine_blocks(
     if pool_txs:
         first = max(first, pool_block)
     last = first + blocks - 1
-    due = ledger.block_timestamp(last)
+    # The clock goes to the start of the last block's slot: on a chain faster than a second
+    # its timestamp (the slot's start, floored) can be the current second, not yet its slot.
+    due = ledger.genesis + last * ledger.block_time_s
     if interval:
         due = max(due, ledger.block_timestamp(latest) + blocks * interval)
     if due > MAX_TIME:
