@@ -10,6 +10,7 @@ from toolkit.backtest.calibrate import calibrate
 from toolkit.client import ServiceClient
 from toolkit.clock import ScaledClock, VirtualClock
 from toolkit.collect import RfqSweep, Snapshot
+from toolkit.models.netflow import net_flow, requested_orders
 from toolkit.scenario import load_scenario
 from toolkit.simulate import Traffic
 from toolkit.simulate.traffic import record_traffic
@@ -67,6 +68,21 @@ def test_the_flow_model_is_the_markets_not_the_collectors(collected: Store) -> N
     assert set(flow["token"].unique()) <= set(fitted.sizes)
     result = replay(flow, fitted.scenario, seed=1)
     assert result.summary.requests == flow.height
+
+
+def test_the_flows_direction_is_the_markets(collected: Store) -> None:
+    """The calibrated net flow is the users' requests' own, chain by chain (exact sums), and
+    its interval is the model's on the observed span."""
+    fitted = calibrate(collected, "default")
+    expected = net_flow(requested_orders(USERS), span_s=60.0)
+    got = fitted.net_flow
+    keys = ["chain", "token", "received", "delivered", "net", "n"]
+    assert got.select(keys).rows() == expected.select(keys).rows()
+    assert (got["net_per_h_low"] <= got["net_per_h"]).all()
+    assert (got["net_per_h"] <= got["net_per_h_high"]).all()
+    # Value moved between chains: what one receives another delivers (the requested amounts
+    # stand for both sides), so the nets add to zero per token.
+    assert got.group_by("token").agg(pl.col("net").sum())["net"].to_list() == [0, 0]
 
 
 def test_an_empty_store_cannot_be_calibrated() -> None:

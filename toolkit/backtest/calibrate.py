@@ -6,7 +6,9 @@ pool: a snapshot shows what is free, and an idle pool is all free), fee tiers fr
 ``fee_tiers`` snapshot of each route, and the flow from the market's RFQs in
 ``rfq_observations`` (first attempts of runs of kind ``traffic``: other users' requests, see
 :func:`toolkit.simulate.traffic.record_traffic`): the arrival rate, the mix of routes, and a
-log-normal size model per token fitted to the amounts (median and log-space spread). A
+log-normal size model per token fitted to the amounts (median and log-space spread), and the
+flow's direction: the net flow each chain sees per hour, with its 95 % interval
+(:func:`toolkit.models.netflow.net_flow` on the requested amounts). A
 collector's own sweeps are left out: their rate, routes and amounts are the sweep's design (a
 grid paced by its interval), not users' demand, and fitting them would replay the collector.
 Everything else (chains, windows, pricing, keys) comes
@@ -46,8 +48,10 @@ import polars as pl
 
 from toolkit.arguments import number, whole
 from toolkit.flows import LogNormal, SizeModel, generate_flow
+from toolkit.models.netflow import net_flow, requested_orders
 from toolkit.scenario import FeeTier, Pool, Route, Scenario, load_scenario
 from toolkit.store import Store, StoreError
+from toolkit.store.queries import market_requests
 
 __all__ = ["Calibration", "calibrate"]
 
@@ -55,12 +59,16 @@ __all__ = ["Calibration", "calibrate"]
 @dataclass(frozen=True)
 class Calibration:
     """A calibrated ``scenario`` and the observed flow: ``rate_per_s`` (first RFQ attempts
-    per second), ``routes`` (weights by ``(src, dst, token)``) and ``sizes`` (per token)."""
+    per second), ``routes`` (weights by ``(src, dst, token)``), ``sizes`` (per token) and
+    ``net_flow``, its direction: per ``(chain, token)`` what the requests would have the
+    service receive and deliver there, ``net`` and ``net_per_h`` with its 95 % interval
+    (:func:`toolkit.models.netflow.net_flow`; negative drains the chain)."""
 
     scenario: Scenario
     rate_per_s: float
     routes: Mapping[tuple[int, int, str], float]
     sizes: Mapping[str, SizeModel]
+    net_flow: pl.DataFrame
 
     def flow(self, *, span_h: float, seed: int = 0) -> pl.DataFrame:
         """A flow of the observed rate, route mix and sizes on the calibrated scenario."""
@@ -78,7 +86,7 @@ class Calibration:
 def calibrate(store: Store, base: Scenario | str = "default") -> Calibration:
     """Calibrate ``base`` on the observations in ``store`` (module docstring)."""
     scenario = load_scenario(base)
-    observed = store.query(_MARKET)
+    observed = market_requests(store)
     if observed.height < 2:
         raise StoreError(
             "rfq_observations: need at least two of other users' RFQs (runs of kind traffic) "
@@ -106,15 +114,8 @@ def calibrate(store: Store, base: Scenario | str = "default") -> Calibration:
         sigma = float(logs.select(pl.col("x").std()).item() or 0.0) if part.height > 1 else 0.0
         median = int(math.exp(float(logs.select(pl.col("x").median()).item())))
         sizes[str(token)] = LogNormal(median=max(1, median), sigma=sigma)
-    return Calibration(calibrated, observed.height / seconds, weights, sizes)
-
-
-# First attempts of the market's RFQs: runs of kind traffic, never a collector's own sweep.
-_MARKET = """
-SELECT o.* FROM rfq_observations o JOIN collection_runs r ON r.run_id = o.run_id
-WHERE r.kind = 'traffic' AND o.retry = 0
-ORDER BY o.observed_at, o.run_id, o.attempt_id
-"""
+    direction = net_flow(requested_orders(observed), span_s=seconds)
+    return Calibration(calibrated, observed.height / seconds, weights, sizes, direction)
 
 
 def _pools(snapshots: pl.DataFrame, scenario: Scenario) -> tuple[Pool, ...]:

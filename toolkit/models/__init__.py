@@ -25,6 +25,9 @@ routes                      :func:`toolkit.store.queries.swap_routes` priced by 
                             :class:`toolkit.backtest.routes.RouteLab` measures;
                             :func:`toolkit.models.real_routes.snapshot_venues` takes
                             ``amm_pool_snapshots`` and ``amm_pool_ticks``
+net flow                    orders with both amounts: a backtest's filled requests, or
+                            :func:`toolkit.store.queries.market_requests` through
+                            :func:`~toolkit.models.netflow.requested_orders`
 economics                   :func:`toolkit.store.queries.backtest_pool_totals` and
                             :func:`~toolkit.store.queries.backtest_runs`, priced by the caller
 health                      the credit book (:mod:`toolkit.models.health`)
@@ -33,8 +36,9 @@ cards, top-up               simulated swipes and spends (:func:`card_swipes`, :f
 
 ``toolkit.models.pricing``, ``toolkit.models.capacity``, ``toolkit.models.routes`` (with
 ``toolkit.models.splits`` and ``toolkit.models.slippage``),
-``toolkit.models.economics``, ``toolkit.models.health``, ``toolkit.models.topup`` and
-``toolkit.models.cards`` hold the functions by topic; the most used are re-exported here.
+``toolkit.models.netflow``, ``toolkit.models.economics``, ``toolkit.models.health``,
+``toolkit.models.topup`` and ``toolkit.models.cards`` hold the functions by topic; the most used
+are re-exported here.
 """
 
 from toolkit.models.bps import answer_counts, gain_bps, share_404, shortfall_bps
@@ -68,6 +72,7 @@ from toolkit.models.health import (
     stress,
     tail_risk,
 )
+from toolkit.models.netflow import net_flow, requested_orders, route_flow
 from toolkit.models.pricing import (
     compare_with_tiers,
     effective_fee_bps,
@@ -129,13 +134,16 @@ __all__ = [
     "monte_carlo",
     "monte_carlo_levels",
     "needed_slippage",
+    "net_flow",
     "network_comparison",
     "observer_share",
     "offered_load",
     "pool_economics",
     "pool_size_for",
     "price_drift",
+    "requested_orders",
     "route_comparison",
+    "route_flow",
     "share_404",
     "shortfall_bps",
     "simulate_cards",

@@ -9,6 +9,8 @@ Each function returns a polars frame whose columns a model family documents as i
 - :func:`route_costs`: :func:`toolkit.models.routes.impact_curves` (each route priced at the
   stored USD prices and its chain's gas price, as :class:`toolkit.backtest.routes.RouteLab`
   measures them on a simulation);
+- :func:`market_requests`: :mod:`toolkit.models.netflow` (through
+  :func:`~toolkit.models.netflow.requested_orders`) and :func:`toolkit.backtest.calibrate`;
 - :func:`topup_configs`: :func:`toolkit.models.topup_configs.stored_topups` (with the credit
   book the store gives, :func:`toolkit.report.load.stored_credit_book`, which the card simulation
   takes too: :func:`toolkit.models.cards.book_positions`);
@@ -33,7 +35,14 @@ from toolkit.store.prices import price_table, prices_at
 if TYPE_CHECKING:
     from toolkit.store.store import Store
 
-__all__ = ["backtest_pool_totals", "backtest_runs", "route_costs", "swap_routes", "topup_configs"]
+__all__ = [
+    "backtest_pool_totals",
+    "backtest_runs",
+    "market_requests",
+    "route_costs",
+    "swap_routes",
+    "topup_configs",
+]
 
 # Every backtest run with its parameters, request count and 404 count.
 _BACKTEST_RUNS = """
@@ -93,6 +102,31 @@ def swap_routes(store: Store) -> pl.DataFrame:
         "status, latency_ms, amount_out, min_amount_out, gas_used, error "
         "FROM swap_routes ORDER BY observed_at, run_id, attempt_id"
     )
+
+
+# First attempts of the market's RFQs: runs of kind traffic (other users' requests, stored by
+# toolkit.simulate.traffic.record_traffic), never a collector's own sweep.
+_MARKET_REQUESTS = """
+SELECT o.run_id, o.attempt_id, o.observed_at, o.src_chain, o.dst_chain, o.token, o.quote_type,
+       o.amount, o.status
+FROM rfq_observations o JOIN collection_runs r ON r.run_id = o.run_id
+WHERE r.kind = 'traffic' AND o.retry = 0
+ORDER BY o.observed_at, o.run_id, o.attempt_id
+"""
+
+
+def market_requests(store: Store) -> pl.DataFrame:
+    """The market's requests, oldest first: the first attempt of every RFQ stored by runs of
+    kind ``traffic`` (other users' demand; a collector's own sweeps are its design and left
+    out): ``run_id, attempt_id, observed_at, src_chain, dst_chain, token, quote_type, amount``
+    (smallest units, exact) and ``status`` (the service's answer: 200 granted, 404 refused).
+
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     market_requests(store).columns[3:]
+    ['src_chain', 'dst_chain', 'token', 'quote_type', 'amount', 'status']
+    """
+    return store.query(_MARKET_REQUESTS)
 
 
 # Each (account, receiver)'s newest auto top-up config across every credit run, as for the
