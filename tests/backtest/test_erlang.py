@@ -11,6 +11,11 @@ only the mean hold matters (research/anchors.md §3):
   fills, + the 300 s settlement delay.
 
 The standard error comes from batch means, because blocking is autocorrelated over a hold.
+
+Erlang-B describes the instant-free rebalancing limit: a settlement gives the unit back to the
+Base pool at once and for free. The replay names that policy explicitly; under single-pool's
+own policy (none) the input is paid on Ethereum and the Base pool shrinks with every
+settlement, which no loss model with a fixed capacity describes.
 """
 
 from __future__ import annotations
@@ -51,7 +56,8 @@ def test_404_rate_matches_erlang_b_with_the_mean_hold(p_convert: float, hours: f
         convert_probability=p_convert,
         convert_delay=Constant(delay),
     )
-    result = replay(flow, "single-pool", seed=11)
+    result = replay(flow, "single-pool", seed=11, overrides={"rebalancing.policy": "instant-free"})
+    assert result.summary.policy == "instant-free"
     expected = erlang_b(UNITS, load)
     observed = result.summary.rfq_404_share
 

@@ -134,11 +134,15 @@ def test_late_conversion_fills_once_capacity_returns(make_flow) -> None:  # type
     assert (row["outcome"], row["filled_at"]) == ("filled", 65.0)
 
 
-def test_fill_moves_to_outstanding_and_settlement_repays_with_the_fee(make_flow) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("policy", ["threshold", "instant-free"])
+def test_fill_moves_to_outstanding_and_settlement_pays_the_receivable(make_flow, policy) -> None:  # type: ignore[no-untyped-def]
     # The quote's eta is 38 s (36 s of Ethereum confirmations, 2 s to fill on Base); the
-    # default scenario settles 600 s after the fill.
+    # default scenario settles 600 s after the fill. The escrow releases the input on Ethereum:
+    # the Base pool's receivable is paid there (threshold, the default's policy), or repaid in
+    # place with the fee (the instant-free baseline).
     flow = make_flow([{"t": 0.0, "type": "ExactInput", "converts": True, "convert_delay": 2.0}])
-    result = replay(flow, "default", interval_s=20.0)
+    overrides = {"rebalancing.policy": policy}
+    result = replay(flow, "default", interval_s=20.0, overrides=overrides)
     row = _row(result, "q0")
     assert (row["quoted_at"], row["ordered_at"], row["filled_at"], row["settled_at"]) == (
         0.0,
@@ -155,9 +159,16 @@ def test_fill_moves_to_outstanding_and_settlement_repays_with_the_fee(make_flow)
     before, during, after = (_pool_at(result, t, pool) for t in (20.0, 60.0, 640.0))
     assert before["reserved"] == row["output_amount"] and before["outstanding"] == 0
     assert during["reserved"] == 0 and during["outstanding"] == row["output_amount"]
-    assert after["outstanding"] == 0 and after["capacity"] == before["capacity"] + fee
-    assert after["fee_revenue"] == fee
-    assert result.summary.balance_end[pool] == result.summary.balance_start[pool] + fee
+    assert after["outstanding"] == 0 and after["fee_revenue"] == fee
+    origin = _pool_at(result, 640.0, "1:USDC:usdc")["capacity"]
+    if policy == "instant-free":
+        assert after["capacity"] == before["capacity"] + fee
+        assert result.summary.balance_end[pool] == result.summary.balance_start[pool] + fee
+        assert origin == result.summary.balance_start["1:USDC:usdc"]
+    else:
+        assert after["capacity"] == before["capacity"] - row["output_amount"]
+        assert origin == result.summary.balance_start["1:USDC:usdc"] + UNIT
+    assert result.summary.policy == policy
 
 
 def test_amount_outside_the_fee_tiers_is_no_route(make_flow) -> None:  # type: ignore[no-untyped-def]
@@ -209,15 +220,26 @@ def test_retries_increase_attempts_and_stay_within_the_policy() -> None:
 
 def _check_conservation(result) -> None:  # type: ignore[no-untyped-def]
     summary = result.summary
-    earned = (
-        result.requests.filter(pl.col("earned").is_not_null())
-        .group_by("pool")
-        .agg(pl.col("earned").sum())
-    )
+    settled = result.requests.filter(pl.col("earned").is_not_null())
+    earned = settled.group_by("pool").agg(pl.col("earned").sum())
     by_pool = dict(zip(earned["pool"].to_list(), earned["earned"].to_list(), strict=True))
-    for pool, start in summary.balance_start.items():
-        assert summary.balance_end[pool] == start + by_pool.get(pool, 0)
+    for pool in summary.balance_start:
         assert summary.fee_revenue[pool] == by_pool.get(pool, 0)
+    # Per token, the service's tokens on every chain change by exactly what settlements
+    # booked beyond what was delivered (input less output; the fee earned when instant-free
+    # repays in place) less the bridges' fees.
+    instant = summary.policy == "instant-free"
+    gain = pl.col("earned") if instant else pl.col("input_amount") - pl.col("output_amount")
+    booked = dict(settled.group_by("token").agg(gain.sum()).iter_rows())
+    held = summary.by_chain().group_by("token").agg(pl.col("change").sum())
+    fees = dict(result.transfers.group_by("token").agg(pl.col("fee").sum()).iter_rows())
+    for token, change in held.iter_rows():
+        assert change == booked.get(token, 0) - fees.get(token, 0), token
+    assert summary.transfers == result.transfers.height
+    assert result.transfers["arrived"].all()  # the horizon waits for the last transfer
+    if instant:
+        for pool, start in summary.balance_start.items():
+            assert summary.balance_end[pool] == start + by_pool.get(pool, 0)
     pools = result.pools
     assert (pools["available"] >= 0).all()
     assert (pools["reserved"] + pools["outstanding"] <= pools["capacity"]).all()
@@ -347,12 +369,18 @@ def test_summary_is_a_frozen_typed_result_whose_frames_agree_with_its_fields() -
         (result.requests["outcome"] == "filled").sum() / s.requests
     )
     assert "fee_revenue" not in row  # the mappings are by_pool's and by_token's
+    assert row["policy"] == "threshold" and row["transfers"] == result.transfers.height
     pools = s.by_pool()
     assert pools["pool"].to_list() == list(s.balance_start)
-    # the engine's closing balance is the opening one plus the fees earned, exactly (Int128)
-    assert (pools["balance_end"] - pools["balance_start"]).to_list() == pools[
-        "fee_revenue"
-    ].to_list()
+    # the engine's closing balances, exactly (Int128): each pool's changed by what it lent and
+    # what settlements credited to it, so per chain and token they sum to the inventory
+    closing = pools.with_columns(
+        chain=pl.col("pool").str.split(":").list.get(0).cast(pl.Int64),
+        token=pl.col("pool").str.split(":").list.get(1),
+    )
+    by_chain = closing.group_by("chain", "token").agg(pl.col("balance_end").sum())
+    expected = s.by_chain().select("chain", "token", pl.col("on_chain_end").alias("balance_end"))
+    assert_frame_equal(by_chain, expected, check_row_order=False)
     tokens = s.by_token()
     assert sorted(tokens["token"].to_list()) == ["USDC", "WETH"]
     weth = tokens.filter(pl.col("token") == "WETH").row(0, named=True)

@@ -12,7 +12,7 @@ from toolkit.client import RetryPolicy
 from toolkit.store import Store
 
 
-def test_to_store_writes_requests_pools_and_a_run() -> None:
+def test_to_store_writes_requests_pools_inventory_and_a_run() -> None:
     flow = generate_flow("default", span_h=0.3, rate_per_s=1.0, seed=3)
     result = replay(flow, "default", seed=3, retry=RetryPolicy(capacity_retries=1))
     started = datetime(2024, 5, 1, tzinfo=UTC)
@@ -24,7 +24,13 @@ def test_to_store_writes_requests_pools_and_a_run() -> None:
         assert info["parameters"]["scenario"] == "default"
         assert info["parameters"]["retry"]["capacity_retries"] == 1
         assert info["target_url"] == "backtest://default"
-        assert info["rows_written"] == result.requests.height + result.pools.height
+        assert info["parameters"]["policy"] == "threshold"
+        assert info["rows_written"] == (
+            result.requests.height
+            + result.pools.height
+            + result.inventory.height
+            + result.transfers.height
+        )
         stored = store.query(
             "SELECT request_id, amount, outcome, filled_at, attributes FROM backtest_requests "
             "WHERE run_id = 'bt-test' ORDER BY request_id"
@@ -40,6 +46,16 @@ def test_to_store_writes_requests_pools_and_a_run() -> None:
         )
         assert pools.height == result.pools.height
         assert pools["capacity"].dtype == pl.Int128
+        held = store.query(
+            "SELECT t, chain, token, on_chain, receivable_in, attributes FROM backtest_inventory "
+            "WHERE run_id = 'bt-test' ORDER BY t, chain, token"
+        )
+        expected = result.inventory.sort("t", "chain", "token")
+        assert held["on_chain"].dtype == pl.Int128
+        assert held["on_chain"].to_list() == expected["on_chain"].to_list()
+        assert held["receivable_in"].to_list() == expected["receivable_in"].to_list()
+        share = pl.Series(held["attributes"]).str.json_decode().struct.unnest()["share"]
+        assert share.to_list() == expected["share"].to_list()
         # Writing the same run twice is refused by the run log, not duplicated.
         with pytest.raises(Exception, match="already exists"):
             result.to_store(store, run_id="bt-test")

@@ -9,6 +9,7 @@ from polars.testing import assert_frame_equal
 
 from toolkit.arguments import ArgumentError
 from toolkit.backtest import WholeFlow, whole_flow
+from toolkit.scenario import load_scenario
 
 SMALL = WholeFlow(span_h=1.0, shock_at_share=0.25, shock_h=0.2, users_per_h=20.0)
 
@@ -25,16 +26,35 @@ def control():  # type: ignore[no-untyped-def]
 
 def test_same_seed_same_frames(shocked) -> None:  # type: ignore[no-untyped-def]
     again = whole_flow(SMALL, seed=5, progress=False)
-    for name in ("intents", "swaps", "credit", "borrow", "liquidations", "users"):
+    for name in (
+        "intents", "swaps", "credit", "borrow", "liquidations", "users", "inventory", "transfers"
+    ):  # fmt: skip
         assert_frame_equal(getattr(again, name), getattr(shocked, name))
     assert again.summary == shocked.summary
 
 
-def test_pool_balances_grow_by_exactly_the_fees_earned(shocked) -> None:  # type: ignore[no-untyped-def]
+def test_inventory_changes_by_exactly_what_settlements_booked_less_bridge_fees(shocked) -> None:  # type: ignore[no-untyped-def]
+    # The default scenario's threshold policy: settlements credit the origin chain, transfers
+    # pay their bridges; per token, nothing appears or vanishes.
     summary = shocked.summary
-    assert summary.outstanding_end == 0
-    assert summary.pool_balance_change == summary.pool_earned
+    assert summary.policy == "threshold" and summary.outstanding_end == 0
+    assert summary.inventory_change == {
+        token: summary.books_gain[token] - summary.bridge_fees[token]
+        for token in summary.books_gain
+    }
     assert sum(summary.pool_earned.values()) > 0
+    assert shocked.transfers.height == summary.transfers
+    steps = shocked.inventory.group_by("step").len()
+    assert (steps["len"] == len(shocked.inventory["token"].unique()) * 4).all()
+
+
+def test_instant_free_pool_balances_grow_by_exactly_the_fees_earned() -> None:
+    # The named baseline: every settlement repays its lending pool in place.
+    scenario = load_scenario("default").with_policy("instant-free")
+    summary = whole_flow(SMALL, scenario, seed=5, progress=False).summary
+    assert summary.outstanding_end == 0 and summary.transfers == 0
+    assert summary.pool_balance_change == summary.pool_earned
+    assert summary.inventory_change == summary.books_gain
 
 
 def test_debt_is_draws_less_repayments_and_liquidations(shocked) -> None:  # type: ignore[no-untyped-def]

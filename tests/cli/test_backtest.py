@@ -15,8 +15,15 @@ def test_command_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0] == "backtest of scenario default (seed 2)"
-    assert lines[1].startswith("requests ") and "fill rate" in out and "404 rate" in out
+    assert lines[1].startswith("rebalancing policy: threshold (")
+    assert lines[2].startswith("requests ") and "fill rate" in out and "404 rate" in out
     assert any(line.startswith("Base USDC (usdc)") and "USDC" in line for line in lines)
+    # The inventory per chain at the start and the end, and what rebalancing moved and cost.
+    start = lines.index(next(line for line in lines if line.startswith("inventory ")))
+    assert lines[start + 1].startswith("Ethereum USDC") and lines[start + 1].count("USDC") == 3
+    assert any(line.startswith("transfers ") and "volume" in line for line in lines)
+    assert any(line.startswith("rebalancing cost $") and "bps of the $" in line for line in lines)
+    assert any("% net of rebalancing" in line for line in lines)
 
 
 def test_command_writes_to_the_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,7 +60,16 @@ def test_a_sweep_prints_one_row_per_point(capsys: pytest.CaptureFixture[str]) ->
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("│ ") and "┆" in line]
     assert len(rows) == 3 + 4  # the header (names, rule, dtypes) and four points
-    assert "pool_scale" in rows[0] and "rfq_404_share" in rows[0]
+    assert "pool_scale" in rows[0] and "rfq_404_share" in rows[0] and "transfers" in rows[0]
+
+
+def test_a_sweep_compares_rebalancing_policies(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["backtest", "--hours", "0.2", "--sweep", "rebalancing.policy=none,instant-free",
+            "--workers", "1"]  # fmt: skip
+    assert main(argv) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("│ ")]
+    assert "rebalancing.policy" in rows[0]
+    assert [row.split("┆")[0].strip(" │") for row in rows[3:]] == ["none", "instant-free"]
 
 
 def test_sweep_options_are_checked(capsys: pytest.CaptureFixture[str]) -> None:

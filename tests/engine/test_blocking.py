@@ -3,6 +3,9 @@
 A pool of C units, Poisson arrivals, exponential holding times (mean 1 s) set as each
 reservation's lifetime. Fixed seeds; the standard error comes from batch means, since
 successive arrivals' outcomes are correlated.
+
+Reservations here only lapse (nothing is filled or settled), so the scenario's rebalancing
+policy plays no part: these are the capacity model alone, which is the instant-free limit.
 """
 
 import dataclasses

@@ -26,17 +26,21 @@ embedded service:
    today's price. A fill refused for capacity or price is retried every second (the world's
    own filler cadence) until ``fillDeadline``; then the order is missed (``expired``,
    reclaimable).
-5. :meth:`World.settle` ``settlement_delay_s`` after the fill repays the pool and adds the
-   fee the service earned to its balance.
+5. :meth:`World.settle` ``settlement_delay_s`` after the fill books the input on the order's
+   origin chain (the escrow releases it there; the lending pool's receivable is paid), or,
+   under the ``instant-free`` baseline, repays the lending pool in place with the fee the
+   service earned. The scenario's rebalancing policy sends transfers as the engine's books
+   change (:mod:`toolkit.engine.transfers`); they land on the engine's own heap.
 
 The loop drives the filler itself, at the exact instants things fall due, rather than polling
 :meth:`World.advance`: same rules, one call per step. Its world is ``driven`` (it keeps no
 schedule of its own) and forgets settled orders, so memory stays bounded by the orders in
 flight.
 
-Pools are sampled every ``interval`` seconds of virtual time (``t = 0, interval, ...``), after
-every event at or before that instant (the scheduler runs to each sampling instant in turn),
-until the last reservation has lapsed and the last fill has settled (``end``).
+Pools and the inventory per (chain, token) are sampled every ``interval`` seconds of virtual
+time (``t = 0, interval, ...``), after every event at or before that instant (the scheduler
+runs to each sampling instant in turn), until the last reservation has lapsed, the last fill
+has settled and the last transfer has landed (``end``).
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ from toolkit.engine import (
     Engine,
     FillRejected,
     NoRoute,
+    Transfer,
 )
 from toolkit.flows import FlowColumns
 from toolkit.resources.retry import RetryPolicy
@@ -89,7 +94,9 @@ class Trace(NamedTuple):
     """Everything the loop recorded, as parallel lists (one entry per request or sample).
 
     ``quote_id``, ``input_amount``, ``output_amount`` and ``fee_bps`` are the successful quote's;
-    ``pool`` is the pool that filled the order, else the quote's pool.
+    ``pool`` is the pool that filled the order, else the quote's pool. ``samples`` are the pool
+    samples, ``inventory`` the inventory samples (:class:`~toolkit.backtest.sampler.Sampler`),
+    ``transfers`` every rebalancing transfer and ``policy`` the rebalancing policy.
     """
 
     quote_id: list[str | None]
@@ -110,6 +117,9 @@ class Trace(NamedTuple):
     rejected: int
     end: float
     samples: dict[str, list[Any]]
+    inventory: dict[str, list[Any]]
+    transfers: list[Transfer]
+    policy: str
 
 
 def run_events(
@@ -131,12 +141,18 @@ def run_events(
         if sched.peek() == math.inf:
             break
         sampler.take()
-    # Sample on until the last reservation has lapsed, so the final sample is the settled state.
+    # Sample on until the last reservation has lapsed and the last transfer has landed, so the
+    # final sample is the settled state (a transfer sent meanwhile extends the horizon).
     horizon = max(sched.now, replay.quote_lapse, replay.order_lapse)
-    end = math.ceil(horizon / interval) * interval
-    while sampler.next <= end:
-        sampler.take()
-    return replay.trace(horizon, sampler.columns)
+    while True:
+        end = math.ceil(horizon / interval) * interval
+        while sampler.next <= end:
+            sampler.take()
+        landing = max((t.arrives_at for t in engine.transfers_since(0)), default=-math.inf)
+        if landing <= end:
+            break
+        horizon = landing
+    return replay.trace(horizon, sampler, engine)
 
 
 class Replay:
@@ -301,7 +317,8 @@ class Replay:
         self.schedule(now + self.settle_delay, self.settle, k)
 
     def settle(self, now: float, k: int) -> None:
-        """Order ``k``'s settlement: the pool is repaid, the service earns its fee."""
+        """Order ``k``'s settlement: the lending pool's receivable is paid (on the origin chain;
+        in place under instant-free); its fee revenue is the lending pool's."""
         repaid = self.settle_order(self.order_id[k], now)
         self.settled_at[k] = now
         self.earned[k] = repaid.earned
@@ -309,8 +326,9 @@ class Replay:
 
     # -- the record -------------------------------------------------------------------------
 
-    def trace(self, end: float, samples: dict[str, list[Any]]) -> Trace:
-        """The columns as a :class:`Trace` ending at ``end``."""
+    def trace(self, end: float, sampler: Sampler, engine: Engine) -> Trace:
+        """The columns as a :class:`Trace` ending at ``end``, with ``sampler``'s samples and
+        ``engine``'s transfers."""
         return Trace(
             quote_id=self.quote_id,
             input_amount=self.input_amount,
@@ -329,5 +347,8 @@ class Replay:
             revenue=self.revenue,
             rejected=self.rejected,
             end=end,
-            samples=samples,
+            samples=sampler.columns,
+            inventory=sampler.inventory,
+            transfers=engine.transfers_since(0),
+            policy=engine.policy,
         )

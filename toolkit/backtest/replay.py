@@ -34,8 +34,11 @@ def replay(
     fill within the exclusivity window → settlement → repayment, on one event heap under a
     virtual clock (see :mod:`toolkit.backtest.loop`). ``retry`` makes clients retry a 404
     with backoff (``seed`` drives its jitter and the engine's id tag); ``overrides`` changes
-    the scenario first (see :mod:`toolkit.backtest.scenarios`); pools are sampled every
-    ``interval_s`` virtual seconds. The same inputs give the same result on any machine.
+    the scenario first (see :mod:`toolkit.backtest.scenarios`: ``{"rebalancing.policy":
+    "none"}`` replays under another rebalancing policy); pools and the inventory per (chain,
+    token) are sampled every ``interval_s`` virtual seconds. The result's summary says which
+    policy its figures assume (``summary.policy``). The same inputs give the same result on
+    any machine.
 
     Bad input raises ``ValueError`` naming the column, the first offending row and the rule.
 
@@ -60,6 +63,7 @@ def replay(
     parameters = {
         "scenario": variant.name,
         "seed": seed,
+        "policy": variant.rebalancing.policy,
         "retry": None
         if retry is None
         else {

@@ -1,8 +1,9 @@
-"""The outcome of a replay: a request frame, a pool time series and a summary.
+"""The outcome of a replay: a request frame, pool and inventory time series, the rebalancing
+transfers and a summary.
 
-Column names follow the store's ``backtest_requests`` and ``backtest_pools`` tables, so
-:meth:`BacktestResult.to_store` writes them as they are (columns the tables lack go into their
-JSON ``attributes`` column).
+Column names follow the store's ``backtest_requests``, ``backtest_pools``,
+``backtest_inventory`` and ``backtest_transfers`` tables, so :meth:`BacktestResult.to_store`
+writes them as they are (columns the tables lack go into their JSON ``attributes`` column).
 
 ``requests`` (one row per flow row, in flow order):
 
@@ -20,9 +21,12 @@ JSON ``attributes`` column).
 ``pools`` (one row per pool per sample, every ``interval`` seconds of virtual time):
 ``t``, ``pool``, ``chain``, ``token``, ``pool_type``, ``capacity`` (the pool's balance),
 ``available``, ``reserved``, ``outstanding``, ``utilization`` (``(reserved + outstanding) /
-capacity``), ``rfqs`` and ``no_capacity`` (RFQ attempts for the pool's chain and token since the
-previous sample, and how many got a 404; every pool of that chain and token shows the same
-counts), ``no_capacity_share`` and ``fee_revenue`` (cumulative fees repaid to this pool).
+capacity``; 1 for a pool whose balance is spent: it has nothing available), ``rfqs`` and
+``no_capacity`` (RFQ attempts for the pool's chain and token since the previous sample, and
+how many got a 404; every pool of that chain and token shows the same counts),
+``no_capacity_share`` and ``fee_revenue`` (cumulative fees earned on this pool's loans).
+
+``inventory`` and ``transfers``: see :mod:`toolkit.backtest.inventory`.
 """
 
 from __future__ import annotations
@@ -35,10 +39,16 @@ from typing import Any
 
 import polars as pl
 
+from toolkit.backtest.inventory import (
+    INVENTORY_SCHEMA,
+    TRANSFERS_SCHEMA,
+    inventory_frame,
+    transfers_frame,
+)
 from toolkit.backtest.loop import NO_CAPACITY, NO_ROUTE, OUTCOMES, Trace
 from toolkit.backtest.summary import BacktestSummary, summarize
 from toolkit.flows import FlowColumns
-from toolkit.scenario import ScenarioError, load_scenario
+from toolkit.scenario import Scenario, ScenarioError, load_scenario
 from toolkit.scenario.prices import scenario_prices
 from toolkit.store import Store, load_prices, table_spec
 
@@ -49,13 +59,19 @@ __all__ = ["BacktestResult", "build_result"]
 _ADDED = ("run_id", "kind", "attributes")
 _REQUEST_STORE_COLUMNS = tuple(c for c in table_spec("backtest_requests").names if c not in _ADDED)
 _POOL_STORE_COLUMNS = tuple(c for c in table_spec("backtest_pools").names if c not in _ADDED)
+_INVENTORY_STORE_COLUMNS = tuple(
+    c for c in table_spec("backtest_inventory").names if c not in _ADDED
+)
+_TRANSFER_STORE_COLUMNS = tuple(
+    c for c in table_spec("backtest_transfers").names if c not in _ADDED
+)
 
 
 @dataclass(frozen=True)
 class BacktestResult:
-    """What a replay produced: ``requests`` and ``pools`` frames and their
-    :class:`~toolkit.backtest.summary.BacktestSummary` (counts, shares, and per-pool and
-    per-token figures).
+    """What a replay produced: ``requests``, ``pools``, ``inventory`` and ``transfers`` frames
+    and their :class:`~toolkit.backtest.summary.BacktestSummary` (counts, shares, per-pool,
+    per-token and per-holding figures, rebalancing and economics).
 
     >>> from toolkit.backtest import generate_flow, replay
     >>> result = replay(generate_flow("default", span_h=0.2, seed=1), "default", seed=1)
@@ -67,16 +83,19 @@ class BacktestResult:
     pools: pl.DataFrame
     summary: BacktestSummary
     parameters: dict[str, Any] = field(default_factory=dict)
+    inventory: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=INVENTORY_SCHEMA))
+    transfers: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=TRANSFERS_SCHEMA))
 
     def to_store(
         self, store: Store, *, run_id: str | None = None, started_at: datetime | None = None
     ) -> str:
         """Write the result to ``store`` under a new ``backtest`` run; return the run id.
 
-        Rows go to ``backtest_requests`` and ``backtest_pools``; a ``collection_runs`` row of
-        kind ``backtest`` records ``parameters`` and ends ``completed`` (``failed`` if a write
-        fails, ``interrupted`` on Ctrl-C). ``run_id`` defaults to a new uuid and
-        ``started_at`` to the store's clock.
+        Rows go to ``backtest_requests``, ``backtest_pools``, ``backtest_inventory`` and
+        ``backtest_transfers``; a ``collection_runs`` row of kind ``backtest`` records
+        ``parameters`` (the rebalancing ``policy`` among them) and ends ``completed``
+        (``failed`` if a write fails, ``interrupted`` on Ctrl-C). ``run_id`` defaults to a new
+        uuid and ``started_at`` to the store's clock.
 
         >>> from toolkit.backtest import generate_flow, replay
         >>> from toolkit.store import Store
@@ -94,6 +113,8 @@ class BacktestResult:
         with recording as run:
             store.append("backtest_requests", self.request_rows(run.run_id))
             store.append("backtest_pools", self.pool_rows(run.run_id))
+            store.append("backtest_inventory", self.inventory_rows(run.run_id))
+            store.append("backtest_transfers", self.transfer_rows(run.run_id))
             self._store_prices(store, run.run_id)
         return run.run_id
 
@@ -125,12 +146,28 @@ class BacktestResult:
             pl.lit(run_id).alias("run_id"), *_POOL_STORE_COLUMNS, _attributes(extra)
         )
 
+    def inventory_rows(self, run_id: str) -> pl.DataFrame:
+        """``inventory`` shaped as ``backtest_inventory`` rows for ``run_id``."""
+        extra = [c for c in self.inventory.columns if c not in _INVENTORY_STORE_COLUMNS]
+        return self.inventory.select(
+            pl.lit(run_id).alias("run_id"), *_INVENTORY_STORE_COLUMNS, _attributes(extra)
+        )
+
+    def transfer_rows(self, run_id: str) -> pl.DataFrame:
+        """``transfers`` shaped as ``backtest_transfers`` rows for ``run_id``."""
+        extra = [c for c in self.transfers.columns if c not in _TRANSFER_STORE_COLUMNS]
+        return self.transfers.select(
+            pl.lit(run_id).alias("run_id"), *_TRANSFER_STORE_COLUMNS, _attributes(extra)
+        )
+
+
+#: Amounts that may go into ``attributes``: written as text (JSON readers round past 2**53).
+_EXACT = ("earned", "fee_revenue", "received")
+
 
 def _attributes(columns: list[str]) -> pl.Expr:
     # Most JSON readers round numbers past 2**53; amounts go in as text to stay exact.
-    fields = [
-        pl.col(c).cast(pl.String) if c in ("earned", "fee_revenue") else pl.col(c) for c in columns
-    ]
+    fields = [pl.col(c).cast(pl.String) if c in _EXACT else pl.col(c) for c in columns]
     return pl.struct(fields).struct.json_encode().alias("attributes")
 
 
@@ -178,7 +215,7 @@ def _pools_frame(samples: Mapping[str, list[Any]]) -> pl.DataFrame:
             "outstanding": pl.Series(samples["outstanding"], dtype=pl.Int128),
             "utilization": pl.Series(
                 [
-                    (r + o) / b
+                    (r + o) / b if b else 1.0
                     for r, o, b in zip(
                         samples["reserved"],
                         samples["outstanding"],
@@ -204,7 +241,7 @@ def _pools_frame(samples: Mapping[str, list[Any]]) -> pl.DataFrame:
 
 
 def build_result(
-    scenario: Any,
+    scenario: Scenario,
     flow: FlowColumns,
     trace: Trace,
     *,
@@ -219,4 +256,6 @@ def build_result(
         pools=pools,
         summary=summarize(scenario, seed, flow, trace, pools, final_balances),
         parameters=json.loads(json.dumps(dict(parameters))),
+        inventory=inventory_frame(trace.inventory),
+        transfers=transfers_frame(trace.transfers, scenario),
     )

@@ -1,4 +1,5 @@
-"""Pool samples for the replay loop: every pool's figures at fixed instants of virtual time."""
+"""Samples for the replay loop: every pool's figures and the service's inventory per (chain,
+token) at fixed instants of virtual time."""
 
 from __future__ import annotations
 
@@ -7,11 +8,24 @@ from typing import Any
 from toolkit.engine import Engine
 from toolkit.scenario import Scenario
 
-__all__ = ["Sampler"]
+__all__ = ["INVENTORY_FIELDS", "Sampler"]
+
+#: The inventory figures sampled per (chain, token), :class:`toolkit.engine.Holding`'s amounts.
+INVENTORY_FIELDS: tuple[str, ...] = (
+    "on_chain",
+    "unallocated",
+    "reserved",
+    "outstanding",
+    "receivable_in",
+    "in_flight_in",
+    "in_flight_out",
+)
 
 
 class Sampler:
-    """Pool snapshots plus RFQ and 404 counts per (chain, token) since the previous sample."""
+    """Pool snapshots plus RFQ and 404 counts per (chain, token) since the previous sample, and
+    the inventory per (chain, token) (``inventory``: columns ``t``, ``chain``, ``token`` and
+    :data:`INVENTORY_FIELDS`)."""
 
     def __init__(self, engine: Engine, scenario: Scenario, interval: float) -> None:
         self.engine = engine
@@ -43,6 +57,9 @@ class Sampler:
                 "fee_revenue",
             )
         }
+        self.inventory: dict[str, list[Any]] = {
+            name: [] for name in ("t", "chain", "token", *INVENTORY_FIELDS)
+        }
 
     def take(self) -> None:
         """Take the sample due at ``next`` and schedule the one after it."""
@@ -65,6 +82,13 @@ class Sampler:
         for g in range(len(rfqs)):
             rfqs[g] = 0
             rejects[g] = 0
+        held = self.inventory
+        for holding in self.engine.inventory(t):
+            held["t"].append(t)
+            held["chain"].append(holding.chain)
+            held["token"].append(holding.symbol)
+            for name in INVENTORY_FIELDS:
+                held[name].append(getattr(holding, name))
         self.count += 1
         # Multiply instead of adding so that sample times do not drift.
         self.next = self.count * self.interval

@@ -2,8 +2,9 @@
 :func:`summarize`.
 
 Counts are requests or RFQ attempts; shares are in [0, 1]; amounts are exact integers in the
-token's smallest units, by pool id (``chain:TOKEN:name``) or by token symbol; times are virtual
-seconds.
+token's smallest units, by pool id (``chain:TOKEN:name``), by holding (``chain:TOKEN``) or by
+token symbol; USD figures are floats at the scenario's prices (NaN for a token it does not
+price); times are virtual seconds.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 
+from toolkit.backtest.inventory import rebalancing_figures, usd
 from toolkit.backtest.loop import EXPIRED, FILLED, NO_CAPACITY, NO_ROUTE, Trace
 from toolkit.flows import FlowColumns
+from toolkit.models.economics import YEAR_S
 from toolkit.models.health.results import Row
+from toolkit.scenario import Scenario
 
 __all__ = ["BacktestSummary", "summarize"]
 
@@ -37,10 +40,22 @@ class BacktestSummary(Row):
     - by pool id: ``fee_revenue``, ``balance_start``, ``balance_end`` (read from the engine, so
       that it can be checked against the revenue), ``peak_utilization_share`` and
       ``mean_utilization_share`` (over the samples);
-    - by token symbol: ``fee_revenue_by_token`` and ``volume_by_token`` (filled output).
+    - by token symbol: ``fee_revenue_by_token`` and ``volume_by_token`` (filled output);
+    - the rebalancing ``policy`` these figures assume; ``transfers`` sent, by token
+      ``rebalanced_by_token`` (amounts sent) and ``rebalancing_fees_by_token`` (the bridges'
+      fees), and in USD ``rebalanced_volume_usd``, ``rebalancing_fees_usd``,
+      ``rebalancing_gas_usd`` (the source transactions) and ``rebalancing_cost_usd`` (both),
+      ``rebalancing_cost_bps`` of ``filled_volume_usd``;
+    - economics in USD: ``capital_usd`` (the pools' opening balances), ``fee_revenue_usd``
+      (what the service earned: input less output less the fills' gas), ``fill_gas_usd`` (that
+      gas, paid in the native coin: a cost line), ``annualised_return_pct`` (fee revenue over
+      capital, as a simple annual rate over ``end_s``) and ``net_annualised_return_pct`` (the
+      same net of rebalancing);
+    - by holding (``chain:TOKEN``): ``inventory_start`` and ``inventory_end``, the tokens the
+      service held there at the first and last samples.
 
-    :meth:`to_frame` gives the scalar figures as one row, :meth:`by_pool` and
-    :meth:`by_token` the mappings as one row per pool or token.
+    :meth:`to_frame` gives the scalar figures as one row, :meth:`by_pool`, :meth:`by_token`
+    and :meth:`by_chain` the mappings as one row per pool, token or holding.
 
     >>> from toolkit.backtest import generate_flow, replay
     >>> s = replay(generate_flow("single-pool", span_h=0.1, seed=1), "single-pool").summary
@@ -71,6 +86,23 @@ class BacktestSummary(Row):
     balance_end: dict[str, int]
     peak_utilization_share: dict[str, float]
     mean_utilization_share: dict[str, float]
+    policy: str
+    filled_volume_usd: float
+    capital_usd: float
+    fee_revenue_usd: float
+    fill_gas_usd: float
+    transfers: int
+    rebalanced_volume_usd: float
+    rebalancing_fees_usd: float
+    rebalancing_gas_usd: float
+    rebalancing_cost_usd: float
+    rebalancing_cost_bps: float
+    annualised_return_pct: float
+    net_annualised_return_pct: float
+    rebalanced_by_token: dict[str, int]
+    rebalancing_fees_by_token: dict[str, int]
+    inventory_start: dict[str, int]
+    inventory_end: dict[str, int]
 
     def to_frame(self) -> pl.DataFrame:
         """The scalar figures as a one-row polars frame (the mappings: :meth:`by_pool`,
@@ -113,13 +145,42 @@ class BacktestSummary(Row):
             schema={"token": pl.String, "fee_revenue": pl.Int128, "volume": pl.Int128},
         )
 
+    def by_chain(self) -> pl.DataFrame:
+        """One row per holding (chain and token): ``chain``, ``token``, ``on_chain_start``,
+        ``on_chain_end`` and ``change`` (smallest units, exact).
+
+        >>> from toolkit.backtest import generate_flow, replay
+        >>> s = replay(generate_flow("single-pool", span_h=0.1, seed=1), "single-pool").summary
+        >>> s.by_chain().select("chain", "token", "change").rows()[0][:2]
+        (1, 'USDC')
+        """
+        keys = list(self.inventory_start)
+        start = [self.inventory_start[k] for k in keys]
+        end = [self.inventory_end[k] for k in keys]
+        return pl.DataFrame(
+            {
+                "chain": [int(k.split(":")[0]) for k in keys],
+                "token": [k.split(":")[1] for k in keys],
+                "on_chain_start": start,
+                "on_chain_end": end,
+                "change": [b - a for a, b in zip(start, end, strict=True)],
+            },
+            schema={
+                "chain": pl.Int64,
+                "token": pl.String,
+                "on_chain_start": pl.Int128,
+                "on_chain_end": pl.Int128,
+                "change": pl.Int128,
+            },
+        )
+
 
 def _ratio(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else 0.0
 
 
 def _per_pool_utilization(
-    scenario: Any, pools: pl.DataFrame
+    scenario: Scenario, pools: pl.DataFrame
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Each pool's peak and mean utilization over the samples (0 for a pool never sampled)."""
     per_pool: dict[str, list[float]] = {p.id: [] for p in scenario.pools}
@@ -135,7 +196,7 @@ def _per_pool_utilization(
 
 
 def _per_token(
-    scenario: Any, flow: FlowColumns, trace: Trace
+    scenario: Scenario, flow: FlowColumns, trace: Trace
 ) -> tuple[dict[str, int], dict[str, int]]:
     """Fee revenue and filled volume by token symbol, in smallest units."""
     by_token = {p.token: 0 for p in scenario.pools}
@@ -152,8 +213,56 @@ def _per_token(
     return by_token, volume
 
 
+def _holdings(trace: Trace) -> tuple[dict[str, int], dict[str, int]]:
+    """Each holding's ``on_chain`` at the first and at the last inventory sample."""
+    samples = trace.inventory
+    times = samples["t"]
+    first, last = times[0] if times else None, times[-1] if times else None
+    start: dict[str, int] = {}
+    end: dict[str, int] = {}
+    for t, chain, token, held in zip(
+        times, samples["chain"], samples["token"], samples["on_chain"], strict=True
+    ):
+        if t == first:
+            start[f"{chain}:{token}"] = held
+        if t == last:
+            end[f"{chain}:{token}"] = held
+    return start, end
+
+
+def _economics(
+    scenario: Scenario, flow: FlowColumns, trace: Trace, volume: Mapping[str, int]
+) -> dict[str, float]:
+    """The USD figures of the summary's economics (see :class:`BacktestSummary`)."""
+    symbols = [symbol for _, _, symbol in flow.routes]
+    revenue: list[float] = []
+    gas: list[float] = []
+    for k, filled in enumerate(trace.filled_at):
+        earned = trace.earned[k]
+        if filled is None or earned is None:
+            continue
+        symbol = symbols[flow.route[k]]
+        revenue.append(usd(scenario, symbol, earned))
+        cost = trace.input_amount[k] - trace.output_amount[k] - earned  # type: ignore[operator]
+        gas.append(usd(scenario, symbol, cost))
+    capital = math.fsum(usd(scenario, p.token, p.balance) for p in scenario.pools)
+    filled_usd = math.fsum(usd(scenario, symbol, amount) for symbol, amount in volume.items())
+    return {
+        "filled_volume_usd": filled_usd,
+        "capital_usd": capital,
+        "fee_revenue_usd": math.fsum(revenue),
+        "fill_gas_usd": math.fsum(gas),
+    }
+
+
+def _annualised_pct(revenue_usd: float, capital_usd: float, span_s: float) -> float:
+    if not capital_usd > 0 or not span_s > 0:
+        return math.nan
+    return 100.0 * revenue_usd / capital_usd * YEAR_S / span_s
+
+
 def summarize(
-    scenario: Any,
+    scenario: Scenario,
     seed: int,
     flow: FlowColumns,
     trace: Trace,
@@ -167,6 +276,10 @@ def summarize(
     attempts = sum(trace.attempts)
     by_token, volume = _per_token(scenario, flow, trace)
     peak, mean = _per_pool_utilization(scenario, pools)
+    money = _economics(scenario, flow, trace, volume)
+    moved = rebalancing_figures(trace.transfers, scenario)
+    start, end = _holdings(trace)
+    filled_usd = money["filled_volume_usd"]
     return BacktestSummary(
         scenario=scenario.name,
         seed=seed,
@@ -190,4 +303,22 @@ def summarize(
         balance_end=dict(final_balances),
         peak_utilization_share=peak,
         mean_utilization_share=mean,
+        policy=trace.policy,
+        **money,
+        transfers=moved.transfers,
+        rebalanced_volume_usd=moved.volume_usd,
+        rebalancing_fees_usd=moved.fees_usd,
+        rebalancing_gas_usd=moved.gas_usd,
+        rebalancing_cost_usd=moved.cost_usd,
+        rebalancing_cost_bps=1e4 * moved.cost_usd / filled_usd if filled_usd else 0.0,
+        annualised_return_pct=_annualised_pct(
+            money["fee_revenue_usd"], money["capital_usd"], trace.end
+        ),
+        net_annualised_return_pct=_annualised_pct(
+            money["fee_revenue_usd"] - moved.cost_usd, money["capital_usd"], trace.end
+        ),
+        rebalanced_by_token=moved.volume_by_token,
+        rebalancing_fees_by_token=moved.fees_by_token,
+        inventory_start=start,
+        inventory_end=end,
     )

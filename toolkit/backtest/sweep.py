@@ -48,6 +48,11 @@ SWEEP_METRICS: tuple[str, ...] = (
     "mean_attempts",
     "peak_utilization",
     "mean_utilization",
+    "transfers",
+    "rebalancing_cost_usd",
+    "rebalancing_cost_bps",
+    "annualised_return_pct",
+    "net_annualised_return_pct",
 )
 
 
@@ -102,6 +107,11 @@ def sweep_point(
     means = list(s.mean_utilization_share.values())
     row["peak_utilization"] = max(peaks) if peaks else 0.0
     row["mean_utilization"] = math.fsum(means) / len(means) if means else 0.0
+    row["transfers"] = s.transfers
+    row["rebalancing_cost_usd"] = s.rebalancing_cost_usd
+    row["rebalancing_cost_bps"] = s.rebalancing_cost_bps
+    row["annualised_return_pct"] = s.annualised_return_pct
+    row["net_annualised_return_pct"] = s.net_annualised_return_pct
     for symbol in sorted(s.fee_revenue_by_token):
         row[f"fee_revenue_{symbol}"] = s.fee_revenue_by_token[symbol]
         row[f"volume_{symbol}"] = s.volume_by_token[symbol]
@@ -135,7 +145,8 @@ def sweep(
     """Replay ``flow`` at every point of ``grid`` and return one row per point.
 
     ``grid`` maps override names (``pool_scale``, ``fee_scale``, ``quote_s``,
-    ``order_s``, any other window) to the values to try; points are the Cartesian
+    ``order_s``, any other window, ``rebalancing.policy`` and the other ``rebalancing.*`` keys)
+    to the values to try; points are the Cartesian
     product in the grid's order. A progress bar (``tqdm.auto``: terminal or notebook) counts
     the points as they finish; ``progress=False`` (or ``TQDM_DISABLE=1``) hides it. Columns:
     one per grid key, then :data:`SWEEP_METRICS` and

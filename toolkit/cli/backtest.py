@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TextIO
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 #: ~770 fills a day.
 DEFAULT_RATE = 0.03
 
-__all__ = ["add_arguments", "format_summary", "pool_label", "run"]
+__all__ = ["POLICY_WORDS", "add_arguments", "format_summary", "pool_label", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,23 +80,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def grid_axis(text: str) -> tuple[str, list[float]]:
+def grid_axis(text: str) -> tuple[str, list[float | str]]:
     """An argparse type for ``KEY=V1,V2,...``: the key and its values as numbers (whole
-    numbers stay integers: windows are whole seconds).
+    numbers stay integers: windows are whole seconds), or as words for
+    ``rebalancing.policy``.
 
-    >>> grid_axis("pool_scale=0.5,1,2")
-    ('pool_scale', [0.5, 1, 2])
+    >>> grid_axis("pool_scale=0.5,1,2"), grid_axis("rebalancing.policy=none,threshold")
+    (('pool_scale', [0.5, 1, 2]), ('rebalancing.policy', ['none', 'threshold']))
     """
     key, sep, values = text.partition("=")
-    try:
-        numbers: list[float] = [
-            int(v) if v.strip().lstrip("-").isdigit() else float(v) for v in values.split(",")
-        ]
-    except ValueError:
-        numbers = []
-    if not sep or not key or not numbers:
+    words = [v.strip() for v in values.split(",")]
+    items: list[float | str] = []
+    if key == "rebalancing.policy":
+        items = [w for w in words if w]
+    else:
+        try:
+            items = [int(w) if w.lstrip("-").isdigit() else float(w) for w in words]
+        except ValueError:
+            items = []
+    if not sep or not key or not items or len(items) != len(words):
         raise argparse.ArgumentTypeError(f"must be KEY=V1,V2,... with numbers, got {text!r}")
-    return key, numbers
+    return key, items
 
 
 def pool_label(pool: str) -> str:
@@ -118,16 +123,20 @@ def _units(amount: int, decimals: int) -> str:
 def format_summary(summary: BacktestSummary, decimals: dict[str, int]) -> str:
     """The text ``toolkit backtest`` prints for a replay summary.
 
-    ``decimals`` maps each pool id to its token's decimals (fee revenue in whole tokens).
+    ``decimals`` maps each pool id and each token symbol to the token's decimals (amounts in
+    whole tokens).
 
     >>> from toolkit.backtest import generate_flow, replay
     >>> result = replay(generate_flow("single-pool", span_h=0.1, seed=1), "single-pool")
-    >>> print(format_summary(result.summary, {"8453:USDC:usdc": 6}).splitlines()[1])
+    >>> text = format_summary(result.summary, {"8453:USDC:usdc": 6, "USDC": 6}).splitlines()
+    >>> print(text[1]); print(text[2])
+    rebalancing policy: none (inventory moves between chains only by transfers it sends)
     requests          180
     """
     s = summary
     lines = [
         f"backtest of scenario {s.scenario} (seed {s.seed})",
+        f"rebalancing policy: {s.policy} ({POLICY_WORDS.get(s.policy, s.policy)})",
         f"requests     {s.requests:>8,}",
         f"attempts     {s.attempts:>8,}",
         f"filled       {s.filled:>8,}   fill rate {100 * s.fill_share:.2f} %",
@@ -144,7 +153,48 @@ def format_summary(summary: BacktestSummary, decimals: dict[str, int]) -> str:
             f"{100 * s.peak_utilization_share[pool]:>8.1f} % "
             f"{100 * s.mean_utilization_share[pool]:>8.1f} %"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *_inventory_lines(s, decimals)])
+
+
+#: What each rebalancing policy means, in the words ``toolkit backtest`` prints.
+POLICY_WORDS = {
+    "none": "inventory moves between chains only by transfers it sends",
+    "threshold": "a chain below its threshold share is topped up by bridge transfers",
+    "periodic": "every chain is brought back to its target share periodically",
+    "instant-free": "baseline: settlements repay the lending pool in place, at once, for free",
+}
+
+
+def _inventory_lines(s: BacktestSummary, decimals: dict[str, int]) -> list[str]:
+    """Per-chain inventory at the start and end, the transfers and the economics."""
+    from toolkit.report.units import chain_name
+
+    lines = [f"{'inventory':<24} {'start':>22} {'end':>22}"]
+    for key, start in s.inventory_start.items():
+        chain, token = key.split(":")
+        digits = decimals.get(token, 0)
+        label = f"{chain_name(int(chain))} {token}"
+        lines.append(
+            f"{label:<24} {_units(start, digits):>17} {token:<4} "
+            f"{_units(s.inventory_end.get(key, 0), digits):>17} {token:<4}"
+        )
+    moved = ", ".join(
+        f"{_units(amount, decimals.get(token, 0))} {token}"
+        for token, amount in s.rebalanced_by_token.items()
+    )
+    lines += ["", f"transfers    {s.transfers:>8,}   volume {moved or '0'}"]
+    if math.isnan(s.capital_usd):
+        return [*lines, "USD figures: none (the scenario prices none of its pooled tokens)"]
+    lines[-1] += f" (${s.rebalanced_volume_usd:,.0f})"
+    lines += [
+        f"rebalancing cost ${s.rebalancing_cost_usd:,.2f} (fees ${s.rebalancing_fees_usd:,.2f}, "
+        f"gas ${s.rebalancing_gas_usd:,.2f}): {s.rebalancing_cost_bps:.2f} bps of the "
+        f"${s.filled_volume_usd:,.0f} filled",
+        f"fee revenue  ${s.fee_revenue_usd:,.2f} (after ${s.fill_gas_usd:,.2f} of fill gas) on "
+        f"${s.capital_usd:,.0f} of capital: {s.annualised_return_pct:.2f} % a year, "
+        f"{s.net_annualised_return_pct:.2f} % net of rebalancing",
+    ]
+    return lines
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -171,6 +221,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"toolkit backtest: error: {exc}", file=sys.stderr)
         return 2
     decimals = {p.id: scenario.token(p.chain, p.token).decimals for p in scenario.pools}
+    decimals.update({t.symbol: t.decimals for t in scenario.tokens})
     print(format_summary(result.summary, decimals), file=stream)
     if args.db is not None:
         from toolkit.store import Store, StoreError
@@ -210,7 +261,13 @@ def _sweep(args: argparse.Namespace, flow: Any, scenario: Any, retry: Any, strea
             ):
                 table = sweep(flow, scenario, grid, seed=args.seed, retry=retry,
                               executor=client.get_executor())  # fmt: skip
-    columns = [*grid, "requests", "filled", "no_capacity", "rfq_404_share", "peak_utilization"]
-    with pl.Config(tbl_rows=len(table), tbl_hide_dataframe_shape=True):
+    columns = [
+        *grid, "requests", "filled", "no_capacity", "rfq_404_share", "peak_utilization",
+        "transfers", "rebalancing_cost_usd", "net_annualised_return_pct",
+    ]  # fmt: skip
+    # Wide enough that no column is elided and no name wraps: one line per point.
+    with pl.Config(
+        tbl_rows=len(table), tbl_cols=-1, tbl_width_chars=250, tbl_hide_dataframe_shape=True
+    ):
         print(table.select(columns), file=stream)
     return 0

@@ -47,9 +47,13 @@ def tier_fee_bps(tiers: tuple[tuple[int, int, int], ...], amount: int) -> int | 
 def premium_bps(used_after: int, balance: int, kink_bps: int, max_bps: int) -> int:
     """Utilization premium for a pool using ``used_after`` of ``balance`` after this quote.
 
-    >>> [premium_bps(used, 100, 8000, 20) for used in (80, 90, 200)]
-    [0, 10, 20]
+    A pool with no balance left (it lent all it had, repaid elsewhere) is fully used.
+
+    >>> [premium_bps(used, 100, 8000, 20) for used in (80, 90, 200)], premium_bps(1, 0, 8000, 20)
+    ([0, 10, 20], 20)
     """
+    if balance <= 0:
+        return max_bps
     excess = used_after * BPS - kink_bps * balance
     if excess <= 0 or max_bps == 0:
         return 0

@@ -10,6 +10,8 @@ import numpy as np
 import polars as pl
 
 from toolkit.arguments import ArgumentError, whole
+from toolkit.backtest.inventory import rebalancing_figures, transfers_frame
+from toolkit.backtest.sampler import INVENTORY_FIELDS
 from toolkit.backtest.wholeflow.result import WholeFlowResult, WholeFlowSummary
 from toolkit.backtest.wholeflow.run import Run
 from toolkit.backtest.wholeflow.settings import GENESIS, WholeFlow
@@ -47,6 +49,15 @@ def _step(run: Run, i: int, now: float) -> None:
     run.rows["credit"].append(credit)
     run.rows["borrow"].append(borrow)
     run.rows["liquidations"].append(liq)
+    _inventory_rows(run, i, now)
+
+
+def _inventory_rows(run: Run, i: int, now: float) -> None:
+    """The step's inventory rows: the service's holding of each token on each chain."""
+    for h in run.engine.inventory(now):
+        row: dict[str, Any] = {"step": i, "hour": now / 3600, "chain": h.chain, "token": h.symbol}
+        row.update((name, getattr(h, name)) for name in INVENTORY_FIELDS)
+        run.rows["inventory"].append(row)
 
 
 def _intents_row(run: Run, i: int, now: float, counts: dict[str, Any]) -> dict[str, Any]:
@@ -123,7 +134,11 @@ def whole_flow(
 
 
 def _result(run: Run, seed: int, tail: dict[str, Any]) -> WholeFlowResult:
-    frames = {k: pl.DataFrame(v) for k, v in run.rows.items()}
+    amounts = {name: pl.Int128 for name in INVENTORY_FIELDS}
+    frames = {
+        k: pl.DataFrame(v, schema_overrides=amounts if k == "inventory" else None)
+        for k, v in run.rows.items()
+    }
     users = pl.DataFrame(
         run.users,
         schema={
@@ -142,6 +157,8 @@ def _result(run: Run, seed: int, tail: dict[str, Any]) -> WholeFlowResult:
         frames["liquidations"],
         users,
         _summary(run, seed, frames, users, tail),
+        frames["inventory"],
+        transfers_frame(run.engine.transfers(run.engine.clock), run.scenario),
     )
 
 
@@ -163,6 +180,14 @@ def _summary(
     liq = frames["liquidations"]
     pools = run.engine.pools(run.engine.clock)
     closing = {p.id: p.balance for p in pools}
+    moved = rebalancing_figures(run.engine.transfers(run.engine.clock), run.scenario)
+    held = {token: 0 for token in run.gained}
+    for h in run.engine.inventory(run.engine.clock):
+        if h.symbol in held:
+            held[h.symbol] += h.on_chain
+    opening = {token: 0 for token in run.gained}
+    for p in run.scenario.pools:
+        opening[p.token] += p.balance
     rfqs = int(intents["rfqs"].sum())
     slippage, depth = _swap_figures(run, swaps)
     return WholeFlowSummary(
@@ -203,4 +228,11 @@ def _summary(
         pool_earned=dict(run.earned),
         pool_balance_change={k: closing[k] - run.opening[k] for k in closing},
         outstanding_end=sum(p.outstanding for p in pools),
+        policy=run.engine.policy,
+        transfers=moved.transfers,
+        rebalanced_volume_usd=moved.volume_usd,
+        rebalancing_cost_usd=moved.cost_usd,
+        inventory_change={t: held[t] - opening[t] for t in held},
+        books_gain=dict(run.gained),
+        bridge_fees={t: moved.fees_by_token.get(t, 0) for t in held},
     )

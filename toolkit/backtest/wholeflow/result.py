@@ -3,7 +3,7 @@ and where its surfaces meet (:func:`interactions`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -31,8 +31,16 @@ class WholeFlowSummary(Row):
       ``collateral_sold_usd`` and ``collateral_sold_weth`` (what liquidators sold on the
       source), ``inventory_end_weth`` (what they still hold), ``sales_impact_bps_max``;
     - ``shock_pct_end``: the reference price against the control at the last step, in percent;
-    - the intents pools, by pool id in smallest units: ``pool_earned``,
-      ``pool_balance_change`` (equal once every order settled) and ``outstanding_end``.
+    - the intents pools, by pool id in smallest units: ``pool_earned`` and
+      ``pool_balance_change`` (equal under the ``instant-free`` policy once every order
+      settled; otherwise a pool's balance also moves with settlements credited to it and
+      transfers), and ``outstanding_end``;
+    - inventory: the rebalancing ``policy``, ``transfers`` sent, ``rebalanced_volume_usd`` and
+      ``rebalancing_cost_usd`` (bridge fees and source gas), and by token in smallest units
+      ``inventory_change`` (the service's tokens on all chains, end less start),
+      ``books_gain`` (what settlements booked beyond what was lent: input less output, or the
+      fee earned under instant-free) and ``bridge_fees``: value is conserved when
+      ``inventory_change == books_gain - bridge_fees``.
 
     :meth:`to_frame` gives the scalar figures as one row.
 
@@ -77,6 +85,13 @@ class WholeFlowSummary(Row):
     pool_earned: dict[str, int]
     pool_balance_change: dict[str, int]
     outstanding_end: int
+    policy: str
+    transfers: int
+    rebalanced_volume_usd: float
+    rebalancing_cost_usd: float
+    inventory_change: dict[str, int]
+    books_gain: dict[str, int]
+    bridge_fees: dict[str, int]
 
     def to_frame(self) -> pl.DataFrame:
         """The scalar figures as a one-row polars frame (the per-pool mappings left out)."""
@@ -85,7 +100,10 @@ class WholeFlowSummary(Row):
 
 @dataclass(frozen=True)
 class WholeFlowResult:
-    """Per-step frames per surface (``step``, ``hour`` first), one row per user, the summary."""
+    """Per-step frames per surface (``step``, ``hour`` first), one row per user, the summary;
+    ``inventory`` (per step, per chain and token: the service's holding, the columns of
+    :class:`toolkit.engine.Holding`) and ``transfers`` (the rebalancing transfers, as
+    :mod:`toolkit.backtest.inventory` describes them)."""
 
     settings: WholeFlow
     seed: int
@@ -96,6 +114,8 @@ class WholeFlowResult:
     liquidations: pl.DataFrame
     users: pl.DataFrame
     summary: WholeFlowSummary
+    inventory: pl.DataFrame = field(default_factory=pl.DataFrame)
+    transfers: pl.DataFrame = field(default_factory=pl.DataFrame)
 
     def interactions(self) -> pl.DataFrame:
         """:func:`interactions` of this run."""

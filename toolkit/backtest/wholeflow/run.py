@@ -59,12 +59,15 @@ class Run:
         self.symbol_of = {p.id: p.symbol for p in self.engine.pools(0.0)}
         self.opening = {p.id: p.balance for p in self.engine.pools(0.0)}
         self.earned = dict.fromkeys(self.opening, 0)
+        # What settlements booked beyond what the pools lent, by token (input less output;
+        # the fee earned under instant-free): the books' own account of the inventory's gain.
+        self.gained = dict.fromkeys(self.symbol_of.values(), 0)
         # Fills, settlements and repayments, each run at its instant by its handler.
         self.scheduler = Scheduler()
         self.counts: dict[str, Any] = {}  # the step's counters the handlers add to
         self._book()
         self.rows: dict[str, list[dict[str, Any]]] = {
-            k: [] for k in ("intents", "swaps", "credit", "borrow", "liquidations")
+            k: [] for k in ("intents", "swaps", "credit", "borrow", "liquidations", "inventory")
         }
         self.users: list[dict[str, Any]] = []
         self.totals = {"drawn": 0.0, "repaid": 0.0, "liquidated": 0.0, "bad_debt": 0.0}
@@ -115,7 +118,8 @@ class Run:
             self.user_swap(self.dst, fill.amount, at, counts)
 
     def settle(self, at: float, oid: str) -> None:
-        """An order's settlement: the pool is repaid and earns the fee."""
+        """An order's settlement: the input is booked on the origin (the lending pool in place
+        under instant-free) and the pool earns the fee."""
         self.earned_fee(self.world.settle(oid, at))
 
     def repay(self, at: float, quote_id: str) -> None:
@@ -126,6 +130,7 @@ class Run:
 
     def earned_fee(self, done: Settlement) -> None:
         self.earned[done.pool] += done.earned
+        self.gained[self.symbol_of[done.pool]] += done.credited - done.amount
         self.counts["fees_usd"] += self.usd(done.pool, done.earned)
 
     def usd(self, pool: str, amount: int) -> float:

@@ -64,6 +64,8 @@ _NAMES: tuple[tuple[int, str], ...] = (
     (8, "pool events"),
     (9, "run targets, prices and tokens"),
     (10, "swap route chain and gas price"),
+    # 11 and 12 are other branches' (merged beside this one); versions need not be contiguous.
+    (13, "backtest inventory and transfers"),
 )
 
 

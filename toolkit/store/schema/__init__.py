@@ -6,7 +6,7 @@ natural key and which columns must be present. ``append`` validates frames again
 frozen, in :mod:`toolkit.store.migrations`; a test checks that both agree.
 
 One module per family of tables (``service``, ``chain``, ``swap``, ``pools``, ``credit``,
-``prices``); :data:`TABLES` lists them all, in that order.
+``prices``, ``inventory``); :data:`TABLES` lists them all, in that order.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from types import MappingProxyType
 import polars as pl
 
 from toolkit.store.errors import StoreError
-from toolkit.store.schema import chain, credit, pools, prices, service, swap
+from toolkit.store.schema import chain, credit, inventory, pools, prices, service, swap
 from toolkit.store.schema.columns import (
     AMM_KINDS,
     EVENT_KINDS,
@@ -53,7 +53,7 @@ __all__ = [
 TABLES: Mapping[str, TableSpec] = MappingProxyType(
     {
         spec.name: spec
-        for family in (service, chain, swap, pools, credit, prices)
+        for family in (service, chain, swap, pools, credit, prices, inventory)
         for spec in family.SPECS
     }
 )
