@@ -171,7 +171,7 @@ def test_migration_adds_the_table_to_an_existing_database(tmp_path: Path) -> Non
         assert store.query("SELECT count(*) AS n FROM credit_accounts")["n"][0] == 1
         assert store.query("SELECT count(*) AS n FROM credit_collateral")["n"][0] == 0
     con = duckdb.connect(str(path))
-    assert schema_version(con) == len(MIGRATIONS)
+    assert schema_version(con) == MIGRATIONS[-1].version
     con.close()
 
 

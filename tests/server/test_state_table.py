@@ -95,11 +95,14 @@ def test_lapsed_quote_id_is_not_refreshed(
     assert pool(client, POOL)["reserved"] == 0
 
 
-def test_whole_flow_repays_the_pool_with_the_fee(
+def test_whole_flow_pays_the_receivable_on_the_origin_chain(
     scenario: Scenario, clock: FakeClock, make_client: MakeClient
 ) -> None:
+    # The Base pool delivers the output; the escrow releases the input on Ethereum, so the
+    # settlement books it to Ethereum's USDC pool (the default scenario's policy, threshold).
     client = make_client(create_app(scenario, clock=clock))
     start = pool(client, POOL)
+    origin = pool(client, "1:USDC:usdc")
     answer = client.get("/partner-intents/rfq", params=rfq_params(), headers=AUTH)
     quote = answer.json()["quotes"][0]
     output = int(quote["preview"]["outputs"][0]["amount"])
@@ -129,11 +132,13 @@ def test_whole_flow_repays_the_pool_with_the_fee(
     fee = paid - output - scenario.fill_cost(8453, "USDC")
     assert fee == 500_000  # 5 bps of 1,000 USDC
     assert end == {
-        "balance": start["balance"] + fee,
+        "balance": start["balance"] - output,
         "reserved": 0,
         "outstanding": 0,
-        "available": start["available"] + fee,
+        "available": start["available"] - output,
     }
+    credited = pool(client, "1:USDC:usdc")
+    assert credited["balance"] == origin["balance"] + paid
     state = client.get(f"/sim/orders/{key}").json()
     assert state["status"] == "Settled"
     assert state["fill"]["earned"] == str(fee)

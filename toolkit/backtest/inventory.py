@@ -126,11 +126,24 @@ def transfers_frame(transfers: Iterable[Transfer], scenario: Scenario) -> pl.Dat
         fee_usd = usd(scenario, t.token, t.fee)
         rows.append(
             (
-                t.id, t.token, t.src_chain, t.dst_chain, t.amount, t.fee, t.amount - t.fee,
-                t.sent_at, t.arrives_at, t.arrives_at - t.sent_at, t.arrived, t.bridge,
-                usd(scenario, t.token, t.amount), fee_usd, t.gas_usd, fee_usd + t.gas_usd,
+                t.id,
+                t.token,
+                t.src_chain,
+                t.dst_chain,
+                t.amount,
+                t.fee,
+                t.amount - t.fee,
+                t.sent_at,
+                t.arrives_at,
+                t.arrives_at - t.sent_at,
+                t.arrived,
+                t.bridge,
+                usd(scenario, t.token, t.amount),
+                fee_usd,
+                t.gas_usd,
+                fee_usd + t.gas_usd,
             )
-        )  # fmt: skip
+        )
     return pl.DataFrame(rows, schema=TRANSFERS_SCHEMA, orient="row")
 
 

@@ -221,8 +221,16 @@ class Engine(FillBook):
         pool.reserved -= amount
         pool.outstanding += amount
         earned = quote.input_amount - amount - quote.fill_cost
-        self._owe(quote_id, pool, amount, earned, quote.input_amount, quote.repayment_chain,
-                  quote.symbol, True)  # fmt: skip
+        self._owe(
+            quote_id,
+            pool,
+            amount,
+            earned,
+            quote.input_amount,
+            quote.repayment_chain,
+            quote.symbol,
+            True,
+        )
         self._log_event(now, BORROWED, quote_id, pool, amount, None)
         if self._threshold:
             self._rebalance(quote.symbol, now)

@@ -171,8 +171,9 @@ class TransferBook(QuoteBook):
 
     # -- moving inventory -----------------------------------------------------------------
 
-    def _credit(self, holding: HoldingSlot, amount: int, now: float, kind: str, key: str,
-                detail: Any) -> PoolSlot | None:  # fmt: skip
+    def _credit(
+        self, holding: HoldingSlot, amount: int, now: float, kind: str, key: str, detail: Any
+    ) -> PoolSlot | None:
         """Book ``amount`` arriving on ``holding``'s chain: to its pool with the largest
         shortfall against its opening balance (ties: scenario order), else unallocated."""
         best: PoolSlot | None = None
@@ -219,9 +220,20 @@ class TransferBook(QuoteBook):
         src.in_flight_out += amount - fee
         dst.in_flight_in += amount - fee
         self._transfers.append(
-            Transfer(number, symbol, src.chain, dst.chain, amount, fee, route.gas_usd, now,
-                     arrives_at, False, route.name)
-        )  # fmt: skip
+            Transfer(
+                number,
+                symbol,
+                src.chain,
+                dst.chain,
+                amount,
+                fee,
+                route.gas_usd,
+                now,
+                arrives_at,
+                False,
+                route.name,
+            )
+        )
         self._schedule(arrives_at, self._arrive, number)
 
     def _arrive(self, at: float, number: int) -> None:

@@ -370,6 +370,6 @@ def _check_moves(s: Any, tokens: Mapping[tuple[int, str], Any]) -> None:
         if total > 1:
             raise ScenarioError(
                 "rebalancing.targets",
-                f"the {symbol} target shares sum to {float(total):.4g} (chains left out "
+                f"the {symbol} target shares sum to {float(total):.6g} (chains left out "
                 "target their opening share); they must sum to at most 1",
             )

@@ -7,7 +7,7 @@ URLs are stored without credentials and secret-looking run parameters are refuse
 Example:
     >>> from toolkit.store import MIGRATIONS, Store
     >>> with Store(":memory:") as store:
-    ...     store.schema_version == len(MIGRATIONS)
+    ...     store.schema_version == MIGRATIONS[-1].version
     True
 """
 

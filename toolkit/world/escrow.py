@@ -18,9 +18,32 @@ from toolkit.codecs.escrow import (
 )
 from toolkit.engine import OrderTerms
 from toolkit.scenario import Scenario
-from toolkit.world.order import EscrowOrder, WorldError
+from toolkit.world.order import EscrowOrder, Reverted, WorldError
 
-__all__ = ["escrow_order"]
+__all__ = ["check_timing", "escrow_order"]
+
+
+def check_timing(order: EscrowOrder, now: float) -> None:
+    """The escrow's timing checks on opening ``order`` at ``now`` (the contract's revert names):
+    ``now < fillDeadline <= expires``.
+
+    >>> from toolkit.engine import OrderTerms
+    >>> terms = OrderTerms(1, "0xa", 5, 8453, "0xb", 4)
+    >>> check_timing(EscrowOrder("0x01", "0xu", terms, "0xu", 100, 200), now=150.0)
+    Traceback (most recent call last):
+    ...
+    toolkit.world.order.Reverted: TimestampPassed: fillDeadline 100 is not after 150.0
+    """
+    if not isinstance(order, EscrowOrder):
+        raise WorldError("order: must be an EscrowOrder")
+    if not now < order.fill_deadline:
+        raise Reverted("TimestampPassed", f"fillDeadline {order.fill_deadline} is not after {now}")
+    if not now < order.expires:
+        raise Reverted("TimestampPassed", f"expires {order.expires} is not after {now}")
+    if order.fill_deadline > order.expires:
+        raise Reverted(
+            "FillDeadlineAfterExpiry", f"fillDeadline {order.fill_deadline} > {order.expires}"
+        )
 
 
 def escrow_order(scenario: Scenario, chain_id: int, order: StandardOrder) -> EscrowOrder:

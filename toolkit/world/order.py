@@ -16,6 +16,7 @@ __all__ = [
     "OrderStatus",
     "Progress",
     "Reverted",
+    "Tally",
     "WorldError",
 ]
 
@@ -127,3 +128,27 @@ class Progress(NamedTuple):
     missed: tuple[str, ...]
     refunded: tuple[str, ...]
     retried: int
+
+
+class Tally:
+    """What one :meth:`toolkit.world.World.advance` did, as its handlers go (the world's
+    working counter; :meth:`progress` is the immutable result)."""
+
+    __slots__ = ("filled", "missed", "refunded", "retried", "settled")
+
+    def __init__(self) -> None:
+        self.filled: list[str] = []
+        self.settled: list[str] = []
+        self.missed: list[str] = []
+        self.refunded: list[str] = []
+        self.retried = 0
+
+    def progress(self) -> Progress:
+        """The counts as a :class:`Progress`."""
+        return Progress(
+            tuple(self.filled),
+            tuple(self.settled),
+            tuple(self.missed),
+            tuple(self.refunded),
+            self.retried,
+        )

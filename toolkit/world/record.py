@@ -13,7 +13,9 @@ rather than on every fill attempt.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
+from toolkit.scenario import Scenario
 from toolkit.world.order import EscrowOrder, OrderStatus
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "SETTLED_AT",
     "STATUS",
     "Record",
+    "escrowed_inputs",
     "new_record",
 ]
 
@@ -74,3 +77,29 @@ def new_record(
         until = order.exclusive_until
         foreign = exclusive_for != filler and str(exclusive_for).lower() != filler_lower
     return [order, _DEPOSITED, depositor, now, None, None, None, False, None, until, foreign]
+
+
+_FILLED = OrderStatus.FILLED
+
+
+def escrowed_inputs(records: Iterable[Record], scenario: Scenario) -> dict[tuple[int, str], int]:
+    """The inputs the escrows hold for ``records``, by (origin chain, token symbol): every
+    order Deposited or Filled (a settlement releases its input to the service, a refund to its
+    user). A token the scenario does not list is named by its address.
+
+    >>> from toolkit.engine import OrderTerms
+    >>> from toolkit.scenario import load_scenario
+    >>> s = load_scenario("single-pool")
+    >>> terms = OrderTerms(1, s.token(1, "USDC").address, 5, 8453, "0xb", 4)
+    >>> order = EscrowOrder("0x01", "0xu", terms, "0xu", 100, 200)
+    >>> escrowed_inputs([new_record(order, "0xu", 0.0, "0xf", "0xf")], s)
+    {(1, 'USDC'): 5}
+    """
+    held: dict[tuple[int, str], int] = {}
+    for record in records:
+        if record[STATUS] is _DEPOSITED or record[STATUS] is _FILLED:
+            terms = record[ORDER].terms
+            token = scenario.token_by_address(terms.src_chain, terms.input_token)
+            key = (terms.src_chain, terms.input_token if token is None else token.symbol)
+            held[key] = held.get(key, 0) + terms.input_amount
+    return held

@@ -8,12 +8,14 @@ from toolkit.arguments import number
 from toolkit.engine import CapacityExhausted, Engine, Fill, FillRejected, Settlement
 from toolkit.scenario import Scenario
 from toolkit.scheduler import Scheduler
+from toolkit.world.escrow import check_timing
 from toolkit.world.order import (
     EscrowOrder,
     OrderState,
     OrderStatus,
     Progress,
     Reverted,
+    Tally,
     WorldError,
 )
 from toolkit.world.record import (
@@ -29,6 +31,7 @@ from toolkit.world.record import (
     SETTLED_AT,
     STATUS,
     Record,
+    escrowed_inputs,
     new_record,
 )
 
@@ -39,28 +42,6 @@ _FILLED = OrderStatus.FILLED
 _SETTLED = OrderStatus.SETTLED
 _REFUNDED = OrderStatus.REFUNDED
 _NOTHING = Progress((), (), (), (), 0)
-
-
-class _Tally:
-    """What one :meth:`World.advance` did, as its handlers go."""
-
-    __slots__ = ("filled", "missed", "refunded", "retried", "settled")
-
-    def __init__(self) -> None:
-        self.filled: list[str] = []
-        self.settled: list[str] = []
-        self.missed: list[str] = []
-        self.refunded: list[str] = []
-        self.retried = 0
-
-    def progress(self) -> Progress:
-        return Progress(
-            tuple(self.filled),
-            tuple(self.settled),
-            tuple(self.missed),
-            tuple(self.refunded),
-            self.retried,
-        )
 
 
 class World:
@@ -139,7 +120,7 @@ class World:
         self._to_refund = Scheduler()
         # The instant of the advance running: the filler acts then, on everything due by then.
         self._now = -math.inf
-        self._tally = _Tally()
+        self._tally = Tally()
         # Cumulative counts per step (an order only moves Deposited -> Filled -> Settled or
         # Deposited -> Refunded), from which :meth:`counts` derives the statuses: an int bump
         # per step, where a dict keyed by status paid the enum's Python-level __hash__ twice.
@@ -169,18 +150,7 @@ class World:
         order: must be an EscrowOrder
         """
         self._engine.advance(now)
-        if not isinstance(order, EscrowOrder):
-            raise WorldError("order: must be an EscrowOrder")
-        if not now < order.fill_deadline:
-            raise Reverted(
-                "TimestampPassed", f"fillDeadline {order.fill_deadline} is not after {now}"
-            )
-        if not now < order.expires:
-            raise Reverted("TimestampPassed", f"expires {order.expires} is not after {now}")
-        if order.fill_deadline > order.expires:
-            raise Reverted(
-                "FillDeadlineAfterExpiry", f"fillDeadline {order.fill_deadline} > {order.expires}"
-            )
+        check_timing(order, now)
         key = order.order_id
         if key in self._orders:
             raise Reverted("InvalidOrderStatus", f"order {key} was already opened")
@@ -323,7 +293,7 @@ class World:
         if fills.peek() > now and settles.peek() > now and not refunds.peek() < now:
             return _NOTHING  # the common case in a replay: one call per request
         self._now = now
-        self._tally = tally = _Tally()
+        self._tally = tally = Tally()
         settles.run(until=now)
         fills.run(until=now)
         refunds.run(until=math.nextafter(now, -math.inf))  # refunds need ``now > expires``
@@ -396,16 +366,7 @@ class World:
         >>> World(s, Engine(s)).escrowed()
         {}
         """
-        held: dict[tuple[int, str], int] = {}
-        scenario = self._scenario
-        for record in self._orders.values():
-            if record[STATUS] is _DEPOSITED or record[STATUS] is _FILLED:
-                terms = record[ORDER].terms
-                token = scenario.token_by_address(terms.src_chain, terms.input_token)
-                symbol = terms.input_token if token is None else token.symbol
-                key = (terms.src_chain, symbol)
-                held[key] = held.get(key, 0) + terms.input_amount
-        return held
+        return escrowed_inputs(self._orders.values(), self._scenario)
 
     def counts(self) -> dict[OrderStatus, int]:
         """How many orders are in each status now.

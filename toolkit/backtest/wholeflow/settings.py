@@ -34,6 +34,8 @@ WHOLE_FLOW_METRICS: tuple[str, ...] = (
     "bad_debt_usd",
     "min_health_factor",
     "borrowed_usd",
+    "transfers",
+    "rebalancing_cost_usd",
 )
 
 
