@@ -143,7 +143,8 @@ def verify_placements(
     ``label``, ``policy``, the surrogate's ``predicted_share_404`` and ``predicted_cost_usd``,
     ``capital_usd`` (as placed), ``seeds``, and per metric (``share_404``, ``cost_usd``,
     ``rebalancing_cost_usd``, ``transfers``, ``net_return_pct``: fee revenue less rebalancing
-    over capital, annualised) its ``_mean``, ``_sd``, ``_low`` and ``_high``; ``verified`` when
+    over capital, annualised) its ``_mean``, ``_sd``, ``_low`` and ``_high`` (95 % Student t
+    over the seeds; lower ends of figures that cannot be negative cut at 0); ``verified`` when
     ``share_404_high`` is within ``max_share_404``.
     """
     base = load_scenario(scenario)
@@ -181,8 +182,12 @@ def verify_placements(
             "predicted_cost_usd": [p.cost_usd for p in placements],
         }
     )
-    return predicted.join(measured, on="label", how="left", maintain_order="left").with_columns(
-        (pl.col("share_404_high") <= max_share_404).alias("verified")
+    # None of the figures can be negative: a Student-t interval's lower end is cut at 0.
+    floors = [pl.col(f"{m}_low").clip(lower_bound=0.0) for m in _METRICS if m != "net_return_pct"]
+    return (
+        predicted.join(measured, on="label", how="left", maintain_order="left")
+        .with_columns(*floors)
+        .with_columns((pl.col("share_404_high") <= max_share_404).alias("verified"))
     )
 
 

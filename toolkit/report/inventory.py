@@ -22,6 +22,7 @@ import math
 
 import polars as pl
 from matplotlib.figure import Figure
+from matplotlib.ticker import StrMethodFormatter
 
 from toolkit.models.netflow import net_flow
 from toolkit.models.rebalancing import rebalancing_by_chain
@@ -89,6 +90,7 @@ def inventory_figure(inventory: pl.DataFrame, transfers: pl.DataFrame, policy: s
             xlabel="virtual time (hours)",
             ylabel=f"on chain ({token})",
         )
+        ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
         legend(ax, len(chains))
     return figure
 

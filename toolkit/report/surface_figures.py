@@ -314,7 +314,7 @@ def capital_figure(sweep: pl.DataFrame) -> Figure:
         x=sweep["capital_usd"].to_list(),
     )
     usd_ticks(ax.xaxis)
-    twin.set_ylabel("return on capital, annualised (%)")
+    twin.set_ylabel("return on capital net of rebalancing, annualised (%)")
     # The 404 line in front of the return line (a twin axes draws on top by default).
     ax.set_zorder(twin.get_zorder() + 1)
     ax.patch.set_visible(False)

@@ -93,5 +93,6 @@ def store_backtest(store: Store, result: BacktestResult, stream: TextIO, step: A
     step(f"backtest: a day of flow on the default scenario, {requests:,} requests")
     run_id = result.to_store(store)
     decimals = {p.id: scenario.token(p.chain, p.token).decimals for p in scenario.pools}
+    decimals.update({t.symbol: t.decimals for t in scenario.tokens})  # inventory, by token
     print(format_summary(result.summary, decimals), file=stream)
     step(f"  backtest stored as run {run_id}")
