@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import build_parser
-from toolkit.cli.demo import BORROWERS, CREDIT_ACCOUNTS, POOL_SCALES, run
+from toolkit.cli.demo import BORROWERS, CREDIT_ACCOUNTS, POOL_SCALES, SWEEP_POLICIES, run
 from toolkit.store import Store
 
 
@@ -42,11 +42,22 @@ def test_demo_fills_the_database_and_writes_the_report(tmp_path: Path) -> None:
     assert f"database: {(tmp_path / 'demo.duckdb').resolve()}" in text
     assert f"figures:  {(tmp_path / 'reports').resolve()}" in text
     assert (tmp_path / "reports" / "summary.md").is_file()
-    for name in ("backtest.png", "swap_impact.png", "credit_health.png", "capital_404.png"):
+    for name in (
+        "backtest.png",
+        "inventory.png",
+        "swap_impact.png",
+        "credit_health.png",
+        "capital_404.png",
+    ):
         assert (tmp_path / "reports" / name).is_file(), name
     assert "fee curves, fee_bps = a + b * log10(amount)" in text
     assert "no size dependence detected (r² = " in text or "bps per tenfold size (95 % CI" in text
     assert "backtest of scenario default" in text
+    # Which rebalancing policy the figures assume, and what rebalancing cost, are said.
+    assert "rebalancing policy: threshold" in text
+    assert "pool_scale sweep under threshold, requests refused for capacity" in text
+    assert "pool_scale sweep under none, requests refused for capacity" in text
+    assert "transfers (rebalancing cost): x0.003: " in text
     with Store(tmp_path / "demo.duckdb", read_only=True) as store:
         kinds = store.query("select kind, status from collection_runs order by kind")
         assert sorted(set(kinds["kind"].to_list())) == [
@@ -70,8 +81,8 @@ def test_demo_fills_the_database_and_writes_the_report(tmp_path: Path) -> None:
             "using (run_id) where r.kind = 'traffic'"
         )
         assert market["n"][0] > 0
-        # The day's backtest and the pool_scale sweep of its first hours, one run per scale.
-        assert (kinds["kind"] == "backtest").sum() == 1 + len(POOL_SCALES)
+        # The day's backtest and the pool_scale sweep, one run per scale and policy.
+        assert (kinds["kind"] == "backtest").sum() == 1 + len(POOL_SCALES) * len(SWEEP_POLICIES)
         assert store.query("select count(*) as n from swap_routes")["n"][0] > 0
         credit = store.query("select count(distinct account) as n from credit_accounts")
         assert credit["n"][0] == CREDIT_ACCOUNTS + BORROWERS  # the traffic's borrowers too

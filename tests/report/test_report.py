@@ -21,6 +21,7 @@ ALL_FIGURES = [
     "eta_validity.png",
     "capacity_timeline.png",
     "backtest.png",
+    "inventory.png",
 ]
 
 
@@ -50,6 +51,7 @@ def test_every_rfq_section_is_written_when_its_tables_have_rows(full_report: Rep
         "eta_validity.csv",
         "capacity_timeline.csv",
         "backtest_timeline.csv",
+        "inventory.csv",
         "economics.csv",
         "summary.csv",
     ]
@@ -70,7 +72,7 @@ def test_every_rfq_section_is_written_when_its_tables_have_rows(full_report: Rep
 def test_figures_are_pngs_of_fixed_size(full_report: ReportResult) -> None:
     width, height = round(FIGSIZE[0] * DPI), round(FIGSIZE[1] * DPI)
     for path in full_report.figures:
-        scale = {"backtest.png": 1.4, "blocking.png": 1.2}.get(path.name, 1.0)
+        scale = {"backtest.png": 1.4, "inventory.png": 1.4, "blocking.png": 1.2}.get(path.name, 1.0)
         assert png_size(path) == (width, round(height * scale)), path.name
 
 
@@ -168,6 +170,7 @@ def test_sections_without_data_are_left_out_and_said_so(runs_only_db: Path, tmp_
         "fee curve, 404 rate and eta/validity: no rows in rfq_observations",
         "capacity timeline: no liquidity rows in liquidity_events",
         "backtest: no rows in backtest_pools",
+        "inventory: no rows in backtest_inventory",
         "borrow quotes: no rows in borrow_quotes",
         "calldata-guard findings: no rows in transactions",
         "swap routes: no rows in swap_routes",

@@ -239,7 +239,7 @@ def test_every_figure_has_a_title_and_labelled_axes(
     monkeypatch.setattr(figs, "save", keep)
     result = write_report(surfaces_db[0], tmp_path)
     assert sorted(drawn) == sorted(p.name for p in result.figures)
-    assert len(drawn) == 10
+    assert len(drawn) == 11
     for name, figure in drawn.items():
         axes = figure.get_axes()
         # Every panel has a title (a twin axes, with no x axis of its own, shares its panel's).

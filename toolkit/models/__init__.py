@@ -28,6 +28,9 @@ routes                      :func:`toolkit.store.queries.swap_routes` priced by 
 net flow                    orders with both amounts: a backtest's filled requests, or
                             :func:`toolkit.store.queries.market_requests` through
                             :func:`~toolkit.models.netflow.requested_orders`
+capital placement           net flow, RFQ sizes and bridge figures per holding
+                            (:mod:`toolkit.backtest.placement` builds them from a scenario
+                            and a flow)
 economics                   :func:`toolkit.store.queries.backtest_pool_totals` and
                             :func:`~toolkit.store.queries.backtest_runs`, priced by the caller
 health                      the credit book (:mod:`toolkit.models.health`)
@@ -36,7 +39,10 @@ cards, top-up               simulated swipes and spends (:func:`card_swipes`, :f
 
 ``toolkit.models.pricing``, ``toolkit.models.capacity``, ``toolkit.models.routes`` (with
 ``toolkit.models.splits`` and ``toolkit.models.slippage``),
-``toolkit.models.netflow``, ``toolkit.models.economics``, ``toolkit.models.health``,
+``toolkit.models.netflow``, ``toolkit.models.inventory`` (the surrogate of a holding under a
+rebalancing policy, with ``toolkit.models.levels`` and ``toolkit.models.passage``),
+``toolkit.models.placement`` (the capital and policy search), ``toolkit.models.economics``,
+``toolkit.models.health``,
 ``toolkit.models.topup`` and ``toolkit.models.cards`` hold the functions by topic; the most used
 are re-exported here.
 """
@@ -49,6 +55,7 @@ from toolkit.models.capacity import (
     erlang_b_load,
     erlang_b_servers,
     kaufman_roberts,
+    kaufman_roberts_curve,
     kaufman_roberts_occupancy,
     max_rfq_rate_per_s,
     mean_hold,
@@ -73,6 +80,7 @@ from toolkit.models.health import (
     tail_risk,
 )
 from toolkit.models.netflow import net_flow, requested_orders, route_flow
+from toolkit.models.placement import search_placement
 from toolkit.models.pricing import (
     compare_with_tiers,
     effective_fee_bps,
@@ -125,6 +133,7 @@ __all__ = [
     "impact_against_best",
     "impact_curves",
     "kaufman_roberts",
+    "kaufman_roberts_curve",
     "kaufman_roberts_occupancy",
     "latency_stats",
     "liquidation_cascade",
@@ -144,6 +153,7 @@ __all__ = [
     "requested_orders",
     "route_comparison",
     "route_flow",
+    "search_placement",
     "share_404",
     "shortfall_bps",
     "simulate_cards",

@@ -1,5 +1,6 @@
-"""The economics of a backtest: fee revenue, return on pool capital, and capital against the
-404 rate across backtests that differ only in ``pool_scale``.
+"""The economics of a backtest: fee revenue, return on pool capital before and net of
+rebalancing, and capital against the 404 rate across backtests that differ only in
+``pool_scale`` and the rebalancing policy.
 
 Input (the frame schema; :func:`toolkit.store.queries.backtest_pool_totals` gives the exact
 columns, and the caller prices them into :data:`POOLS_SCHEMA`):
@@ -13,7 +14,14 @@ columns, and the caller prices them into :data:`POOLS_SCHEMA`):
   ``requests`` and ``refused`` (requests whose last RFQ got a 404):
   :func:`toolkit.store.queries.backtest_runs`.
 
+- ``rebalancing`` (optional): one row per backtest run, ``run_id`` and
+  ``rebalancing_cost_usd`` (bridge fees and the transfers' gas: :func:`toolkit.store.queries.
+  backtest_rebalancing`).
+
 The annualised return is simple (not compounded): ``revenue / capital × (365 days / span)``.
+Fee revenue is what the service earned, net of the fills' gas (the engine's ``earned``); the
+return *net of rebalancing* takes the rebalancing cost off it as well. Under the
+``instant-free`` baseline nothing is rebalanced and both returns agree.
 
 >>> annualised_pct(10.0, 1_000.0, 86_400.0)
 365.0
@@ -57,6 +65,8 @@ _SCHEMA = {
     "annualised_return_pct": pl.Float64,
     "mean_utilization_pct": pl.Float64,
     "span_hours": pl.Float64,
+    "rebalancing_cost_usd": pl.Float64,
+    "net_annualised_return_pct": pl.Float64,
 }
 
 
@@ -88,7 +98,9 @@ def annualised_pct(revenue: float, capital: float, span_s: float) -> float | Non
     return 100.0 * revenue / capital * YEAR_S / span_s
 
 
-def pool_economics(pools: pl.DataFrame, run: str) -> pl.DataFrame:
+def pool_economics(
+    pools: pl.DataFrame, run: str, *, rebalancing_cost_usd: float = 0.0
+) -> pl.DataFrame:
     """Capital, fee revenue and return of each pool of one backtest run, and their total.
 
     Parameters
@@ -97,6 +109,8 @@ def pool_economics(pools: pl.DataFrame, run: str) -> pl.DataFrame:
         Priced pool totals (the module's ``pools`` schema); rows of other runs are ignored.
     run : str
         The backtest's ``run_id``.
+    rebalancing_cost_usd : float
+        What the run's rebalancing cost (bridge fees and gas), taken off the total's return.
 
     Returns
     -------
@@ -104,8 +118,9 @@ def pool_economics(pools: pl.DataFrame, run: str) -> pl.DataFrame:
         One row per pool, sorted by ``pool``, then a ``total`` row (USD columns only):
         ``pool, label, chain, token, pool_type, capital_tokens, capital_usd,
         fee_revenue_tokens, fee_revenue_usd, return_pct`` (over the span),
-        ``annualised_return_pct, mean_utilization_pct, span_hours``. Empty (same columns)
-        when the run has no pools.
+        ``annualised_return_pct, mean_utilization_pct, span_hours``, and on the total row
+        ``rebalancing_cost_usd`` and ``net_annualised_return_pct`` (rebalancing is the book's,
+        not a pool's). Empty (same columns) when the run has no pools.
 
     Examples
     --------
@@ -114,9 +129,9 @@ def pool_economics(pools: pl.DataFrame, run: str) -> pl.DataFrame:
     ...     "capital_tokens": [1e6], "capital_usd": [1e6], "fee_revenue_tokens": [100.0],
     ...     "fee_revenue_usd": [100.0], "start_t": [0.0], "end_t": [86_400.0],
     ...     "mean_utilization": [0.25]})
-    >>> total = pool_economics(pools, "bt").row(1, named=True)
-    >>> round(total["return_pct"], 6), round(total["annualised_return_pct"], 3)
-    (0.01, 3.65)
+    >>> total = pool_economics(pools, "bt", rebalancing_cost_usd=40.0).row(1, named=True)
+    >>> round(total["annualised_return_pct"], 3), round(total["net_annualised_return_pct"], 3)
+    (3.65, 2.19)
     """
     rows: list[dict[str, Any]] = []
     for r in pools.filter(pl.col("run_id") == run).sort("pool").iter_rows(named=True):
@@ -137,6 +152,8 @@ def pool_economics(pools: pl.DataFrame, run: str) -> pl.DataFrame:
                 else annualised_pct(revenue_usd, capital_usd, span),
                 "mean_utilization_pct": 100 * r["mean_utilization"],
                 "span_hours": span / 3600,
+                "rebalancing_cost_usd": None,
+                "net_annualised_return_pct": None,
             }
         )
     frame = pl.DataFrame(rows, schema=_SCHEMA, orient="row")
@@ -154,24 +171,54 @@ def pool_economics(pools: pl.DataFrame, run: str) -> pl.DataFrame:
         "annualised_return_pct": annualised_pct(revenue, capital, span_h * 3600),
         "mean_utilization_pct": frame["mean_utilization_pct"].mean(),
         "span_hours": span_h,
+        "rebalancing_cost_usd": rebalancing_cost_usd,
+        "net_annualised_return_pct": annualised_pct(
+            revenue - rebalancing_cost_usd, capital, span_h * 3600
+        ),
     }
     return pl.concat([frame, pl.DataFrame([total], schema=_SCHEMA, orient="row")])
 
 
+def _policy(parameters: dict[str, Any]) -> str:
+    """The run's rebalancing policy: its override, else the policy it recorded, else the
+    baseline runs stored before policies were recorded assumed (``instant-free``)."""
+    overrides = dict(parameters.get("overrides") or {})
+    return str(overrides.get("rebalancing.policy", parameters.get("policy", "instant-free")))
+
+
 def _flow_key(parameters: dict[str, Any]) -> str:
-    """What must match for two backtests to differ only in ``pool_scale``."""
+    """What must match for two backtests to differ only in ``pool_scale`` and policy."""
     # Runs stored before the scenario windows took the ``_s`` suffix name them ``*_seconds``:
     # read under today's name, so an old run and a new one still match.
     overrides = {
         _WINDOW_KEY.sub("_s", k): v for k, v in (parameters.get("overrides") or {}).items()
     }
     overrides.pop("pool_scale", None)
-    same = {k: v for k, v in parameters.items() if k != "overrides"}
+    overrides.pop("rebalancing.policy", None)
+    same = {k: v for k, v in parameters.items() if k not in ("overrides", "policy")}
     return json.dumps({**same, "overrides": overrides}, sort_keys=True)
 
 
-def capital_sweep(runs: pl.DataFrame, pools: pl.DataFrame) -> pl.DataFrame:
-    """Capital against 404 rate over the backtests that replayed one flow at several scales.
+_SWEEP_SCHEMA = {
+    "policy": pl.String,
+    "pool_scale": pl.Float64,
+    "run_id": pl.String,
+    "capital_usd": pl.Float64,
+    "requests": pl.Int64,
+    "refused": pl.Int64,
+    "share_404_pct": pl.Float64,
+    "fee_revenue_usd": pl.Float64,
+    "annualised_return_pct": pl.Float64,
+    "rebalancing_cost_usd": pl.Float64,
+    "net_annualised_return_pct": pl.Float64,
+}
+
+
+def capital_sweep(
+    runs: pl.DataFrame, pools: pl.DataFrame, rebalancing: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """Capital against 404 rate, per rebalancing policy, over the backtests that replayed one
+    flow at several scales.
 
     Parameters
     ----------
@@ -179,14 +226,19 @@ def capital_sweep(runs: pl.DataFrame, pools: pl.DataFrame) -> pl.DataFrame:
         Backtest runs, oldest first (the module's ``runs`` schema).
     pools : polars.DataFrame
         Priced pool totals of those runs (the module's ``pools`` schema).
+    rebalancing : polars.DataFrame, optional
+        ``run_id, rebalancing_cost_usd`` (the module's ``rebalancing``); runs missing from it
+        (or all, when None) rebalanced nothing.
 
     Returns
     -------
     polars.DataFrame
         The largest set of runs that replayed the same flow (scenario, seed, requests, other
-        overrides) at two or more ``pool_scale`` values, one row per value (the latest run of
-        each): ``pool_scale, run_id, capital_usd, requests, refused, share_404_pct,
-        fee_revenue_usd, annualised_return_pct``; empty when no such set is stored.
+        overrides) at two or more (policy, ``pool_scale``) settings, one row per setting (the
+        latest run of each), sorted by policy then scale: ``policy, pool_scale, run_id,
+        capital_usd, requests, refused, share_404_pct, fee_revenue_usd,
+        annualised_return_pct, rebalancing_cost_usd, net_annualised_return_pct``; empty when no
+        such set is stored.
 
     Examples
     --------
@@ -197,48 +249,37 @@ def capital_sweep(runs: pl.DataFrame, pools: pl.DataFrame) -> pl.DataFrame:
     ...     "capital_tokens": [1e6, 2e6], "capital_usd": [1e6, 2e6],
     ...     "fee_revenue_tokens": [80.0, 95.0], "fee_revenue_usd": [80.0, 95.0],
     ...     "start_t": [0.0, 0.0], "end_t": [86_400.0, 86_400.0], "mean_utilization": [0.5, 0.3]})
-    >>> capital_sweep(runs, pools).select("pool_scale", "share_404_pct").rows()
-    [(1.0, 20.0), (2.0, 5.0)]
+    >>> capital_sweep(runs, pools).select("policy", "pool_scale", "share_404_pct").rows()
+    [('instant-free', 1.0, 20.0), ('instant-free', 2.0, 5.0)]
     """
-    groups: dict[str, dict[float, str]] = defaultdict(dict)
+    groups: dict[str, dict[tuple[str, float], str]] = defaultdict(dict)
     for run_id, text in runs.select("run_id", "parameters").iter_rows():
         parameters = json.loads(text) if text else {}
         scale = float(dict(parameters.get("overrides") or {}).get("pool_scale", 1.0))
-        groups[_flow_key(parameters)][scale] = run_id  # runs come oldest first
+        # Runs come oldest first: the latest of each setting wins.
+        groups[_flow_key(parameters)][(_policy(parameters), scale)] = run_id
     best = max(groups.values(), key=len, default={})
+    costs = (
+        {}
+        if rebalancing is None
+        else dict(rebalancing.select("run_id", "rebalancing_cost_usd").rows())
+    )
     rows = []
     if len(best) >= 2:
         counts = {r: (n, x) for r, n, x in runs.select("run_id", "requests", "refused").rows()}
-        for scale in sorted(best):
-            run = best[scale]
-            economics = pool_economics(pools, run)
+        for policy, scale in sorted(best):
+            run = best[(policy, scale)]
+            cost = float(costs.get(run) or 0.0)
+            economics = pool_economics(pools, run, rebalancing_cost_usd=cost)
             if economics.height == 0:
                 continue
             total = economics.row(economics.height - 1, named=True)
             requests, refused = counts[run]
             rows.append(
                 (
-                    scale,
-                    run,
-                    total["capital_usd"],
-                    requests,
-                    refused,
-                    100 * refused / requests if requests else None,
-                    total["fee_revenue_usd"],
-                    total["annualised_return_pct"],
+                    policy, scale, run, total["capital_usd"], requests, refused,
+                    100 * refused / requests if requests else None, total["fee_revenue_usd"],
+                    total["annualised_return_pct"], cost, total["net_annualised_return_pct"],
                 )
-            )
-    return pl.DataFrame(
-        rows,
-        schema={
-            "pool_scale": pl.Float64,
-            "run_id": pl.String,
-            "capital_usd": pl.Float64,
-            "requests": pl.Int64,
-            "refused": pl.Int64,
-            "share_404_pct": pl.Float64,
-            "fee_revenue_usd": pl.Float64,
-            "annualised_return_pct": pl.Float64,
-        },
-        orient="row",
-    )
+            )  # fmt: skip
+    return pl.DataFrame(rows, schema=_SWEEP_SCHEMA, orient="row")

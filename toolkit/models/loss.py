@@ -4,6 +4,14 @@ A pool of liquidity behaves like a loss system: an RFQ asks for ``b`` units, get
 the hold time if they are free, and is refused with a 404 otherwise. Both formulas assume
 Poisson arrivals and no retries; they are insensitive to the hold-time distribution, so only
 the mean hold matters (``research/anchors.md`` §3).
+
+In the engine the pool's capacity stays put only under the ``instant-free`` rebalancing
+baseline (a settlement repays the pool in place, so a fill holds its units until it settles):
+there these formulas *are* the model, and ``tests/backtest/test_erlang.py`` holds the
+simulation to them. Under a real policy a fill spends the destination's inventory for good,
+so the capacity itself moves (:mod:`toolkit.models.inventory`): the formulas then give the
+refusals of the holds from the quote to the fill at each inventory level
+(:func:`kaufman_roberts_curve`).
 """
 
 from __future__ import annotations
@@ -21,6 +29,9 @@ from toolkit.arguments import number, whole
 # Unnormalised occupancy terms grow like a^j / j!; rescaling above this keeps them finite.
 _RESCALE_ABOVE = 1e100
 _SOLVE_RTOL = 1e-13
+# Total load (erlangs) up to which the blocking curve comes from one FFT: P(no unit busy) =
+# exp(-load) stays far above the transform's 1e-16 round-off. Heavier loads take the recursion.
+_FFT_MAX_LOAD = 20.0
 
 
 def is_sequence(value: object) -> TypeGuard[Sequence[object]]:
@@ -277,3 +288,67 @@ def _occupancy_float(capacity: int, loads: list[float], sizes: list[int]) -> lis
     scaled = [value * math.exp(log - current) for value, log in zip(q, log_scale, strict=True)]
     total = math.fsum(scaled)
     return [value / total for value in scaled]
+
+
+def kaufman_roberts_curve(
+    loads: Sequence[float], sizes: Sequence[int], capacity: int
+) -> np.ndarray:
+    """Kaufman-Roberts blocking of an average request at every capacity ``0..capacity``.
+
+    The recursion's unnormalised terms ``q(j)`` do not depend on the capacity: they are the
+    distribution of the busy units of a pool that never refuses, a compound Poisson sum (the
+    recursion is Panjer's). So one transform of that distribution gives the blocking at every
+    capacity: ``B(c) = 1 − Σ_k w_k·P(R ≤ c − b_k) / P(R ≤ c)`` with ``w_k`` each class's share
+    of the requests (its load's share: classes that hold alike). Loads up to 20 erlangs in all
+    take one FFT; heavier ones walk the recursion (exact, slower).
+
+    Parameters
+    ----------
+    loads : sequence of float
+        Erlangs offered by each class (at least one positive).
+    sizes : sequence of int
+        Units each class asks for (positive), one per load.
+    capacity : int
+        The largest capacity, in units, at least 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``capacity + 1`` blocking probabilities (index = capacity in units).
+
+    Examples
+    --------
+    >>> curve = kaufman_roberts_curve([2.0, 1.0], [1, 2], 6)
+    >>> round(float(curve[6]), 6) == round((2 * 173 / 1532 + 407 / 1532) / 3, 6)
+    True
+    """
+    c, _, a, b = _check_classes(capacity, loads, sizes)
+    total = math.fsum(a)
+    if total <= 0:
+        raise ValueError("loads: at least one class must offer a positive load")
+    weights = np.array(a) / total
+    # The recursion's terms are normalised at c: the ratios below are unaffected.
+    heavy = total > _FFT_MAX_LOAD
+    cdf = np.cumsum(_occupancy_float(c, a, b)) if heavy else _busy_cdf_fft(a, b, c)
+    fits = np.zeros(c + 1)
+    for w, size in zip(weights, b, strict=True):
+        if size <= c:
+            fits[size:] += w * cdf[: c + 1 - size]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        blocking = np.where(cdf > 0, 1.0 - fits / cdf, 1.0)
+    return np.clip(blocking, 0.0, 1.0)
+
+
+def _busy_cdf_fft(loads: list[float], sizes: list[int], capacity: int) -> np.ndarray:
+    """``P(R ≤ j)`` for ``j = 0..capacity``, ``R`` the compound Poisson busy units, by FFT."""
+    total = math.fsum(loads)
+    mean = math.fsum(x * s for x, s in zip(loads, sizes, strict=True))
+    spread = math.sqrt(math.fsum(x * s * s for x, s in zip(loads, sizes, strict=True)))
+    # Room for the capacity plus the sum's tail, so mass past the end cannot wrap onto it.
+    span = capacity + max(sizes) + int(mean + 12 * spread) + 64
+    n = 1 << (2 * span - 1).bit_length()
+    jumps = np.zeros(n)
+    for x, s in zip(loads, sizes, strict=True):
+        jumps[s] += x
+    pmf = np.fft.irfft(np.exp(np.fft.rfft(jumps) - total), n)
+    return np.asarray(np.cumsum(np.clip(pmf[: capacity + 1], 0.0, None)))

@@ -22,7 +22,9 @@ estimated by the sum of squared contributions, ``Σ c_i²`` (an order contribute
 its origin and ``−output`` to its destination; a same-chain order both). The 95 % interval of
 the net rate per hour is ``net/h ± 1.96·√(Σ c_i²)/h``: a normal approximation, good once a
 chain sees a few dozen orders (``n`` is in the frame). The tests hold its coverage to 95 %
-on seeded flows whose true rate is known.
+on seeded flows whose true rate is known. ``Σ c_i²/h`` is also in the frame
+(``net_variance_per_h``): the variance the net amount gains per hour, the random walk's
+variance rate (:mod:`toolkit.models.inventory` drains inventory with it).
 
 >>> import polars as pl
 >>> orders = pl.DataFrame({"src_chain": [1, 1, 8453], "dst_chain": [8453, 8453, 1],
@@ -80,7 +82,8 @@ def net_flow(orders: pl.DataFrame, *, span_s: float) -> pl.DataFrame:
         the orders from this chain), ``delivered`` (outputs of the orders to it), ``net`` =
         received − delivered (all exact, smallest units; negative drains the chain), ``n``
         (orders touching the chain) and the net rate per hour with its 95 % interval
-        (``net_per_h``, ``net_per_h_low``, ``net_per_h_high``).
+        (``net_per_h``, ``net_per_h_low``, ``net_per_h_high``), and ``net_variance_per_h``
+        (``Σ c_i²`` per hour, in squared smallest units: the net amount's variance rate).
 
     Examples
     --------
@@ -121,7 +124,10 @@ def net_flow(orders: pl.DataFrame, *, span_s: float) -> pl.DataFrame:
             pl.len().cast(pl.Int64).alias("n"),
             square.sum().alias("_square"),
         )
-        .with_columns(_per_hour(pl.col("net"), pl.col("_square"), hours, "net"))
+        .with_columns(
+            *_per_hour(pl.col("net"), pl.col("_square"), hours, "net"),
+            (pl.col("_square") / hours).alias("net_variance_per_h"),
+        )
         .drop("_square")
         .sort("token", "chain")
     )

@@ -91,11 +91,17 @@ def economics_assumptions(pools: pl.DataFrame) -> str:
         return "Assumptions: no backtest stored"
     span = float(total["span_hours"][0])
     capital = float(total["capital_usd"][0])
+    rebalancing = (
+        total["rebalancing_cost_usd"][0] if "rebalancing_cost_usd" in total.columns else None
+    )
+    cost = "no rebalancing cost stored"
+    if rebalancing is not None:
+        cost = f"rebalancing (bridge fees and gas, ${float(rebalancing):,.0f}) off the net return"
     return (
         f"Assumptions: fee revenue of one simulated {span:g} h backtest on "
         f"${capital / 1e6:.1f}M of pool capital; capital = each pool's starting balance; "
         "annualised simply (× 365 days / span, no compounding); USD at the scenario's prices; "
-        "no gas, rebalancing or hedging costs deducted"
+        f"the fills' gas netted in the fee revenue; {cost}; no hedging costs"
     )
 
 
@@ -115,12 +121,13 @@ def capital_assumptions(sweep: pl.DataFrame) -> str:
     Examples
     --------
     >>> frame = pl.DataFrame({"requests": [2_600, 2_600]})
-    >>> capital_assumptions(frame).split(";")[0]
-    'Assumptions: the same flow of 2,600 requests replayed at every pool_scale'
+    >>> capital_assumptions(frame).split(";")[0][:64]
+    'Assumptions: the same flow of 2,600 requests replayed at every p'
     """
     requests = int(sweep["requests"].max()) if sweep.height else 0  # type: ignore[arg-type]
     return (
-        f"Assumptions: the same flow of {requests:,} requests replayed at every pool_scale; "
-        "404 share = requests refused for capacity; return annualised simply from the "
-        "backtest's span, capital = starting balances, no costs deducted"
+        f"Assumptions: the same flow of {requests:,} requests replayed at every pool_scale "
+        "(and rebalancing policy); 404 share = requests refused for capacity; return annualised "
+        "simply from the backtest's span, capital = starting balances; the net return deducts "
+        "rebalancing (bridge fees and gas)"
     )

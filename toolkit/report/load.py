@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -12,7 +13,15 @@ import polars as pl
 from toolkit.models.health import CreditBook, collected_book
 from toolkit.report.result import ReportError
 from toolkit.store import Store, StoreError, price_table
-from toolkit.store.queries import backtest_pool_totals, backtest_runs, swap_routes
+from toolkit.store.queries import (
+    backtest_inventory,
+    backtest_orders,
+    backtest_pool_totals,
+    backtest_rebalancing,
+    backtest_runs,
+    backtest_transfers,
+    swap_routes,
+)
 
 __all__ = ["ReportData", "credit_book", "display_path", "load_data", "stored_credit_book"]
 
@@ -80,6 +89,15 @@ class ReportData:
     tokens: pl.DataFrame = field(default_factory=pl.DataFrame)
     #: True when any run observed a simulated target (embedded service or backtest).
     simulated: bool = False
+    #: The latest backtest's rebalancing policy (from its parameters; None: not recorded).
+    backtest_policy: str | None = None
+    #: The latest backtest's filled orders, inventory samples and transfers
+    #: (:func:`toolkit.store.queries.backtest_orders`, ``backtest_inventory``,
+    #: ``backtest_transfers``), and every run's rebalancing cost (``backtest_rebalancing``).
+    backtest_orders: pl.DataFrame = field(default_factory=pl.DataFrame)
+    backtest_inventory: pl.DataFrame = field(default_factory=pl.DataFrame)
+    backtest_transfers: pl.DataFrame = field(default_factory=pl.DataFrame)
+    backtest_rebalancing: pl.DataFrame = field(default_factory=pl.DataFrame)
 
 
 def _open(path: Path, where: str) -> Store:
@@ -163,6 +181,11 @@ def _read(store: Store, where: str) -> ReportData:
         [run],
     )
     pools = store.query("SELECT * FROM backtest_pools WHERE run_id = ? ORDER BY pool, t", [run])
+    policy = None
+    if run is not None:
+        text = runs.filter(pl.col("run_id") == run)["parameters"].to_list()
+        recorded = json.loads(text[0]) if text and text[0] else {}
+        policy = recorded.get("policy")
     return ReportData(
         where,
         runs,
@@ -190,6 +213,11 @@ def _read(store: Store, where: str) -> ReportData:
         prices=price_table(store),
         tokens=store.query("SELECT chain, address, symbol, decimals FROM tokens"),
         simulated=bool(runs.filter(pl.col("target_kind").is_in(["embedded", "simulated"])).height),
+        backtest_policy=policy,
+        backtest_orders=pl.DataFrame() if run is None else backtest_orders(store, run),
+        backtest_inventory=pl.DataFrame() if run is None else backtest_inventory(store, run),
+        backtest_transfers=pl.DataFrame() if run is None else backtest_transfers(store, run),
+        backtest_rebalancing=backtest_rebalancing(store),
     )
 
 

@@ -269,7 +269,8 @@ def _footnote(figure: Figure, text: str) -> None:
 
 def capital_figure(sweep: pl.DataFrame) -> Figure:
     """Capital against 404 rate: the share of requests refused (left axis) and the annualised
-    return (right axis) at each ``pool_scale`` of a stored sweep, capital in USD (log x).
+    return net of rebalancing (right axis) at each ``pool_scale`` of a stored sweep, one line
+    per rebalancing policy, capital in USD (log x).
 
     Parameters
     ----------
@@ -283,43 +284,37 @@ def capital_figure(sweep: pl.DataFrame) -> Figure:
 
     Examples
     --------
-    >>> sweep = pl.DataFrame({"pool_scale": [1.0, 2.0], "run_id": ["a", "b"],
-    ...     "capital_usd": [1e6, 2e6], "requests": [100, 100], "refused": [20, 5],
-    ...     "share_404_pct": [20.0, 5.0], "fee_revenue_usd": [80.0, 95.0],
-    ...     "annualised_return_pct": [2.92, 1.73]})
+    >>> sweep = pl.DataFrame({"policy": ["none"] * 2, "pool_scale": [1.0, 2.0],
+    ...     "run_id": ["a", "b"], "capital_usd": [1e6, 2e6], "requests": [100, 100],
+    ...     "refused": [20, 5], "share_404_pct": [20.0, 5.0], "fee_revenue_usd": [80.0, 95.0],
+    ...     "annualised_return_pct": [2.92, 1.73], "net_annualised_return_pct": [2.9, 1.7]})
     >>> capital_figure(sweep).axes[0].get_title()
     'Capital against 404 rate (backtests of one flow at several pool_scale values)'
     """
     figure = new_figure()
     ax = figure.subplots()
-    capital = sweep["capital_usd"].to_list()
-    ax.plot(
-        capital,
-        sweep["share_404_pct"].to_list(),
-        marker="o",
-        color="tab:red",
-        label="404 share of requests",
-    )
-    for x, y, scale in sweep.select("capital_usd", "share_404_pct", "pool_scale").rows():
-        ax.annotate(f"×{scale:g}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    twin = ax.twinx()
+    policies = sweep["policy"].unique(maintain_order=True).to_list()
+    marks = ("o", "s", "^", "D")
+    for i, policy in enumerate(policies):
+        rows = sweep.filter(pl.col("policy") == policy)
+        capital = rows["capital_usd"].to_list()
+        ax.plot(capital, rows["share_404_pct"].to_list(), marker=marks[i % 4], color="tab:red",
+                label=f"404 share ({policy})")  # fmt: skip
+        for x, y, scale in rows.select("capital_usd", "share_404_pct", "pool_scale").rows():
+            ax.annotate(f"×{scale:g}", (x, y), textcoords="offset points", xytext=(4, 4),
+                        fontsize=8)  # fmt: skip
+        twin.plot(capital, rows["net_annualised_return_pct"].to_list(), marker=marks[i % 4],
+                  ls="--", color="tab:purple", label=f"net return ({policy})")  # fmt: skip
     dress(
         ax,
         title="Capital against 404 rate (backtests of one flow at several pool_scale values)",
         xlabel="pool capital (USD at scenario prices)",
         ylabel="requests refused for capacity (%)",
-        x=capital,
+        x=sweep["capital_usd"].to_list(),
     )
     usd_ticks(ax.xaxis)
-    twin = ax.twinx()
-    twin.plot(
-        capital,
-        sweep["annualised_return_pct"].to_list(),
-        marker="s",
-        ls="--",
-        color="tab:purple",
-        label="annualised return",
-    )
-    twin.set_ylabel("return on capital, annualised (%)")
+    twin.set_ylabel("return on capital net of rebalancing, annualised (%)")
     # The 404 line in front of the return line (a twin axes draws on top by default).
     ax.set_zorder(twin.get_zorder() + 1)
     ax.patch.set_visible(False)

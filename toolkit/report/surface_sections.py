@@ -224,7 +224,14 @@ def economics_section(data: ReportData, page: Page) -> None:
         page.skipped.append("economics: no rows in backtest_pools")
         return
     priced = priced_pool_totals(data.backtest_pool_totals)
-    pools = pool_economics(priced, data.backtest_run)
+    costs = data.backtest_rebalancing
+    rebalancing = costs if costs.height else None
+    spent = (
+        0.0
+        if rebalancing is None
+        else dict(costs.select("run_id", "rebalancing_cost_usd").rows()).get(data.backtest_run, 0.0)
+    )
+    pools = pool_economics(priced, data.backtest_run, rebalancing_cost_usd=float(spent or 0.0))
     page.table("economics.csv", pools)
     total = pools.row(pools.height - 1, named=True)
     page.summary += summary_rows(
@@ -234,13 +241,16 @@ def economics_section(data: ReportData, page: Page) -> None:
             ("span (hours)", total["span_hours"]),
             ("pool capital (USD)", total["capital_usd"]),
             ("fee revenue (USD)", total["fee_revenue_usd"]),
+            ("rebalancing policy", data.backtest_policy or "not recorded"),
             ("return on capital over the span (%)", total["return_pct"]),
             ("return on capital, annualised (%)", total["annualised_return_pct"]),
+            ("rebalancing cost (USD)", total["rebalancing_cost_usd"]),
+            ("return net of rebalancing, annualised (%)", total["net_annualised_return_pct"]),
         ],
     )
     page.sections.append(
         (
-            "Economics of the latest backtest",
+            f"Economics of the latest backtest (policy {data.backtest_policy or 'not recorded'})",
             pools.select(
                 pl.col("label").alias("pool"),
                 "capital_usd",
@@ -253,7 +263,7 @@ def economics_section(data: ReportData, page: Page) -> None:
         )
     )
     page.figure("economics.png", sfigs.economics_figure(pools, data.backtest_run))
-    sweep = capital_sweep(data.backtest_runs, priced)
+    sweep = capital_sweep(data.backtest_runs, priced, rebalancing)
     if sweep.height < 2:
         page.skipped.append(
             "capital against 404 rate: no pool_scale sweep stored (store backtests of one flow "

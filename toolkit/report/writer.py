@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from toolkit.report.inventory import inventory_section
 from toolkit.report.load import ReportData, display_path, load_data
 from toolkit.report.page import Page, markdown_page
 from toolkit.report.prices import priced
@@ -31,6 +32,7 @@ REPORT_FILES: tuple[str, ...] = (
     "capacity_timeline.png",
     "eta_validity.png",
     "backtest.png",
+    "inventory.png",
     "borrow.png",
     "swap_impact.png",
     "credit_health.png",
@@ -43,6 +45,7 @@ REPORT_FILES: tuple[str, ...] = (
     "capacity_timeline.csv",
     "eta_validity.csv",
     "backtest_timeline.csv",
+    "inventory.csv",
     "borrow.csv",
     "findings.csv",
     "swap_impact.csv",
@@ -111,6 +114,7 @@ def _write(data: ReportData, out: Path) -> ReportResult:
         routes = rfq_sections(data, page)
         capacity_section(data, page)
         backtest_section(data, page)
+        inventory_section(data, page)
         borrow_section(data, page)
         findings_section(data, page)
         swap_section(data, page)

@@ -3,7 +3,11 @@
 Each function returns a polars frame whose columns a model family documents as its input:
 
 - :func:`backtest_runs` and :func:`backtest_pool_totals`: :mod:`toolkit.models.economics`
-  (after pricing the exact amounts);
+  (after pricing the exact amounts), with :func:`backtest_rebalancing` (each run's
+  rebalancing cost);
+- :func:`backtest_orders`, :func:`backtest_inventory` and :func:`backtest_transfers`: one
+  run's filled orders, inventory samples and transfers, for :mod:`toolkit.models.netflow` and
+  :mod:`toolkit.models.rebalancing`;
 - :func:`swap_routes`: :func:`toolkit.models.routes.impact_against_best` (in the report's
   units);
 - :func:`route_costs`: :func:`toolkit.models.routes.impact_curves` (each route priced at the
@@ -36,8 +40,12 @@ if TYPE_CHECKING:
     from toolkit.store.store import Store
 
 __all__ = [
+    "backtest_inventory",
+    "backtest_orders",
     "backtest_pool_totals",
+    "backtest_rebalancing",
     "backtest_runs",
+    "backtest_transfers",
     "market_requests",
     "route_costs",
     "swap_routes",
@@ -85,6 +93,79 @@ def backtest_pool_totals(store: Store) -> pl.DataFrame:
     ``mean_utilization`` and ``fee_revenue`` (cumulative at the last sample, smallest units).
     """
     return store.query(_POOL_TOTALS)
+
+
+# Each backtest run's rebalancing cost: the bridges' fees (exact, priced from the JSON text the
+# replay wrote at the scenario's prices) and the source transactions' gas.
+_REBALANCING = """
+SELECT run_id, count(*) AS transfers,
+       coalesce(sum(CAST(json_extract_string(attributes, '$.cost_usd') AS DOUBLE)), 0)
+           AS rebalancing_cost_usd
+FROM backtest_transfers GROUP BY run_id ORDER BY run_id
+"""
+
+
+def backtest_rebalancing(store: Store) -> pl.DataFrame:
+    """Each backtest run that sent transfers: ``run_id``, ``transfers`` and
+    ``rebalancing_cost_usd`` (fees and gas, at the prices the replay priced them at).
+
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     backtest_rebalancing(store).columns
+    ['run_id', 'transfers', 'rebalancing_cost_usd']
+    """
+    return store.query(_REBALANCING)
+
+
+def backtest_orders(store: Store, run_id: str) -> pl.DataFrame:
+    """One backtest run's filled orders: ``src_chain, dst_chain, token, input_amount,
+    output_amount`` (exact): the input of :func:`toolkit.models.netflow.net_flow`.
+
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     backtest_orders(store, "bt").columns[:3]
+    ['src_chain', 'dst_chain', 'token']
+    """
+    return store.query(
+        "SELECT src_chain, dst_chain, token, input_amount, output_amount FROM backtest_requests "
+        "WHERE run_id = ? AND outcome = 'filled' ORDER BY t, request_id",
+        [run_id],
+    )
+
+
+def backtest_inventory(store: Store, run_id: str) -> pl.DataFrame:
+    """One backtest run's inventory samples as stored, by time then chain and token.
+
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     backtest_inventory(store, "bt").columns[:4]
+    ['t', 'chain', 'token', 'on_chain']
+    """
+    return store.query(
+        "SELECT t, chain, token, on_chain, unallocated, reserved, outstanding, receivable_in, "
+        "in_flight_in, in_flight_out FROM backtest_inventory WHERE run_id = ? "
+        "ORDER BY t, chain, token",
+        [run_id],
+    )
+
+
+def backtest_transfers(store: Store, run_id: str) -> pl.DataFrame:
+    """One backtest run's rebalancing transfers in the order sent: ``transfer_id, token,
+    src_chain, dst_chain, amount, fee`` (exact), ``sent_at, arrives_at, arrived, bridge,
+    gas_usd`` and ``cost_usd`` (fee and gas, as the replay priced them).
+
+    >>> from toolkit.store import Store
+    >>> with Store(":memory:") as store:
+    ...     backtest_transfers(store, "bt").columns[-1]
+    'cost_usd'
+    """
+    return store.query(
+        "SELECT transfer_id, token, src_chain, dst_chain, amount, fee, sent_at, arrives_at, "
+        "arrived, bridge, gas_usd, "
+        "CAST(json_extract_string(attributes, '$.cost_usd') AS DOUBLE) AS cost_usd "
+        "FROM backtest_transfers WHERE run_id = ? ORDER BY transfer_id",
+        [run_id],
+    )
 
 
 def swap_routes(store: Store) -> pl.DataFrame:

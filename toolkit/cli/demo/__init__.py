@@ -29,7 +29,7 @@ from typing import TextIO
 
 from toolkit.cli.argtypes import integer, real
 from toolkit.cli.backtest import DEFAULT_RATE
-from toolkit.cli.demo.backtests import POOL_SCALES, SWEEP_HOURS
+from toolkit.cli.demo.backtests import POOL_SCALES, SWEEP_HOURS, SWEEP_POLICIES
 from toolkit.cli.demo.observe import CREDIT_ACCOUNTS, SWAP_SIZES_USD
 from toolkit.cli.traffic import BORROWERS, SWAP_RATE, traffic_summary
 
@@ -40,6 +40,7 @@ __all__ = [
     "SWAP_RATE",
     "SWAP_SIZES_USD",
     "SWEEP_HOURS",
+    "SWEEP_POLICIES",
     "add_arguments",
     "run",
     "traffic_summary",
@@ -143,7 +144,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             step(
                 f"backtest of a day of flow (rate {args.rate:g}/s), then a pool_scale sweep "
                 f"(x{', x'.join(f'{x:g}' for x in POOL_SCALES)}) of {SWEEP_HOURS:g} hour(s) at "
-                "its mean rate, started in a worker process"
+                f"its mean rate under rebalancing policies {', '.join(SWEEP_POLICIES)}, started "
+                "in a worker process"
             )
             collect(client, store, args, step)
             print_models(store, stream, step)

@@ -1,5 +1,6 @@
 """The demo's backtests, run in a worker process: a day of order flow, and a pool_scale
-sweep of the day's mean rate (capital against 404 rate); and their storing."""
+sweep of the day's mean rate under two rebalancing policies (capital against 404 rate, per
+policy); and their storing."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
 __all__ = [
     "POOL_SCALES",
     "SWEEP_HOURS",
+    "SWEEP_POLICIES",
     "replay_day",
     "replay_scales",
     "store_backtest",
@@ -25,6 +27,9 @@ POOL_SCALES: tuple[float, ...] = (0.003, 0.01, 0.03, 0.1, 1.0)
 #: Hours of flow the capital sweep replays, at the day's mean rate (a day: enough requests at
 #: the plausible rate for a 404 share to mean something).
 SWEEP_HOURS = 24.0
+#: The rebalancing policies the capital sweep compares on one flow: the default scenario's
+#: (threshold, bridges with sourced costs) and none (a chain lives on what settlements bring).
+SWEEP_POLICIES: tuple[str, ...] = ("threshold", "none")
 
 
 def replay_day(rate: float, seed: int) -> BacktestResult:
@@ -37,28 +42,44 @@ def replay_day(rate: float, seed: int) -> BacktestResult:
     return replay(flow, scenario, seed=seed)
 
 
-def replay_scales(rate: float, seed: int) -> list[tuple[float, BacktestResult]]:
+def replay_scales(rate: float, seed: int) -> list[tuple[str, float, BacktestResult]]:
     """:data:`SWEEP_HOURS` of flow at the day's mean rate (no daily profile) at each of
-    :data:`POOL_SCALES` (in the worker process): what more or less pool capital does to the
-    404 rate and the return."""
+    :data:`POOL_SCALES` under each of :data:`SWEEP_POLICIES` (in the worker process): what more
+    or less pool capital, and rebalancing or not, do to the 404 rate and the return."""
     from toolkit.backtest import generate_flow, replay
     from toolkit.scenario import load_scenario
 
     scenario = load_scenario("default")
     flow = generate_flow(scenario, span_h=SWEEP_HOURS, rate_per_s=rate, seed=seed, profile=None)
     return [
-        (scale, replay(flow, scenario, seed=seed, overrides={"pool_scale": scale}))
+        (
+            policy,
+            scale,
+            replay(
+                flow,
+                scenario,
+                seed=seed,
+                overrides={"pool_scale": scale, "rebalancing.policy": policy},
+            ),
+        )
+        for policy in SWEEP_POLICIES
         for scale in POOL_SCALES
     ]
 
 
-def store_sweep(store: Store, results: list[tuple[float, BacktestResult]], step: Any) -> None:
-    """Store the pool_scale sweep's runs; print each scale's share refused for capacity."""
-    shares = ", ".join(
-        f"x{scale:g}: {100 * r.summary.no_capacity_share:.1f} %" for scale, r in results
-    )
-    step(f"pool_scale sweep, requests refused for capacity: {shares}")
-    for _, result in results:
+def store_sweep(store: Store, results: list[tuple[str, float, BacktestResult]], step: Any) -> None:
+    """Store the sweep's runs; print, per policy, each scale's share refused for capacity and
+    what rebalancing cost."""
+    for policy in dict.fromkeys(p for p, _, _ in results):
+        mine = [(scale, r.summary) for p, scale, r in results if p == policy]
+        shares = ", ".join(f"x{scale:g}: {100 * s.no_capacity_share:.1f} %" for scale, s in mine)
+        step(f"pool_scale sweep under {policy}, requests refused for capacity: {shares}")
+        if policy != "none":
+            spent = ", ".join(
+                f"x{scale:g}: {s.transfers} (${s.rebalancing_cost_usd:,.0f})" for scale, s in mine
+            )
+            step(f"  transfers (rebalancing cost): {spent}")
+    for _, _, result in results:
         result.to_store(store)
 
 
@@ -72,5 +93,6 @@ def store_backtest(store: Store, result: BacktestResult, stream: TextIO, step: A
     step(f"backtest: a day of flow on the default scenario, {requests:,} requests")
     run_id = result.to_store(store)
     decimals = {p.id: scenario.token(p.chain, p.token).decimals for p in scenario.pools}
+    decimals.update({t.symbol: t.decimals for t in scenario.tokens})  # inventory, by token
     print(format_summary(result.summary, decimals), file=stream)
     step(f"  backtest stored as run {run_id}")
