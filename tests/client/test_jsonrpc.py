@@ -40,7 +40,8 @@ def provider(
     def handler(request: httpx.Request) -> httpx.Response:
         return queue.pop(0)
 
-    clock, seen = Sleeps(), []
+    clock = Sleeps()
+    seen: list[Attempt] = []
     node = ChainProvider(
         "https://node.example/v3/SECRET-KEY",
         transport=httpx.MockTransport(handler),

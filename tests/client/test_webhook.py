@@ -34,7 +34,8 @@ def hook_with(
             raise answer
         return answer
 
-    clock, seen = Sleeps(), []
+    clock = Sleeps()
+    seen: list[Attempt] = []
     hook = Webhook(
         "https://hooks.example/alerts",
         transport=httpx.MockTransport(handler),

@@ -142,7 +142,8 @@ def test_a_price_drop_makes_the_expected_accounts_cross_one_each_alerted_once(
         served.rpc("evm_increaseTime", 1_300)
         served.rpc("evm_mine")
         second = watch.poll(1.0)
-        assert second.last_error is None and second.block > first.block
+        assert second.last_error is None and second.block is not None
+        assert first.block is not None and second.block > first.block
         after = liquidatable(health_factors(served, accounts))
         expected = after - before
         assert len(expected) >= 3, expected  # the drop does something worth testing

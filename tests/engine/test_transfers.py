@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import statistics
 from decimal import Decimal
+from typing import TypedDict, Unpack
 
 import pytest
 
@@ -24,7 +25,14 @@ from toolkit.scenario.rebalancing import BridgeLatency, Rebalancing
 UNIT = 1_000 * 10**6
 
 
-def _small(policy: str, **rebalancing: object) -> Scenario:
+class _RebalancingChanges(TypedDict, total=False):
+    """The [rebalancing] settings a test changes besides the policy."""
+
+    period_s: int | None
+    min_transfer_usd: Decimal
+
+
+def _small(policy: str, **rebalancing: Unpack[_RebalancingChanges]) -> Scenario:
     """The default scenario's USDC pools at 0.1 % (a few thousand USDC each)."""
     base = load_scenario("default")
     pools = tuple(

@@ -12,15 +12,24 @@ import pytest
 from web3 import Web3
 
 from tests.follow.conftest import assert_canonical, catch_up
-from toolkit.collect.chain_follow import ChainFollower
+from toolkit.collect.chain_follow import DEFAULT_CONFIRMATIONS, ChainFollower
 from toolkit.collect.rpc import RpcFailure
 from toolkit.store import Store, StoreError
 from toolkit.testing.transfers import TokenActivity
 
 
-def _follower(w3: Web3, store: Store, **options: Any) -> ChainFollower:
-    options = {"from_block": 0, "events": ["transfers"], "poll_s": 0.1, "chunk": 7} | options
-    follower = ChainFollower(w3, store, **options)
+def _follower(
+    w3: Web3, store: Store, *, chunk: int = 7, confirmations: int = DEFAULT_CONFIRMATIONS
+) -> ChainFollower:
+    follower = ChainFollower(
+        w3,
+        store,
+        from_block=0,
+        events=["transfers"],
+        poll_s=0.1,
+        chunk=chunk,
+        confirmations=confirmations,
+    )
     follower.start()
     return follower
 
@@ -163,6 +172,7 @@ def test_a_new_run_starts_after_what_an_earlier_run_stored(token: TokenActivity,
     token.mine(2, blocks=3)
     second = ChainFollower(w3, store, events=["transfers"], poll_s=0.1)
     second.start()
+    assert first.status.stored_block is not None
     assert second.next_block == first.status.stored_block + 1
     catch_up(second)
     assert_canonical(store, token)

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.follow.conftest import CHAIN, assert_canonical
 from toolkit.store import Store, StoreError
@@ -41,7 +42,7 @@ def _wait(condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
     raise AssertionError("condition not met in time")
 
 
-def _status(db: Path) -> dict[str, object]:
+def _status(db: Path) -> dict[str, Any]:
     try:
         with Store(db, read_only=True, lock_timeout_s=5) as store:
             frame = store.statuses()

@@ -78,7 +78,7 @@ def test_another_process_reads_every_half_second_during_a_two_minute_follow(
          token.node.url, "--follow", "--from-block", "0", "--poll-s", "0.5", "--db", str(db)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
     )  # fmt: skip
-    reports = []
+    reports: list[subprocess.CompletedProcess[str]] = []
     try:
         deadline = time.monotonic() + 60
         while not db.exists() and time.monotonic() < deadline:

@@ -13,6 +13,7 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,7 +56,7 @@ def test_secrets_from_the_environment_stay_masked(tmp_path: Path) -> None:
         load_plan(path, env={})
 
 
-def _status_rows(db: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+def _status_rows(db: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
     assert status.run(argparse.Namespace(db=str(db), json=True)) == 0
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
@@ -122,7 +123,7 @@ def _watch(plan: Path) -> subprocess.Popen[str]:
 
 def _polled(
     db: Path, capsys: pytest.CaptureFixture[str], names: set[str], pid: int
-) -> list[dict[str, object]]:
+) -> list[dict[str, Any]]:
     """The status rows once every follower of process ``pid`` has polled twice."""
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:

@@ -61,7 +61,8 @@ def test_transfers_and_net_flow_per_chain_add_up_to_the_replay(
     assert int(table["transfers_in"].sum()) == result.transfers.height
     assert int(table["transfers_out"].sum()) == result.transfers.height
     # Counted out where sent and in (less the bridge's fee) where it arrived.
-    sent, fees = result.transfers["amount_usd"].sum(), result.transfers["fee_usd"].sum()
+    sent = float(result.transfers["amount_usd"].sum())
+    fees = float(result.transfers["fee_usd"].sum())
     assert float(table["rebalanced_usd"].sum()) == pytest.approx(2 * sent - fees, rel=1e-6)
     assert float(table["cost_usd"].sum()) == pytest.approx(result.summary.rebalancing_cost_usd)
     rows = _rows(report.out_dir / "summary.csv")

@@ -147,11 +147,17 @@ def test_left_out_chains_target_their_opening_share_with_half_as_threshold() -> 
     assert targets[(42161, "WETH")] == (Fraction(5, 24), Fraction(5, 48))
 
 
+def _bridge_name(s: Scenario, token: str, src: int, dst: int) -> str:
+    bridge = s.bridge(token, src, dst)
+    assert bridge is not None, (token, src, dst)
+    return bridge.name
+
+
 def test_bridges_take_the_most_specific_entry() -> None:
     s = load_scenario("default")
-    assert s.bridge("WETH", 1, 42161).name == "Arbitrum canonical bridge deposit"
-    assert s.bridge("WETH", 42161, 1).name == "Across (fast intent bridge)"
-    assert s.bridge("USDC", 10, 8453).name == "CCTP v2 fast transfer"
+    assert _bridge_name(s, "WETH", 1, 42161) == "Arbitrum canonical bridge deposit"
+    assert _bridge_name(s, "WETH", 42161, 1) == "Across (fast intent bridge)"
+    assert _bridge_name(s, "USDC", 10, 8453) == "CCTP v2 fast transfer"
     assert s.bridge("DAI", 1, 10) is None
 
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
+from typing import cast
 
 import pytest
+from fastapi import FastAPI
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ from toolkit.client import NoCapacity, RetryPolicy
 from toolkit.codecs import events
 from toolkit.codecs.functions import encode_call
 from toolkit.scenario import Scenario, load_scenario
+from toolkit.server.service import Service
 from toolkit.testing import Harness, embedded_service
 from toolkit.world.evm.accounts import dev_accounts
 from toolkit.world.evm.bridge import BRIDGE, BRIDGE_FEES
@@ -143,7 +145,7 @@ def test_value_is_conserved_through_the_chains(
     served: _Served, flows: list[tuple[int, int, int, int]]
 ) -> None:
     svc, start = served.svc, served.start
-    service: Any = svc.app.state.service
+    service: Service = cast(FastAPI, svc.app).state.service
     try:
         for route, size, user, wait in flows:
             _order(svc, route, size, user)
@@ -189,7 +191,7 @@ def test_fills_paid_by_a_transfer_come_after_its_delivery_on_chain(served: _Serv
     # 4,000 USDC orders from Optimism onto Base, one every 6 s for three minutes: Base's pools
     # (13,000 USDC here) run dry unless the threshold policy's transfers refill them
     svc = served.svc
-    service: Any = svc.app.state.service
+    service: Service = cast(FastAPI, svc.app).state.service
     start = _balances(svc, 8453)
     try:
         for n in range(30):

@@ -27,8 +27,15 @@ from toolkit.scenario import Scenario, load_scenario
 from toolkit.world import EscrowOrder, OrderStatus, World, WorldError
 
 USER = "0x" + "11" * 20
-ROUTES = [(1, 8453, "USDC"), (10, 8453, "USDC"), (8453, 42161, "USDC"), (8453, 10, "WETH"),
-          (1, 42161, "WETH")]  # fmt: skip
+#: A route: its source chain, its destination chain and its token's symbol.
+Route = tuple[int, int, str]
+#: An order in the bundle: its key and its token's symbol (None: no order was opened).
+OrderRef = tuple[str, str] | None
+#: A loan in the bundle: its quote id, its token's symbol and the input it repays.
+LoanRef = tuple[str, str, int] | None
+
+ROUTES: list[Route] = [(1, 8453, "USDC"), (10, 8453, "USDC"), (8453, 42161, "USDC"),
+                       (8453, 10, "WETH"), (1, 42161, "WETH")]  # fmt: skip
 AMOUNTS = {"USDC": [50 * 10**6, 2_000 * 10**6, 9_000 * 10**6], "WETH": [10**17, 2 * 10**18]}
 
 
@@ -66,7 +73,7 @@ class Conservation(RuleBasedStateMachine):
         self.users[symbol] = self.users.get(symbol, 0) + amount
 
     @rule(target=orders, route=st.sampled_from(ROUTES), data=st.data())
-    def open_order(self, route, data):  # type: ignore[no-untyped-def]
+    def open_order(self, route: Route, data: st.DataObject) -> OrderRef:
         src, dst, symbol = route
         token = self.scenario.token(dst, symbol).address
         amount = data.draw(st.sampled_from(AMOUNTS[symbol]))
@@ -83,7 +90,7 @@ class Conservation(RuleBasedStateMachine):
         return (key, symbol)
 
     @rule(order=orders)
-    def fill(self, order):  # type: ignore[no-untyped-def]
+    def fill(self, order: OrderRef) -> None:
         if order is None or self.world.order(order[0]).status is not OrderStatus.DEPOSITED:
             return
         try:
@@ -93,25 +100,27 @@ class Conservation(RuleBasedStateMachine):
         self._pay(order[1], done.amount)
 
     @rule(order=orders)
-    def unfill(self, order):  # type: ignore[no-untyped-def]
+    def unfill(self, order: OrderRef) -> None:
         if order is None or self.world.order(order[0]).status is not OrderStatus.FILLED:
             return
         undone = self.world.unfill(order[0], self.now)
         self._pay(order[1], -undone.amount)
 
     @rule(order=consumes(orders))
-    def settle_or_refund(self, order):  # type: ignore[no-untyped-def]
+    def settle_or_refund(self, order: OrderRef) -> None:
         if order is None:
             return
         state = self.world.order(order[0])
-        if state.status is OrderStatus.FILLED and self.now >= state.filled_at + 20:
-            self.world.settle(order[0], self.now)
+        if state.status is OrderStatus.FILLED:
+            assert state.filled_at is not None
+            if self.now >= state.filled_at + 20:
+                self.world.settle(order[0], self.now)
         elif state.status is OrderStatus.DEPOSITED and self.now > state.order.expires:
             self.world.refund(order[0], self.now)
             self._pay(order[1], state.order.terms.input_amount)
 
     @rule(target=loans, route=st.sampled_from(ROUTES), data=st.data())
-    def borrow(self, route, data):  # type: ignore[no-untyped-def]
+    def borrow(self, route: Route, data: st.DataObject) -> LoanRef:
         src, dst, symbol = route
         token = self.scenario.token(dst, symbol).address
         amount = data.draw(st.sampled_from(AMOUNTS[symbol]))
@@ -124,13 +133,13 @@ class Conservation(RuleBasedStateMachine):
         return (quote.quote_id, symbol, quote.input_amount)
 
     @rule(loan=consumes(loans))
-    def repay(self, loan):  # type: ignore[no-untyped-def]
+    def repay(self, loan: LoanRef) -> None:
         if loan is not None:
             self.engine.settle(loan[0], self.now)
             self._pay(loan[1], -loan[2])
 
     @rule(dt=st.sampled_from([0.0, 1.0, 5.0, 21.0, 60.0, 300.0, 50_000.0]))
-    def advance(self, dt):  # type: ignore[no-untyped-def]
+    def advance(self, dt: float) -> None:
         self.now += dt
         self.engine.advance(self.now)
 

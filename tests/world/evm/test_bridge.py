@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.clock import OffsetClock
+from toolkit.clock import OffsetClock, VirtualClock
 from toolkit.codecs.events import EVENTS
 from toolkit.codecs.functions import encode_call
 from toolkit.scenario import load_scenario
@@ -19,8 +19,7 @@ UNIT = 1_000_000_000
 
 class _Chains:
     def __init__(self) -> None:
-        self.t = 1_760_000_000.0
-        clock = OffsetClock(lambda: self.t)
+        clock = OffsetClock(VirtualClock(1_760_000_000.0))
         self.rpc = Rpc(Chains(SCENARIO, genesis=clock.now()), clock)
         self.sender = self.rpc.chains.accounts[0].address.lower()
         for chain in (1, 8453):

@@ -9,7 +9,7 @@ import pytest
 from eth_abi.packed import encode_packed
 from eth_utils import function_signature_to_4byte_selector, keccak
 
-from toolkit.clock import OffsetClock
+from toolkit.clock import OffsetClock, VirtualClock
 from toolkit.codecs.escrow import MandateOutput, StandardOrder, order_id, to_bytes32, token_id
 from toolkit.codecs.functions import encode_call
 from toolkit.codecs.proofs import fill_description, payload_hash, proof_series
@@ -25,14 +25,6 @@ ORACLE = SCENARIO.chain(1).oracle.lower()
 SETTLER = SCENARIO.chain(8453).output_settler.lower()
 USDC_ETH = SCENARIO.token(1, "USDC").address.lower()
 USDC_BASE = SCENARIO.token(8453, "USDC").address.lower()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = T0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def _selector(error: str) -> str:
@@ -62,7 +54,7 @@ class Flow:
     """One chain pair under JSON-RPC: a user opens an order, a solver fills it."""
 
     def __init__(self) -> None:
-        self.base = Clock()
+        self.base = VirtualClock(T0)
         self.clock = OffsetClock(self.base)
         self.rpc = Rpc(Chains(SCENARIO, genesis=self.clock.now()), self.clock)
         accounts = self.rpc.chains.accounts
