@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import cycle
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import httpx
 
+from toolkit.client.closing import Closing
 from toolkit.testing.faults import RATE_LIMIT_ANSWERS, FaultMix, LogLimit, rpc_error_body
 
 __all__ = ["FaultProxy", "ProxyRecord"]
@@ -103,7 +103,7 @@ def _log_range(parsed: Any) -> tuple[int, int] | None:
         return None
 
 
-class FaultProxy:
+class FaultProxy(Closing):
     """The proxy (module docstring). ``mix`` defaults to :class:`FaultMix`'s 20 %;
     ``log_limits`` are checked in order on each ``eth_getLogs``; ``transport`` replaces the
     network under the forwarding client (tests); ``timeout_s`` bounds each upstream request.
@@ -173,17 +173,6 @@ class FaultProxy:
         self._server.server_close()
         self._thread.join(timeout=5)
         self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"FaultProxy({self.url!r} -> {self.upstream!r}, share={self.mix.share})"

@@ -16,13 +16,14 @@ import threading
 import time
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
+
+from toolkit.client.closing import Closing
 
 __all__ = ["WebhookReceiver"]
 
 
-class WebhookReceiver:
+class WebhookReceiver(Closing):
     """Listens on a free ``127.0.0.1`` port (:attr:`url`). The first answers are ``statuses``
     in turn (a failure's body is not kept), then 204 with the body kept in :attr:`bodies`
     (parsed JSON) and its arrival in :attr:`arrivals` (``time.time()``).
@@ -78,14 +79,3 @@ class WebhookReceiver:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
