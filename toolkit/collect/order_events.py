@@ -18,12 +18,6 @@ the destination chain when a solver delivers an output. They go to three tables:
 
 ``bytes32`` words that hold an address (a solver, a token, a recipient) are stored as that
 address when their upper 12 bytes are zero, else as the whole word; all lowercase.
-
->>> place = {"chain": 8453, "block_number": 9, "log_index": 0, "tx_hash": "0x", "run_id": "r"}
->>> args = {"orderId": bytes(31) + b"\\x07"}
->>> rows = order_event_rows("escrow.Refunded", args, "0xe", place)
->>> [(table, row["event"], row["order_id"][-2:]) for table, row in rows]
-[('escrow_events', 'refunded', '07')]
 """
 
 from __future__ import annotations
@@ -42,7 +36,7 @@ _ESCROW_EVENTS = {
     "escrow.Refunded": "refunded",
 }
 
-Row = tuple[str, dict[str, Any]]
+_Row = tuple[str, dict[str, Any]]
 
 
 def _hex(value: bytes) -> str:
@@ -65,8 +59,14 @@ def _bigint(value: int) -> int | None:
 
 def order_event_rows(
     key: str, args: Mapping[str, Any], address: str, place: Mapping[str, Any]
-) -> list[Row]:
-    """The ``(table, row)`` pairs of one decoded settler log; empty for another event."""
+) -> list[_Row]:
+    """The ``(table, row)`` pairs of one decoded settler log; empty for another event.
+
+    >>> place = {"chain": 8453, "block_number": 9, "log_index": 0, "tx_hash": "0x"}
+    >>> rows = order_event_rows("escrow.Refunded", {"orderId": bytes(31) + b"\\x07"}, "0xe", place)
+    >>> [(table, row["event"], row["order_id"][-2:]) for table, row in rows]
+    [('escrow_events', 'refunded', '07')]
+    """
     if key == "outputSettler.OutputFilled":
         return [("output_fills", _fill_row(args, address, place))]
     event = _ESCROW_EVENTS.get(key)
@@ -89,10 +89,10 @@ def order_event_rows(
 
 def _leg_rows(
     place: Mapping[str, Any], origin: int, inputs: Sequence[Any], outputs: Sequence[Any]
-) -> list[Row]:
+) -> list[_Row]:
     """One ``escrow_order_legs`` row per input (its token id is the token's address as a
     uint256) and per output of an opened order."""
-    rows: list[Row] = []
+    rows: list[_Row] = []
     for position, (token_id, amount) in enumerate(inputs):
         token = token_id.to_bytes(32, "big")
         rows.append(("escrow_order_legs", {
