@@ -9,7 +9,7 @@ import pytest
 
 from toolkit.flows import LogNormal, generate_flow
 from toolkit.models.intervals import wilson
-from toolkit.models.netflow import net_flow, requested_orders, route_flow
+from toolkit.models.netflow import net_flow, observed_orders, requested_orders, route_flow
 
 USDC = 10**6
 # Two routes one way, one back: Ethereum (1) gains inputs, Base (8453) and Optimism (10) pay.
@@ -125,3 +125,46 @@ def test_a_span_must_be_positive() -> None:
     )
     with pytest.raises(ValueError, match="span_s"):
         net_flow(orders, span_s=0.0)
+
+
+def _seen(**columns: list[object]) -> pl.DataFrame:
+    base: dict[str, list[object]] = {
+        "src_chain": [1], "dst_chain": [8453], "input_symbol": ["USDC"],
+        "output_symbol": ["USDC"], "released_amount": [0], "delivered_amount": [0],
+    }  # fmt: skip
+    return pl.DataFrame(base | columns)
+
+
+def test_what_the_chains_saw_counts_only_once_it_moved() -> None:
+    """An order filled but not released touches its destination only; one only opened (or
+    refunded) touches nothing: the per-chain figures are the sides that moved, exactly."""
+    seen = _seen(
+        src_chain=[1, 1, 8453], dst_chain=[8453, 8453, 1], input_symbol=["USDC"] * 3,
+        output_symbol=["USDC"] * 3, released_amount=[100, 0, 0], delivered_amount=[99, 40, 0],
+    )  # fmt: skip
+    frame = net_flow(observed_orders(seen), span_s=3600.0)
+    assert frame.select("chain", "received", "delivered", "net", "n").rows() == [
+        (1, 100, 0, 100, 1),
+        (8453, 0, 139, -139, 2),
+    ]
+
+
+def test_an_order_of_two_tokens_is_each_tokens_flow() -> None:
+    """WETH escrowed on Ethereum for USDC delivered on Base: Ethereum's WETH grows, Base's
+    USDC shrinks, and neither token's figures hold the other's amount."""
+    seen = _seen(input_symbol=["WETH"], released_amount=[10**18], delivered_amount=[3_000])
+    orders = observed_orders(seen)
+    assert orders.select("token", "input_amount", "output_amount").rows() == [
+        ("WETH", 10**18, 0),
+        ("USDC", 0, 3_000),
+    ]
+    frame = net_flow(orders, span_s=3600.0)
+    assert frame.select("chain", "token", "net", "n").rows() == [
+        (8453, "USDC", -3_000, 1),
+        (1, "WETH", 10**18, 1),
+    ]
+
+
+def test_observed_orders_names_a_missing_column() -> None:
+    with pytest.raises(ValueError, match="observed_orders: missing columns: released_amount"):
+        observed_orders(_seen().drop("released_amount"))

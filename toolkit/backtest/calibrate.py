@@ -8,7 +8,12 @@ pool: a snapshot shows what is free, and an idle pool is all free), fee tiers fr
 :func:`toolkit.simulate.traffic.record_traffic`): the arrival rate, the mix of routes, and a
 log-normal size model per token fitted to the amounts (median and log-space spread), and the
 flow's direction: the net flow each chain sees per hour, with its 95 % interval
-(:func:`toolkit.models.netflow.net_flow` on the requested amounts). A
+(:func:`toolkit.models.netflow.net_flow`). The direction is read from the orders the chains saw
+where the store has them (:func:`toolkit.store.orders.chain_orders`, collected by ``collect
+chain``: the inputs the escrows released and the outputs the settlers delivered, over the span
+from the first order opened to the last movement), and from the requested amounts of the
+market's RFQs otherwise; :attr:`Calibration.net_flow_source` says which (``chain`` or
+``rfq``). A
 collector's own sweeps are left out: their rate, routes and amounts are the sweep's design (a
 grid paced by its interval), not users' demand, and fitting them would replay the collector.
 Everything else (chains, windows, pricing, keys) comes
@@ -48,9 +53,10 @@ import polars as pl
 
 from toolkit.arguments import number, whole
 from toolkit.flows import LogNormal, SizeModel, generate_flow
-from toolkit.models.netflow import net_flow, requested_orders
+from toolkit.models.netflow import net_flow, observed_orders, requested_orders
 from toolkit.scenario import FeeTier, Pool, Route, Scenario, load_scenario
 from toolkit.store import Store, StoreError
+from toolkit.store.orders import chain_orders
 from toolkit.store.queries import market_requests
 
 __all__ = ["Calibration", "calibrate"]
@@ -62,13 +68,16 @@ class Calibration:
     per second), ``routes`` (weights by ``(src, dst, token)``), ``sizes`` (per token) and
     ``net_flow``, its direction: per ``(chain, token)`` what the requests would have the
     service receive and deliver there, ``net`` and ``net_per_h`` with its 95 % interval
-    (:func:`toolkit.models.netflow.net_flow`; negative drains the chain)."""
+    (:func:`toolkit.models.netflow.net_flow`; negative drains the chain), and
+    ``net_flow_source``, where that direction was read: ``chain`` (the orders the chains saw
+    move value) or ``rfq`` (the market's requested amounts)."""
 
     scenario: Scenario
     rate_per_s: float
     routes: Mapping[tuple[int, int, str], float]
     sizes: Mapping[str, SizeModel]
     net_flow: pl.DataFrame
+    net_flow_source: str
 
     def flow(self, *, span_h: float, seed: int = 0) -> pl.DataFrame:
         """A flow of the observed rate, route mix and sizes on the calibrated scenario."""
@@ -117,8 +126,24 @@ def calibrate(store: Store, base: Scenario | str = "default") -> Calibration:
         sigma = float(logs.select(pl.col("x").std()).item() or 0.0) if part.height > 1 else 0.0
         median = int(math.exp(float(logs.select(pl.col("x").median()).item())))
         sizes[str(token)] = LogNormal(median=max(1, median), sigma=sigma)
-    direction = net_flow(requested_orders(observed), span_s=seconds)
-    return Calibration(calibrated, observed.height / seconds, weights, sizes, direction)
+    direction, source = _direction(store, observed, seconds)
+    rate = observed.height / seconds
+    return Calibration(calibrated, rate, weights, sizes, direction, source)
+
+
+def _direction(store: Store, requests: pl.DataFrame, seconds: float) -> tuple[pl.DataFrame, str]:
+    """The net flow from the orders the chains saw move value, else from the requests."""
+    orders = chain_orders(store)
+    moved = observed_orders(orders)
+    if moved.height == 0:
+        return net_flow(requested_orders(requests), span_s=seconds), "rfq"
+    seen = orders.select(
+        pl.col("opened_at").min().alias("first"),
+        pl.max_horizontal(pl.col("filled_at").max(), pl.col("finalised_at").max()).alias("last"),
+    )
+    first, last = seen.row(0)
+    span = max(1.0, (last - first).total_seconds()) if first is not None and last else 1.0
+    return net_flow(moved, span_s=span), "chain"
 
 
 def _pools(snapshots: pl.DataFrame, scenario: Scenario) -> tuple[Pool, ...]:

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 import eth_abi
+from eth_abi.exceptions import DecodingError
 from eth_utils import keccak
 
 from toolkit.codecs import abi, plain_abi
@@ -248,10 +249,13 @@ def decode_log(topics: Sequence[str], data: str | bytes) -> DecodedLog:
     if len(topics) != 1 + len(indexed):
         raise InvalidValue("topics", f"{spec.key} has {len(indexed)} indexed parameters")
     plain = [p for p in spec.params if not p[2]]
-    body = eth_abi.decode([t for t, _, _ in plain], abi.data(data, "data"))
     values: dict[str, Any] = {}
-    for (type_, name, _), topic in zip(indexed, topics[1:], strict=True):
-        (values[name],) = eth_abi.decode([type_], bytes.fromhex(topic[2:]))
+    try:
+        body = eth_abi.decode([t for t, _, _ in plain], abi.data(data, "data"))
+        for (type_, name, _), topic in zip(indexed, topics[1:], strict=True):
+            (values[name],) = eth_abi.decode([type_], bytes.fromhex(topic[2:]))
+    except DecodingError as exc:  # a log of another contract under a known topic0
+        raise InvalidValue("data", f"not the data of {spec.key}: {exc}") from None
     for (_, name, _), value in zip(plain, body, strict=True):
         values[name] = value
     args = {

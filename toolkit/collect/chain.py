@@ -3,7 +3,7 @@
 :class:`ChainCollector` reads ``eth_getLogs`` over ``[from_block, to_block]`` in chunks of
 blocks, for the topics of the chosen ``events`` (:data:`CHAIN_EVENTS`: ``transfers``,
 ``approvals``, ``deposits``, ``withdrawals``, ``swaps``, ``liquidity``, ``syncs``,
-``flashes``), and stores:
+``flashes``, ``orders``), and stores:
 
 - ``chain_logs``: every log read, raw (address, topics, data);
 - ``token_transfers`` / ``token_approvals`` / ``weth_flows``: the logs decoded with
@@ -12,6 +12,11 @@ blocks, for the topics of the chosen ``events`` (:data:`CHAIN_EVENTS`: ``transfe
 - ``pool_swaps`` / ``pool_liquidity`` / ``pool_syncs`` / ``pool_flashes``: Uniswap V2 and V3
   pool events, and ``nft_transfers``: ERC-721 transfers (position NFTs), apart from the
   ERC-20 ones (:mod:`toolkit.collect.pool_events`);
+- ``escrow_events`` / ``escrow_order_legs`` / ``output_fills``: the partner-escrow settlers'
+  ``Open``, ``Finalised``, ``Refunded`` and ``OutputFilled``: the orders opened, finalised,
+  refunded and filled on this chain, with their exact amounts
+  (:mod:`toolkit.collect.order_events`; :func:`toolkit.store.orders.chain_orders` joins them
+  into one row per order);
 - ``chain_blocks``: the header of every block that holds a log read (number, hash, timestamp,
   base fee, gas).
 
@@ -48,6 +53,7 @@ from web3.types import RPCEndpoint
 from toolkit.arguments import whole
 from toolkit.codecs.events import EVENTS
 from toolkit.collect.logs import block_row, log_rows
+from toolkit.collect.prices import record_token_names
 from toolkit.collect.rpc import RpcFailure, hex_int, provider_url, range_too_large, rpc_result
 from toolkit.collect.run import BaseCollector, Progress
 from toolkit.collect.writer import BatchWriter
@@ -65,6 +71,12 @@ CHAIN_EVENTS: Mapping[str, tuple[str, ...]] = {
     "liquidity": ("v2pair.Mint", "v2pair.Burn", "v3pool.Mint", "v3pool.Burn", "v3pool.Collect"),
     "syncs": ("v2pair.Sync",),
     "flashes": ("v3pool.Flash",),
+    "orders": (
+        "escrow.Open",
+        "escrow.Finalised",
+        "escrow.Refunded",
+        "outputSettler.OutputFilled",
+    ),
 }
 """The ``events`` a chain run can collect, and the events of :data:`toolkit.codecs.events.EVENTS`
 each one reads (``transfers`` includes ERC-721 transfers: the same topic, four topics)."""
@@ -198,7 +210,23 @@ class ChainCollector(BaseCollector):
     ) -> dict[str, list[dict[str, Any]]]:
         """The rows of one range's logs, by table (a subclass reading other logs decodes them
         its own way; the ranges, chunking and resume stay the same)."""
-        return log_rows(chain, logs, run_id)
+        tables = log_rows(chain, logs, run_id)
+        self._name_tokens(chain, tables["escrow_order_legs"], tables["output_fills"])
+        return tables
+
+    def _name_tokens(self, chain: int, *rows: Sequence[Mapping[str, Any]]) -> None:
+        """Cache in ``tokens`` the names of the orders' tokens, so that the store can add up
+        an order's input and output by symbol (the same token has another address on each
+        chain): this chain's through ``w3`` when the registry does not list them, another
+        chain's from the registry only (this node cannot read them)."""
+        by_chain: dict[int, set[str]] = {}
+        for row in (r for part in rows for r in part):
+            on = row.get("leg_chain", chain)
+            if on is not None and len(row["token"]) == 42:  # an address, not a wider word
+                by_chain.setdefault(int(on), set()).add(row["token"])
+        for on, addresses in sorted(by_chain.items()):
+            w3 = self.w3 if on == chain else None
+            record_token_names(self.store, w3, on, sorted(addresses))
 
     def _blocks(self, numbers: Sequence[int]) -> list[Mapping[str, Any]]:
         blocks: list[Mapping[str, Any]] = []

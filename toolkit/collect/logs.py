@@ -1,6 +1,7 @@
-"""``eth_getLogs`` answers as the rows of the chain tables (:func:`log_rows`), blocks as
-``chain_blocks`` rows: addresses lowercase, amounts exact (``amount_text`` always, ``amount``
-HUGEINT unless it exceeds it)."""
+"""``eth_getLogs`` answers as the rows of the chain tables (:func:`log_rows`: tokens here, pools
+in :mod:`~toolkit.collect.pool_events`, settlers' orders in
+:mod:`~toolkit.collect.order_events`), blocks as ``chain_blocks`` rows: addresses lowercase,
+amounts exact (``amount_text`` always, ``amount`` HUGEINT unless it exceeds it)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, Final
 
 from toolkit.codecs.errors import InvalidValue
 from toolkit.codecs.events import EVENTS, decode_log
+from toolkit.collect.order_events import ORDER_TABLES, order_event_rows
 from toolkit.collect.pool_events import POOL_TABLES, nft_transfer_row, pool_event_row
 from toolkit.collect.rpc import hex_int, hex_text
 
@@ -81,7 +83,7 @@ def log_rows(
     (5, 7)
     """
     tables: dict[str, list[dict[str, Any]]] = {
-        table: [] for table in ("chain_logs", *_TOKEN_TABLES, *POOL_TABLES)
+        table: [] for table in ("chain_logs", *_TOKEN_TABLES, *POOL_TABLES, *ORDER_TABLES)
     }
     for log in logs:
         topics = [hex_text(t) for t in log["topics"]]
@@ -98,6 +100,11 @@ def log_rows(
         if decoded is None:
             continue
         key, args = decoded
+        orders = order_event_rows(key, args, address, where)
+        if orders:
+            for table, order_row in orders:
+                tables[table].append(order_row)
+            continue
         row = pool_event_row(key, args, address, where) or _token_row(key, args, where, address)
         if row is not None:
             tables[row[0]].append(row[1])

@@ -81,6 +81,9 @@ _BY_RUN = (
     "pool_syncs",
     "pool_flashes",
     "nft_transfers",
+    "escrow_events",
+    "escrow_order_legs",
+    "output_fills",
 )
 _BY_SNAPSHOT = (
     "token_snapshots",

@@ -25,9 +25,11 @@ routes                      :func:`toolkit.store.queries.swap_routes` priced by 
                             :class:`toolkit.backtest.routes.RouteLab` measures;
                             :func:`toolkit.models.real_routes.snapshot_venues` takes
                             ``amm_pool_snapshots`` and ``amm_pool_ticks``
-net flow                    orders with both amounts: a backtest's filled requests, or
+net flow                    orders with both amounts: a backtest's filled requests,
                             :func:`toolkit.store.queries.market_requests` through
-                            :func:`~toolkit.models.netflow.requested_orders`
+                            :func:`~toolkit.models.netflow.requested_orders`, or the orders
+                            seen on chain, :func:`toolkit.store.orders.chain_orders` through
+                            :func:`~toolkit.models.netflow.observed_orders`
 capital placement           net flow, RFQ sizes and bridge figures per holding
                             (:mod:`toolkit.backtest.placement` builds them from a scenario
                             and a flow)

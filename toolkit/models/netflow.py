@@ -12,9 +12,11 @@ Input (one row per order; extra columns are kept out of the result):
 - ``input_amount``, ``output_amount``: exact integers in the token's smallest units.
 
 Where the rows come from: a backtest's filled requests (``result.requests`` filtered on
-``outcome == "filled"``), the store's observed orders
-(:func:`toolkit.store.queries.order_flows`), or a generated flow's requests, whose
-``amount`` stands for both sides (:func:`requested_orders`: fees of a few bps left out).
+``outcome == "filled"``), the orders the chains saw (:func:`toolkit.store.orders.chain_orders`
+through :func:`observed_orders`: what the escrow released and the settler delivered), or a
+generated flow's or the market's requests, whose ``amount`` stands for both sides
+(:func:`requested_orders`: fees of a few bps left out). A row's side of zero amount (an order
+filled whose input is not released yet) does not touch its chain.
 
 Uncertainty. Orders arrive as a (possibly time-varying) Poisson process with independent
 sizes, so a chain's net amount over the span is a compound Poisson sum: its variance is
@@ -41,7 +43,14 @@ from toolkit.arguments import number
 from toolkit.models.frames import Kind, prepare
 from toolkit.models.intervals import Z95
 
-__all__ = ["ORDER_SPEC", "net_flow", "requested_orders", "route_flow"]
+__all__ = [
+    "OBSERVED_SPEC",
+    "ORDER_SPEC",
+    "net_flow",
+    "observed_orders",
+    "requested_orders",
+    "route_flow",
+]
 
 #: The columns an order frame must hold, and their kinds.
 ORDER_SPEC: dict[str, Kind] = {
@@ -107,9 +116,11 @@ def net_flow(orders: pl.DataFrame, *, span_s: float) -> pl.DataFrame:
         pl.lit(0, pl.Int128).alias("received"),
         pl.col("output_amount").alias("delivered"),
     )
-    # One row per (order, chain) it touches: a same-chain order contributes both sides once.
+    # One row per (order, chain) it touches: a same-chain order contributes both sides once,
+    # and a side that moves nothing (an output not delivered yet) touches nothing.
     legs = (
         pl.concat([origin.with_row_index("order"), destination.with_row_index("order")])
+        .filter((pl.col("received") != 0) | (pl.col("delivered") != 0))
         .group_by("order", "chain", "token")
         .agg(pl.col("received").sum(), pl.col("delivered").sum())
         .with_columns((pl.col("received") - pl.col("delivered")).alias("contribution"))
@@ -210,4 +221,79 @@ def requested_orders(requests: pl.DataFrame) -> pl.DataFrame:
         "token",
         pl.col("amount").alias("input_amount"),
         pl.col("amount").alias("output_amount"),
+    )
+
+
+#: The columns :func:`observed_orders` reads (:func:`toolkit.store.orders.chain_orders`'s).
+OBSERVED_SPEC: dict[str, Kind] = {
+    "src_chain": "int",
+    "dst_chain": "int",
+    "input_symbol": "str",
+    "output_symbol": "str",
+    "released_amount": "amount",
+    "delivered_amount": "amount",
+}
+
+
+def observed_orders(orders: pl.DataFrame) -> pl.DataFrame:
+    """Orders as the chains moved the service's inventory, for :func:`net_flow`.
+
+    An order pays the service on its origin when the escrow releases its input (``Finalised``:
+    the filler's inventory there grows) and costs it on its destination when the output is
+    delivered (``OutputFilled``: the inventory there shrinks); an order only opened, or
+    refunded, moved nothing of the service's. So ``input_amount`` is what was released and
+    ``output_amount`` what was delivered, each 0 until it happens (a zero side touches no
+    chain in :func:`net_flow`), and orders that moved nothing are left out. An order whose
+    input and output tokens differ (by symbol) becomes two rows, one per token, so each
+    token's flow stays its own.
+
+    Parameters
+    ----------
+    orders : polars.DataFrame
+        The columns of :data:`OBSERVED_SPEC`: ``src_chain``, ``dst_chain``, ``input_symbol``,
+        ``output_symbol``, ``released_amount`` and ``delivered_amount`` (exact), as
+        :func:`toolkit.store.orders.chain_orders` gives them.
+
+    Returns
+    -------
+    polars.DataFrame
+        The columns of :data:`ORDER_SPEC`, one row per order and token moved.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> seen = pl.DataFrame({"src_chain": [1, 1, 8453], "dst_chain": [8453, 8453, 1],
+    ...     "input_symbol": ["USDC"] * 3, "output_symbol": ["USDC"] * 3,
+    ...     "released_amount": [100, 0, 0], "delivered_amount": [100, 50, 0]})
+    >>> observed_orders(seen).select("input_amount", "output_amount").rows()
+    [(100, 100), (0, 50)]
+    """
+    frame = prepare(orders, "observed_orders", OBSERVED_SPEC)
+    moved = frame.filter(
+        (pl.col("released_amount") > 0) | (pl.col("delivered_amount") > 0)
+    ).with_row_index("_order")
+    same = pl.col("input_symbol") == pl.col("output_symbol")
+    zero = pl.lit(0, pl.Int128)
+    released, delivered = pl.col("released_amount"), pl.col("delivered_amount")
+    sides = [  # (rows, token, input, output): whole orders, then each side of a crossed one
+        (moved.filter(same), "input_symbol", released, delivered),
+        (moved.filter(~same), "input_symbol", released, zero),
+        (moved.filter(~same), "output_symbol", zero, delivered),
+    ]
+    rows = [
+        part.select(
+            "_order",
+            "src_chain",
+            "dst_chain",
+            pl.col(token).alias("token"),
+            given.alias("input_amount"),
+            owed.alias("output_amount"),
+        )
+        for part, token, given, owed in sides
+    ]
+    return (
+        pl.concat(rows)
+        .filter((pl.col("input_amount") > 0) | (pl.col("output_amount") > 0))
+        .sort("_order", maintain_order=True)
+        .drop("_order")
     )

@@ -15,6 +15,9 @@ Each function returns a polars frame whose columns a model family documents as i
   measures them on a simulation);
 - :func:`market_requests`: :mod:`toolkit.models.netflow` (through
   :func:`~toolkit.models.netflow.requested_orders`) and :func:`toolkit.backtest.calibrate`;
+- :func:`toolkit.store.orders.chain_orders` (its own module: the orders rebuilt from the
+  settlers' logs): the same model (through :func:`~toolkit.models.netflow.observed_orders`)
+  and :func:`toolkit.backtest.calibrate`;
 - :func:`topup_configs`: :func:`toolkit.models.topup_configs.stored_topups` (with the credit
   book the store gives, :func:`toolkit.report.load.stored_credit_book`, which the card simulation
   takes too: :func:`toolkit.models.cards.book_positions`);

@@ -67,6 +67,7 @@ _NAMES: tuple[tuple[int, str], ...] = (
     (11, "following"),
     (12, "alerts"),
     (13, "backtest inventory and transfers"),
+    (14, "escrow and settler events"),
 )
 
 

@@ -6,7 +6,8 @@ natural key and which columns must be present. ``append`` validates frames again
 frozen, in :mod:`toolkit.store.migrations`; a test checks that both agree.
 
 One module per family of tables (``service``, ``chain``, ``swap``, ``pools``, ``credit``,
-``prices``, ``follow``, ``alerts``, ``inventory``); :data:`TABLES` lists them all, in that order.
+``prices``, ``follow``, ``alerts``, ``inventory``, ``orders``); :data:`TABLES` lists them all,
+in that order.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from toolkit.store.schema import (
     credit,
     follow,
     inventory,
+    orders,
     pools,
     prices,
     service,
@@ -30,10 +32,12 @@ from toolkit.store.schema import (
 )
 from toolkit.store.schema.columns import (
     AMM_KINDS,
+    ESCROW_EVENTS,
     EVENT_KINDS,
     FINALITIES,
     FLOW_KINDS,
     FOLLOWER_STATES,
+    ORDER_LEGS,
     POLARS_TYPES,
     PRICE_SOURCES,
     QUOTE_TYPES,
@@ -47,11 +51,13 @@ from toolkit.store.schema.follow import LEDGERS
 
 __all__ = [
     "AMM_KINDS",
+    "ESCROW_EVENTS",
     "EVENT_KINDS",
     "FINALITIES",
     "FLOW_KINDS",
     "FOLLOWER_STATES",
     "LEDGERS",
+    "ORDER_LEGS",
     "POLARS_TYPES",
     "PRICE_SOURCES",
     "QUOTE_TYPES",
@@ -69,7 +75,18 @@ __all__ = [
 TABLES: Mapping[str, TableSpec] = MappingProxyType(
     {
         spec.name: spec
-        for family in (service, chain, swap, pools, credit, prices, follow, alerts, inventory)
+        for family in (
+            service,
+            chain,
+            swap,
+            pools,
+            credit,
+            prices,
+            follow,
+            alerts,
+            inventory,
+            orders,
+        )
         for spec in family.SPECS
     }
 )

@@ -35,6 +35,10 @@ AMM_KINDS: tuple[str, ...] = ("v2", "v3")
 #: How final a stored block is: at or below the node's ``finalized`` (or, on a node without the
 #: tag, the follower's confirmation depth), at or below its ``safe`` block, or neither.
 FINALITIES: tuple[str, ...] = ("finalized", "safe", "unsafe")
+#: The escrow's events an order goes through on its origin chain (OIF ``InputSettlerEscrow``),
+#: and the two sides of an opened order (what the user escrows, what they are owed).
+ESCROW_EVENTS: tuple[str, ...] = ("open", "finalised", "refunded")
+ORDER_LEGS: tuple[str, ...] = ("input", "output")
 #: What a follower is doing, as ``collector_status`` says.
 FOLLOWER_STATES: tuple[str, ...] = ("running", "stopped", "failed")
 
