@@ -4,10 +4,13 @@ are repaid on Ethereum (the quote's ``repayment_chain``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from toolkit.backtest import apply_overrides
 from toolkit.codecs.functions import encode_call
-from toolkit.engine import Engine, Loan, ReservedQuote
+from toolkit.engine import EXACT_OUTPUT, Engine, Loan, ReservedQuote
 from toolkit.scenario import Scenario, load_scenario
 from toolkit.world import World
 from toolkit.world.evm import ERC20, Chains
@@ -126,6 +129,22 @@ def test_a_loan_waits_for_a_delivery_held_on_its_chain(relay: Relay) -> None:
     assert relay.reconcile(2.0) == []
 
 
+def test_a_loan_repaid_before_its_transfer_is_mined_is_still_sent(relay: Relay) -> None:
+    engine = relay.world.engine
+    quote = engine.borrow_quote(1, 8453, relay.chains.scenario.token(8453, "USDC").address,
+                                UNIT, 1.0)  # fmt: skip
+    loan = engine.authorize(quote.quote_id, 1.0)
+    relay.loans.lend(loan, _borrower(relay), 1, 1.0, {(8453, "USDC")})  # held: queued
+    _pay(relay, 1, quote.input_amount, 2.0)
+    relay.sync(12.0)  # the repayment is read first, then the queued transfer is sent
+    assert _kinds(relay) == ["repaid", "loan_sent"]
+    assert engine.outstanding(quote.quote_id) is None and relay.loans.outstanding() == []
+    assert relay.reconcile(12.0) == []  # the engine's loan, still unmined on Base
+    relay.sync(14.0)
+    assert _kinds(relay)[-1] == "lent" and relay.loans.loans == {}
+    assert relay.reconcile(14.0) == []
+
+
 def test_a_revert_forgets_the_loans_made_after_the_snapshot(relay: Relay) -> None:
     saved, world = relay.save(), relay.world
     _lend(relay, UNIT, 1.0)
@@ -146,3 +165,43 @@ def test_the_filler_and_the_zero_address_cannot_borrow(
     address = relay.filler.address.upper().replace("0X", "0x") if caller == "filler" else caller
     with pytest.raises(ValueError, match=rule):
         relay.loans.check_borrower(address)
+
+
+def test_a_loan_spending_a_landed_transfer_waits_for_its_delivery() -> None:
+    # Under the threshold policy a transfer brings USDC to Base. Once it has landed in the
+    # engine (no sync since), a loan of what it brought is sent after the bridge's delivery,
+    # in the same block, and does not revert.
+    base = load_scenario("default")
+    assert base.credit is not None
+    s = dataclasses.replace(base, credit=dataclasses.replace(base.credit, book_accounts=0))
+    s = apply_overrides(s, {"pool_scale": 0.002})
+    relay = Relay(World(s, Engine(s)), Chains(s, genesis=0.0, accounts=1))
+    relay.fund(0.0)
+    engine, usdc = relay.world.engine, s.token(8453, "USDC").address
+    pools = [p.id for p in s.pools_for(8453, "USDC")]
+
+    def lend_all(now: float) -> int:
+        """Lend all Base's USDC; what it owes on Arbitrum."""
+        owed = 0
+        for pool in pools:
+            free = engine.pool(pool, now).available
+            if free:
+                quote = engine.borrow_quote(10, 8453, usdc, free, now, kind=EXACT_OUTPUT,
+                                            pool=engine.pool(pool, now).address)  # fmt: skip
+                relay.lend(engine.authorize(quote.quote_id, now), _borrower(relay), 42161, now)
+                owed += quote.input_amount
+        return owed
+
+    # Base lent out; once repaid on Arbitrum, Arbitrum holds more than its target and Base
+    # nothing: the policy sends Arbitrum's excess to Base
+    _pay(relay, 42161, lend_all(1.0), 2.0)
+    relay.sync(10.0)
+    assert _kinds(relay).count("repaid") == 2
+    (transfer, *_) = [t for t in engine.transfers(10.0) if t.dst_chain == 8453]
+    relay.sync(transfer.arrives_at - 1.0)  # the out leg is mined; nothing landed yet
+    assert lend_all(transfer.arrives_at - 1.0) == 0
+    assert lend_all(transfer.arrives_at + 1.0) > 0  # what landed, lent at once
+    relay.sync(transfer.arrives_at + 30.0)
+    kinds = _kinds(relay)
+    assert "loan_failed" not in kinds and "transfer_delivered" in kinds
+    assert relay.reconcile(transfer.arrives_at + 30.0) == []

@@ -72,6 +72,8 @@ class _Loan:
     repayment_chain: int
     out_tx: str = ""
     state: str = QUEUED
+    #: Repaid (settled in the engine) before its own transfer was mined: kept until it is.
+    repaid: bool = False
 
 
 @dataclass
@@ -86,7 +88,8 @@ class LoanMirror:
     """
 
     chains: Chains
-    #: Loans not repaid yet, by quote id, in the order they were authorized.
+    #: Loans not repaid yet (or whose transfer is not mined yet), by quote id, in the order
+    #: they were authorized.
     loans: dict[str, _Loan] = field(default_factory=dict)
     #: What each (borrower, repayment chain, symbol) paid that settles no whole loan yet.
     credit: dict[tuple[str, int, str], int] = field(default_factory=dict)
@@ -128,10 +131,12 @@ class LoanMirror:
         """Read the out transactions' receipts, and send the transfers queued whose (chain,
         token) no delivery holds."""
         done: list[Step] = []
-        for entry in self.loans.values():
+        for quote_id, entry in list(self.loans.items()):
             loan = entry.loan
             if entry.state == PENDING:
                 done += self._out_mined(entry, now)
+                if entry.repaid and entry.state != PENDING:
+                    del self.loans[quote_id]
             elif entry.state == QUEUED and (loan.dst_chain, loan.symbol) not in held:
                 data = encode_call("erc20.transfer", entry.borrower, loan.amount)
                 ledger = self.chains.ledger(loan.dst_chain)
@@ -173,6 +178,7 @@ class LoanMirror:
         return any(
             e.borrower == sender and e.repayment_chain == chain_id and e.loan.symbol == symbol
             for e in self.loans.values()
+            if not e.repaid
         )
 
     def observe(self, engine: Engine, chain_id: int, entry: Log, now: float) -> list[Step]:
@@ -185,7 +191,7 @@ class LoanMirror:
         done: list[Step] = []
         for quote_id, loan in list(self.loans.items()):
             owed = loan.loan.input_amount
-            if (loan.borrower, loan.repayment_chain, loan.loan.symbol) != key:
+            if loan.repaid or (loan.borrower, loan.repayment_chain, loan.loan.symbol) != key:
                 continue
             if owed > credit:
                 break  # oldest first: a later loan waits for this one
@@ -195,7 +201,9 @@ class LoanMirror:
                 log.error("loan %s: repaid on chain but not settled: %s", quote_id, exc)
                 continue
             credit -= owed
-            del self.loans[quote_id]
+            loan.repaid = True
+            if loan.state in (MINED, FAILED):
+                del self.loans[quote_id]
             log.info("loan %s repaid on chain %s (tx %s)", quote_id, chain_id, entry.tx_hash)
             done.append(Step("repaid", quote_id, chain_id, entry.tx_hash))
         if credit:
@@ -210,7 +218,9 @@ class LoanMirror:
         """``(quote_id, borrower, repayment chain, amount owed)`` of every loan not repaid,
         oldest first."""
         return [
-            (q, e.borrower, e.repayment_chain, e.loan.input_amount) for q, e in self.loans.items()
+            (q, e.borrower, e.repayment_chain, e.loan.input_amount)
+            for q, e in self.loans.items()
+            if not e.repaid
         ]
 
     def unmined(self) -> dict[tuple[int, str], int]:

@@ -174,8 +174,16 @@ class Relay:
 
     def lend(self, loan: Loan, borrower: str, repayment_chain: int, now: float) -> list[Step]:
         """The engine authorized ``loan`` to ``borrower``, repaid on ``repayment_chain``: its
-        transfer on the pool's chain (:meth:`LoanMirror.lend`); the steps taken."""
-        done = self.loans.lend(loan, borrower, repayment_chain, now, self.mirror.held())
+        transfer on the pool's chain (:meth:`LoanMirror.lend`); the steps taken.
+
+        The transfers go as in :meth:`sync`: the deliveries due first (the engine may have
+        landed a transfer since the last sync, and the loan may spend it), then the out
+        transactions of the transfers the authorization made the policy send (an HTTP request
+        runs no sync: left for the next one, a transfer could land unseen by the mirror)."""
+        engine = self.world.engine
+        done = self.mirror.deliver(engine, now)
+        done += self.loans.lend(loan, borrower, repayment_chain, now, self.mirror.held())
+        done += self.mirror.send(engine, now)
         self.steps += done
         return done
 
