@@ -65,7 +65,11 @@ async def _one_event(payload: str) -> AsyncIterator[ServerSentEvent]:
     description=(
         "Consumes the live borrow quote ``quoteId`` and streams one event ``data`` whose data "
         "is the JSON text of {data: BorrowAuthorization}, then ends. Errors (bad body, unknown "
-        "or lapsed quote, wrong chain) are plain JSON 400 bodies sent before any stream starts."
+        "or lapsed quote, wrong chain, a caller that is the service's filler or the zero "
+        "address) are plain JSON 400 bodies sent before any stream starts. On the simulated "
+        "chains the loan is then transferred to ``caller`` on ``dstChain``; it is repaid by "
+        "the caller's transfer of ``requiredInput`` to ``repaymentRecipient`` on the quote's "
+        "``repaymentChain``."
     ),
     responses={
         200: {
