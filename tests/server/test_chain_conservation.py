@@ -356,6 +356,8 @@ def test_loans_interleaved_with_orders_reconcile_at_every_block(served: _Served)
         assert owed is not None and owed[1] == int(broke.quote.required_output)
         assert _holding(service, 8453, "USDC")[0] == int(broke.quote.required_output)
         assert _holding(service, 42161, "USDC")[1] == int(broke.quote.required_input)
+        (listed,) = svc.sim("GET", "loans")["loans"]  # the one loan not repaid
+        assert (listed["quoteId"], listed["transfer"]) == (broke.quote_id, "mined")
     finally:
         assert svc.rpc(1, "evm_revert", served.snapshot) is True
         served.snapshot = svc.rpc(1, "evm_snapshot")

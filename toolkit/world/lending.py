@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from toolkit.codecs.events import EVENTS
 from toolkit.codecs.functions import encode_call
@@ -47,7 +47,7 @@ from toolkit.engine import Engine, EngineError, Loan
 from toolkit.world.evm import Chains, Log, Receipt
 from toolkit.world.sender import Step, send
 
-__all__ = ["LoanMirror"]
+__all__ = ["LoanMirror", "OutstandingLoan"]
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,23 @@ QUEUED, PENDING, MINED, FAILED = "queued", "pending", "mined", "failed"
 
 def _topic(address: str) -> str:
     return "0x" + "00" * 12 + address[2:].lower()
+
+
+class OutstandingLoan(NamedTuple):
+    """A loan not repaid: ``amount`` of ``symbol`` lent on ``chain`` to ``borrower``, ``owed``
+    (the quote's ``requiredInput``) on ``repayment_chain``; ``transfer`` is the state of the
+    filler's transfer to the borrower (``queued``, ``pending``, ``mined``, ``failed``) and
+    ``credit`` what the borrower paid on the repayment chain that settles no whole loan yet."""
+
+    quote_id: str
+    borrower: str
+    chain: int
+    symbol: str
+    amount: int
+    repayment_chain: int
+    owed: int
+    transfer: str
+    credit: int
 
 
 @dataclass
@@ -214,14 +231,18 @@ class LoanMirror:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def outstanding(self) -> list[tuple[str, str, int, int]]:
-        """``(quote_id, borrower, repayment chain, amount owed)`` of every loan not repaid,
-        oldest first."""
-        return [
-            (q, e.borrower, e.repayment_chain, e.loan.input_amount)
-            for q, e in self.loans.items()
-            if not e.repaid
-        ]
+    def outstanding(self) -> list[OutstandingLoan]:
+        """Every loan not repaid, oldest first."""
+        out = []
+        for quote_id, e in self.loans.items():
+            if e.repaid:
+                continue
+            loan = e.loan
+            credit = self.credit.get((e.borrower, e.repayment_chain, loan.symbol), 0)
+            fields = (loan.dst_chain, loan.symbol, loan.amount, e.repayment_chain)
+            owed = (loan.input_amount, e.state, credit)
+            out.append(OutstandingLoan(quote_id, e.borrower, *fields, *owed))
+        return out
 
     def unmined(self) -> dict[tuple[int, str], int]:
         """By (chain, token symbol): the amounts of loans booked whose transfer is not mined,
