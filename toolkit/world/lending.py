@@ -26,9 +26,12 @@ the same, each leg at the moment the engine books it:
 A borrower that lacks the tokens on the repayment chain cannot send the transfer (the token
 reverts it), so nothing is read and the loan stays outstanding in the engine, its amount held
 out of the pool's capacity: the books and the chains agree that the tokens are with the
-borrower. The interface names no loan term and the simulation has no means to collect, so a
-default is not declared by the simulation; an analyst sees the loan outstanding
-(``Engine.outstanding(quote_id)``, the pool's ``outstanding``).
+borrower. No default is declared: the interface gives a loan no term (the quote and the
+authorization carry none; the authorization's ``deadline`` bounds the borrow, not the
+repayment) and no collateral to seize, so a write-off would be a bookkeeping choice the chains
+could not show, and it would free capacity that is in fact gone. An analyst sees the loan
+outstanding (``GET /sim/loans``, ``Engine.outstanding(quote_id)``, the pool's
+``outstanding``).
 
 :meth:`LoanMirror.unmined` is what reconciliation accounts for: the loans the engine booked
 whose transfer is not mined yet (the engine already spent them) and the borrowers' credit the
