@@ -28,8 +28,8 @@ reverts it), so nothing is read and the loan stays outstanding in the engine, it
 out of the pool's capacity: the books and the chains agree that the tokens are with the
 borrower. No default is declared: the interface gives a loan no term (the quote and the
 authorization carry none; the authorization's ``deadline`` bounds the borrow, not the
-repayment) and no collateral to seize, so a write-off would be a bookkeeping choice the chains
-could not show, and it would free capacity that is in fact gone. An analyst sees the loan
+repayment) and no collateral to seize, so a write-off would only relabel the loss (the pool's
+available liquidity is the same either way) with a rule of our own. An analyst sees the loan
 outstanding (``GET /sim/loans``, ``Engine.outstanding(quote_id)``, the pool's
 ``outstanding``).
 
