@@ -236,6 +236,7 @@ def test_value_is_conserved_through_the_chains(
         kinds = {s.kind for s in service.relay.steps}
         assert not kinds & {"fill_reverted", "transfer_failed", "loan_failed"}
         assert all(service.engine.outstanding(loan.quote_id) is None for loan in taken)
+        assert svc.sim("GET", "loans")["loans"] == []  # every loan of the run was repaid
     finally:
         assert svc.rpc(1, "evm_revert", served.snapshot) is True
         served.snapshot = svc.rpc(1, "evm_snapshot")  # a revert drops the snapshot it used
