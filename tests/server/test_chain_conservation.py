@@ -55,7 +55,8 @@ AMOUNTS = {"USDC": [500 * 10**6, 2_000 * 10**6, 4_000 * 10**6], "WETH": [10**17,
 USERS = [1, 2, 3]  # development accounts (they also borrow)
 #: Loan routes (source, pool's chain, token); repaid on the source when it is Ethereum or
 #: Arbitrum, else on Arbitrum (the quote's ``repaymentChain``).
-LOAN_ROUTES = [(10, 8453, "USDC"), (1, 42161, "USDC"), (8453, 10, "WETH"), (42161, 1, "WETH")]
+LOAN_ROUTES = [(10, 8453, "USDC"), (1, 42161, "USDC"), (8453, 10, "WETH"), (42161, 1, "WETH"),
+               (1, 8453, "USDC")]  # fmt: skip
 #: A borrower holding no tokens at all (impersonated): it cannot repay.
 BROKE = "0x" + "b0" * 19 + "01"
 
@@ -308,9 +309,10 @@ def _holding(service: Service, chain: int, symbol: str) -> tuple[int, int]:
 
 def test_loans_interleaved_with_orders_reconcile_at_every_block(served: _Served) -> None:
     # One-way flow into Base for two minutes: every 4 s a 500 USDC order from Ethereum or
-    # Optimism and a 500 USDC loan on Base quoted from Optimism (repaid on Arbitrum), each loan
-    # repaid by its borrower a minute after; one loan repaid in two halves; one lent to a
-    # borrower holding no USDC on Arbitrum, whose repayment reverts.
+    # Optimism and a 500 USDC loan on Base quoted from Optimism (repaid on Arbitrum) or from
+    # Ethereum (repaid on Ethereum), each loan repaid by its borrower a minute after; one loan
+    # repaid in two halves; one lent to a borrower holding no USDC on Arbitrum, whose
+    # repayment reverts.
     svc, start = served.svc, served.start
     service: Service = cast(FastAPI, svc.app).state.service
     accounts = [dev_accounts(svc.scenario)[i].address for i in USERS]
@@ -320,8 +322,8 @@ def test_loans_interleaved_with_orders_reconcile_at_every_block(served: _Served)
     try:
         for n in range(30):
             _order(svc, n % 2, 0, n % 3)
-            borrower = BROKE if n == 5 else accounts[(n + 1) % 3]
-            loan = _borrow(svc, 0, 0, borrower)
+            borrower = BROKE if n == 4 else accounts[(n + 1) % 3]
+            loan = _borrow(svc, (0, 4)[n % 2], 0, borrower)
             lent += [] if loan is None else [(n, loan)]
             for _ in range(2):  # Base's block time: a check after every block
                 svc.advance(2)
