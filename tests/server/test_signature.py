@@ -127,6 +127,7 @@ def test_rfq_quote_ids_are_not_borrow_quotes(client: Client) -> None:
         (SIGN.replace("eip155:8453", "base"), {}, "dstChain: must have the form"),
         (SIGN.replace("partner-escrow", "x"), {}, "protocol: must be partner-escrow"),
         (SIGN, {"caller": "0x12"}, "caller: must be a 0x-prefixed 20-byte hex address"),
+        (SIGN, {"caller": "0x" + "00" * 20}, "caller: must not be the zero address"),
         (SIGN, {"input": "0xabc"}, "input: must be 0x-prefixed hex with an even number"),
         (SIGN, {"txHash": "0x12"}, "txHash: must be 0x followed by 64 hex digits"),
         (SIGN, {"quoteId": ""}, "quoteId: must not be empty"),
@@ -142,6 +143,16 @@ def test_signature_errors_are_plain_400(
     assert answer.status_code == 400
     assert answer.json()["error"].startswith(message)
     # Nothing was consumed: the quote still signs.
+    assert client.post(SIGN, json=sign_body(quote["id"]), headers=AUTH).status_code == 200
+
+
+def test_the_filler_cannot_borrow(client: Client, scenario: Scenario) -> None:
+    # the loan is the filler's transfer to the caller: to itself it would move nothing
+    quote = borrow_quote(client)
+    body = sign_body(quote["id"], caller=scenario.filler.lower())
+    answer = client.post(SIGN, json=body, headers=AUTH)
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "caller: must not be the service's own filler address"
     assert client.post(SIGN, json=sign_body(quote["id"]), headers=AUTH).status_code == 200
 
 

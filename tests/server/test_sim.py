@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from eth_utils import keccak
+from eth_utils import keccak, to_checksum_address
 
+from toolkit.codecs.functions import encode_call
 from toolkit.scenario import Scenario
 
 from .conftest import AUTH, USDC, Client, FakeClock, open_on_chain, pools, rfq_params, rpc
@@ -94,6 +95,38 @@ def test_the_pools_are_read_on_chain(client: Client, scenario: Scenario) -> None
     assert sum(p["reserved"] for p in pools(client).values()) == amount
 
 
+def test_loans_not_repaid_are_listed_until_their_repayment(
+    client: Client, scenario: Scenario, clock: FakeClock
+) -> None:
+    query = {"dstChain": "eip155:8453", "amount": "100000000", "token": USDC[8453]}
+    path = "/liquidity/v2/chain/eip155:1/protocol/partner-escrow"
+    quote = client.get(f"{path}/type/ExactInput/quote", params=query, headers=AUTH).json()["data"]
+    borrower = rpc(client, 1, "eth_accounts")["result"][1]
+    body = {"caller": borrower, "input": "0x", "quoteId": quote["id"], "txHash": "0x" + "ab" * 32}
+    sign = path.replace("eip155:1", "eip155:8453") + "/signature"
+    assert client.post(sign, json=body, headers=AUTH).status_code == 200
+    (loan,) = client.get("/sim/loans").json()["loans"]
+    assert loan == {
+        "quoteId": quote["id"],
+        "borrower": to_checksum_address(borrower),  # checksummed on output
+        "chain": "eip155:8453",
+        "token": "USDC",
+        "amount": quote["requiredOutput"],
+        "repaymentChain": 1,
+        "owed": quote["requiredInput"],
+        "transfer": "pending",
+        "paid": "0",
+    }
+    clock.advance(2)  # Base's next block: the borrower holds the loan
+    assert client.get("/sim/loans").json()["loans"][0]["transfer"] == "mined"
+    paid = encode_call("erc20.transfer", quote["repaymentRecipient"], int(quote["requiredInput"]))
+    repay = {"from": borrower, "to": USDC[1], "data": paid}
+    assert "result" in rpc(client, 1, "eth_sendTransaction", repay)
+    clock.advance(12)  # Ethereum's next block: the repayment is read
+    assert client.get("/sim/loans").json()["loans"] == []
+    assert client.get("/sim/reconciliation").json()["mismatches"] == []
+
+
 def test_what_json_rpc_says_is_not_under_sim(client: Client) -> None:
     key = "0x" + "ab" * 32
     for path in ("/sim/broadcast", "/sim/advance", f"/sim/fill/{key}", f"/sim/settle/{key}"):
@@ -111,6 +144,7 @@ def test_simulation_endpoints_are_tagged(client: Client) -> None:
     }
     assert sim == {
         ("/sim/orders/{orderId}", "get"): ("simulation",),
+        ("/sim/loans", "get"): ("simulation",),
         ("/sim/reconciliation", "get"): ("simulation",),
         ("/rpc/{chainId}", "post"): ("simulation",),
     }

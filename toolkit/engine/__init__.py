@@ -34,7 +34,9 @@ Lifecycle (the spec's state table):
   transaction reverted; :meth:`Engine.settle` pays it (:mod:`toolkit.engine.fills`).
 - :meth:`Engine.borrow_quote` / :meth:`Engine.authorize` are the liquidity API's borrow quote
   and signing authorization on the same reservation mechanism; a loan spends the pool's chain
-  and is repaid by ``settle`` on the quote's ``repayment_chain``.
+  and is repaid by ``settle`` on the quote's ``repayment_chain`` (its caller decides when: the
+  whole-flow backtest after ``borrow_hold_s``, the served simulation when the borrower's
+  repayment transfer is mined, :mod:`toolkit.world.lending`).
 - :meth:`Engine.inventory` reads the holdings per (chain, token); :meth:`Engine.transfers`,
   :meth:`Engine.transfers_since` and :meth:`Engine.arrivals_since` the rebalancing transfers.
 - Lapses are lazy: a heap of expiry times is popped up to ``now`` at the start of every call;

@@ -11,6 +11,8 @@ silent, all documented in the operation descriptions:
   repaid on a hub chain; the vendor schema only allows Ethereum (1) and Arbitrum (42161), so a
   quote from Ethereum repays there and every other source repays on Arbitrum. The engine
   decides it (:meth:`toolkit.scenario.Scenario.repayment_chain`) and books the repayment there.
+  ``repaymentRecipient`` is the filler: on the simulated chains a borrower repays by
+  transferring ``requiredInput`` to it on ``repaymentChain`` (:mod:`toolkit.world.lending`).
 - ``exclusive`` is accepted and validated; every fill of the embedded service is exclusive.
 """
 

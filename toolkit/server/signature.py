@@ -14,6 +14,11 @@ that started always carries an authorization. The vendor document declares its 4
 event-stream media type without saying how it is framed; a plain body is the choice here.
 
 ``txHash`` is checked for form only: the simulation does not watch other solvers' deposits.
+
+On the simulated chains the authorized loan is the filler's transfer of the amount to
+``caller`` on ``dstChain``, and the caller repays by transferring ``requiredInput`` to the
+quote's ``repaymentRecipient`` on its ``repaymentChain`` (:mod:`toolkit.world.lending`); so a
+``caller`` that is the filler itself or the zero address is refused (400 naming ``caller``).
 """
 
 from __future__ import annotations
@@ -60,7 +65,11 @@ async def _one_event(payload: str) -> AsyncIterator[ServerSentEvent]:
     description=(
         "Consumes the live borrow quote ``quoteId`` and streams one event ``data`` whose data "
         "is the JSON text of {data: BorrowAuthorization}, then ends. Errors (bad body, unknown "
-        "or lapsed quote, wrong chain) are plain JSON 400 bodies sent before any stream starts."
+        "or lapsed quote, wrong chain, a caller that is the service's filler or the zero "
+        "address) are plain JSON 400 bodies sent before any stream starts. On the simulated "
+        "chains the loan is then transferred to ``caller`` on ``dstChain``; it is repaid by "
+        "the caller's transfer of ``requiredInput`` to ``repaymentRecipient`` on the quote's "
+        "``repaymentChain``."
     ),
     responses={
         200: {
@@ -96,6 +105,10 @@ async def signature(request: Request) -> Response:
         raise ApiError.bad(
             "metadata.srcChain", f"must be the quote's source chain {caip2.format(quote.src_chain)}"
         )
+    try:
+        service.relay.loans.check_borrower(body.caller)
+    except ValueError as exc:
+        raise ApiError.bad("caller", str(exc)) from None
     nonce = service.next_nonce()
     deadline = math.floor(now) + service.scenario.windows.order_s
     try:
@@ -117,6 +130,7 @@ async def signature(request: Request) -> Response:
         loan = service.engine.authorize(body.quote_id, now)
     except EngineError as exc:
         raise engine_error(exc, "quoteId") from None
+    service.relay.lend(loan, body.caller, quote.repayment_chain, now)
     service.notify()
     payload = {
         "data": {

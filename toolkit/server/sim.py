@@ -9,24 +9,30 @@ also let the service's filler fill and settle what falls due), what-if by
 ``evm_snapshot``/``evm_revert``; the pools' figures by ``eth_call`` of the pool contracts'
 views (:mod:`toolkit.world.evm.pools`: ``balance``, ``reserved``, ``outstanding``,
 ``available`` of a token, as the engine has them). What stays here is what no contract holds,
-the engine's record of an order and the engine's books against the chains':
+the engine's record of an order, the loans owed and the engine's books against the chains':
 
 - ``GET /sim/orders/{orderId}``: an order the escrow emitted ``Open`` for, as the world tracks
   it (status, the fill's pool, amount and fee, the fill, settlement and refund times) and any
   reservation held under its id; for an order whose transaction was built but not opened on
   chain, ``status`` is ``Built`` while the reservation lives.
+- ``GET /sim/loans``: the liquidity API's loans not repaid yet, oldest first
+  (:mod:`toolkit.world.lending`): the borrower (the authorization's ``caller``), what was lent
+  where, what is owed on which ``repaymentChain``, the state of the filler's transfer to the
+  borrower and what the borrower paid toward it so far. A borrower that cannot repay leaves its
+  loan here, outstanding in the engine too.
 - ``GET /sim/reconciliation``: the (chain, token) pairs where the service's holdings on chain
   (the filler's balance, its own transactions not yet mined accounted for) differ from the
   engine's (:meth:`toolkit.world.relay.Relay.reconcile`); ``mismatches`` is empty when the
   books agree.
 
-Both bring the world up to the chains first (the escrow's events, the filler's due steps).
+Each brings the world up to the chains first (the escrow's events, the filler's due steps).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from eth_utils import to_checksum_address
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -120,6 +126,35 @@ async def order(request: Request) -> Response:
             raise ApiError(404, f"orderId: no escrowed order and no reservation {key}") from None
         body = {"orderId": key, "status": "Built"}
     body["reservation"] = reservation
+    return json_response(body)
+
+
+@router.get(
+    "/loans",
+    summary="The liquidity API's loans not repaid yet (simulation)",
+    responses=ERROR_RESPONSES,
+    openapi_extra=operation(),
+)
+async def loans(request: Request) -> Response:
+    service = service_of(request)
+    service.sync()
+    body = {
+        "time": service.now(),
+        "loans": [
+            {
+                "quoteId": loan.quote_id,
+                "borrower": to_checksum_address(loan.borrower),
+                "chain": caip2.format(loan.chain),
+                "token": loan.symbol,
+                "amount": str(loan.amount),
+                "repaymentChain": loan.repayment_chain,
+                "owed": str(loan.owed),
+                "transfer": loan.transfer,
+                "paid": str(loan.credit),
+            }
+            for loan in service.relay.loans.outstanding()
+        ],
+    }
     return json_response(body)
 
 

@@ -7,7 +7,8 @@ does the same on the chains' bridges (:mod:`toolkit.world.evm.bridge`):
 - **out**: each transfer the engine sent since the last pass (``Engine.transfers_since``) is
   the filler's ``send(token, amount, dstChain, filler)`` on the source chain's bridge, sent in
   the sync that saw it (the tokens are burnt when it is mined): ``transfer_sent``;
-- **in**: once the engine applied the arrival (``Engine.arrivals_since``) and the out
+- **in**: once the engine applied the arrival (``Engine.arrivals_since``, or the transfer
+  already ``arrived`` when its out transaction was sent: one clock move past both) and the out
   transaction is mined, the bridge relayer's ``deliver(srcChain, id, token, amount, fee,
   filler)`` on the destination mints ``amount − fee`` to the filler and the fee to the bridge's
   fee account: ``transfer_delivered`` once mined. The relay sends deliveries before any fill
@@ -104,7 +105,9 @@ class TransferMirror:
             ledger = self.chains.ledger(transfer.src_chain)
             tx = send(ledger, self.filler, BRIDGE, data, now, gas=BRIDGE_GAS,
                       label=b"toolkit filler tx")  # fmt: skip
-            self.legs[transfer.id] = _Leg(transfer, tx)
+            # Already landed when a single clock move passed both its sending and its arrival
+            # (a periodic tick): :meth:`deliver` saw the arrival before this leg existed.
+            self.legs[transfer.id] = _Leg(transfer, tx, arrived=transfer.arrived)
             self.sent_upto = transfer.id
             log.info("transfer %s: %s %s sent from chain %s to %s (tx %s)", transfer.id,
                      transfer.amount, transfer.token, transfer.src_chain, transfer.dst_chain,

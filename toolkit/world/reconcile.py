@@ -10,12 +10,18 @@ the chain has not mined yet, all of which the relay knows:
 - a rebalancing transfer's out transaction sent and not mined: the engine debited the source
   when it sent the transfer;
 - a transfer the engine landed whose delivery is not mined: the engine credited the
-  destination at ``arrives_at``.
+  destination at ``arrives_at``;
+- a loan the engine authorized whose transfer to the borrower is not mined (or waits for a
+  delivery): the engine spent the pool's chain at the authorization;
+- what a borrower paid the filler on its loan's repayment chain that covers no whole loan yet:
+  the engine books a repayment only for the whole ``requiredInput``
+  (:mod:`toolkit.world.lending`).
 
 Settlements need no term: the engine books a settlement when the ``finalise`` receipt
-succeeds, which is when the escrow paid the filler. So, per (chain, token):
-``filler balance − unmined fills − unmined transfer outs + undelivered arrivals`` must equal
-the engine's ``on_chain``; :func:`compare` lists where it does not.
+succeeds, which is when the escrow paid the filler; nor do whole loan repayments, booked when
+the relay reads the borrower's transfer. So, per (chain, token): ``filler balance − unmined
+fills − unmined transfer outs + undelivered arrivals − unmined loans − unbooked repayment
+credit`` must equal the engine's ``on_chain``; :func:`compare` lists where it does not.
 
 >>> compare({(8453, "USDC"): 10}, {(8453, "USDC"): 12}, {(8453, "USDC"): 2})
 []
@@ -34,7 +40,8 @@ __all__ = ["Mismatch", "compare"]
 class Mismatch(NamedTuple):
     """Where the books disagree: the engine's ``on_chain`` figure, the chain's
     (``balance − unmined``), the filler's ``balance`` and the ``unmined`` net outflow the
-    relay accounted for (fills and transfer outs sent, less deliveries owed), smallest units."""
+    relay accounted for (fills, transfer outs and loans sent, and repayment credit not booked,
+    less deliveries owed), smallest units."""
 
     chain: int
     symbol: str

@@ -10,7 +10,9 @@ and after one that moved the clock). Each call, in this order:
    :meth:`World.deposit` (the reservation was re-keyed to the orderId by the transaction
    endpoint), and the filler tracks it; an escrow ``Refunded`` is :meth:`World.refund`; an
    output settler's ``OutputFilled`` goes to the attestation messenger, an input oracle's
-   ``OutputProven`` to the filler; remote collateral events go to the collateral relay;
+   ``OutputProven`` to the filler; remote collateral events go to the collateral relay; a
+   borrower's token ``Transfer`` to the filler on its loan's repayment chain is that loan's
+   repayment (:class:`~toolkit.world.lending.LoanMirror`: the engine settles the loan);
 2. carries collateral and sends the auto top-ups due (:class:`CollateralRelay`,
    :class:`AutoTopUps`);
 3. reads the filler's receipts (:class:`~toolkit.world.filler.Filler`): a mined fill is a fill,
@@ -21,15 +23,18 @@ and after one that moved the clock). Each call, in this order:
 5. delivers the rebalancing transfers the engine landed
    (:class:`~toolkit.world.bridging.TransferMirror`), before any fill of this pass;
 6. fills what is due (the engine's fill when the transaction is sent) and finalises what the
-   origin's input oracle has proven;
+   origin's input oracle has proven; reads the loans' receipts and sends the loan transfers
+   that waited for a delivery (a loan is sent by :meth:`Relay.lend` when the signature
+   endpoint authorizes it);
 7. sends the out transaction of every transfer the engine sent meanwhile.
 
 The engine stays the authority on pools; the chains hold what it books. :meth:`Relay.fund`
 mints each pool's balance to the filler on its chain at the start (and approves the output
 settlers and the bridges without limit); from then on fills spend it, settlements pay the
-inputs to the filler on the origin chain, and transfers move it between chains, each as a
-transaction. :meth:`Relay.reconcile` checks that the filler's holdings per (chain, token) equal
-the engine's (:mod:`toolkit.world.reconcile`). Orders deposited without a chain (the backtests'
+inputs to the filler on the origin chain, transfers move it between chains, and loans move
+it to their borrowers and back on the repayment chain, each as a transaction.
+:meth:`Relay.reconcile` checks that the filler's holdings per (chain, token) equal the
+engine's (:mod:`toolkit.world.reconcile`). Orders deposited without a chain (the backtests'
 fast path) are left to :meth:`World.advance`; the relay drives only the orders it saw opened.
 
 ``evm_revert`` restores the relay's progress (:meth:`save`/:meth:`restore`) together with the
@@ -47,6 +52,7 @@ from typing import Any, Final
 from toolkit.codecs import abi
 from toolkit.codecs.escrow import SELECTOR, decode_open
 from toolkit.codecs.events import EVENTS
+from toolkit.engine import Loan
 from toolkit.world.bridging import TransferMirror
 from toolkit.world.collateral import CollateralRelay
 from toolkit.world.escrow import escrow_order
@@ -54,6 +60,7 @@ from toolkit.world.evm import ERC20, Chains, Ledger, Log
 from toolkit.world.evm.accounts import NATIVE_FUNDING
 from toolkit.world.evm.bridge import BRIDGE
 from toolkit.world.filler import Filler
+from toolkit.world.lending import LoanMirror
 from toolkit.world.messenger import AttestationMessenger
 from toolkit.world.order import WorldError
 from toolkit.world.reconcile import Mismatch, compare
@@ -86,6 +93,7 @@ class Relay:
         self.filler = Filler(self.chains)
         self.messenger = AttestationMessenger(self.chains)
         self.mirror = TransferMirror(self.chains)
+        self.loans = LoanMirror(self.chains)
         self._escrows = {c.id: c.escrow.lower() for c in scenario.chains}
         self._oracles = {c.id: c.oracle.lower() for c in scenario.chains}
         self._confirmations = {c.id: c.confirmation_s for c in scenario.chains}
@@ -95,8 +103,8 @@ class Relay:
 
     def save(self) -> tuple[Any, ...]:
         """This relay's progress (blocks seen, steps, the filler's orders, the messenger's
-        queue, the transfers mirrored, the collateral relay's queue, the top-up records), for
-        a snapshot."""
+        queue, the transfers mirrored, the loans, the collateral relay's queue, the top-up
+        records), for a snapshot."""
         return copy.deepcopy(
             (
                 self._seen,
@@ -104,6 +112,7 @@ class Relay:
                 self.filler.save(),
                 self.messenger.save(),
                 self.mirror.save(),
+                self.loans.save(),
                 self.collateral.save(),
                 self.topups.save(),
             )
@@ -113,10 +122,11 @@ class Relay:
         """Go back to saved progress, driving ``world`` (the restored one) from now on."""
         self.world = world
         saved = copy.deepcopy(state)
-        self._seen, self.steps, filled, queued, mirrored, collateral, topups = saved
+        self._seen, self.steps, filled, queued, mirrored, loans, collateral, topups = saved
         self.filler.orders, self.filler.payloads = filled
         self.messenger.queue, self.messenger.origins = queued
         self.mirror.restore(mirrored)
+        self.loans.restore(loans)
         self.collateral.restore(collateral)
         self.topups.restore(topups)
 
@@ -155,7 +165,24 @@ class Relay:
         done += self.filler.receipts(world, now)
         done += self.messenger.run(now)
         done += self.mirror.deliver(engine, now)
-        done += self.filler.run(world, now, self.mirror.held())
+        held = self.mirror.held()
+        done += self.filler.run(world, now, held)
+        done += self.loans.run(now, held)
+        done += self.mirror.send(engine, now)
+        self.steps += done
+        return done
+
+    def lend(self, loan: Loan, borrower: str, repayment_chain: int, now: float) -> list[Step]:
+        """The engine authorized ``loan`` to ``borrower``, repaid on ``repayment_chain``: its
+        transfer on the pool's chain (:meth:`LoanMirror.lend`); the steps taken.
+
+        The transfers go as in :meth:`sync`: the deliveries due first (the engine may have
+        landed a transfer since the last sync, and the loan may spend it), then the out
+        transactions of the transfers the authorization made the policy send (an HTTP request
+        runs no sync: left for the next one, a transfer could land unseen by the mirror)."""
+        engine = self.world.engine
+        done = self.mirror.deliver(engine, now)
+        done += self.loans.lend(loan, borrower, repayment_chain, now, self.mirror.held())
         done += self.mirror.send(engine, now)
         self.steps += done
         return done
@@ -190,6 +217,8 @@ class Relay:
             unmined[key] = unmined.get(key, 0) + amount
         for key, amount in ins.items():
             unmined[key] = unmined.get(key, 0) - amount
+        for key, amount in self.loans.unmined().items():
+            unmined[key] = unmined.get(key, 0) + amount
         return compare(figures, balances, unmined)
 
     # -- events ---------------------------------------------------------------------------------
@@ -209,6 +238,8 @@ class Relay:
                 self.messenger.observe(chain_id, entry, ledger.block_timestamp(entry.block_number))
             elif entry.address == escrow and entry.topics:
                 done += self._escrow_event(chain_id, ledger, entry, now)
+            elif self.loans.watches(chain_id, entry):
+                done += self.loans.observe(self.world.engine, chain_id, entry, now)
             elif entry.address == oracle and entry.topics and entry.topics[0] == _PROVEN:
                 words = entry.data[2:]  # chainid, remoteIdentifier, application, payloadHash
                 self.filler.proven(int(words[:64], 16), "0x" + words[128:192], "0x" + words[192:])

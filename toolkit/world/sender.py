@@ -1,11 +1,12 @@
 """How the service's own accounts send transactions on the simulated chains.
 
-The filler, the attestation messenger, the bridge's relayer and the operator's caller send
-unsigned transactions (the development namespace's kind: the chains accept them from accounts
-the simulation runs) of type 2 at twice the chain's base fee. Each actor's hashes are
-``keccak(label ‖ chain id ‖ nonce ‖ calldata)``, so a run repeats its hashes exactly. An account
-is given gas money again when it falls below half of :data:`NATIVE_FUNDING`: gas is a cost
-line in the native coin, never the token inventory the engine books.
+The filler (fills, finalises, loans), the attestation messenger, the bridge's relayer and the
+operator's caller send unsigned transactions (the development namespace's kind: the chains
+accept them from accounts the simulation runs) of type 2 at twice the chain's base fee. Each
+actor's hashes are ``keccak(label ‖ chain id ‖ nonce ‖ calldata)``, so a run repeats its
+hashes exactly. An account is given gas money again when it falls below half of
+:data:`NATIVE_FUNDING`: gas is a cost line in the native coin, never the token inventory the
+engine books.
 
 >>> from toolkit.world.evm import Ledger
 >>> ledger = Ledger(8453, block_time_s=2.0, base_fee=10, genesis=0.0)
@@ -39,7 +40,8 @@ class Step:
     ``filled``, ``fill_reverted``, ``finalise_sent``, ``settled``, ``finalise_reverted`` (the
     filler's transactions and their receipts); ``attested``, ``attestation_reverted`` (the
     messenger's); ``transfer_sent``, ``transfer_delivered``, ``transfer_failed`` (a
-    rebalancing transfer's two legs)."""
+    rebalancing transfer's two legs); ``loan_sent``, ``lent``, ``loan_failed``, ``repaid`` (a
+    loan's transfer to its borrower and the borrower's repayment, under the borrow quote id)."""
 
     kind: str
     order_id: str
