@@ -3,7 +3,7 @@ instance whose collateral price drops: the accounts whose health factor the drop
 1.0 (computed here from the chain and ``/info``, not read back from the watch) each get one
 alert row and one webhook body; a second run of the plan resumes the health run and writes and
 posts nothing again; the webhook URL's token is nowhere in the store, the logs or ``toolkit
-status``."""
+status``, nor in its Prometheus metrics (``--metrics-port``, scraped once)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -47,10 +48,10 @@ webhook_url = "${{RISK_HOOK}}"
 """
 
 
-def _watch(plan: Path, hook_url: str) -> subprocess.Popen[str]:
+def _watch(plan: Path, hook_url: str, *options: str) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLKIT_")}
     return subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "watch", str(plan), "--log-json"],
+        [sys.executable, "-m", "toolkit", "watch", str(plan), "--log-json", *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=env | {"RISK_HOOK": hook_url},
     )  # fmt: skip
@@ -62,6 +63,12 @@ def _statuses(db: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, dict[st
     assert status.run(argparse.Namespace(db=str(db), json=True)) == 0
 
     return {row["name"]: row for row in map(json.loads, capsys.readouterr().out.splitlines())}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def _until(check: Callable[[], bool], what: str, timeout_s: float = 90.0) -> None:
@@ -107,7 +114,8 @@ def test_watch_runs_a_health_section_and_alerts_each_crossing_once(
         plan.write_text(PLAN.format(db=db, url=url))
         hook_url = f"{receiver.url}/services/T0ABC123/B0DEF456/{TOKEN}"
 
-        first = _watch(plan, hook_url)
+        port = _free_port()
+        first = _watch(plan, hook_url, "--metrics-port", str(port))
         try:
             _until(lambda: all((r["polls"] or 0) >= 1 for r in _statuses(db, capsys).values())
                    and len(_statuses(db, capsys)) == 2, "both followers to poll")  # fmt: skip
@@ -120,6 +128,7 @@ def test_watch_runs_a_health_section_and_alerts_each_crossing_once(
             assert status.run(argparse.Namespace(db=str(db), json=False)) == 0
             table = capsys.readouterr().out
             shown = _statuses(db, capsys)
+            metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
         finally:
             out, err = _stop(first)
         assert first.returncode == 0, err[-2000:]
@@ -142,6 +151,19 @@ def test_watch_runs_a_health_section_and_alerts_each_crossing_once(
     assert health["head_block"] == head and health["lag_blocks"] == 0
     assert shown["chain:8453"]["errors"] == 0
     assert any(line.split()[:2] == ["health", "running"] for line in table.splitlines())
+    # One scrape of --metrics-port: each follower up, the health watch at the drop's block.
+    scraped = {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in metrics.splitlines()
+        if line.startswith("toolkit_follower_")
+    }
+    labels = '{follower="health",kind="health"}'
+    assert scraped[f"toolkit_follower_up{labels}"] == 1.0
+    assert scraped['toolkit_follower_up{follower="chain:8453",kind="chain"}'] == 1.0
+    assert scraped[f"toolkit_follower_stored_block{labels}"] == head
+    assert scraped[f"toolkit_follower_lag_blocks{labels}"] == 0.0
+    assert scraped[f"toolkit_follower_errors_total{labels}"] == 0.0
+    assert f"toolkit_follower_last_flush_timestamp_seconds{labels}" in scraped
     with Store(db, read_only=True) as store:
         alerts = store.query("SELECT * FROM alerts ORDER BY block_number, rule, subject")
         runs = store.query("SELECT * FROM collection_runs WHERE kind = 'health'")
@@ -153,6 +175,6 @@ def test_watch_runs_a_health_section_and_alerts_each_crossing_once(
     assert runs.height == 1 and runs["status"][0] == "interrupted"
     assert runs["rows_written"][0] == alerts.height
     # The webhook's token: in no table, log line, output or status.
-    seen = "\n".join([_everything(db), out, err, out2, err2, table, str(shown)])
+    seen = "\n".join([_everything(db), out, err, out2, err2, table, str(shown), metrics])
     assert hook_url not in seen and TOKEN not in seen
     assert '"event":"start"' in err2 and '"resumed":true' in err2

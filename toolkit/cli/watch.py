@@ -12,8 +12,11 @@ The service target: the plan's ``embedded``/``base_url``/``swap_url``/``profile`
 options override, else the environment, as ``toolkit collect``. A chain, pools or health section
 without ``rpc_url`` reads ``$TOOLKIT_RPC_URL_<chainId>`` (or the embedded chain).
 
+``--metrics-port`` serves the followers' Prometheus metrics (:mod:`toolkit.collect.metrics`:
+rows, polls, errors, reorgs, head, lag in blocks and seconds, last flush) on loopback.
+
 Exit status: 130 after SIGINT, 0 after SIGTERM, 1 when a follower failed, 2 for a bad plan,
-target or database (the message names the key).
+target, database or metrics port (the message names the key).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolkit.cli.argtypes import integer
 from toolkit.cli.following import add_log_arguments
 from toolkit.cli.target import add_target_arguments
 
@@ -46,6 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_target_arguments(parser)
     add_log_arguments(parser)
+    parser.add_argument(
+        "--metrics-port", type=integer(minimum=0, maximum=65535), metavar="PORT", default=None,
+        help="serve the followers' Prometheus metrics at http://127.0.0.1:PORT/metrics (0: a "
+        "free port, named in the logs' metrics event)",
+    )  # fmt: skip
 
 
 @dataclass
@@ -248,7 +257,9 @@ def run(args: argparse.Namespace) -> int:
         with _traffic(plan, conn):
             return int(
                 outcome(
-                    lambda: run_followers(store, followers, log_json=args.log_json),
+                    lambda: run_followers(
+                        store, followers, log_json=args.log_json, metrics_port=args.metrics_port
+                    ),
                     "the plan's targets",
                 )
             )
