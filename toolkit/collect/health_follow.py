@@ -2,14 +2,19 @@
 
 :class:`HealthFollower` gives a :class:`~toolkit.collect.HealthWatch` the five names of the
 follower protocol. Its run (kind ``health``) records the watch's options and, when it stops,
-the alerts it wrote; run again under the same name, the plan resumes that run, and the watch
-takes back from ``alerts`` what was in breach, so nothing is written or posted twice. A poll is
-the watch's :meth:`~toolkit.collect.HealthWatch.step`: every block since the last one, read,
-evaluated and written at once (never behind); its request and node errors reach the loop,
-which counts them, shows them in ``toolkit status`` and polls again after a backoff.
+the alerts written under the watch's name; run again under the same name, the plan resumes
+that run, and the watch takes back from ``alerts`` what was in breach, so nothing is written
+or posted twice. A poll is the watch's :meth:`~toolkit.collect.HealthWatch.step`: every block
+since the last one, read, evaluated and written at once (never behind); its request and node
+errors reach the loop, which counts them, shows them in ``toolkit status`` and polls again
+after a backoff.
 
->>> HealthFollower.__name__
-'HealthFollower'
+>>> from toolkit.client import ServiceClient
+>>> from toolkit.store import Store
+>>> client = ServiceClient("http://127.0.0.1:8700", env={})
+>>> follower = HealthFollower(HealthWatch(client, None, Store(":memory:"), cadence_s=5))
+>>> follower.name, follower.every_s, follower.status.kind, follower.status.row()["target_url"]
+('health', 5.0, 'health', 'http://127.0.0.1:8700')
 """
 
 from __future__ import annotations
@@ -37,7 +42,6 @@ class HealthFollower:
         self.every_s = watch.cadence_s
         self.resume = resume
         self.status = FollowStatus(self.name, KIND, watch.client.base_url, self.every_s)
-        self._rows_before = 0
         self._undelivered = 0
 
     def parameters(self) -> dict[str, Any]:
@@ -65,7 +69,6 @@ class HealthFollower:
                 )
             self.store.resume_run(self.resume)
             self.status.run_id = self.resume
-            self._rows_before = int(record["rows_written"] or 0)
         log_event("start", follower=self.name, run_id=self.status.run_id,
                   resumed=self.resume is not None)  # fmt: skip
 
@@ -83,8 +86,11 @@ class HealthFollower:
         return False
 
     def stop(self, state: str) -> None:
-        """Close the run (the watch holds nothing unwritten: each step writes its rows)."""
-        rows = self._rows_before + self.status.rows_written
+        """Close the run (the watch holds nothing unwritten: each step writes its rows), its
+        rows the alerts under the watch's name: what every start of the run wrote, a killed
+        one's too (``alerts`` has no run column: a watch's name keys its alerts)."""
+        query = "SELECT count(*) AS n FROM alerts WHERE watch = $w"
+        rows = int(self.store.query(query, {"w": self.name})["n"][0])
         if self.status.run_id is not None:
             self.store.finish_run(self.status.run_id, state, rows)
         self.status.state = "failed" if state == "failed" else "stopped"
