@@ -16,7 +16,8 @@ What runs:
   0.5 s (counts and an exact sum over ``chain_logs``, ``credit_accounts`` and ``alerts``), and
   ``toolkit report`` every ``--report-every-s``.
 
-At 40 % of the time anvil replaces its last 3 blocks (``anvil_reorg``); at 60 % the watch is
+At 40 % of the time anvil replaces its last 3 blocks (``anvil_reorg``, mining paused until the
+follower has stored them, so that they are orphaned rows to replace); at 60 % the watch is
 killed with SIGKILL and started again. At the end the mining stops, the follower catches up,
 the watch gets SIGTERM, and the script prints: reads attempted and failed, report runs ok and
 failed, each follower's rows, errors and reorgs, the restarts, whether the stored logs are
@@ -159,9 +160,13 @@ class Miner(threading.Thread):
                 self.token.mine(self.logs)
                 self.blocks += 1
 
-    def reorg(self, depth: int) -> None:
+    def reorg(self, depth: int, db: Path) -> bool:
+        """Pause mining until the follower has the head (so the replaced blocks are stored
+        ones), then replace the last ``depth`` blocks; whether it had caught up."""
         with self.lock:
+            caught = _catch_up(db, self.token.head(), timeout_s=120.0)
             self.token.reorg(depth, self.logs)
+        return caught
 
 
 def _watch(plan: Path, log: Path, hook_url: str, served: str) -> subprocess.Popen[bytes]:
@@ -285,8 +290,9 @@ def soak(args: argparse.Namespace, node: Any, workdir: Path) -> None:
             for share, event in events:
                 time.sleep(max(0.0, started + share * span_s - time.monotonic()))
                 if event == "reorg":
-                    miner.reorg(3)
-                    print(f"{time.monotonic() - started:6.0f} s  anvil_reorg of the last 3 blocks")
+                    stored = "stored" if miner.reorg(3, db) else "NOT all stored yet"
+                    print(f"{time.monotonic() - started:6.0f} s  anvil_reorg of the last 3 blocks "
+                          f"({stored})")  # fmt: skip
                 else:
                     watch.send_signal(signal.SIGKILL)
                     watch.wait()
