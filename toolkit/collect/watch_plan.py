@@ -64,7 +64,7 @@ from toolkit.client import TargetError
 from toolkit.client.target import check_url
 from toolkit.errors import InputError
 from toolkit.models.health import DEFAULT_CAPS, AlertRule, alert_rules
-from toolkit.resources import ConfigTable, config_errors, integer_rule
+from toolkit.resources import ConfigTable, config_errors, integer_rule, text_rule
 
 __all__ = ["HealthSection", "Plan", "load_plan", "parse_plan"]
 
@@ -194,7 +194,7 @@ class HealthSection(_Section):
     name: Annotated[str, PlainValidator(_watch_name)] | None = None
     chain: ChainId = 8453
     rpc_url: SecretStr | None = None
-    asset: Annotated[str, PlainValidator(_watch_name)] = "USDC"
+    asset: Annotated[str, text_rule("must be the credit asset's symbol (USDC)")] = "USDC"
     every_s: Seconds = 2.0
     confirmations: Count = 0
     from_block: Count = 0
