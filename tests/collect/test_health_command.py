@@ -42,3 +42,15 @@ def test_collect_health_watches_for_its_duration_and_posts_the_alerts(
     with Store(db, read_only=True) as store:
         alerts = store.query("SELECT alert_id FROM alerts ORDER BY alert_id")["alert_id"].to_list()
     assert alerts and sorted(b["alert_id"] for b in bodies) == alerts
+
+
+def test_a_bad_webhook_is_refused_naming_the_flag_before_anything_opens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "none.duckdb"
+    args = ["collect", "health", "--embedded", "--db", str(db), "--duration", "1",
+            "--webhook", "ftp://hooks.example/T0/Xq7sLk29dWmB4TnP8cR3vY6z"]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "--webhook: must be an absolute http(s) URL" in err
+    assert "Xq7sLk29dWmB4TnP8cR3vY6z" not in err and not db.exists()

@@ -20,6 +20,7 @@ import pytest
 from toolkit.cli import status
 from toolkit.collect.watch_plan import load_plan, parse_plan
 from toolkit.errors import InputError
+from toolkit.models.health import DEFAULT_ALERT_RULES
 from toolkit.store import Store
 
 
@@ -35,6 +36,21 @@ from toolkit.store import Store
         ),
         ({"rfq": [{}], "borrow": [{"name": "rfq"}]}, "rfq is repeated"),
         ({"watch": [{}]}, "watch: unknown key"),
+        ({"health": [{"health_below": [1.1, 0]}]}, "health[0].health_below[1]: must be a health"),
+        ({"health": [{"cap_share": {"vaults": 0.2}}]}, "health[0].cap_share.vaults (key): must"),
+        ({"health": [{"cap_share": {"chain": 1.5}}]}, "health[0].cap_share.chain: must be a share"),
+        ({"health": [{"health_below": [], "cap_share": {}}]}, "health_below: give a health"),
+        ({"health": [{"name": "risk:base"}]}, "health[0].name: must be a non-empty name without"),
+        ({"health": [{"every": 1}]}, "health[0].every: unknown key"),
+        (
+            {"health": [{"webhook_url": "ftp://hooks/T0/B0/Xq7sLk29dWmB4TnP8cR3vY6z"}]},
+            "health[0].webhook_url: must be an absolute http(s) URL",
+        ),
+        (
+            {"health": [{"webhook_url": "https://hooks/${HOOK_TOKEN}"}]},
+            "health[0].webhook_url: ${HOOK_TOKEN} is not set in the environment",
+        ),
+        ({"health": [{}, {"chain": 1}]}, "health is repeated"),
         ({}, "no section"),
     ],
 )
@@ -54,6 +70,26 @@ def test_secrets_from_the_environment_stay_masked(tmp_path: Path) -> None:
     path.write_text("[[chain]\n")
     with pytest.raises(InputError, match=f"{path}: not valid TOML"):
         load_plan(path, env={})
+
+
+def test_a_health_section_states_the_watch_and_masks_its_webhook() -> None:
+    token = "Xq7sLk29dWmB4TnP8cR3vY6z"
+    document = {"health": [{"chain": 8453, "every_s": 0.5, "confirmations": 2,
+                            "health_below": [1.05, "1"], "cap_share": {"vault": 0.25},
+                            "webhook_url": "https://hooks.example/T0/${HOOK_TOKEN}"}]}  # fmt: skip
+    plan = parse_plan(document, env={"HOOK_TOKEN": token})
+    (section,) = plan.health
+    assert plan.names() == ["health"] and plan.needs_service()
+    assert [(r.name, str(r.threshold)) for r in section.rules()] == [
+        ("hf_below_1.05", "1.05"), ("hf_below_1", "1"), ("cap_vault", "0.25")
+    ]  # fmt: skip
+    assert token not in repr(plan) + str(plan)
+    assert section.webhook_url is not None and section.webhook_url.get_secret_value().endswith(
+        token
+    )
+    defaults = parse_plan({"health": [{"name": "risk"}]}, env={})
+    assert defaults.names() == ["risk"]
+    assert [r.name for r in defaults.health[0].rules()] == [r.name for r in DEFAULT_ALERT_RULES]
 
 
 def _status_rows(db: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:

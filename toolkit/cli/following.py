@@ -77,11 +77,28 @@ def configure_logs(log_json: bool) -> logging.Handler:
     return handler
 
 
-def run_followers(store: Any, followers: Sequence[Any], *, log_json: bool) -> int:
-    """Run ``followers`` on ``store`` until a signal (module docstring); the exit status."""
-    from toolkit.collect.follow import LOGGER, follow
+def run_followers(
+    store: Any, followers: Sequence[Any], *, log_json: bool, metrics_port: int | None = None
+) -> int:
+    """Run ``followers`` on ``store`` until a signal (module docstring); the exit status.
+    With ``metrics_port``, their Prometheus metrics are served on loopback meanwhile
+    (:mod:`toolkit.collect.metrics`; 0: a free port, named by the ``metrics`` event); a port
+    that cannot be bound exits 2 before any follower starts."""
+    from toolkit.collect.follow import LOGGER, follow, log_event
 
     handler = configure_logs(log_json)
+    metrics = None
+    if metrics_port is not None:
+        from toolkit.collect.metrics import serve_metrics
+
+        try:
+            metrics = serve_metrics(followers, metrics_port)
+        except OSError as exc:
+            LOGGER.removeHandler(handler)
+            print(f"--metrics-port: cannot listen on 127.0.0.1:{metrics_port} "
+                  f"({exc.strerror or exc})", file=sys.stderr)  # fmt: skip
+            return 2
+        log_event("metrics", url=metrics.url)
     stop = threading.Event()
     received: list[int] = []
 
@@ -97,6 +114,8 @@ def run_followers(store: Any, followers: Sequence[Any], *, log_json: bool) -> in
     finally:
         for sig, handler_before in previous.items():
             signal.signal(sig, handler_before)
+        if metrics is not None:
+            metrics.close()
         LOGGER.removeHandler(handler)
     for follower in followers:
         status = follower.status

@@ -1,17 +1,22 @@
 """``toolkit watch PLAN.toml``: one process, one database, every follower of a plan.
 
 The plan (:mod:`toolkit.collect.watch_plan`) names the followers: chains (reorg-safe), pools,
-the credit book, the liquidity stream, sweeps. Each runs on its cadence in one loop
-(:func:`toolkit.collect.follow.follow`); ``toolkit status`` shows them from any process while
-they write. Run again, each follower resumes the run its name last recorded (an interrupted or
-killed one), from where the store says; rename a section to start a new run.
+the credit book, the liquidity stream, sweeps, health-factor watches (``toolkit collect
+health``'s, built by the same function: :func:`toolkit.cli.collect.health.health_watch`).
+Each runs on its cadence in one loop (:func:`toolkit.collect.follow.follow`); ``toolkit
+status`` shows them from any process while they write. Run again, each follower resumes the
+run its name last recorded (an interrupted or killed one), from where the store says; rename a
+section to start a new run.
 
 The service target: the plan's ``embedded``/``base_url``/``swap_url``/``profile``, which the
-options override, else the environment, as ``toolkit collect``. A chain or pools section
+options override, else the environment, as ``toolkit collect``. A chain, pools or health section
 without ``rpc_url`` reads ``$TOOLKIT_RPC_URL_<chainId>`` (or the embedded chain).
 
+``--metrics-port`` serves the followers' Prometheus metrics (:mod:`toolkit.collect.metrics`:
+rows, polls, errors, reorgs, head, lag in blocks and seconds, last flush) on loopback.
+
 Exit status: 130 after SIGINT, 0 after SIGTERM, 1 when a follower failed, 2 for a bad plan,
-target or database (the message names the key).
+target, database or metrics port (the message names the key).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolkit.cli.argtypes import integer
 from toolkit.cli.following import add_log_arguments
 from toolkit.cli.target import add_target_arguments
 
@@ -44,17 +50,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_target_arguments(parser)
     add_log_arguments(parser)
+    parser.add_argument(
+        "--metrics-port", type=integer(minimum=0, maximum=65535), metavar="PORT", default=None,
+        help="serve the followers' Prometheus metrics at http://127.0.0.1:PORT/metrics (0: a "
+        "free port, named in the logs' metrics event)",
+    )  # fmt: skip
 
 
 @dataclass
 class Context:
     """What the builders share: the store, the service connection (None when no section
-    needs one), the runs to resume by follower name, and the nodes opened here (closed after)."""
+    needs one), the runs to resume by follower name, and what closes the clients opened here
+    (nodes, webhooks) when the watch ends."""
 
     store: Any
     conn: Any
     resume: dict[str, str]
-    opened: list[Any] = field(default_factory=list)
+    closing: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
 
     def web3(self, chain: int, rpc_url: Any) -> Any:
         """web3 on ``chain``: ``rpc_url`` (a secret), else the connection's node for it."""
@@ -62,7 +74,7 @@ class Context:
 
         if rpc_url is not None:
             w3 = chain_web3(chain, url=rpc_url.get_secret_value())
-            self.opened.append(w3)
+            self.closing.callback(w3.provider.close)  # type: ignore[attr-defined]
             return w3
         if self.conn is None:
             raise TargetError(f"chain {chain}: give rpc_url, or set TOOLKIT_RPC_URL_{chain}")
@@ -137,6 +149,17 @@ def _sweep(kind: str) -> Callable[[str, Any, Context], Any]:
     return build
 
 
+def _health(name: str, section: Any, ctx: Context) -> Any:
+    from toolkit.cli.collect.health import health_watch
+    from toolkit.collect.health_follow import HealthFollower
+
+    client, w3 = ctx.conn.credit_service, ctx.web3(section.chain, section.rpc_url)
+    watch = health_watch(section, client, w3, ctx.store, name=name)
+    if watch.webhook is not None:
+        ctx.closing.callback(watch.webhook.close)
+    return HealthFollower(watch, resume=ctx.resume.get(name))
+
+
 #: section kind → builder of its follower (``name``, the section, the :class:`Context`).
 BUILDERS: dict[str, Callable[[str, Any, Context], Any]] = {
     "chain": _chain,
@@ -146,6 +169,7 @@ BUILDERS: dict[str, Callable[[str, Any, Context], Any]] = {
     "rfq": _sweep("rfq"),
     "borrow": _sweep("borrow"),
     "swap": _sweep("swap"),
+    "health": _health,
 }
 
 
@@ -223,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         # A section's kind is the kind of the run its follower records.
         kinds = {name: kind for kind, name, _ in plan.sections()}
         ctx = Context(store, conn, _resumable(store, kinds))
-        stack.callback(lambda: [w3.provider.close() for w3 in ctx.opened])
+        stack.enter_context(ctx.closing)
         try:
             followers = [
                 BUILDERS[kind](name, section, ctx) for kind, name, section in plan.sections()
@@ -233,7 +257,9 @@ def run(args: argparse.Namespace) -> int:
         with _traffic(plan, conn):
             return int(
                 outcome(
-                    lambda: run_followers(store, followers, log_json=args.log_json),
+                    lambda: run_followers(
+                        store, followers, log_json=args.log_json, metrics_port=args.metrics_port
+                    ),
                     "the plan's targets",
                 )
             )

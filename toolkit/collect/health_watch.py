@@ -194,13 +194,19 @@ class HealthWatch:
         """Read the blocks since the last poll, write and post the crossings (module
         docstring); ``now`` (Unix seconds) decides when every account is read again. A failed
         read leaves the watch as it was, its error in :attr:`status`."""
-        self._poll_s = now
         try:
-            self._step(now)
+            self.step(now)
         except _TRANSIENT as exc:
             self._error = f"{type(exc).__name__}: {exc}"
         else:
             self._error = None
+        return self.status
+
+    def step(self, now: float) -> WatchStatus:
+        """:meth:`poll`, its errors raised rather than kept (for a loop that tells transient
+        errors from the rest itself: ``toolkit watch``'s, :mod:`toolkit.collect.follow`)."""
+        self._poll_s = now
+        self._advance(now)
         return self.status
 
     def _start(self) -> BookReader:
@@ -212,7 +218,7 @@ class HealthWatch:
             self.breached = self._stored_breaches()
         return self.reader
 
-    def _step(self, now: float) -> None:
+    def _advance(self, now: float) -> None:
         reader = self._start()
         head = reader.head() - self.confirmations
         self._head = head + self.confirmations

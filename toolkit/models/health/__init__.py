@@ -34,6 +34,7 @@ from toolkit.models.health.alerts import (
     DEFAULT_ALERT_RULES,
     AlertRule,
     Crossing,
+    alert_rules,
     breaches,
     crossings,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "MarketParameters",
     "MonteCarloResult",
     "Position",
+    "alert_rules",
     "bad_debt",
     "breaches",
     "collected_book",

@@ -42,6 +42,7 @@ __all__ = [
     "DEFAULT_ALERT_RULES",
     "AlertRule",
     "Crossing",
+    "alert_rules",
     "breaches",
     "crossings",
 ]
@@ -90,14 +91,28 @@ class AlertRule:
                 raise ArgumentError("dimension", f"one of {dims}", self.dimension)
 
 
+def alert_rules(
+    health_below: Sequence[Decimal], caps: Mapping[str, Decimal | float]
+) -> tuple[AlertRule, ...]:
+    """The rules of thresholds as a plan states them: a ``health_below`` rule per health
+    factor (named ``hf_below_<threshold>``), then a concentration rule per dimension of
+    ``caps`` (named ``cap_<dimension>``).
+
+    >>> [r.name for r in alert_rules([Decimal("1.05")], {"vault": 0.25})]
+    ['hf_below_1.05', 'cap_vault']
+    """
+    return (
+        *(AlertRule(f"hf_below_{hf}", "health_below", hf) for hf in health_below),
+        *(
+            AlertRule(f"cap_{dimension}", "concentration", Decimal(str(cap)), dimension)
+            for dimension, cap in caps.items()
+        ),
+    )
+
+
 #: Close to liquidation (1.1), liquidatable (1.0), and the published concentration caps.
-DEFAULT_ALERT_RULES: Final[tuple[AlertRule, ...]] = (
-    AlertRule("hf_below_1.1", "health_below", Decimal("1.1")),
-    AlertRule("hf_below_1.0", "health_below", Decimal("1.0")),
-    *(
-        AlertRule(f"cap_{dimension}", "concentration", Decimal(str(cap)), dimension)
-        for dimension, cap in DEFAULT_CAPS.items()
-    ),
+DEFAULT_ALERT_RULES: Final[tuple[AlertRule, ...]] = alert_rules(
+    (Decimal("1.1"), Decimal("1.0")), DEFAULT_CAPS
 )
 
 

@@ -22,6 +22,7 @@ RUN_KINDS: tuple[str, ...] = (
     "traffic",
     "pools",
     "prices",
+    "health",
 )
 FLOW_KINDS: tuple[str, ...] = ("deposit", "withdrawal")
 RUN_STATUSES: tuple[str, ...] = ("running", "completed", "interrupted", "failed")
