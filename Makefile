@@ -32,7 +32,10 @@ demo: $(STAMP)
 # cores), and the notebooks, lint, mypy and the wheel check fill the rest; pip and npm install at
 # once. Measured on 2 busy cores (2026-11-29), serially: install 75 s, lint+typecheck ~40 s, unit
 # 437-534 s, notebooks 2 x 34 s strict + 180 s lax, wheel-check ~20 s. Each part's output is
-# printed whole when it ends (--output-sync), so the unit run's shows last.
+# printed whole when it ends (--output-sync), so the unit run's shows last. Side by side, on the
+# same machine then loaded by other work (load 4-10): a fresh clone's .ci/run took 743 s wall and
+# 1010 CPU s in all (install included), so 505 s on two idle cores is its floor; the unit run
+# (656 s there) is the critical path.
 test:
 	@$(MAKE) --no-print-directory -j --output-sync=target lint typecheck unit notebooks wheel-check
 
