@@ -109,7 +109,10 @@ def test_kill_9_in_the_middle_then_resume_stores_everything_once(
     for _ in range(30):  # 120 blocks, a block of transfers every fourth
         token.mine(5)
         token.mine(0, blocks=3)
-    options = ("--poll-s", "0.05", "--chunk", "7")
+    # One range of 2 blocks a poll, a poll every 0.2 s: 60 polls (12 s at the least) to the head,
+    # so the kill lands mid-way however slowly the test sees the status (written at most once a
+    # second); at 7 blocks every 0.05 s a loaded machine saw the follower reach the head first.
+    options = ("--poll-s", "0.2", "--chunk", "2")
     first = _start(token, db, "--from-block", "0", *options)
     try:
         _wait(lambda: (_status(db).get("stored_block") or 0) >= 40)

@@ -63,7 +63,10 @@ def node_starter() -> Callable[[int], Anvil]:
 def market() -> Iterator[Market]:
     node = start_node(31337)
     try:
-        w3 = chain_web3(31337, url=node.url)
+        # The set-up's client: a node slow to answer under a loaded machine is not a fault here
+        # (anvil_mine of 150 blocks took over the default 10 s once with the suite's parts side
+        # by side), so it waits longer; the fault tests build their own clients.
+        w3 = chain_web3(31337, url=node.url, timeout=60.0)
         uniswap = deploy_uniswap(w3)
         a, b, c = (uniswap.token() for _ in range(3))
         rng = random.Random(22)
