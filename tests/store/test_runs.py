@@ -97,7 +97,7 @@ def test_given_run_ids_are_unique(store: Store) -> None:
         (
             lambda s: s.start_run("lending", {}, "https://h/"),
             "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, swap, "
-            "credit, traffic, pools, prices; got 'lending'",
+            "credit, traffic, pools, prices, health; got 'lending'",
         ),
         (lambda s: s.start_run("rfq", [], "https://h/"), "parameters: must be a dict, got list"),
         (
@@ -142,7 +142,7 @@ def test_given_run_ids_are_unique(store: Store) -> None:
         (
             lambda s: s.runs("lending"),
             "kind: must be one of rfq, borrow, liquidity, snapshot, backtest, chain, swap, "
-            "credit, traffic, pools, prices or None",
+            "credit, traffic, pools, prices, health or None",
         ),
         (
             lambda s: s.attempt_ids("r", "transactions"),
