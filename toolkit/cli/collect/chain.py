@@ -89,6 +89,7 @@ def collect_chain(conn: Any, args: argparse.Namespace) -> int:
     # The node first: with no target nothing is opened, not even the database.
     if args.chain is not None and args.rpc_url is None:
         conn.chain(args.chain)
+    options = {"from_block": args.from_block, "events": args.events, "chunk": args.chunk}
     return _on_node(
         args,
         lambda chain: (
@@ -101,23 +102,19 @@ def collect_chain(conn: Any, args: argparse.Namespace) -> int:
                 w3,
                 store,
                 chain=chain,
-                from_block=args.from_block,
-                events=args.events,
-                chunk=args.chunk,
                 confirmations=args.confirmations,
                 poll_s=args.poll_s or 2.0,
                 resume=args.resume,
+                **options,
             )
             if args.follow
             else ChainCollector(
                 w3,
                 store,
                 chain=chain,
-                from_block=args.from_block,
                 to_block=args.to_block,
-                events=args.events,
-                chunk=args.chunk,
                 progress=not args.no_progress,
+                **options,
             )
         ),
         close=args.rpc_url is not None,  # a node the connection opened stays the connection's
