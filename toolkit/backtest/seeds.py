@@ -29,9 +29,10 @@ from typing import Any
 import polars as pl
 
 from toolkit.arguments import ArgumentError, number, whole
-from toolkit.backtest.sweep import sweep
+from toolkit.backtest.sweep import Task, grid_points, run_points, sweep_frame
 from toolkit.flows import generate_flow
 from toolkit.models.intervals import student_t
+from toolkit.progress import progress_bar
 from toolkit.scenario import Scenario, load_scenario
 
 __all__ = ["bands", "student_t", "sweep_seeds"]
@@ -53,13 +54,22 @@ def sweep_seeds(
         raise ArgumentError("seeds", "at least one seed", seeds)
     s = load_scenario(scenario)
     number(span_h, "span_h", above=0)
-    frames = []
-    for seed in seeds:
-        flow = generate_flow(
-            s, span_h=span_h, rate_per_s=rate_per_s, seed=whole(seed, "seed", minimum=0)
-        )
-        table = sweep(flow, s, grid, seed=seed, executor=executor, progress=progress)
-        frames.append(table.select(pl.lit(seed).alias("seed"), pl.all()))
+    checked = [whole(seed, "seed", minimum=0) for seed in seeds]
+    points = grid_points(s, grid)
+    flows = [generate_flow(s, span_h=span_h, rate_per_s=rate_per_s, seed=seed) for seed in checked]
+    # Every (seed, point) replay goes to one executor at once: no pool per seed, no seed waiting
+    # for the slowest point of the one before.
+    tasks: list[Task] = [
+        (flow, s, p, seed, None) for seed, flow in zip(checked, flows, strict=True) for p in points
+    ]
+    bar = progress_bar(total=len(tasks), desc="sweep seeds", unit="point", enabled=progress)
+    rows = run_points(tasks, executor, bar)
+    bar.close()
+    n = len(points)
+    frames = [
+        sweep_frame(points, rows[k * n : (k + 1) * n]).select(pl.lit(seed).alias("seed"), pl.all())
+        for k, seed in enumerate(checked)
+    ]
     return pl.concat(frames, how="diagonal_relaxed")
 
 

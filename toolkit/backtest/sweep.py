@@ -32,7 +32,7 @@ from toolkit.progress import progress_bar
 from toolkit.resources.retry import RetryPolicy
 from toolkit.scenario import Scenario, load_scenario
 
-__all__ = ["SWEEP_METRICS", "sweep", "sweep_point"]
+__all__ = ["SWEEP_METRICS", "grid_points", "run_points", "sweep", "sweep_frame", "sweep_point"]
 
 #: Scalar metrics of every sweep row (plus ``fee_revenue_<TOKEN>`` and ``volume_<TOKEN>``).
 SWEEP_METRICS: tuple[str, ...] = (
@@ -132,6 +132,55 @@ def _gather(futures: list[Any], bar: Any) -> list[dict[str, Any]]:
     return [future.result() for future in futures]
 
 
+#: One replay of a sweep: the flow, the scenario, the point's overrides, the seed, the retry policy.
+Task = tuple[pl.DataFrame, Scenario, Mapping[str, Any], int, RetryPolicy | None]
+
+
+def grid_points(scenario: Scenario, grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """The grid's points (its Cartesian product, in the grid's order), each checked against
+    ``scenario`` here, in the caller, rather than inside a worker."""
+    axes = _check_grid(grid)
+    points = [
+        dict(zip([k for k, _ in axes], combo, strict=True))
+        for combo in itertools.product(*(values for _, values in axes))
+    ]
+    for point in points:
+        apply_overrides(scenario, point)
+    return points
+
+
+def run_points(tasks: Sequence[Task], executor: Executor | None, bar: Any) -> list[dict[str, Any]]:
+    """:func:`sweep_point` of every task, in the tasks' order: here for a single task, else
+    through ``executor`` or, without one, through a single process pool for all of them (one
+    pool, not one per sweep: a spawned worker costs about a second and a half of imports, more
+    than a short replay)."""
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise ValueError("executor: must have a submit() method like concurrent.futures.Executor")
+    if executor is None and len(tasks) == 1:
+        rows = [sweep_point(*tasks[0])]
+        bar.update(1)
+        return rows
+    if executor is not None:
+        return _gather([executor.submit(sweep_point, *task) for task in tasks], bar)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(len(tasks), _cpus()), mp_context=context) as pool:
+        return _gather([pool.submit(sweep_point, *task) for task in tasks], bar)
+
+
+def sweep_frame(
+    points: Sequence[Mapping[str, Any]], rows: Sequence[dict[str, Any]]
+) -> pl.DataFrame:
+    """One row per point: the grid's keys, then the :func:`sweep_point` metrics."""
+    columns: dict[str, pl.Series] = {}
+    for key in points[0]:
+        columns[key] = pl.Series(key, [p[key] for p in points], strict=False)
+    for name in rows[0]:
+        values = [row[name] for row in rows]
+        dtype = pl.Int128 if name.startswith(("fee_revenue_", "volume_")) else None
+        columns[name] = pl.Series(name, values, dtype=dtype)
+    return pl.DataFrame(list(columns.values()))
+
+
 def sweep(
     flow: pl.DataFrame,
     scenario: Scenario | str,
@@ -160,36 +209,10 @@ def sweep(
     >>> frame["pool_scale"].to_list(), frame["no_capacity"][0] >= frame["no_capacity"][1]
     ([0.5, 2.0], True)
     """
-    axes = _check_grid(grid)
     base = load_scenario(scenario)
     check_flow(flow, base)
-    points = [
-        dict(zip([k for k, _ in axes], combo, strict=True))
-        for combo in itertools.product(*(values for _, values in axes))
-    ]
-    for point in points:
-        apply_overrides(base, point)  # fail here, in the caller, not inside a worker
-    if executor is not None and not callable(getattr(executor, "submit", None)):
-        raise ValueError("executor: must have a submit() method like concurrent.futures.Executor")
+    points = grid_points(base, grid)
     bar = progress_bar(total=len(points), desc="sweep", unit="point", enabled=progress)
-    if executor is None and len(points) == 1:
-        rows = [sweep_point(flow, base, points[0], seed, retry)]
-        bar.update(1)
-    elif executor is None:
-        workers = min(len(points), _cpus())
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = [pool.submit(sweep_point, flow, base, p, seed, retry) for p in points]
-            rows = _gather(futures, bar)
-    else:
-        futures = [executor.submit(sweep_point, flow, base, p, seed, retry) for p in points]
-        rows = _gather(futures, bar)
+    rows = run_points([(flow, base, p, seed, retry) for p in points], executor, bar)
     bar.close()
-    columns: dict[str, pl.Series] = {}
-    for key, _ in axes:
-        columns[key] = pl.Series(key, [p[key] for p in points], strict=False)
-    for name in rows[0]:
-        values = [row[name] for row in rows]
-        dtype = pl.Int128 if name.startswith(("fee_revenue_", "volume_")) else None
-        columns[name] = pl.Series(name, values, dtype=dtype)
-    return pl.DataFrame(list(columns.values()))
+    return sweep_frame(points, rows)
