@@ -147,7 +147,10 @@ def load_data(store_or_path: Store | str | os.PathLike[str]) -> ReportData:
             f"got {type(store_or_path).__name__}"
         )
     try:
-        return _read(store, where)
+        # One open of the file for the whole read, not one per table (a writer waits for it
+        # no longer than for one of its own flushes), and every table read from the same state.
+        with store.session():
+            return _read(store, where)
     except StoreError as exc:
         raise ReportError(f"cannot read {where}: {exc}") from None
     finally:
