@@ -52,22 +52,27 @@ typecheck: $(STAMP)
 # use; other tests pass through its fixture untouched. --dist worksteal: a worker that runs dry
 # takes half of the other's queue, so a long test near the end no longer leaves a core idle.
 # Tests marked `wallclock` (minutes of waiting, little CPU: a two-minute follow read by another
-# process) run in a process of their own alongside, so they add no wall time to the run.
+# process) run in a process of their own alongside, so they add no wall time to the run; that
+# process collects only the files that use the mark (collecting the whole tree costs ~20 CPU s).
+# nbval and Schemathesis' pytest plugins are not loaded here (their imports cost ~2 CPU s per
+# process; Schemathesis runs as its own command in tests/server/test_schemathesis.py).
+WALLCLOCK := $(shell grep -rl --include='*.py' 'mark\.wallclock' tests)
+UNIT_PLUGINS := -p no:nbval -p no:schemathesis
 unit: $(STAMP) $(NODE_STAMP)
-	@$(BIN)/pytest -p no:xdist -m wallclock tests & wall=$$!; \
-	$(BIN)/pytest -n 2 --dist worksteal -m "not wallclock" -p tests.doctest_namespace --doctest-modules tests toolkit; \
+	@$(BIN)/pytest $(UNIT_PLUGINS) -p no:xdist -m wallclock $(WALLCLOCK) & wall=$$!; \
+	$(BIN)/pytest $(UNIT_PLUGINS) -n 2 --dist worksteal -m "not wallclock" -p tests.doctest_namespace --doctest-modules tests toolkit; \
 	rest=$$?; wait $$wall; walled=$$?; \
 	if [ $$walled -ne 0 ] && [ $$walled -ne 5 ]; then exit $$walled; fi; exit $$rest
 
-# Regression notebooks are checked strictly (twice: identical output on every run) on one worker,
-# alongside the others checked lax on two (each notebook whole on one worker: --dist loadfile
-# keeps its cells in order). The strict passes (~20 s of kernels each) end well before the lax one
-# (180 s, notebook 04 alone 137 s), so they add no wall time. Progress bars are not results:
-# TQDM_DISABLE=1 hides every tqdm bar while nbval runs.
+# Regression notebooks are checked strictly on one worker (their outputs against the committed
+# ones, written by an earlier run: identical output on every run and machine), alongside the
+# others checked lax on two (each notebook whole on one worker: --dist loadfile keeps its cells
+# in order). The strict pass (~35 CPU s) ends well before the lax one, so it adds no wall time.
+# Progress bars are not results: TQDM_DISABLE=1 hides every tqdm bar while nbval runs.
 STRICT := $(BIN)/pytest -p no:randomly --nbval -n 1 --dist loadfile notebooks/regression --nbval-sanitize-with notebooks/sanitize.cfg
 notebooks: export TQDM_DISABLE := 1
 notebooks: $(STAMP) $(NODE_STAMP)
-	@{ $(STRICT) && $(STRICT); } & strict=$$!; \
+	@$(STRICT) & strict=$$!; \
 	$(BIN)/pytest -p no:randomly --nbval-lax -n 2 --dist loadfile notebooks --ignore=notebooks/regression; \
 	lax=$$?; wait $$strict; strict=$$?; \
 	if [ $$strict -ne 0 ]; then exit $$strict; fi; exit $$lax

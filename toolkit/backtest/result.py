@@ -110,7 +110,8 @@ class BacktestResult:
         recording = store.recording(
             "backtest", self.parameters, target, run_id=run_id, started_at=started_at
         )
-        with recording as run:
+        # One open of the file for the run and its rows (a store holds it per call otherwise).
+        with store.session(), recording as run:
             store.append("backtest_requests", self.request_rows(run.run_id))
             store.append("backtest_pools", self.pool_rows(run.run_id))
             store.append("backtest_inventory", self.inventory_rows(run.run_id))

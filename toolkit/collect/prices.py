@@ -121,8 +121,9 @@ def pool_price_rows(
 
 def record_scenario(store: Store, scenario: Scenario, at: datetime) -> None:
     """Store a simulated run's scenario prices (source ``scenario``) and its tokens' names."""
-    load_prices(store, scenario_prices(scenario, at), source="scenario")
-    store_tokens(store, scenario_tokens(scenario), source="scenario")
+    with store.session():
+        load_prices(store, scenario_prices(scenario, at), source="scenario")
+        store_tokens(store, scenario_tokens(scenario), source="scenario")
 
 
 def token_name(store: Store, w3: Any | None, chain: int, address: str) -> tuple[str, int] | None:

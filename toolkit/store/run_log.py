@@ -165,8 +165,9 @@ class RunLog:
             raise
         finally:
             recording.status = status
-            rows = None if count_rows is None else count_rows(new_id)
-            self.finish_run(new_id, status, rows)
+            with self._writing():  # the count and the close in one open of the file
+                rows = None if count_rows is None else count_rows(new_id)
+                self.finish_run(new_id, status, rows)
 
     def run_record(self, run_id: str) -> dict[str, Any]:
         """One run as a dict (``parameters`` decoded); an unknown id raises ``StoreError``.
