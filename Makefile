@@ -51,9 +51,12 @@ typecheck: $(STAMP)
 # and one collection instead of two. The doctest plugin names what client and collector examples
 # use; other tests pass through its fixture untouched. --dist worksteal: a worker that runs dry
 # takes half of the other's queue, so a long test near the end no longer leaves a core idle.
-# Tests marked `wallclock` (minutes of waiting, little CPU: a two-minute follow read by another
-# process) run in a process of their own alongside, so they add no wall time to the run; that
-# process collects only the files that use the mark (collecting the whole tree costs ~20 CPU s).
+# Tests marked `wallclock` (they wait more than they compute: a two-minute follow read by another
+# process, held requests and Retry-After waits behind the fault proxy, paced rates, watch
+# processes polled until they have run; ~4 min of wall and ~40 CPU s in all) run one after the
+# other in a process of their own alongside, so a worker never sits idle waiting on them (they
+# took ~110 s of the workers' time); that process collects only the files that use the mark
+# (collecting the whole tree costs ~20 CPU s).
 # nbval and Schemathesis' pytest plugins are not loaded here (their imports cost ~2 CPU s per
 # process; Schemathesis runs as its own command in tests/server/test_schemathesis.py).
 WALLCLOCK := $(shell grep -rl --include='*.py' 'mark\.wallclock' tests)

@@ -23,6 +23,9 @@ from toolkit.testing import FaultMix, FaultProxy
 
 from .conftest import FakeClock
 
+# Held requests, Retry-After waits and paced rates: seconds of waiting, little CPU.
+pytestmark = pytest.mark.wallclock
+
 KEY = "demo-key"
 DEFAULT = load_scenario("default")
 assert DEFAULT.credit is not None

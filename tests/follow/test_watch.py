@@ -172,6 +172,7 @@ def _polled(
     raise AssertionError("the followers did not poll in time")
 
 
+@pytest.mark.wallclock  # two processes started, each waited for until its followers poll
 def test_a_plan_runs_in_one_process_and_resumes_by_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -158,6 +158,7 @@ def test_a_heavy_batch_stalls_no_one_for_a_second(
     assert result["worst"]["rfq"] < 1.0, result
 
 
+@pytest.mark.wallclock  # waits out the server's keep-alive timeout
 def test_idle_connections_are_closed_and_others_served(served: Served) -> None:
     host, port = served.url.removeprefix("http://").rsplit(":", 1)
     idle = [socket.create_connection((host, int(port)), timeout=5) for _ in range(200)]

@@ -35,6 +35,7 @@ FLOW = pl.DataFrame(
 )
 
 
+@pytest.mark.wallclock  # plays out on a 100x wall clock
 def test_converting_quotes_are_opened_on_chain_then_filled_and_settled() -> None:
     clock = ScaledClock(100.0)
     with ServiceClient(embedded=True, clock=clock) as client:

@@ -21,6 +21,9 @@ from toolkit.store import Store
 from toolkit.testing import FaultMix, FaultProxy, LogLimit
 from toolkit.testing.faults import FAULT_KINDS
 
+# Held requests, Retry-After waits and paced rates: seconds of waiting, little CPU.
+pytestmark = pytest.mark.wallclock
+
 #: Every table a chain run writes, but the record of its ranges (split differently by refusals).
 TABLES = (
     "chain_logs",
