@@ -31,7 +31,7 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -196,8 +196,12 @@ class FaultProxy(Closing):
         body = handler.rfile.read(length) if length else b""
         rpc, parsed = _rpc_of(body)
         fault, mix = self._draw()
-        status, served = self._answer(handler, body, rpc, parsed, fault, mix)
-        self._record(at_s, handler.path.partition("?")[0], rpc, served, status)
+        path = handler.path.partition("?")[0]
+        # Recorded as the answer starts, not once it is sent: a client that has its answer
+        # finds the request in ``records`` (and its fault in ``faults()``).
+        handler.fault = fault
+        handler.on_answer = lambda status: self._record(at_s, path, rpc, handler.fault, status)
+        self._answer(handler, body, rpc, parsed, fault, mix)
 
     def _answer(
         self,
@@ -207,23 +211,26 @@ class FaultProxy(Closing):
         parsed: Any,
         fault: str | None,
         mix: FaultMix,
-    ) -> tuple[int, str | None]:
-        """Serve the request; the status answered and the fault served."""
+    ) -> None:
+        """Serve the request (``handler.fault``: the fault served)."""
         if fault in ("rate_limit", "rate_limit_date", "rate_limit_bare"):
-            return self._rate_limited(handler, rpc, parsed, fault, mix), fault
+            self._rate_limited(handler, rpc, parsed, fault, mix)
+            return
         if fault == "unavailable":
-            return handler.reply(503, b"Service Unavailable", "text/plain"), fault
+            handler.reply(503, b"Service Unavailable", "text/plain")
+            return
         if fault == "timeout":
+            handler.answered(0)  # no answer is coming
             time.sleep(mix.hold_s)
             handler.close_connection = True
-            return 0, fault
+            return
         answer: tuple[int, dict[str, str], bytes] | None = None
         bounds = _log_range(parsed)
         if bounds is not None and self.log_limits:
             answer, refused = self._refusal(handler, parsed, bounds)
             if refused and fault not in ("drop", "malformed"):
-                fault = "refused"
-        return self._forward(handler, body, fault, answer), fault
+                handler.fault = fault = "refused"
+        self._forward(handler, body, fault, answer)
 
     def _rate_limited(
         self, handler: _Handler, rpc: str | None, parsed: Any, fault: str, mix: FaultMix
@@ -304,6 +311,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     server: Any
+    #: The request's fault, and what records it as its answer starts (set by the proxy).
+    fault: str | None = None
+    on_answer: Callable[[int], None] | None = None
+
+    def answered(self, status: int) -> None:
+        """Record the request once, with the status its answer starts with (0: none, or cut)."""
+        record, self.on_answer = self.on_answer, None
+        if record is not None:
+            record(status)
 
     def do_GET(self) -> None:
         self.server.proxy.handle(self)
@@ -332,6 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
         if content_type is not None:
             head["Content-Type"] = content_type
         head["Content-Length"] = str(len(content))
+        self.answered(status)
         self._head(status, head)
         self.end_headers()
         self.wfile.write(content)
@@ -339,6 +356,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def cut(self, status: int, headers: dict[str, str], content: bytes) -> None:
         """Announce the whole answer, send half of it, and close the connection."""
+        self.answered(0)
         self._head(status, {**headers, "Content-Length": str(len(content))})
         self.end_headers()
         self.wfile.write(content[: len(content) // 2])
@@ -347,6 +365,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def relay(self, status: int, headers: dict[str, str], chunks: Iterator[bytes]) -> int:
         """Pass an event stream on as it comes (chunked)."""
+        self.answered(status)
         self._head(status, {**headers, "Transfer-Encoding": "chunked"})
         self.end_headers()
         try:
