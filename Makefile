@@ -27,15 +27,12 @@ node: $(NODE_STAMP)
 demo: $(STAMP)
 	$(BIN)/toolkit demo
 
-# The parts side by side, not one after the other: the unit run keeps two cores only about 60 %
-# busy (tests wait on subprocesses, loopback servers and anvil: 523 CPU s in a 437 s run on two
-# cores), and the notebooks, lint, mypy and the wheel check fill the rest; pip and npm install at
-# once. Measured on 2 busy cores (2026-11-29), serially: install 75 s, lint+typecheck ~40 s, unit
-# 437-534 s, notebooks 2 x 34 s strict + 180 s lax, wheel-check ~20 s. Each part's output is
-# printed whole when it ends (--output-sync), so the unit run's shows last. Side by side, on the
-# same machine then loaded by other work (load 4-10): a fresh clone's .ci/run took 743 s wall and
-# 1010 CPU s in all (install included), so 505 s on two idle cores is its floor; the unit run
-# (656 s there) is the critical path.
+# The parts side by side, not one after the other: the notebooks, lint, mypy and the wheel check
+# fill the cores the unit run leaves idle; pip and npm install at once. Each part's output is
+# printed whole when it ends (--output-sync), so the unit run's shows last. What bounds the run is
+# CPU: a fresh clone's .ci/run took 539-561 s wall for 885-970 CPU s in all (install included,
+# 2 cores, 2026-11-29), within ~20 % of its floor (CPU s / 2); the unit run (~470 s there) is the
+# critical path. Alone on a quiet machine: unit 341 s, notebooks 125 s (223 CPU s).
 test:
 	@$(MAKE) --no-print-directory -j --output-sync=target lint typecheck unit notebooks wheel-check
 
