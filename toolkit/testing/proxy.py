@@ -234,7 +234,7 @@ class FaultProxy(Closing):
 
     def _rate_limited(
         self, handler: _Handler, rpc: str | None, parsed: Any, fault: str, mix: FaultMix
-    ) -> int:
+    ) -> None:
         base = int(time.time())
         headers = {"Date": formatdate(base, usegmt=True)}
         if fault == "rate_limit":
@@ -242,12 +242,13 @@ class FaultProxy(Closing):
         elif fault == "rate_limit_date":
             headers["Retry-After"] = formatdate(base + mix.retry_after_s, usegmt=True)
         if rpc is None:
-            return handler.reply(429, b"Too Many Requests", "text/plain", headers)
+            handler.reply(429, b"Too Many Requests", "text/plain", headers)
+            return
         with self._lock:
             message = next(self._rate_answers)
         request_id = parsed.get("id") if isinstance(parsed, dict) else None
         content = json.dumps(rpc_error_body(request_id, message)).encode()
-        return handler.reply(429, content, "application/json", headers)
+        handler.reply(429, content, "application/json", headers)
 
     def _refusal(
         self, handler: _Handler, parsed: Any, bounds: tuple[int, int]
@@ -275,7 +276,7 @@ class FaultProxy(Closing):
         body: bytes,
         fault: str | None,
         answer: tuple[int, dict[str, str], bytes] | None,
-    ) -> int:
+    ) -> None:
         """Pass the request on (unless its ``answer`` is known already) and the answer back,
         cut (``drop``) or garbled (``malformed``) when that is the fault."""
         if answer is None:
@@ -286,24 +287,28 @@ class FaultProxy(Closing):
             try:
                 upstream = self._client.send(request, stream=True)
             except httpx.HTTPError:
-                return handler.reply(502, b"Bad Gateway", "text/plain")
+                handler.reply(502, b"Bad Gateway", "text/plain")
+                return
             try:
                 kept = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP}
                 if upstream.headers.get("content-type", "").startswith("text/event-stream"):
-                    return handler.relay(upstream.status_code, kept, upstream.iter_raw())
+                    handler.relay(upstream.status_code, kept, upstream.iter_raw())
+                    return
                 answer = (upstream.status_code, kept, upstream.read())
             except httpx.HTTPError:
-                return handler.reply(502, b"Bad Gateway", "text/plain")
+                handler.reply(502, b"Bad Gateway", "text/plain")
+                return
             finally:
                 upstream.close()
         status, kept, content = answer
         if fault == "drop":
             handler.cut(status, kept, content)
-            return 0
+            return
         if fault == "malformed":
             kept = {k: v for k, v in kept.items() if k.lower() != "content-type"}
-            return handler.reply(200, content[: len(content) // 2], "application/json", kept)
-        return handler.reply(status, content, None, kept)
+            handler.reply(200, content[: len(content) // 2], "application/json", kept)
+            return
+        handler.reply(status, content, None, kept)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -342,7 +347,7 @@ class _Handler(BaseHTTPRequestHandler):
         content: bytes,
         content_type: str | None,
         headers: dict[str, str] | None = None,
-    ) -> int:
+    ) -> None:
         """Send a whole answer."""
         head = dict(headers or {})
         if content_type is not None:
@@ -352,7 +357,6 @@ class _Handler(BaseHTTPRequestHandler):
         self._head(status, head)
         self.end_headers()
         self.wfile.write(content)
-        return status
 
     def cut(self, status: int, headers: dict[str, str], content: bytes) -> None:
         """Announce the whole answer, send half of it, and close the connection."""
@@ -363,7 +367,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
-    def relay(self, status: int, headers: dict[str, str], chunks: Iterator[bytes]) -> int:
+    def relay(self, status: int, headers: dict[str, str], chunks: Iterator[bytes]) -> None:
         """Pass an event stream on as it comes (chunked)."""
         self.answered(status)
         self._head(status, {**headers, "Transfer-Encoding": "chunked"})
@@ -376,4 +380,3 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
         except (OSError, httpx.HTTPError):
             self.close_connection = True
-        return status
